@@ -1,0 +1,33 @@
+# proflab build, test and lint entry points.
+GO       ?= go
+BIN      ?= bin
+PLUGINS  := $(wildcard halplugins/*/cmd/proflab-hal-*)
+
+.PHONY: build test check quickstart bench clean
+
+## build: proflab and every shipped HAL plugin into ./bin
+build:
+	@mkdir -p $(BIN)
+	$(GO) build -o $(BIN)/proflab ./cmd/proflab
+	@for p in $(PLUGINS); do echo "$(GO) build -o $(BIN)/$$(basename $$p) ./$$p"; $(GO) build -o $(BIN)/$$(basename $$p) ./$$p || exit 1; done
+
+## test: the whole suite (builds first; plugin tests use ./bin)
+test: build
+	PROFLAB_PLUGIN_PATH=$(CURDIR)/$(BIN) $(GO) test -count=1 ./...
+
+## check: gofmt, go vet and staticcheck
+check:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	@command -v staticcheck >/dev/null 2>&1 || $(GO) install honnef.co/go/tools/cmd/staticcheck@latest
+	PATH="$$PATH:$$($(GO) env GOPATH)/bin" staticcheck ./...
+
+## quickstart: build and run the first scenario
+quickstart: build
+	$(BIN)/proflab run examples/first-scenario.lua
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./kernel/...
+
+clean:
+	rm -rf $(BIN)
