@@ -4,11 +4,11 @@ import "errors"
 
 // Exit codes, documented in README.md.
 const (
-	ExitOK          = 0 // every check passed
-	ExitFailed      = 1 // a check failed or a scenario raised an error
-	ExitUsage       = 2 // bad command line, configuration or input file
-	ExitPlugin      = 3 // a HAL plugin could not be found, started or kept running
-	ExitInternal    = 4 // a bug in proflab
+	ExitOK       = 0 // every check passed
+	ExitFailed   = 1 // a check failed or a scenario raised an error
+	ExitUsage    = 2 // bad command line, configuration or input file
+	ExitPlugin   = 3 // a HAL plugin could not be found, started or kept running
+	ExitInternal = 4 // a bug in proflab
 )
 
 // exitError carries an exit code through cobra.
