@@ -1,0 +1,73 @@
+package hal
+
+import "github.com/proflab/proflab/kernel/nt"
+
+// Source is a KPROFILE_SOURCE value (nt-profiling.md §1.2).
+type Source = nt.Source
+
+// Bounds are a source's interval limits and default, in the source's units
+// (PROFILE_SOURCE_INFO.MinInterval, MaxInterval and the default interval).
+type Bounds = nt.Bounds
+
+// The profile sources a HAL is most likely to support. Every other
+// KPROFILE_SOURCE value is a valid Source too: Source(0x1C) and so on.
+const (
+	ProfileTime                     = nt.ProfileTime
+	ProfileTotalIssues              = nt.ProfileTotalIssues
+	ProfileBranchInstructions       = nt.ProfileBranchInstructions
+	ProfileDcacheMisses             = nt.ProfileDcacheMisses
+	ProfileIcacheMisses             = nt.ProfileIcacheMisses
+	ProfileCacheMisses              = nt.ProfileCacheMisses
+	ProfileBranchMispredictions     = nt.ProfileBranchMispredictions
+	ProfileFpInstructions           = nt.ProfileFpInstructions
+	ProfileTotalCycles              = nt.ProfileTotalCycles
+	ProfileIcacheIssues             = nt.ProfileIcacheIssues
+	ProfileDcacheAccesses           = nt.ProfileDcacheAccesses
+	ProfileUnhaltedCoreCycles       = nt.ProfileUnhaltedCoreCycles
+	ProfileInstructionRetired       = nt.ProfileInstructionRetired
+	ProfileUnhaltedReferenceCycles  = nt.ProfileUnhaltedReferenceCycles
+	ProfileLLCReference             = nt.ProfileLLCReference
+	ProfileLLCMisses                = nt.ProfileLLCMisses
+	ProfileBranchInstructionRetired = nt.ProfileBranchInstructionRetired
+	ProfileBranchMispredictsRetired = nt.ProfileBranchMispredictsRetired
+)
+
+// CPU vendor strings, as [Machine.Vendor] has them.
+const (
+	VendorIntel = nt.VendorIntel // "GenuineIntel"
+	VendorAMD   = nt.VendorAMD   // "AuthenticAMD"
+)
+
+// Units of a source's interval, as [SourceSpec.Units] has them.
+const (
+	Units100ns  = "100ns"  // ProfileTime: 100-nanosecond units of simulated time
+	UnitsEvents = "events" // counter sources: occurrences of the counted event
+)
+
+// TimerBounds are ProfileTime's bounds on the shipped APIC HAL, in 100 ns
+// units: minimum 1221 (≈122 µs), default 39063 (≈3.9 ms), maximum
+// 10,000,000 (1 s) (nt-profiling.md §4.5).
+func TimerBounds() Bounds { return nt.TimerBounds }
+
+// CounterBounds are every counter source's bounds on the shipped PMU HAL,
+// in events: minimum 4096, default 65536, maximum 0x7FFFFFFF (§4.5).
+func CounterBounds() Bounds { return nt.CounterBounds }
+
+// CounterSources returns the counter-overflow sources of the vendor's HAL
+// profile interface (§4.4), in source order, ProfileTime excluded: the Emon
+// list on GenuineIntel, the Amd64 general list on AuthenticAMD, nil
+// otherwise. The slice is the caller's.
+func CounterSources(vendor string) []Source {
+	var s []Source
+	switch vendor {
+	case VendorIntel:
+		s = nt.IntelCounterSources
+	case VendorAMD:
+		s = nt.AMDCounterSources
+	}
+	return append([]Source(nil), s...)
+}
+
+// EventSelect returns the event-select register value the vendor's HAL
+// interface programs for a source (§4.4), and whether it has one.
+func EventSelect(vendor string, s Source) (uint32, bool) { return nt.EventSelect(vendor, s) }
