@@ -1,0 +1,26 @@
+package nt
+
+// Named constants of nt-profiling.md that the rest of the package does not
+// define, added so that the scenario API can export every named constant of
+// the reference under its own name (lua-api.md, "Constants on lab").
+
+// Trace header and group constants (§1.6).
+const (
+	EVENT_TRACE_GROUP_PERFINFO   uint16 = 0x0F00 // the group byte of the PERFINFO hooks
+	TRACE_HEADER_TYPE_PERFINFO32 uint32 = 0x10   // HeaderType of PERFINFO_TRACE_MARKER_X86
+	TRACE_HEADER_TYPE_PERFINFO64 uint32 = 0x11   // HeaderType of PERFINFO_TRACE_MARKER_X64
+	EVENT_TRACE_USE_PAGED_MEMORY uint32 = 0x01000000
+)
+
+// winnt.h names of the privilege LUIDs (§1.4); the same values as
+// SeSystemProfilePrivilege and SeProfileSingleProcessPrivilege.
+const (
+	SE_SYSTEM_PROFILE_PRIVILEGE      = SeSystemProfilePrivilege
+	SE_PROF_SINGLE_PROCESS_PRIVILEGE = SeProfileSingleProcessPrivilege
+)
+
+// IRQLs named by the reference (§2.7).
+const (
+	PASSIVE_LEVEL  = 0
+	DISPATCH_LEVEL = 2
+)

@@ -1,0 +1,192 @@
+package kernel
+
+import (
+	"encoding/binary"
+	"unicode/utf16"
+
+	"github.com/proflab/proflab/kernel/nt"
+)
+
+// TraceQueryInformation is ADVAPI32's TraceQueryInformation (6.2+) for
+// the profile classes (§5.3). It returns a Win32 error code.
+func (t *Thread) TraceQueryInformation(session uint64, class uint32, buf uint64, length uint32, retLen uint64) (uint32, error) {
+	m := t.proc.m
+	if err := m.checkRunning(); err != nil {
+		return 0, err
+	}
+	if !m.ver.hasTraceQuery() {
+		return 0, &UnknownServiceError{Service: "TraceQueryInformation", Version: m.ver}
+	}
+	buf &= m.lay.ptrMask
+	retLen &= m.lay.ptrMask
+	switch class {
+	case nt.TraceSampledProfileIntervalInfo:
+		if session != 0 {
+			return nt.ErrorInvalidParameter, nil
+		}
+		if length != 8 {
+			return nt.ErrorBadLength, nil
+		}
+		var b [4]byte
+		if t.view().read(buf, b[:]) != nil {
+			return nt.ErrorNoAccess, nil
+		}
+		src := nt.Source(binary.LittleEndian.Uint32(b[:]))
+		if src == nt.ProfileTime {
+			// kernel sub-class EventTraceTimeProfileInformation, into
+			// ADVAPI32's own buffer, then copied out
+			if t.view().writeU32(buf+4, m.timeInterval) != nil {
+				return nt.ErrorNoAccess, nil
+			}
+		} else {
+			st, err := t.NtQueryIntervalProfile(src, buf+4)
+			if err != nil || st != StatusSuccess {
+				return nt.Win32Error(st), err
+			}
+		}
+		return t.traceRetLen(retLen, 8), nil
+	case nt.TraceProfileSourceListInfo:
+		if session != 0 {
+			return nt.ErrorInvalidParameter, nil
+		}
+		out := m.profileSourceList()
+		if buf == 0 || uint64(length) < uint64(len(out)) {
+			if r := t.traceRetLen(retLen, uint32(len(out))); r != nt.ErrorSuccess {
+				return r, nil
+			}
+			return nt.ErrorBadLength, nil
+		}
+		if t.view().write(buf, out) != nil {
+			return nt.ErrorNoAccess, nil
+		}
+		return t.traceRetLen(retLen, uint32(len(out))), nil
+	}
+	return nt.ErrorNotSupported, nil
+}
+
+func (t *Thread) traceRetLen(retLen uint64, v uint32) uint32 {
+	if retLen != 0 && t.view().writeU32(retLen, v) != nil {
+		return nt.ErrorNoAccess
+	}
+	return nt.ErrorSuccess
+}
+
+// profileSourceList is the chain of PROFILE_SOURCE_INFO records for the
+// sources the machine's HALs support: 8-byte aligned records in source
+// order, each with the HAL's description string.
+func (m *Machine) profileSourceList() []byte {
+	var out []byte
+	for i, d := range m.descs {
+		desc := utf16.Encode([]rune(d.Description))
+		size := (0x18 + 2*(len(desc)+1) + 7) &^ 7
+		rec := make([]byte, size)
+		if i < len(m.descs)-1 {
+			binary.LittleEndian.PutUint32(rec[0x00:], uint32(size))
+		}
+		binary.LittleEndian.PutUint32(rec[0x04:], uint32(d.Source))
+		binary.LittleEndian.PutUint32(rec[0x08:], d.Bounds.Min)
+		binary.LittleEndian.PutUint32(rec[0x0C:], d.Bounds.Max)
+		for j, c := range desc {
+			binary.LittleEndian.PutUint16(rec[0x18+2*j:], c)
+		}
+		out = append(out, rec...)
+	}
+	return out
+}
+
+// TraceSetInformation is ADVAPI32's TraceSetInformation (6.1+; the
+// profile classes from 6.2) for the profile classes (§5.3). It returns a
+// Win32 error code.
+func (t *Thread) TraceSetInformation(session uint64, class uint32, buf uint64, length uint32) (uint32, error) {
+	m := t.proc.m
+	if err := m.checkRunning(); err != nil {
+		return 0, err
+	}
+	if !m.ver.hasTraceSet() {
+		return 0, &UnknownServiceError{Service: "TraceSetInformation", Version: m.ver}
+	}
+	if !m.ver.hasTraceProfileClasses() {
+		return nt.ErrorNotSupported, nil
+	}
+	buf &= m.lay.ptrMask
+	switch class {
+	case nt.TraceSampledProfileIntervalInfo:
+		if session != 0 {
+			return nt.ErrorInvalidParameter, nil
+		}
+		if length != 8 {
+			return nt.ErrorBadLength, nil
+		}
+		var b [8]byte
+		if t.view().read(buf, b[:]) != nil {
+			return nt.ErrorNoAccess, nil
+		}
+		src := nt.Source(binary.LittleEndian.Uint32(b[:4]))
+		interval := binary.LittleEndian.Uint32(b[4:])
+		var st Status
+		var err error
+		if src == nt.ProfileTime {
+			// kernel sub-class EventTraceTimeProfileInformation
+			if t.mode == UserMode && !t.proc.token.HasPrivilege(nt.SeSystemProfilePrivilege) {
+				return nt.ErrorPrivilegeNotHeld, nil
+			}
+			st, err = m.setInterval(t.cpu, interval, nt.ProfileTime)
+		} else {
+			st, err = t.NtSetIntervalProfile(interval, src)
+		}
+		return nt.Win32Error(st), err
+	case nt.TraceProfileSourceConfigInfo, nt.TracePmcCounterListInfo:
+		if length%4 != 0 || length > 4*nt.ETW_MAX_PMC_COUNTERS {
+			return nt.ErrorIncorrectSize, nil
+		}
+		if length == 0 || buf == 0 {
+			return nt.ErrorInvalidParameter, nil
+		}
+		srcs := make([]byte, length)
+		if t.view().read(buf, srcs) != nil {
+			return nt.ErrorNoAccess, nil
+		}
+		if class == nt.TraceProfileSourceConfigInfo {
+			return nt.ErrorSuccess, nil // the chosen sources take effect with PERF_PMC_PROFILE, not modelled
+		}
+		return nt.Win32Error(m.setCounterList(session, srcs)), nil
+	case nt.TracePmcEventListInfo:
+		const entry = 24 // CLASSIC_EVENT_ID
+		if length%entry != 0 || length > 4*entry {
+			return nt.ErrorIncorrectSize, nil
+		}
+		if length == 0 && buf != 0 {
+			return nt.ErrorInvalidParameter, nil
+		}
+		return nt.ErrorSuccess, nil
+	}
+	return nt.ErrorNotSupported, nil
+}
+
+// setCounterList is EventTraceProfileCounterListInformation (0x0F, §5.1)
+// as far as the model has a logger: the logger must be active, and the
+// counters can be set once per logger run.
+func (m *Machine) setCounterList(session uint64, srcs []byte) Status {
+	if session&0xFFFF != 0xFFFF || m.logger == nil {
+		return nt.StatusWMIInstanceNotFound
+	}
+	n := len(srcs) / 4
+	if n == 0 || n > m.maxPMCCounters() {
+		return StatusInvalidParameter
+	}
+	if m.logger.pmc != nil {
+		return nt.StatusWMIAlreadyEnabled
+	}
+	for i := 0; i < n; i++ {
+		m.logger.pmc = append(m.logger.pmc, nt.Source(binary.LittleEndian.Uint32(srcs[4*i:])))
+	}
+	return StatusSuccess
+}
+
+// maxPMCCounters is ETW_MAX_PMC_COUNTERS for the version: 4, 8 from 1703.
+func (m *Machine) maxPMCCounters() int {
+	if m.ver.AtLeast("10.0.15063") {
+		return 8
+	}
+	return 4
+}
