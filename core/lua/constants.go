@@ -1,0 +1,39 @@
+package luart
+
+import (
+	"fmt"
+
+	"github.com/proflab/proflab/kernel/nt"
+)
+
+//go:generate go run ./internal/constgen/gen ../../kernel/nt constants_nt_gen.go
+
+// Constants returns every named constant the proflab module exports, by
+// name: each KPROFILE_SOURCE (nt.NamedSources), each NTSTATUS
+// (nt.Statuses), each Win32 error code (nt.Win32Errors) and every other
+// numeric constant declared in kernel/nt (information classes, hook IDs,
+// flags, access masks, privileges, bug-check codes…, generated into
+// constants_nt_gen.go). It panics if two of them share a name with
+// different values, which a test rules out.
+func Constants() map[string]uint64 {
+	out := make(map[string]uint64, len(ntConstants)+128)
+	add := func(name string, v uint64) {
+		if old, ok := out[name]; ok && old != v {
+			panic(fmt.Sprintf("proflab bug: constant %s is both %#x and %#x", name, old, v))
+		}
+		out[name] = v
+	}
+	for name, v := range ntConstants {
+		add(name, v)
+	}
+	for _, s := range nt.NamedSources() {
+		add(s.Name(), uint64(s))
+	}
+	for name, st := range nt.Statuses() {
+		add(name, uint64(st))
+	}
+	for name, code := range nt.Win32Errors() {
+		add(name, uint64(code))
+	}
+	return out
+}

@@ -1,0 +1,214 @@
+package luart
+
+import (
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// ErrorKind classifies why a run stopped.
+type ErrorKind string
+
+// The kinds of Error.
+const (
+	KindLua         ErrorKind = "lua"         // the scenario raised an error (or did not compile)
+	KindBug         ErrorKind = "bug"         // a Go panic inside proflab: a bug, not the scenario's fault
+	KindTimeout     ErrorKind = "timeout"     // the wall-clock budget ran out
+	KindInterrupted ErrorKind = "interrupted" // the run was cancelled (Ctrl-C)
+	KindInput       ErrorKind = "input"       // the scenario file could not be read
+	KindPlugin      ErrorKind = "plugin"      // a HAL plugin failed
+)
+
+// Error is why a run failed with an error (as opposed to failed checks).
+type Error struct {
+	Kind      ErrorKind `json:"kind"`
+	Message   string    `json:"message"`             // with the scenario's file:line where known
+	Traceback string    `json:"traceback,omitempty"` // Lua stack traceback
+	GoStack   string    `json:"go_stack,omitempty"`  // for bugs: where Go panicked
+}
+
+// Error implements error.
+func (e *Error) Error() string { return e.Message }
+
+// Detail is the message followed by the traceback (and the Go stack of a
+// bug), for people.
+func (e *Error) Detail() string {
+	var b strings.Builder
+	b.WriteString(e.Message)
+	if e.Traceback != "" {
+		b.WriteString("\n")
+		b.WriteString(e.Traceback)
+	}
+	if e.GoStack != "" {
+		b.WriteString("\nGo stack (include it in the bug report):\n")
+		b.WriteString(e.GoStack)
+	}
+	return b.String()
+}
+
+// fn wraps a Go function for Lua under the panic guard: a Go panic becomes
+// a Lua error labelled as a proflab bug and is recorded, so the run fails
+// even if the script catches the error with pcall. Lua errors raised on
+// purpose (L.RaiseError, L.ArgError) pass through untouched.
+func (rt *Runtime) fn(name string, f lua.LGFunction) *lua.LFunction {
+	return rt.L.NewFunction(rt.guard(name, f))
+}
+
+// Func wraps a binding under the panic guard (see fn); name is what the
+// user calls ("lab.machine", "p:NtClose").
+func (rt *Runtime) Func(name string, f lua.LGFunction) *lua.LFunction { return rt.fn(name, f) }
+
+// guard returns f protected against Go panics.
+func (rt *Runtime) guard(name string, f lua.LGFunction) lua.LGFunction {
+	return func(L *lua.LState) (n int) {
+		defer func() {
+			r := recover()
+			if r == nil {
+				return
+			}
+			if _, ok := r.(*lua.ApiError); ok {
+				panic(r)
+			}
+			bug := &Error{
+				Kind: KindBug,
+				Message: fmt.Sprintf("%s proflab bug in %s: %v (a bug in proflab, not in the scenario; please report it with the scenario)",
+					L.Where(1), name, r),
+				GoStack: string(debug.Stack()),
+			}
+			rt.bugs = append(rt.bugs, bug)
+			L.RaiseError("proflab bug in %s: %v (please report it)", name, r)
+		}()
+		return f(L)
+	}
+}
+
+// Exec compiles src as a chunk named name (the name that error messages
+// and tracebacks show, e.g. the scenario's path) and runs it. It returns
+// nil when the chunk ran to its end, or the error with a traceback.
+func (rt *Runtime) Exec(name string, src []byte) *Error {
+	fn, err := rt.L.Load(strings.NewReader(string(src)), name)
+	if err != nil {
+		return &Error{Kind: KindLua, Message: compileMessage(err)}
+	}
+	rt.L.Push(fn)
+	return rt.pcall(0)
+}
+
+// pcall calls the function below nargs arguments on the stack with the
+// traceback handler.
+func (rt *Runtime) pcall(nargs int) *Error {
+	rt.trace = ""
+	handler := rt.L.NewFunction(rt.messageHandler)
+	err := rt.L.PCall(nargs, 0, handler)
+	if err == nil {
+		return nil
+	}
+	e := &Error{Kind: KindLua, Message: err.Error(), Traceback: rt.trace}
+	var api *lua.ApiError
+	if errors.As(err, &api) {
+		e.Message = errorText(rt.L, api.Object)
+		if api.Type == lua.ApiErrorPanic {
+			e.Kind = KindBug
+			e.Message = "proflab bug (the Lua interpreter panicked): " + api.Error()
+		}
+	}
+	if b := rt.Bug(); b != nil && e.Kind == KindLua && strings.Contains(e.Message, "proflab bug in") {
+		e.Kind, e.GoStack = KindBug, b.GoStack
+	}
+	return e
+}
+
+// messageHandler runs at the point of the error, before the stack unwinds:
+// it captures the traceback and returns the error value unchanged.
+func (rt *Runtime) messageHandler(L *lua.LState) int {
+	rt.trace = traceback(L, 1)
+	L.Push(L.Get(1))
+	return 1
+}
+
+// compileMessage is the syntax error of a chunk, as "file:line: message".
+func compileMessage(err error) string {
+	var api *lua.ApiError
+	if errors.As(err, &api) && api.Object != nil {
+		return strings.TrimSpace(api.Object.String())
+	}
+	return strings.TrimSpace(err.Error())
+}
+
+// errorText is the text of an error value: a string as is, a value with
+// __tostring through it, anything else described.
+func errorText(L *lua.LState, lv lua.LValue) string {
+	switch v := lv.(type) {
+	case lua.LString:
+		return string(v)
+	case lua.LNumber:
+		return lua.LVAsString(v)
+	case nil:
+		return "error with no message"
+	}
+	if lv == lua.LNil {
+		return "error(nil) raised: an error with no message"
+	}
+	if mt, ok := L.GetMetaField(lv, "__tostring").(*lua.LFunction); ok && mt != nil {
+		if s, ok := safeToString(L, lv); ok {
+			return s
+		}
+	}
+	return fmt.Sprintf("error raised with a %s value (not a string): %s", typeName(lv), lv.String())
+}
+
+// safeToString calls tostring on lv, reporting failure instead of raising.
+func safeToString(L *lua.LState, lv lua.LValue) (s string, ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	return L.ToStringMeta(lv).String(), true
+}
+
+// traceback formats the Lua stack from level on, like Lua's
+// debug.traceback, at most 22 lines.
+func traceback(L *lua.LState, level int) string {
+	var lines []string
+	for ; ; level++ {
+		dbg, ok := L.GetStack(level)
+		if !ok {
+			break
+		}
+		if _, err := L.GetInfo("Slnf", dbg, lua.LNil); err != nil {
+			break
+		}
+		lines = append(lines, "\t"+frameLine(dbg))
+	}
+	if len(lines) > 22 {
+		lines = append(append(lines[:10:10], "\t..."), lines[len(lines)-11:]...)
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	return "stack traceback:\n" + strings.Join(lines, "\n")
+}
+
+// frameLine is one traceback line.
+func frameLine(dbg *lua.Debug) string {
+	where := "[Go]"
+	if dbg.What != "G" {
+		where = fmt.Sprintf("%s:%d", dbg.Source, dbg.CurrentLine)
+	}
+	switch {
+	case dbg.What == "main" || dbg.Name == "main chunk":
+		return where + ": in main chunk"
+	case dbg.Name == "" || dbg.Name == "?":
+		if dbg.What == "G" {
+			return where + ": in a Go function"
+		}
+		return fmt.Sprintf("%s: in function <%s:%d>", where, dbg.Source, dbg.LineDefined)
+	case strings.HasPrefix(dbg.Name, "<") || strings.HasPrefix(dbg.Name, "("):
+		return where + ": in function " + dbg.Name
+	}
+	return fmt.Sprintf("%s: in function '%s'", where, dbg.Name)
+}

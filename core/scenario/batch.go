@@ -1,0 +1,47 @@
+package scenario
+
+import (
+	"context"
+	"sync"
+)
+
+// RunAll runs every run on up to workers goroutines (at least one) and
+// calls report with each result in the order of runs, as soon as it and
+// all those before it are done. Runs share nothing, so the results do not
+// depend on the number of workers.
+func RunAll(ctx context.Context, runs []Options, workers int, report func(i int, r Result)) {
+	if workers < 1 {
+		workers = 1
+	}
+	if workers > len(runs) {
+		workers = len(runs)
+	}
+	results := make([]Result, len(runs))
+	done := make([]chan struct{}, len(runs))
+	for i := range done {
+		done[i] = make(chan struct{})
+	}
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				results[i] = Run(ctx, runs[i])
+				close(done[i])
+			}
+		}()
+	}
+	go func() {
+		for i := range runs {
+			next <- i
+		}
+		close(next)
+	}()
+	for i := range runs {
+		<-done[i]
+		report(i, results[i])
+	}
+	wg.Wait()
+}

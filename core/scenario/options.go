@@ -1,0 +1,52 @@
+package scenario
+
+import (
+	"io"
+	"time"
+)
+
+// DefaultTimeout is the wall-clock budget of a run when Options.Timeout is
+// zero.
+const DefaultTimeout = 30 * time.Second
+
+// Options describe one run.
+type Options struct {
+	// File is the scenario's path. Error messages and checks show it as
+	// given; require looks for modules in its folder.
+	File string
+	// Source, when not nil, is the scenario's text (File then only names
+	// it and locates its folder).
+	Source []byte
+	// Params fill lab.params (from --set or a sweep).
+	Params map[string]any
+	// Seed seeds math.random and is the default seed of machines (the
+	// command line's default is 1).
+	Seed uint64
+	// Timeout is the wall-clock budget: 0 means DefaultTimeout, a negative
+	// value no budget.
+	Timeout time.Duration
+	// Log receives the run's log (print, lab.log) as it is written; it is
+	// also kept in Result.Log. nil: kept only.
+	Log io.Writer
+	// Setup is what the configuration gives every run.
+	Setup Setup
+}
+
+// Setup is what the configuration (--config, or the embedded default)
+// gives every run. It is the seam where the configuration loader and the
+// HAL plugin host plug in.
+type Setup struct {
+	// ConfigFile is the configuration's path ("" for the default).
+	ConfigFile string
+}
+
+// budget returns the effective timeout (0: none).
+func (o Options) budget() time.Duration {
+	switch {
+	case o.Timeout == 0:
+		return DefaultTimeout
+	case o.Timeout < 0:
+		return 0
+	}
+	return o.Timeout
+}

@@ -1,0 +1,73 @@
+package scenario
+
+import (
+	"time"
+
+	luart "github.com/proflab/proflab/core/lua"
+)
+
+// Check is one lab.check: whether it passed, the scenario's file:line and
+// its message.
+type Check = luart.Check
+
+// Error is why a run stopped with an error: its kind (lua, bug, timeout,
+// interrupted, input, plugin), the message with file:line, the Lua
+// traceback and, for bugs, the Go stack.
+type Error = luart.Error
+
+// Status is a run's outcome.
+type Status string
+
+// The outcomes of a run.
+const (
+	StatusPassed Status = "passed" // no error, every check passed
+	StatusFailed Status = "failed" // no error, a check failed
+	StatusError  Status = "error"  // the scenario raised, timed out or hit a bug
+)
+
+// Result is everything a run produced.
+type Result struct {
+	Scenario string         `json:"scenario"`
+	Status   Status         `json:"status"`
+	Seed     uint64         `json:"seed"`
+	Params   map[string]any `json:"params"`
+	Records  map[string]any `json:"records"`
+	Checks   []Check        `json:"checks"`
+	Error    *Error         `json:"error"`
+	Log      string         `json:"-"`
+	Timings  Timings        `json:"timings"`
+}
+
+// Timings are the wall-clock measurements of a run: the only part of a
+// result that is not a function of the scenario, its parameters and seed,
+// kept apart so that comparisons and golden files can leave it out.
+type Timings struct {
+	Wall time.Duration `json:"-"`
+	// WallSeconds is Wall in seconds, for JSON.
+	WallSeconds float64 `json:"wall_seconds"`
+}
+
+// Passed reports whether the run had no error and every check passed.
+func (r Result) Passed() bool { return r.Status == StatusPassed }
+
+// Failed returns the checks that failed, in order.
+func (r Result) Failed() []Check {
+	var out []Check
+	for _, c := range r.Checks {
+		if !c.Passed {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// status computes Status from the error and checks.
+func (r Result) status() Status {
+	switch {
+	case r.Error != nil:
+		return StatusError
+	case len(r.Failed()) > 0:
+		return StatusFailed
+	}
+	return StatusPassed
+}

@@ -1,0 +1,170 @@
+package scenario
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	luart "github.com/proflab/proflab/core/lua"
+)
+
+// maxKeptLog bounds Result.Log (the live Log writer gets everything).
+const maxKeptLog = 4 << 20
+
+// errBudget is the cause of a run's context when its budget runs out.
+var errBudget = errors.New("time budget exceeded")
+
+// Run runs one scenario in a fresh Lua state and returns what it produced.
+// It never panics: a Go panic anywhere in the run becomes an Error of kind
+// bug. The run stops early when ctx ends (kind interrupted) or when the
+// budget runs out (kind timeout).
+func Run(ctx context.Context, opt Options) (res Result) {
+	start := time.Now()
+	res = Result{Scenario: opt.File, Seed: opt.Seed, Params: opt.Params, Records: map[string]any{}, Checks: []Check{}}
+	if res.Params == nil {
+		res.Params = map[string]any{}
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			res.Error = &Error{
+				Kind:    luart.KindBug,
+				Message: fmt.Sprintf("proflab bug while running %s: %v (a bug in proflab, not in the scenario; please report it)", opt.File, r),
+				GoStack: string(debug.Stack()),
+			}
+		}
+		res.Status = res.status()
+		res.Timings.Wall = time.Since(start)
+		res.Timings.WallSeconds = res.Timings.Wall.Seconds()
+	}()
+
+	src := opt.Source
+	if src == nil {
+		b, err := os.ReadFile(opt.File)
+		if err != nil {
+			res.Error = &Error{Kind: luart.KindInput, Message: fmt.Sprintf("cannot read the scenario: %v", err)}
+			return res
+		}
+		src = b
+	}
+
+	if budget := opt.budget(); budget > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, budget, errBudget)
+		defer cancel()
+	}
+	logs := &cappedBuffer{max: maxKeptLog}
+	var w io.Writer = logs
+	if opt.Log != nil {
+		w = io.MultiWriter(opt.Log, logs)
+	}
+	rt := luart.New(luart.Config{
+		Dir:    filepath.Dir(opt.File),
+		Params: opt.Params,
+		Seed:   opt.Seed,
+		Log:    w,
+	})
+	defer rt.Close()
+	rt.SetContext(ctx)
+
+	err := rt.Exec(chunkName(opt.File), src)
+	res.Checks = append(res.Checks, rt.Checks()...)
+	res.Records = rt.Records()
+	res.Log = logs.String()
+	res.Error = finalError(ctx, opt, err, rt.Bug())
+	return res
+}
+
+// finalError decides the run's error: the budget or a cancellation wins
+// over whatever the script saw (it may have caught the error), then a Lua
+// error, then a proflab bug the script caught.
+func finalError(ctx context.Context, opt Options, err *Error, bug *Error) *Error {
+	if ctx.Err() != nil {
+		where := ""
+		if err != nil {
+			where = wherePrefix(err.Message)
+		}
+		e := &Error{Kind: luart.KindInterrupted, Message: where + "scenario interrupted"}
+		if errors.Is(context.Cause(ctx), errBudget) {
+			e = &Error{Kind: luart.KindTimeout, Message: fmt.Sprintf("%sscenario exceeded its time budget of %s (--timeout)", where, formatDuration(opt.budget()))}
+		}
+		if err != nil {
+			e.Traceback = err.Traceback
+		}
+		return e
+	}
+	if err != nil {
+		return err
+	}
+	return bug
+}
+
+// wherePrefix returns the "file:line: " at the start of a Lua message.
+func wherePrefix(msg string) string {
+	i := strings.Index(msg, ": ")
+	if i <= 0 {
+		return ""
+	}
+	head := msg[:i]
+	j := strings.LastIndexByte(head, ':')
+	if j <= 0 || strings.Trim(head[j+1:], "0123456789") != "" || j == len(head)-1 {
+		return ""
+	}
+	return head + ": "
+}
+
+// chunkName is how messages name the scenario: its path as given, with
+// forward slashes so that messages read the same everywhere.
+func chunkName(file string) string {
+	if file == "" {
+		return "scenario"
+	}
+	return filepath.ToSlash(filepath.Clean(file))
+}
+
+// formatDuration shows a budget as people write it ("30s", "2m", "1m30s").
+func formatDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+// cappedBuffer keeps at most max bytes, then notes the truncation.
+type cappedBuffer struct {
+	b         strings.Builder
+	max       int
+	truncated bool
+}
+
+// Write implements io.Writer; it never fails.
+func (c *cappedBuffer) Write(p []byte) (int, error) {
+	if room := c.max - c.b.Len(); room > 0 {
+		if len(p) > room {
+			c.b.Write(p[:room])
+			c.truncated = true
+		} else {
+			c.b.Write(p)
+		}
+	} else if len(p) > 0 {
+		c.truncated = true
+	}
+	return len(p), nil
+}
+
+// String returns what was kept.
+func (c *cappedBuffer) String() string {
+	if c.truncated {
+		return c.b.String() + "\n[log truncated]\n"
+	}
+	return c.b.String()
+}

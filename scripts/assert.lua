@@ -1,0 +1,109 @@
+-- assert: checks with informative messages, on top of lab.check. Each
+-- records one check (at the scenario's line, not this file's) and returns
+-- whether it passed; a failed one fails the scenario, which goes on.
+--
+--   local A = require "assert"
+--   A.expect_status(p:NtStartProfile(h), lab.STATUS_SUCCESS, "start")
+--   A.expect_eq(p:read_u32(addr), 3, "bucket 0")
+--   A.expect_near(share, 0.25, 0.02, "share of f")
+
+local lab = require "proflab"
+
+local M = {}
+
+local function label(msg)
+  if msg == nil or msg == "" then return "" end
+  return tostring(msg) .. ": "
+end
+
+local function show(v)
+  if type(v) == "string" then return ("%q"):format(v) end
+  return tostring(v)
+end
+
+local function hex32(v)
+  return ("0x%08X"):format(v)
+end
+
+--- expect_status(st, want, msg): the NTSTATUS st is want.
+--- "start: got STATUS_PRIVILEGE_NOT_HELD (0xC0000061), want STATUS_SUCCESS (0x00000000)"
+function M.expect_status(st, want, msg)
+  local ok = st == want
+  local text
+  if ok then
+    text = label(msg) .. lab.status_name(st)
+  else
+    text = ("%sgot %s, want %s (%s)"):format(label(msg),
+      type(st) == "number" and (lab.status_name(st) .. " (" .. hex32(st) .. ")") or show(st),
+      lab.status_name(want), hex32(want))
+  end
+  return lab.check(ok, text)
+end
+
+--- expect_success(st, msg): NT_SUCCESS(st).
+function M.expect_success(st, msg)
+  local ok = type(st) == "number" and lab.NT_SUCCESS(st)
+  local text = label(msg) .. (type(st) == "number" and lab.status_name(st) or show(st))
+  if not ok then text = text .. " is not a success status" end
+  return lab.check(ok, text)
+end
+
+--- expect_win32(code, want, msg): a Trace* result is the Win32 code want.
+function M.expect_win32(code, want, msg)
+  local ok = code == want
+  local text = label(msg) .. (ok and lab.win32_name(code)
+    or ("got %s (%s), want %s (%d)"):format(
+      type(code) == "number" and lab.win32_name(code) or show(code), tostring(code),
+      lab.win32_name(want), want))
+  return lab.check(ok, text)
+end
+
+-- equal, treating numbers and u64 values as integers
+local function equal(a, b)
+  if type(a) == "userdata" or type(b) == "userdata" then
+    local ok1, ua = pcall(lab.u64, a)
+    local ok2, ub = pcall(lab.u64, b)
+    return ok1 and ok2 and ua == ub
+  end
+  return a == b
+end
+
+--- expect_eq(got, want, msg): got == want (numbers and u64 values compare
+--- by value with each other).
+function M.expect_eq(got, want, msg)
+  local ok = equal(got, want)
+  local text = label(msg) .. (ok and show(got) or ("got %s, want %s"):format(show(got), show(want)))
+  return lab.check(ok, text)
+end
+
+--- expect_ne(got, other, msg): got ~= other.
+function M.expect_ne(got, other, msg)
+  local ok = not equal(got, other)
+  return lab.check(ok, label(msg) .. (ok and show(got) or ("got %s, want anything else"):format(show(got))))
+end
+
+--- expect_near(got, want, tol, msg): |got - want| <= tol.
+function M.expect_near(got, want, tol, msg)
+  if type(got) ~= "number" then
+    return lab.check(false, ("%sgot %s, want a number near %s"):format(label(msg), show(got), tostring(want)))
+  end
+  local ok = math.abs(got - want) <= tol
+  local text = ("%sgot %.6g, want %.6g ± %.6g"):format(label(msg), got, want, tol)
+  return lab.check(ok, text)
+end
+
+--- expect_error(fn, pattern, msg): calling fn raises an error whose message
+--- contains pattern (plain text, not a Lua pattern); pattern nil accepts any.
+function M.expect_error(fn, pattern, msg)
+  local ok, err = pcall(fn)
+  if ok then
+    return lab.check(false, label(msg) .. "expected an error, but the call succeeded")
+  end
+  err = tostring(err)
+  local matched = pattern == nil or err:find(pattern, 1, true) ~= nil
+  local text = label(msg) .. (matched and ("raised: " .. err)
+    or ("the error %q does not contain %q"):format(err, pattern))
+  return lab.check(matched, text)
+end
+
+return M

@@ -1,0 +1,11 @@
+// Package scripts holds proflab's Lua library, the modules scenarios
+// `require` ("stats", "assert", …), embedded into the binary. The files
+// are plain Lua 5.1 beside this one; core/lua's require finds them.
+package scripts
+
+import "embed"
+
+// FS is the library: one NAME.lua per module at its root.
+//
+//go:embed *.lua
+var FS embed.FS
