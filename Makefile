@@ -3,7 +3,7 @@ GO       ?= go
 BIN      ?= bin
 PLUGINS  := $(wildcard halplugins/*/cmd/proflab-hal-*)
 
-.PHONY: build test check quickstart bench clean
+.PHONY: build test check quickstart bench clean proto
 
 ## build: proflab and every shipped HAL plugin into ./bin
 build:
@@ -31,3 +31,16 @@ bench:
 
 clean:
 	rm -rf $(BIN)
+
+## proto: regenerate the HAL plugin protocol's Go code (checked in) from
+## halplugins/halrpc/proto/hal.proto. Needs protoc from Debian's
+## protobuf-compiler package (apt-get install -y protobuf-compiler); the
+## Go generators are pinned and installed into $(BIN)/.tools.
+PROTOC_GEN_GO      := google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12
+PROTOC_GEN_GO_GRPC := google.golang.org/grpc/cmd/protoc-gen-go-grpc@v1.5.1
+proto:
+	@command -v protoc >/dev/null 2>&1 || { echo "protoc not found: apt-get install -y protobuf-compiler"; exit 1; }
+	GOBIN=$(CURDIR)/$(BIN)/.tools $(GO) install $(PROTOC_GEN_GO)
+	GOBIN=$(CURDIR)/$(BIN)/.tools $(GO) install $(PROTOC_GEN_GO_GRPC)
+	PATH="$(CURDIR)/$(BIN)/.tools:$$PATH" protoc --go_out=. --go_opt=paths=source_relative \
+		--go-grpc_out=. --go-grpc_opt=paths=source_relative halplugins/halrpc/proto/hal.proto

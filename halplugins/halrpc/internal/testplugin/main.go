@@ -1,0 +1,69 @@
+// Command testplugin is a HAL plugin that misbehaves on request, for the
+// process-boundary tests of halrpc and the host:
+//
+//	testplugin [-mode ok|crash|hang|nonsense] [-protocol N] [-orphan-pidfile F]
+//
+// ok behaves as the apic HAL; crash exits in StartInterrupt; hang never
+// answers StartInterrupt; nonsense answers queries with the wrong number of
+// entries and programs a processor it was not asked about. -protocol serves
+// another protocol version than halrpc's.
+package main
+
+import (
+	"flag"
+	"os"
+	"time"
+
+	hclog "github.com/hashicorp/go-hclog"
+	plugin "github.com/hashicorp/go-plugin"
+
+	"github.com/proflab/proflab/halplugins/apic"
+	"github.com/proflab/proflab/halplugins/hal"
+	"github.com/proflab/proflab/halplugins/halrpc"
+)
+
+type faulty struct {
+	hal.HAL
+	mode string
+}
+
+func (f *faulty) Settings() any { return f.HAL.(hal.Configurable).Settings() }
+
+func (f *faulty) StartInterrupt(cpus []int, src hal.Source) (hal.Programming, error) {
+	switch f.mode {
+	case "crash":
+		os.Stderr.WriteString("testplugin: crashing as asked\n")
+		os.Exit(3)
+	case "hang":
+		time.Sleep(time.Hour)
+	case "nonsense":
+		return hal.Programming{Timers: []hal.TimerProgram{{CPU: 63, Enabled: true, Period: 1}}}, nil
+	}
+	return f.HAL.StartInterrupt(cpus, src)
+}
+
+func (f *faulty) QuerySource(cpus []int, src hal.Source) ([]hal.SourceInfo, error) {
+	info, err := f.HAL.QuerySource(cpus, src)
+	if f.mode == "nonsense" {
+		info = append(info, hal.SourceInfo{Supported: true, Interval: 1})
+	}
+	return info, err
+}
+
+func main() {
+	mode := flag.String("mode", "ok", "ok, crash, hang or nonsense")
+	protocol := flag.Int("protocol", halrpc.ProtocolVersion, "protocol version to serve")
+	flag.Parse()
+	factory := func() hal.HAL { return &faulty{HAL: apic.New(), mode: *mode} }
+	if *protocol == halrpc.ProtocolVersion {
+		halrpc.Serve(factory)
+	}
+	plugin.Serve(&plugin.ServeConfig{
+		HandshakeConfig: plugin.HandshakeConfig{
+			ProtocolVersion: uint(*protocol), MagicCookieKey: halrpc.MagicCookieKey, MagicCookieValue: halrpc.MagicCookieValue,
+		},
+		VersionedPlugins: map[int]plugin.PluginSet{*protocol: {halrpc.PluginName: &halrpc.GRPCPlugin{Factory: factory}}},
+		GRPCServer:       plugin.DefaultGRPCServer,
+		Logger:           hclog.New(&hclog.LoggerOptions{Output: os.Stderr, JSONFormat: true}),
+	})
+}
