@@ -128,6 +128,7 @@ func Start(opts Options) (*Client, error) {
 
 func startError(path string, want []byte, err error) error {
 	msg := err.Error()
+	lower := strings.ToLower(msg)
 	switch {
 	case errors.Is(err, plugin.ErrChecksumsDoNotMatch):
 		got := "unknown"
@@ -136,10 +137,10 @@ func startError(path string, want []byte, err error) error {
 		}
 		return fmt.Errorf("plugin %s: %w: the file's sha256 is %s, the configuration wants %s (rebuild the plugin or update sha256)",
 			path, ErrChecksum, got, hex.EncodeToString(want))
-	case strings.Contains(msg, "Incompatible API version"):
+	case strings.Contains(lower, "incompatible api version"):
 		return fmt.Errorf("plugin %s: %w (%s); this proflab speaks HAL protocol %d: rebuild the plugin against this proflab's halplugins (make build)",
 			path, ErrProtocol, msg, ProtocolVersion)
-	case strings.Contains(msg, "timeout while waiting for plugin to start"):
+	case strings.Contains(lower, "timeout while waiting for plugin to start"):
 		return fmt.Errorf("plugin %s: did not complete the handshake in time (is it a proflab HAL plugin built with halrpc.Serve?): %w", path, err)
 	}
 	return fmt.Errorf("plugin %s: could not start: %w (is it a proflab HAL plugin? `make build` builds the shipped ones)", path, err)

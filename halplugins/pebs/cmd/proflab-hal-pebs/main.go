@@ -4,8 +4,8 @@
 package main
 
 import (
-	"github.com/proflab/proflab/halplugins/pebs"
 	"github.com/proflab/proflab/halplugins/halrpc"
+	"github.com/proflab/proflab/halplugins/pebs"
 )
 
 func main() { halrpc.Serve(pebs.New) }

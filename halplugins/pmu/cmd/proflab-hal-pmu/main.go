@@ -4,8 +4,8 @@
 package main
 
 import (
-	"github.com/proflab/proflab/halplugins/pmu"
 	"github.com/proflab/proflab/halplugins/halrpc"
+	"github.com/proflab/proflab/halplugins/pmu"
 )
 
 func main() { halrpc.Serve(pmu.New) }

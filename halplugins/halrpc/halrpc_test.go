@@ -1,0 +1,304 @@
+package halrpc_test
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/proflab/proflab/halplugins/apic"
+	"github.com/proflab/proflab/halplugins/hal"
+	"github.com/proflab/proflab/halplugins/halrpc"
+	"github.com/proflab/proflab/halplugins/haltest"
+)
+
+// Built once per package by TestMain.
+var (
+	apicPlugin string
+	testPlugin string
+)
+
+func TestMain(m *testing.M) {
+	if os.Getenv("HALRPC_TEST_ORPHAN_PARENT") != "" {
+		orphanParent()
+		return
+	}
+	dir, err := os.MkdirTemp("", "halrpc-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := func() int {
+		defer os.RemoveAll(dir)
+		for pkg, dst := range map[string]*string{
+			"github.com/proflab/proflab/halplugins/apic/cmd/proflab-hal-apic":  &apicPlugin,
+			"github.com/proflab/proflab/halplugins/halrpc/internal/testplugin": &testPlugin,
+		} {
+			p, err := haltest.Build(dir, pkg)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 1
+			}
+			*dst = p
+		}
+		return m.Run()
+	}()
+	os.Exit(code)
+}
+
+var machine = hal.Machine{CPUs: 4, FreqMHz: 3000, Vendor: hal.VendorIntel, Arch: "x64", Version: "10.0.19041", Seed: 1}
+
+func start(t testing.TB, opts halrpc.Options) *halrpc.Client {
+	t.Helper()
+	c, err := halrpc.Start(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Kill)
+	return c
+}
+
+func TestRoundTripMatchesInProcess(t *testing.T) {
+	c := start(t, halrpc.Options{Path: apicPlugin})
+	remote, local := c.NewInstance(), hal.Local(apic.New)
+	settings := []byte(`{"max": 5000000}`)
+	for _, in := range []hal.Instance{remote, local} {
+		if err := in.Configure(machine, settings); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type answer struct {
+		d    hal.Description
+		q    []hal.SourceInfo
+		eff  []uint32
+		ps   []hal.Programming
+		errs []error
+	}
+	run := func(in hal.Instance) answer {
+		var a answer
+		var err error
+		a.d, err = in.Describe()
+		a.errs = append(a.errs, err)
+		_, err = in.StartInterrupt([]int{1, 2}, hal.ProfileTime)
+		a.errs = append(a.errs, err)
+		var p hal.Programming
+		a.eff, p, err = in.SetInterval([]int{0, 1, 2, 3}, hal.ProfileTime, 9_000_000)
+		a.ps = append(a.ps, p)
+		a.errs = append(a.errs, err)
+		a.q, err = in.QuerySource([]int{0, 3}, hal.ProfileTime)
+		a.errs = append(a.errs, err)
+		p, err = in.StopInterrupt([]int{2}, hal.ProfileTime)
+		a.ps = append(a.ps, p)
+		a.errs = append(a.errs, err)
+		p, err = in.Reset()
+		a.ps = append(a.ps, p)
+		a.errs = append(a.errs, err)
+		return a
+	}
+	r, l := run(remote), run(local)
+	if err := errors.Join(r.errs...); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := fmt.Sprintf("%+v", r), fmt.Sprintf("%+v", l); got != want {
+		t.Errorf("plugin and in-process answers differ:\nplugin:  %s\ninproc:  %s", got, want)
+	}
+	if r.eff[0] != 5_000_000 {
+		t.Errorf("set 9,000,000 with max 5,000,000: effective %d", r.eff[0])
+	}
+	if len(r.ps[0].Timers) != 2 || r.ps[0].Timers[0].CPU != 1 || r.ps[0].Timers[0].Period != 5_000_000 {
+		t.Errorf("set while started on 1 and 2 programmed %+v", r.ps[0].Timers)
+	}
+}
+
+func TestConformanceAcrossProcessBoundary(t *testing.T) {
+	c := start(t, halrpc.Options{Path: apicPlugin})
+	for _, r := range haltest.Check(func() (hal.Instance, error) { return c.NewInstance(), nil }) {
+		if r.Err != nil {
+			t.Errorf("%s on %s: %v", r.Check, r.Machine, r.Err)
+		}
+	}
+}
+
+func TestSettingsErrorsCrossTheBoundary(t *testing.T) {
+	c := start(t, halrpc.Options{Path: apicPlugin})
+	for settings, want := range map[string]string{
+		`{"nope": 1}`:              `unknown setting "nope"`,
+		`{"min": "fast"}`:          `setting "min": got a string, want uint32`,
+		`{"min": 9, "default": 1}`: "min <= default <= max",
+	} {
+		err := c.NewInstance().Configure(machine, []byte(settings))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("settings %s: error %v, want one containing %q", settings, err, want)
+		}
+	}
+}
+
+func TestProtocolMismatch(t *testing.T) {
+	_, err := halrpc.Start(halrpc.Options{Path: testPlugin, Args: []string{"-protocol", "2"}})
+	if !errors.Is(err, halrpc.ErrProtocol) {
+		t.Fatalf("error %v, want ErrProtocol", err)
+	}
+	for _, want := range []string{testPlugin, "protocol 1", "rebuild"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not mention %q", err, want)
+		}
+	}
+}
+
+func TestNotAPlugin(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "not-a-plugin")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\necho hello\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err := halrpc.Start(halrpc.Options{Path: script, Timeout: 2 * time.Second})
+	if err == nil || !strings.Contains(err.Error(), script) {
+		t.Fatalf("error %v, want one naming %s", err, script)
+	}
+}
+
+func TestChecksum(t *testing.T) {
+	sum, err := halrpc.FileSHA256(apicPlugin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start(t, halrpc.Options{Path: apicPlugin, SHA256: sum})
+	wrong := strings.Repeat("0", 64)
+	_, err = halrpc.Start(halrpc.Options{Path: apicPlugin, SHA256: wrong})
+	if !errors.Is(err, halrpc.ErrChecksum) || !strings.Contains(err.Error(), sum) {
+		t.Fatalf("error %v, want ErrChecksum naming the file's sum %s", err, sum)
+	}
+	if _, err := halrpc.Start(halrpc.Options{Path: apicPlugin, SHA256: "xyz"}); err == nil || !strings.Contains(err.Error(), "64 hex digits") {
+		t.Fatalf("malformed sha256: error %v", err)
+	}
+}
+
+func configured(t *testing.T, c *halrpc.Client) hal.Instance {
+	t.Helper()
+	in := c.NewInstance()
+	if err := in.Configure(machine, nil); err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
+
+func waitGone(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if !alive(pid) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("plugin process %d is still running", pid)
+}
+
+// alive reports whether pid runs (a zombie counts as gone).
+func alive(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	f := strings.Fields(string(b))
+	return len(f) < 3 || f[2] != "Z"
+}
+
+func TestCrashMidCall(t *testing.T) {
+	c := start(t, halrpc.Options{Path: testPlugin, Args: []string{"-mode", "crash"}})
+	in := configured(t, c)
+	_, err := in.StartInterrupt([]int{0}, hal.ProfileTime)
+	if !errors.Is(err, halrpc.ErrExited) || !strings.Contains(err.Error(), "start") {
+		t.Fatalf("error %v, want ErrExited naming the call", err)
+	}
+	waitGone(t, c.Pid())
+	if _, err := in.QuerySource([]int{0}, hal.ProfileTime); !errors.Is(err, halrpc.ErrExited) {
+		t.Fatalf("call after the crash: %v, want ErrExited", err)
+	}
+}
+
+func TestHang(t *testing.T) {
+	c := start(t, halrpc.Options{Path: testPlugin, Args: []string{"-mode", "hang"}, Timeout: 300 * time.Millisecond})
+	in := configured(t, c)
+	_, err := in.StartInterrupt([]int{0}, hal.ProfileTime)
+	if !errors.Is(err, halrpc.ErrTimeout) || !strings.Contains(err.Error(), "300ms") {
+		t.Fatalf("error %v, want ErrTimeout naming the timeout", err)
+	}
+	waitGone(t, c.Pid())
+}
+
+func TestKillLeavesNoProcess(t *testing.T) {
+	c := start(t, halrpc.Options{Path: apicPlugin})
+	pid := c.Pid()
+	if pid <= 0 || !alive(pid) {
+		t.Fatalf("plugin pid %d not running", pid)
+	}
+	c.Kill()
+	c.Kill()
+	waitGone(t, pid)
+}
+
+// orphanParent is the body of a helper process: it starts the apic plugin,
+// prints its pid and waits to be killed.
+func orphanParent() {
+	c, err := halrpc.Start(halrpc.Options{Path: os.Getenv("HALRPC_TEST_ORPHAN_PARENT")})
+	if err != nil {
+		fmt.Println("error", err)
+		os.Exit(1)
+	}
+	fmt.Println(c.Pid())
+	time.Sleep(time.Minute)
+}
+
+func TestPluginDiesWithItsParent(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "-test.run=^$")
+	cmd.Env = append(os.Environ(), "HALRPC_TEST_ORPHAN_PARENT="+apicPlugin)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 64)
+	n, _ := out.Read(buf)
+	pid, err := strconv.Atoi(strings.TrimSpace(string(buf[:n])))
+	if err != nil {
+		cmd.Process.Kill()
+		t.Fatalf("helper said %q", buf[:n])
+	}
+	if err := cmd.Process.Kill(); err != nil { // SIGKILL: no chance to clean up
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	waitGone(t, pid)
+}
+
+func BenchmarkRoundTrip(b *testing.B) {
+	c := start(b, halrpc.Options{Path: apicPlugin})
+	for name, in := range map[string]hal.Instance{"plugin": c.NewInstance(), "inproc": hal.Local(apic.New)} {
+		if err := in.Configure(machine, nil); err != nil {
+			b.Fatal(err)
+		}
+		cpus := []int{0, 1, 2, 3}
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := in.StartInterrupt(cpus, hal.ProfileTime); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
