@@ -1,0 +1,170 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestDefault(t *testing.T) {
+	c := Default()
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Machine.HAL; !reflect.DeepEqual(got, []string{"apic", "pmu", "pebs"}) {
+		t.Errorf("machine.hal = %v", got)
+	}
+	for _, n := range []string{"apic", "pmu", "pebs"} {
+		h := c.HAL[n]
+		if h.Plugin != "proflab-hal-"+n || h.Transport != TransportPlugin || h.Timeout.Duration != 10*time.Second {
+			t.Errorf("hal.%s = %+v", n, h)
+		}
+	}
+}
+
+func TestSampleLoadsBack(t *testing.T) {
+	c := Default()
+	if err := c.Merge("sample.toml", []byte(Sample())); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	d := Default()
+	c.origin, d.origin = nil, nil
+	if !reflect.DeepEqual(c.Machine, d.Machine) || !reflect.DeepEqual(c.Run, d.Run) || !reflect.DeepEqual(c.Output, d.Output) {
+		t.Errorf("the sample differs from the default:\n%+v\n%+v", c, d)
+	}
+	if got := c.HAL["pmu"].Settings["counters"]; got != int64(4) {
+		t.Errorf("sample pmu counters = %#v", got)
+	}
+}
+
+func TestErrorsNameFileLineAndKey(t *testing.T) {
+	tests := []struct {
+		name, doc string
+		want      []string
+	}{
+		{"unknown top-level key", "[machine]\ncpus = 2\n\n[machin]\ncpus = 3\n", []string{"f.toml:4", `"machin"`}},
+		{"unknown machine key", "[machine]\ncpus = 2\ncpu = 3\n", []string{"f.toml:3", `"machine.cpu"`}},
+		{"unknown hal key", "[hal.apic]\nplugin = \"x\"\ncounters = 2\n", []string{"f.toml:3", `"hal.apic.counters"`, "[hal.apic.settings]"}},
+		{"wrong type", "[machine]\n\ncpus = \"four\"\n", []string{"f.toml:3", "machine.cpus"}},
+		{"bad duration", "[hal.apic]\ntimeout = \"soon\"\n", []string{"f.toml:2", "hal.apic.timeout", "duration"}},
+		{"syntax", "[machine\n", []string{"f.toml:2"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := Default().Merge("f.toml", []byte(tt.doc))
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestValidateNamesOrigin(t *testing.T) {
+	tests := []struct{ doc, want string }{
+		{"[machine]\ncpus = 100\n", "f.toml:2: machine.cpus: 100"},
+		{"[machine]\narch = \"x86\"\ncpus = 33\n", "machine.cpus: 33, want 1…32 on x86"},
+		{"[machine]\nhal = [\"apic\", \"nope\"]\n", `"nope" has no [hal.nope] table`},
+		{"[hal.x]\ntransport = \"tcp\"\n", "hal.x.plugin: missing"},
+		{"[hal.apic]\ntransport = \"tcp\"\n", `f.toml:2: hal.apic.transport: "tcp"`},
+		{"[hal.apic]\nsha256 = \"abc\"\n", "not 64 hex digits"},
+		{"[machine]\ncpu_vendor = \"Cyrix\"\n", "machine.cpu_vendor"},
+	}
+	for _, tt := range tests {
+		c := Default()
+		if err := c.Merge("f.toml", []byte(tt.doc)); err != nil {
+			t.Fatal(err)
+		}
+		err := c.Validate()
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%q: error %v, want %q", tt.doc, err, tt.want)
+		}
+	}
+}
+
+func TestMergeKeepsWhatTheFileDoesNotSay(t *testing.T) {
+	c := Default()
+	doc := "[machine]\ncpus = 8\n[hal.pmu.settings]\ncounters = 2\n[hal.mine]\nplugin = \"/x/mine\"\n"
+	if err := c.Merge("f.toml", []byte(doc)); err != nil {
+		t.Fatal(err)
+	}
+	if c.Machine.CPUs != 8 || c.Machine.Arch != "x64" || c.Machine.FreqMHz != 3000 {
+		t.Errorf("machine = %+v", c.Machine)
+	}
+	pmu := c.HAL["pmu"]
+	if pmu.Plugin != "proflab-hal-pmu" || pmu.Settings["counters"] != int64(2) || pmu.Timeout.Duration != 10*time.Second {
+		t.Errorf("hal.pmu = %+v", pmu)
+	}
+	if c.HAL["mine"].Plugin != "/x/mine" {
+		t.Errorf("hal.mine = %+v", c.HAL["mine"])
+	}
+	if Default().HAL["pmu"].Settings != nil {
+		t.Error("merging changed the default")
+	}
+}
+
+func TestSet(t *testing.T) {
+	c := Default()
+	for _, s := range []string{"machine.cpus=2", "machine.version=6.1", "hal.pmu.settings.counters = 3", `hal.apic.settings.skid=[{instructions=1, weight=1}]`, "run.timeout=1m"} {
+		if err := c.Set(s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+	if c.Machine.CPUs != 2 || c.Machine.Version != "6.1" || c.HAL["pmu"].Settings["counters"] != int64(3) || c.Run.Timeout.Duration != time.Minute {
+		t.Errorf("after --set: %+v %+v", c.Machine, c.HAL["pmu"])
+	}
+	for _, bad := range []string{"machine.cpus", "=3", "machine.cpuz=3", "machine.cpus=many"} {
+		if err := c.Set(bad); err == nil {
+			t.Errorf("--set %q: no error", bad)
+		}
+	}
+}
+
+func TestLoadFile(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "lab.toml")
+	if err := os.WriteFile(p, []byte("[machine]\ncpus = 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(p)
+	if err != nil || c.Machine.CPUs != 2 {
+		t.Fatalf("Load: %v %+v", err, c)
+	}
+	if _, err := Load(filepath.Join(t.TempDir(), "missing.toml")); err == nil {
+		t.Fatal("missing file: no error")
+	}
+}
+
+func TestSettingsJSON(t *testing.T) {
+	c := Default()
+	if err := c.Set("hal.pmu.settings.skid=[{instructions=2, weight=1}]"); err != nil {
+		t.Fatal(err)
+	}
+	b, err := c.HAL["pmu"].SettingsJSON()
+	if err != nil || string(b) != `{"skid":[{"instructions":2,"weight":1}]}` {
+		t.Fatalf("%s %v", b, err)
+	}
+	if b, _ := c.HAL["apic"].SettingsJSON(); string(b) != "{}" {
+		t.Fatalf("empty settings: %s", b)
+	}
+}
+
+func FuzzMerge(f *testing.F) {
+	f.Add([]byte(Sample()))
+	f.Add([]byte("[machine]\ncpus = 2\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c := Default()
+		if c.Merge("fuzz.toml", data) == nil {
+			_ = c.Validate()
+		}
+	})
+}

@@ -1,0 +1,236 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Load returns the default configuration with the file at path merged over
+// it (path "" means the default alone), validated.
+func Load(path string) (*Config, error) {
+	c := Default()
+	if path != "" {
+		if err := c.MergeFile(path); err != nil {
+			return nil, err
+		}
+	}
+	return c, c.Validate()
+}
+
+// MergeFile merges the TOML file at path over c.
+func (c *Config) MergeFile(path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("configuration: %w", err)
+	}
+	return c.Merge(path, data)
+}
+
+// Merge merges the TOML document data, named name in errors, over c: every
+// key it defines replaces c's.
+func (c *Config) Merge(name string, data []byte) error {
+	_, err := parse(name, data, c)
+	return err
+}
+
+// Set applies one command-line override "dotted.key=value" over c, as if
+// a file said `dotted.key = value`. A value that is not TOML is taken as a
+// string (--set machine.version=6.1 works unquoted).
+func (c *Config) Set(expr string) error {
+	key, val, ok := strings.Cut(expr, "=")
+	key, val = strings.TrimSpace(key), strings.TrimSpace(val)
+	if !ok || key == "" {
+		return fmt.Errorf("--set %q: want key=value, for example machine.cpus=8", expr)
+	}
+	name := "--set " + key
+	doc := key + " = " + val
+	var probe map[string]any
+	if _, err := toml.Decode(doc, &probe); err != nil {
+		return c.Merge(name, []byte(key+" = "+quote(val)))
+	}
+	// A bare value that TOML reads as a number or boolean but the key
+	// wants as a string (machine.version=6.1) is retried as a string.
+	trial := &Config{}
+	if err := trial.Merge(name, []byte(doc)); err != nil && strings.Contains(err.Error(), "type string") {
+		if err2 := c.Merge(name, []byte(key+" = "+quote(val))); err2 == nil {
+			return nil
+		}
+		return err
+	}
+	return c.Merge(name, []byte(doc))
+}
+
+func quote(s string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
+}
+
+// parse decodes data into a fresh Config and merges every defined key over
+// base, returning base.
+func parse(name string, data []byte, base *Config) (*Config, error) {
+	var over Config
+	md, err := toml.NewDecoder(strings.NewReader(string(data))).Decode(&over)
+	if err != nil {
+		return nil, decodeError(name, err)
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		var errs []error
+		for _, k := range und {
+			if len(k) > 3 && k[0] == "hal" && k[2] == "settings" {
+				continue // raw settings: the HAL decodes them strictly itself
+			}
+			errs = append(errs, fmt.Errorf("%s: unknown key %q%s", where(name, keyLine(data, k)), k.String(), hint(k)))
+		}
+		if len(errs) > 0 {
+			return nil, errors.Join(errs...)
+		}
+	}
+	if base.origin == nil {
+		base.origin = map[string]string{}
+	}
+	for _, k := range md.Keys() {
+		base.origin[k.String()] = where(name, keyLine(data, k))
+	}
+	merge(reflect.ValueOf(base).Elem(), reflect.ValueOf(&over).Elem(), &md, nil)
+	return base, nil
+}
+
+func where(name string, line int) string {
+	if line > 0 {
+		return fmt.Sprintf("%s:%d", name, line)
+	}
+	return name
+}
+
+// hint suggests where an unknown key might belong.
+func hint(k toml.Key) string {
+	if len(k) >= 3 && k[0] == "hal" {
+		return fmt.Sprintf(" (a HAL's own settings go in [hal.%s.settings]; known keys here: plugin, sha256, transport, timeout, settings)", k[1])
+	}
+	return ""
+}
+
+var typeErrRe = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): (.*)$`)
+
+func decodeError(name string, err error) error {
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		msg := pe.Message
+		if pe.LastKey != "" {
+			return fmt.Errorf("%s: key %q: %s", where(name, pe.Position.Line), pe.LastKey, msg)
+		}
+		return fmt.Errorf("%s: %s", where(name, pe.Position.Line), msg)
+	}
+	if m := typeErrRe.FindStringSubmatch(err.Error()); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		return fmt.Errorf("%s: key %q: %s", where(name, line), m[2], m[3])
+	}
+	return fmt.Errorf("%s: %v", name, err)
+}
+
+// merge copies every key of src that md defines (below path) into dst.
+func merge(dst, src reflect.Value, md *toml.MetaData, path []string) {
+	switch {
+	case dst.Type() == reflect.TypeOf(Duration{}):
+		dst.Set(src)
+	case dst.Kind() == reflect.Struct:
+		t := dst.Type()
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			tag := strings.Split(f.Tag.Get("toml"), ",")[0]
+			if tag == "" || !f.IsExported() {
+				continue
+			}
+			p := append(append([]string(nil), path...), tag)
+			if md.IsDefined(p...) {
+				merge(dst.Field(i), src.Field(i), md, p)
+			}
+		}
+	case dst.Kind() == reflect.Map:
+		if src.IsNil() {
+			return
+		}
+		if dst.IsNil() {
+			dst.Set(reflect.MakeMapWithSize(dst.Type(), src.Len()))
+		}
+		et := dst.Type().Elem()
+		for _, k := range src.MapKeys() {
+			p := append(append([]string(nil), path...), k.String())
+			if et.Kind() != reflect.Struct {
+				dst.SetMapIndex(k, src.MapIndex(k))
+				continue
+			}
+			nv := reflect.New(et).Elem()
+			if cur := dst.MapIndex(k); cur.IsValid() {
+				nv.Set(cur)
+				cloneMaps(nv)
+			}
+			merge(nv, src.MapIndex(k), md, p)
+			dst.SetMapIndex(k, nv)
+		}
+	default:
+		dst.Set(src)
+	}
+}
+
+// cloneMaps gives a struct copy its own top-level maps, so that merging
+// into it leaves the original alone.
+func cloneMaps(v reflect.Value) {
+	for i := 0; i < v.NumField(); i++ {
+		f := v.Field(i)
+		if f.Kind() == reflect.Map && !f.IsNil() && f.CanSet() {
+			m := reflect.MakeMapWithSize(f.Type(), f.Len())
+			for _, k := range f.MapKeys() {
+				m.SetMapIndex(k, f.MapIndex(k))
+			}
+			f.Set(m)
+		}
+	}
+}
+
+// keyLine finds the line of data where key is defined, or 0. It follows
+// table headers and dotted keys, which is what strict-key errors need.
+func keyLine(data []byte, key toml.Key) int {
+	want := strings.Join(key, ".")
+	var table string
+	for i, raw := range strings.Split(string(data), "\n") {
+		line := strings.TrimSpace(raw)
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		if strings.HasPrefix(line, "[") {
+			h := strings.Trim(strings.SplitN(line, "#", 2)[0], " \t[]")
+			table = normKey(h)
+			if table == want {
+				return i + 1
+			}
+			continue
+		}
+		k, _, ok := strings.Cut(line, "=")
+		if !ok {
+			continue
+		}
+		full := normKey(k)
+		if table != "" {
+			full = table + "." + full
+		}
+		if full == want || strings.HasPrefix(want, full+".") {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+func normKey(k string) string {
+	parts := strings.Split(k, ".")
+	for i, p := range parts {
+		parts[i] = strings.Trim(strings.TrimSpace(p), `"'`)
+	}
+	return strings.Join(parts, ".")
+}
