@@ -19,7 +19,9 @@ const u64Hint = `use lab.u64("0x…") for values of 2^53 and more`
 // integral and below 2^53 in magnitude.
 func exactInt(f float64) (int64, error) {
 	switch {
-	case math.IsNaN(f) || math.IsInf(f, 0):
+	case math.IsNaN(f):
+		return 0, fmt.Errorf("got NaN, not a number (a hex literal of 2^63 or more reads as NaN in this Lua); %s", u64Hint)
+	case math.IsInf(f, 0):
 		return 0, fmt.Errorf("%s is not a finite number", fmtNumber(f))
 	case f != math.Trunc(f):
 		return 0, fmt.Errorf("%s is not an integer", fmtNumber(f))

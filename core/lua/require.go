@@ -32,7 +32,7 @@ func (rt *Runtime) require(L *lua.LState) int {
 		L.Push(v)
 		return 1
 	}
-	if !moduleName.MatchString(name) {
+	if !moduleName.MatchString(name) || strings.HasSuffix(name, ".lua") {
 		a.Errorf(1, "name", "%q is not a module name: use names such as \"stats\" or \"lib.helpers\" (a dot for each folder, no \".lua\", no slashes)", name)
 	}
 	for i, n := range rt.loading {

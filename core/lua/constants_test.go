@@ -1,0 +1,48 @@
+package luart
+
+import (
+	"bytes"
+	"os"
+	"testing"
+
+	"github.com/proflab/proflab/core/lua/internal/constgen"
+	"github.com/proflab/proflab/kernel/nt"
+)
+
+func TestGeneratedConstantsAreUpToDate(t *testing.T) {
+	want, err := constgen.Generate("../../kernel/nt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile("constants_nt_gen.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Error("constants_nt_gen.go is out of date with kernel/nt: run `go generate ./core/lua`")
+	}
+}
+
+func TestConstantsCoverTheNTTables(t *testing.T) {
+	c := Constants() // panics on a name with two values
+	for _, s := range nt.NamedSources() {
+		if v, ok := c[s.Name()]; !ok || v != uint64(s) {
+			t.Errorf("%s = %v, %v", s.Name(), v, ok)
+		}
+	}
+	for name, st := range nt.Statuses() {
+		if v, ok := c[name]; !ok || v != uint64(st) {
+			t.Errorf("%s = %v, %v", name, v, ok)
+		}
+	}
+	for name, code := range nt.Win32Errors() {
+		if v, ok := c[name]; !ok || v != uint64(code) {
+			t.Errorf("%s = %v, %v", name, v, ok)
+		}
+	}
+	for name, v := range c {
+		if v >= exactLimit {
+			t.Errorf("%s = %#x is not exact as a Lua number", name, v)
+		}
+	}
+}

@@ -1,0 +1,151 @@
+package luart
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestStatusHelpers(t *testing.T) {
+	tests := []struct{ expr, want string }{
+		{`lab.status_name(0xC0000061)`, "STATUS_PRIVILEGE_NOT_HELD"},
+		{`lab.status_name(lab.STATUS_SUCCESS)`, "STATUS_SUCCESS"},
+		{`lab.status_name(0xC0001234)`, "0xC0001234"},
+		{`lab.status_name(-1073741727)`, "STATUS_PRIVILEGE_NOT_HELD"}, // the signed view of 0xC0000061
+		{`lab.status_name(lab.u64(0xC0000061))`, "STATUS_PRIVILEGE_NOT_HELD"},
+		{`lab.NT_SUCCESS(0)`, "true"},
+		{`lab.NT_SUCCESS(0x80000005)`, "false"},
+		{`lab.NT_SUCCESS(0x40000000)`, "true"},
+		{`lab.NT_SUCCESS(lab.STATUS_ACCESS_VIOLATION)`, "false"},
+		{`lab.win32_name(1314)`, "ERROR_PRIVILEGE_NOT_HELD"},
+		{`lab.win32_name(4242)`, "4242"},
+		{`lab.bugcheck_name(0x50)`, "PAGE_FAULT_IN_NONPAGED_AREA"},
+		{`lab.bugcheck_name(0x1234)`, "0x1234"},
+	}
+	for _, tc := range tests {
+		if got := eval(t, tc.expr); got != tc.want {
+			t.Errorf("%s = %s, want %s", tc.expr, got, tc.want)
+		}
+	}
+	wantErr(t, `lab.status_name("STATUS_SUCCESS")`, "lab.status_name: argument #1 (status)", "expected a number or a u64")
+	wantErr(t, `lab.NT_SUCCESS(0.5)`, "lab.NT_SUCCESS", "not an integer")
+}
+
+func TestConstantsOnLab(t *testing.T) {
+	tests := map[string]string{
+		"ProfileTime": "0", "ProfileAlignmentFixup": "1", "ProfileTotalIssues": "2", "ProfileMaximum": "24",
+		"ProfileCacheMisses": "10", "ProfileBranchMispredictsRetired": "31",
+		"STATUS_SUCCESS": "0", "STATUS_PRIVILEGE_NOT_HELD": "3221225569", "STATUS_ACCESS_VIOLATION": "3221225477",
+		"STATUS_INVALID_PARAMETER_7":            "3221225717",
+		"SystemProcessorPerformanceInformation": "8", "SystemPerformanceTraceInformation": "31",
+		"SystemProcessorProfileControlArea": "129", "SystemProcessorPerformanceInformationEx": "141",
+		"TraceSampledProfileIntervalInfo": "5", "TraceProfileSourceListInfo": "7", "TraceSystemTraceEnableFlagsInfo": "4",
+		"EventTraceProfileSourceListInformation": "13", "EventTraceTimeProfileInformation": "3",
+		"PERFINFO_LOG_TYPE_SAMPLED_PROFILE": "3886", "PERFINFO_LOG_TYPE_SAMPLED_PROFILE_SET_INTERVAL": "3912",
+		"PERFINFO_LOG_TYPE_CONTEXTSWAP": "1316",
+		"EVENT_TRACE_FLAG_PROFILE":      "16777216", "PERF_PROFILE": "536870914", "PERF_PMC_PROFILE": "536871936",
+		"ERROR_SUCCESS": "0", "ERROR_BAD_LENGTH": "24", "ERROR_NOT_SUPPORTED": "50", "ERROR_INVALID_PARAMETER": "87",
+		"ERROR_NOACCESS": "998", "ERROR_PRIVILEGE_NOT_HELD": "1314", "ERROR_INCORRECT_SIZE": "1462",
+		"IRQL_NOT_LESS_OR_EQUAL": "10", "PAGE_FAULT_IN_NONPAGED_AREA": "80", "KMODE_EXCEPTION_NOT_HANDLED": "30",
+		"PROFILE_CONTROL": "1", "PROCESS_QUERY_INFORMATION": "1024", "PROCESS_ALL_ACCESS": "2097151",
+		"SeSystemProfilePrivilege": "11", "SeProfileSingleProcessPrivilege": "13",
+		"SE_SYSTEM_PROFILE_PRIVILEGE": "11", "EVENT_TRACE_GROUP_PERFINFO": "3840",
+		"NtCurrentProcess":            "-1",
+		"HalProfileSourceInformation": "1", "HalProfileSourceInterval": "0",
+	}
+	for name, want := range tests {
+		if got := eval(t, "lab."+name); got != want {
+			t.Errorf("lab.%s = %s, want %s", name, got, want)
+		}
+	}
+	// Go spellings of values exported under their Windows names stay off lab.
+	for _, name := range []string{"StatusSuccess", "ErrorBadLength", "VendorIntel"} {
+		if got := eval(t, "lab."+name); got != "nil" {
+			t.Errorf("lab.%s = %s, want nil", name, got)
+		}
+	}
+}
+
+func TestCheck(t *testing.T) {
+	rt, _ := newTestRuntime(t, Config{})
+	src := "local lab = require 'proflab'\n" +
+		"lab.check(true, 'first')\n" +
+		"local r = lab.check(false, 'second')\n" +
+		"lab.check(nil)\n" +
+		"lab.check(0, lab.u64(5))\n" +
+		"assert(r == false and lab.check(1) == true)\n"
+	if err := rt.Exec("s.lua", []byte(src)); err != nil {
+		t.Fatal(err.Detail())
+	}
+	want := []Check{
+		{Passed: true, Where: "s.lua:2", Message: "first"},
+		{Passed: false, Where: "s.lua:3", Message: "second"},
+		{Passed: false, Where: "s.lua:4", Message: ""},
+		{Passed: true, Where: "s.lua:5", Message: "0x5"},
+		{Passed: true, Where: "s.lua:6", Message: ""},
+	}
+	if got := rt.Checks(); !reflect.DeepEqual(got, want) {
+		t.Errorf("checks = %+v\nwant %+v", got, want)
+	}
+}
+
+func TestCheckFromLibraryPointsAtTheScenario(t *testing.T) {
+	rt, _ := newTestRuntime(t, Config{})
+	src := "local A = require 'assert'\n\nA.expect_eq(1, 2, 'x')\nlocal function helper() A.expect_eq(1, 1) end\nhelper()\n"
+	if err := rt.Exec("s.lua", []byte(src)); err != nil {
+		t.Fatal(err.Detail())
+	}
+	got := rt.Checks()
+	if len(got) != 2 || got[0].Where != "s.lua:3" || got[1].Where != "s.lua:4" {
+		t.Errorf("checks = %+v, want them at s.lua:3 and s.lua:4", got)
+	}
+}
+
+func TestParamsAndSeed(t *testing.T) {
+	rt, _ := newTestRuntime(t, Config{Seed: 9, Params: map[string]any{
+		"interval": int64(8), "name": "apic", "on": true, "ratio": 0.5,
+		"list": []any{int64(1), "two"}, "nested": map[string]any{"k": int64(3)},
+		"big": uint64(0xFFFFF80000001000),
+	}})
+	src := `local lab = require "proflab"
+		local p = lab.params
+		assert(p.interval == 8 and p.name == "apic" and p.on == true and p.ratio == 0.5)
+		assert(p.list[1] == 1 and p.list[2] == "two" and p.nested.k == 3)
+		assert(tostring(p.big) == "0xFFFFF80000001000")
+		assert(lab.seed == 9)`
+	if err := rt.Exec("s.lua", []byte(src)); err != nil {
+		t.Fatal(err.Detail())
+	}
+	rt2, _ := newTestRuntime(t, Config{})
+	if err := rt2.Exec("s.lua", []byte(`assert(next(require("proflab").params) == nil)`)); err != nil {
+		t.Fatal("params should be an empty table:", err.Detail())
+	}
+}
+
+func TestRecord(t *testing.T) {
+	rt, _ := newTestRuntime(t, Config{})
+	src := `local lab = require "proflab"
+		lab.record{ a = 1, b = "x", c = true }
+		lab.record{ a = 2, d = { 1, 2, 3 }, e = { k = lab.u64(-1) }, f = {} }`
+	if err := rt.Exec("s.lua", []byte(src)); err != nil {
+		t.Fatal(err.Detail())
+	}
+	want := map[string]any{
+		"a": 2.0, "b": "x", "c": true, "d": []any{1.0, 2.0, 3.0},
+		"e": map[string]any{"k": uint64(1<<64 - 1)}, "f": []any{},
+	}
+	if got := rt.Records(); !reflect.DeepEqual(got, want) {
+		t.Errorf("records = %#v\nwant %#v", got, want)
+	}
+	wantErr(t, `lab.record{ f = print }`, "lab.record", `field "f"`, "function cannot be recorded")
+	wantErr(t, `lab.record{ 1, 2 }`, "keys must be strings")
+	wantErr(t, `lab.record{ x = 0/0 }`, "NaN")
+	wantErr(t, `lab.record{ x = { 1, k = 2 } }`, "mixes")
+	wantErr(t, `local t = {} t.t = t lab.record{ x = t }`, "nested")
+	wantErr(t, `lab.record(5)`, "expected a table")
+	// A bad record leaves the earlier ones as they were.
+	rt2, _ := newTestRuntime(t, Config{})
+	_ = rt2.Exec("s.lua", []byte(`local lab = require "proflab" lab.record{ a = 1 } lab.record{ a = 2, z = print }`))
+	if got := rt2.Records(); !reflect.DeepEqual(got, map[string]any{"a": 1.0}) {
+		t.Errorf("records after a bad record = %v", got)
+	}
+}
