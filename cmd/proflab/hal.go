@@ -1,0 +1,119 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/proflab/proflab/core/config"
+	"github.com/proflab/proflab/core/halhost"
+	"github.com/proflab/proflab/halplugins/haltest"
+)
+
+func newHalCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "hal", Short: "List and check HAL plugins"}
+	cmd.AddCommand(newHalListCmd(), newHalCheckCmd())
+	return cmd
+}
+
+// configFlags are the flags every command that reads the configuration
+// takes.
+type configFlags struct {
+	file string
+	sets []string
+}
+
+func (f *configFlags) add(cmd *cobra.Command) {
+	cmd.Flags().StringVarP(&f.file, "config", "c", "", "configuration file merged over the built-in default")
+	cmd.Flags().StringArrayVar(&f.sets, "set", nil, "override a configuration key: --set machine.cpus=8 (repeatable)")
+}
+
+func (f *configFlags) load() (*config.Config, error) {
+	c := config.Default()
+	if f.file != "" {
+		if err := c.MergeFile(f.file); err != nil {
+			return nil, withCode(ExitUsage, err)
+		}
+	}
+	for _, s := range f.sets {
+		if err := c.Set(s); err != nil {
+			return nil, withCode(ExitUsage, err)
+		}
+	}
+	if err := c.Validate(); err != nil {
+		return nil, withCode(ExitUsage, err)
+	}
+	return c, nil
+}
+
+func stderrLogger(cmd *cobra.Command, verbose bool) *slog.Logger {
+	level := slog.LevelWarn
+	if verbose {
+		level = slog.LevelDebug
+	}
+	return slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: level}))
+}
+
+func newHalListCmd() *cobra.Command {
+	var cf configFlags
+	var verbose bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "Show each configured HAL's sources with units, bounds and defaults",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := cf.load()
+			if err != nil {
+				return err
+			}
+			host := halhost.New(cfg.HAL, halhost.Options{Logger: stderrLogger(cmd, verbose)})
+			defer host.Close()
+			defer host.CloseWhenDone(cmd.Context())()
+			ls := halhost.List(host, cfg)
+			if err := halhost.WriteList(cmd.OutOrStdout(), ls, cfg.Machine); err != nil {
+				return withCode(ExitInternal, err)
+			}
+			for _, l := range ls {
+				if l.Err != nil {
+					return silentExit(ExitPlugin)
+				}
+			}
+			return nil
+		},
+	}
+	cf.add(cmd)
+	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "show the plugins' own log lines")
+	return cmd
+}
+
+func newHalCheckCmd() *cobra.Command {
+	var timeout time.Duration
+	var verbose bool
+	cmd := &cobra.Command{
+		Use:   "check PATH",
+		Short: "Run the HAL conformance suite against a plugin executable",
+		Long: "check starts the plugin at PATH (or a plugin name found beside proflab, in\n" +
+			"PROFLAB_PLUGIN_PATH or PATH) and runs the haltest conformance suite on it\n" +
+			"across the process boundary. It exits 1 if a check fails, 3 if the plugin\n" +
+			"cannot be started.",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			rs, err := halhost.Check(args[0], halhost.DefaultSearch(), timeout, stderrLogger(cmd, verbose))
+			if err != nil {
+				return withCode(ExitPlugin, err)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "checking %s\n", args[0])
+			halhost.WriteResults(cmd.OutOrStdout(), rs)
+			if haltest.Failed(rs) {
+				return withCode(ExitFailed, errors.New("the plugin failed the conformance suite"))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().DurationVar(&timeout, "timeout", 10*time.Second, "how long one call may take")
+	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "show the plugin's own log lines")
+	return cmd
+}

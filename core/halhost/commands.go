@@ -1,0 +1,134 @@
+package halhost
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/proflab/proflab/core/config"
+	"github.com/proflab/proflab/halplugins/hal"
+	"github.com/proflab/proflab/halplugins/halrpc"
+	"github.com/proflab/proflab/halplugins/haltest"
+)
+
+// MachineOf returns the HAL view of the configuration's default machine.
+func MachineOf(m config.Machine) hal.Machine {
+	return hal.Machine{CPUs: m.CPUs, FreqMHz: uint32(m.FreqMHz), Vendor: m.CPUVendor, Arch: m.Arch, Version: m.Version, Seed: uint64(m.Seed)}
+}
+
+// Listing is one configured HAL as `proflab hal list` shows it.
+type Listing struct {
+	Name        string
+	Description hal.Description
+	Err         error
+}
+
+// List opens every configured HAL (concurrently) on the configuration's
+// default machine and describes it. A HAL that fails has Err set; the
+// others are still listed.
+func List(h *Host, cfg *config.Config) []Listing {
+	names := listOrder(cfg)
+	out := make([]Listing, len(names))
+	done := make(chan struct{})
+	for i, n := range names {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			out[i].Name = n
+			mh, err := h.Open(n, MachineOf(cfg.Machine), Discard{})
+			if err != nil {
+				out[i].Err = err
+				return
+			}
+			defer mh.Close()
+			out[i].Description = mh.Description()
+		}()
+	}
+	for range names {
+		<-done
+	}
+	return out
+}
+
+// listOrder is the machine's HALs in its order, then the others by name.
+func listOrder(cfg *config.Config) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, n := range append(append([]string(nil), cfg.Machine.HAL...), cfg.HALNames()...) {
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// WriteList prints listings as a table of sources with units and bounds.
+func WriteList(w io.Writer, ls []Listing, m config.Machine) error {
+	fmt.Fprintf(w, "HALs on the default machine (%s, %s, %d processors):\n\n", m.CPUVendor, m.Arch, m.CPUs)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, l := range ls {
+		if l.Err != nil {
+			fmt.Fprintf(w, "%s: ERROR %v\n\n", l.Name, l.Err)
+			continue
+		}
+		d := l.Description
+		fmt.Fprintf(w, "%s (%s %s): %d sources\n", l.Name, d.Name, d.Version, len(d.Sources))
+		if len(d.Sources) == 0 {
+			fmt.Fprintln(w)
+			continue
+		}
+		fmt.Fprintln(tw, "  source\tname\tunits\tmin\tdefault\tmax\tprecise")
+		for _, s := range d.Sources {
+			precise := ""
+			if s.Precise {
+				precise = "yes"
+			}
+			fmt.Fprintf(tw, "  0x%02X\t%s\t%s\t%d\t%d\t%d\t%s\n", uint32(s.Source), s.Name, s.Units, s.Bounds.Min, s.Bounds.Default, s.Bounds.Max, precise)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+	}
+	return nil
+}
+
+// Check runs the haltest conformance suite on the plugin executable at
+// path (or a name found along search), across the process boundary. It
+// returns the results, or an error if the plugin cannot be started.
+func Check(path string, search Search, timeout time.Duration, log *slog.Logger) ([]haltest.Result, error) {
+	exe, err := search.Find(path)
+	if err != nil {
+		return nil, err
+	}
+	c, err := halrpc.Start(halrpc.Options{Path: exe, Timeout: timeout, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	defer c.Kill()
+	return haltest.Check(func() (hal.Instance, error) {
+		if c.Exited() {
+			return nil, fmt.Errorf("plugin %s: %w", exe, halrpc.ErrExited)
+		}
+		return c.NewInstance(), nil
+	}), nil
+}
+
+// WriteResults prints check results, one line each, then a summary line
+// "N passed, N failed".
+func WriteResults(w io.Writer, rs []haltest.Result) {
+	pass, fail := 0, 0
+	for _, r := range rs {
+		if r.Err == nil {
+			pass++
+			fmt.Fprintf(w, "PASS  %s (%s)\n", r.Check, r.Machine)
+			continue
+		}
+		fail++
+		fmt.Fprintf(w, "FAIL  %s (%s)\n      %s\n", r.Check, r.Machine, strings.ReplaceAll(r.Err.Error(), "\n", "\n      "))
+	}
+	fmt.Fprintf(w, "%d passed, %d failed\n", pass, fail)
+}

@@ -1,0 +1,204 @@
+// Package halhost is the host side of HAL plugins: it finds plugin
+// executables, verifies their sha256, starts one process per HAL and keeps
+// it for the worker's lifetime (reused across runs and machines), opens one
+// HAL instance per machine, and adapts each to the kernel's HAL interface
+// ([MachineHAL]) with the machine's simulated [Hardware] receiving the
+// programming. A crash, hang or nonsense answer becomes an error naming
+// the HAL and the call, failing that run only; [Host.Close] kills every
+// process it started.
+//
+// One Host serves one worker: its plugin processes are not shared with
+// other workers, and nothing here is global, so hosts can run side by side.
+package halhost
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"sync"
+
+	"github.com/proflab/proflab/core/config"
+	"github.com/proflab/proflab/halplugins/hal"
+	"github.com/proflab/proflab/halplugins/halrpc"
+)
+
+// Options configure a Host.
+type Options struct {
+	// Search finds plugin executables (DefaultSearch() if zero).
+	Search *Search
+	// Logger receives the plugins' stderr and their programming's log
+	// lines, with a "hal" attribute (nil discards).
+	Logger *slog.Logger
+}
+
+// Host starts and owns the HAL plugin processes of one worker.
+type Host struct {
+	hals   map[string]config.HAL
+	search Search
+	log    *slog.Logger
+
+	mu      sync.Mutex
+	clients map[string]*halrpc.Client // by HAL name
+	closed  bool
+}
+
+// New returns a host for the configured HALs. Nothing starts until a HAL
+// is opened.
+func New(hals map[string]config.HAL, opts Options) *Host {
+	h := &Host{hals: make(map[string]config.HAL, len(hals)), clients: map[string]*halrpc.Client{}, log: opts.Logger}
+	for k, v := range hals {
+		h.hals[k] = v
+	}
+	if opts.Search != nil {
+		h.search = *opts.Search
+	} else {
+		h.search = DefaultSearch()
+	}
+	if h.log == nil {
+		h.log = slog.New(slog.DiscardHandler)
+	}
+	return h
+}
+
+// ErrClosed is returned by a closed Host.
+var ErrClosed = errors.New("halhost: host is closed")
+
+// client returns the running process for HAL name, starting (or
+// restarting, after a crash or hang) it if needed.
+func (h *Host) client(name string, spec config.HAL) (*halrpc.Client, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return nil, ErrClosed
+	}
+	if c := h.clients[name]; c != nil && !c.Exited() {
+		return c, nil
+	}
+	path, err := h.search.Find(spec.Plugin)
+	if err != nil {
+		return nil, fmt.Errorf("hal %q: %w", name, err)
+	}
+	c, err := halrpc.Start(halrpc.Options{
+		Path:    path,
+		SHA256:  spec.SHA256,
+		Timeout: spec.Timeout.Duration,
+		Logger:  h.log.With("hal", name),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("hal %q: %w", name, err)
+	}
+	h.clients[name] = c
+	return c, nil
+}
+
+// Open opens a configured instance of HAL name for machine m, whose
+// programming goes to hw, and describes it.
+func (h *Host) Open(name string, m hal.Machine, hw Hardware) (*MachineHAL, error) {
+	spec, ok := h.hals[name]
+	if !ok {
+		return nil, fmt.Errorf("hal %q is not configured (configured: %v); add a [hal.%s] table", name, h.names(), name)
+	}
+	settings, err := spec.SettingsJSON()
+	if err != nil {
+		return nil, fmt.Errorf("hal %q: settings: %w", name, err)
+	}
+	var inst hal.Instance
+	var where string
+	if spec.Transport == config.TransportInproc {
+		f, ok := builtinFactory(spec.Plugin)
+		if !ok {
+			return nil, fmt.Errorf("hal %q: transport \"inproc\" runs only the shipped HALs (%v), not %q", name, sortedKeys(Builtin()), spec.Plugin)
+		}
+		inst, where = hal.Local(f), "in-process"
+	} else {
+		c, err := h.client(name, spec)
+		if err != nil {
+			return nil, err
+		}
+		inst, where = c.NewInstance(), fmt.Sprintf("plugin %s, pid %d", c.Path(), c.Pid())
+	}
+	if err := inst.Configure(m, settings); err != nil {
+		inst.Close()
+		return nil, fmt.Errorf("hal %q (%s): configure: %w", name, where, err)
+	}
+	mh, err := NewMachineHAL(name, where, inst, m, hw, h.log)
+	if err != nil {
+		inst.Close()
+		return nil, err
+	}
+	return mh, nil
+}
+
+// OpenMachine opens the HALs a machine lists, concurrently, in list order.
+// On any failure it closes what it opened and returns every error.
+func (h *Host) OpenMachine(names []string, m hal.Machine, hw Hardware) ([]*MachineHAL, error) {
+	out := make([]*MachineHAL, len(names))
+	errs := make([]error, len(names))
+	var wg sync.WaitGroup
+	for i, n := range names {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[i], errs[i] = h.Open(n, m, hw)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		for _, mh := range out {
+			if mh != nil {
+				mh.Close()
+			}
+		}
+		return nil, err
+	}
+	return out, nil
+}
+
+// Pids returns the running plugin processes' ids by HAL name.
+func (h *Host) Pids() map[string]int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := map[string]int{}
+	for n, c := range h.clients {
+		if !c.Exited() {
+			out[n] = c.Pid()
+		}
+	}
+	return out
+}
+
+// Close kills every plugin process the host started and waits for them.
+// Later opens fail with ErrClosed. Close is idempotent.
+func (h *Host) Close() {
+	h.mu.Lock()
+	h.closed = true
+	clients := h.clients
+	h.clients = map[string]*halrpc.Client{}
+	h.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, c := range clients {
+		wg.Add(1)
+		go func() { defer wg.Done(); c.Kill() }()
+	}
+	wg.Wait()
+}
+
+// CloseWhenDone closes the host when ctx ends (Ctrl-C through
+// signal.NotifyContext, a run's timeout). It returns a function that
+// stops watching.
+func (h *Host) CloseWhenDone(ctx context.Context) (stop func() bool) {
+	return context.AfterFunc(ctx, h.Close)
+}
+
+func (h *Host) names() []string { return sortedKeys(h.hals) }
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

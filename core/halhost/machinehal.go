@@ -1,0 +1,245 @@
+package halhost
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/proflab/proflab/halplugins/hal"
+	"github.com/proflab/proflab/halplugins/haltest"
+	"github.com/proflab/proflab/kernel"
+	"github.com/proflab/proflab/kernel/nt"
+)
+
+// MachineHAL is one machine's HAL instance of one configured HAL, as the
+// kernel sees it: it implements kernel.HAL by forwarding to the instance
+// (a plugin or in-process), checks every answer, hands each call's
+// programming to the machine's Hardware and returns the kernel-relevant
+// part. Errors name the HAL, where it runs and the call; a plugin answer
+// that makes no sense is an error, never a panic.
+type MachineHAL struct {
+	name    string
+	where   string // "plugin /path (pid 123)" or "in-process"
+	inst    hal.Instance
+	machine hal.Machine
+	hw      Hardware
+	log     *slog.Logger
+
+	desc      hal.Description
+	abilities hal.Abilities
+	sources   []kernel.SourceDescriptor
+	bounds    map[nt.Source]nt.Bounds
+
+	mu     sync.Mutex
+	failed error // the first failure; later calls repeat it
+}
+
+var _ kernel.HAL = (*MachineHAL)(nil)
+
+// NewMachineHAL wraps a configured instance for one machine: it describes
+// it once and checks the description. name is the HAL's config name,
+// where says where it runs (for errors), hw receives its programming (nil
+// discards it), log receives its programming's log lines (nil discards).
+func NewMachineHAL(name, where string, inst hal.Instance, m hal.Machine, hw Hardware, log *slog.Logger) (*MachineHAL, error) {
+	if hw == nil {
+		hw = Discard{}
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	h := &MachineHAL{name: name, where: where, inst: inst, machine: m, hw: hw, log: log.With("hal", name)}
+	d, err := inst.Describe()
+	if err != nil {
+		return nil, h.wrap("describe", err)
+	}
+	if err := haltest.CheckDescription(d); err != nil {
+		return nil, h.wrap("describe", fmt.Errorf("nonsense answer: %w", err))
+	}
+	if h.abilities, err = inst.Abilities(); err != nil {
+		return nil, h.wrap("abilities", err)
+	}
+	h.desc = d
+	h.bounds = make(map[nt.Source]nt.Bounds, len(d.Sources))
+	for _, s := range d.Sources {
+		h.sources = append(h.sources, kernel.SourceDescriptor{
+			Source: s.Source, Name: s.Name, Description: s.Description, Units: s.Units, Bounds: s.Bounds, Precise: s.Precise,
+		})
+		h.bounds[s.Source] = s.Bounds
+	}
+	return h, nil
+}
+
+func (h *MachineHAL) wrap(call string, err error) error {
+	return fmt.Errorf("hal %q (%s): %s: %w", h.name, h.where, call, err)
+}
+
+// fail records and returns the first failure.
+func (h *MachineHAL) fail(call string, err error) error {
+	err = h.wrap(call, err)
+	h.mu.Lock()
+	if h.failed == nil {
+		h.failed = err
+	}
+	h.mu.Unlock()
+	return err
+}
+
+func (h *MachineHAL) broken() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.failed != nil {
+		return fmt.Errorf("hal %q failed earlier in this run: %w", h.name, h.failed)
+	}
+	return nil
+}
+
+// Name is the HAL's config name.
+func (h *MachineHAL) Name() string { return h.name }
+
+// Description is what the HAL described.
+func (h *MachineHAL) Description() hal.Description { return h.desc }
+
+// Abilities are the HAL's optional abilities.
+func (h *MachineHAL) Abilities() hal.Abilities { return h.abilities }
+
+// Sources returns the described sources, in source order.
+func (h *MachineHAL) Sources() []kernel.SourceDescriptor {
+	return append([]kernel.SourceDescriptor(nil), h.sources...)
+}
+
+func callName(call string, src nt.Source, cpus []int) string {
+	return fmt.Sprintf("%s %s on processors %v", call, src, cpus)
+}
+
+// apply checks p and hands it to the hardware.
+func (h *MachineHAL) apply(call string, p hal.Programming, addressed []int) error {
+	if err := checkProgramming(p, h.machine.CPUs, addressed); err != nil {
+		return h.fail(call, fmt.Errorf("nonsense answer: %w", err))
+	}
+	for _, l := range p.Log {
+		h.log.Info(l)
+	}
+	if p.Empty() {
+		return nil
+	}
+	if err := h.hw.Apply(h.name, p); err != nil {
+		return h.fail(call, fmt.Errorf("applying its programming: %w", err))
+	}
+	return nil
+}
+
+// QuerySource is HalProfileSourceInformation on each processor.
+func (h *MachineHAL) QuerySource(cpus []int, src nt.Source) ([]kernel.SourceInfo, error) {
+	if err := h.broken(); err != nil {
+		return nil, err
+	}
+	call := callName("query", src, cpus)
+	info, err := h.inst.QuerySource(cpus, src)
+	if err != nil {
+		return nil, h.fail(call, err)
+	}
+	if len(info) != len(cpus) {
+		return nil, h.fail(call, fmt.Errorf("nonsense answer: %d entries for %d processors", len(info), len(cpus)))
+	}
+	b, described := h.bounds[src]
+	out := make([]kernel.SourceInfo, len(info))
+	for i, v := range info {
+		if described && v.Supported && (v.Interval < b.Min || v.Interval > b.Max) {
+			return nil, h.fail(call, fmt.Errorf("nonsense answer: processor %d's interval %d is outside the described bounds [%d, %d]", cpus[i], v.Interval, b.Min, b.Max))
+		}
+		out[i] = kernel.SourceInfo{Supported: v.Supported, Interval: v.Interval}
+	}
+	return out, nil
+}
+
+// SetInterval is HalProfileSourceInterval on each processor.
+func (h *MachineHAL) SetInterval(cpus []int, src nt.Source, interval uint32) ([]uint32, error) {
+	if err := h.broken(); err != nil {
+		return nil, err
+	}
+	call := fmt.Sprintf("set %s to %d on processors %v", src, interval, cpus)
+	eff, p, err := h.inst.SetInterval(cpus, src, interval)
+	if err != nil {
+		return nil, h.fail(call, err)
+	}
+	if len(eff) != len(cpus) {
+		return nil, h.fail(call, fmt.Errorf("nonsense answer: %d effective intervals for %d processors", len(eff), len(cpus)))
+	}
+	if b, ok := h.bounds[src]; ok {
+		for i, v := range eff {
+			if v < b.Min || v > b.Max {
+				return nil, h.fail(call, fmt.Errorf("nonsense answer: processor %d's effective interval %d is outside the described bounds [%d, %d]", cpus[i], v, b.Min, b.Max))
+			}
+		}
+	}
+	if err := h.apply(call, p, cpus); err != nil {
+		return nil, err
+	}
+	return eff, nil
+}
+
+// StartInterrupt is HalStartProfileInterrupt on each processor.
+func (h *MachineHAL) StartInterrupt(cpus []int, src nt.Source) error {
+	return h.programCall(callName("start", src, cpus), cpus, func() (hal.Programming, error) { return h.inst.StartInterrupt(cpus, src) })
+}
+
+// StopInterrupt is HalStopProfileInterrupt on each processor.
+func (h *MachineHAL) StopInterrupt(cpus []int, src nt.Source) error {
+	return h.programCall(callName("stop", src, cpus), cpus, func() (hal.Programming, error) { return h.inst.StopInterrupt(cpus, src) })
+}
+
+// Reset returns the instance to its configured state between runs and
+// applies the programming that implies. A HAL that failed stays failed.
+func (h *MachineHAL) Reset() error {
+	return h.programCall("reset", nil, h.inst.Reset)
+}
+
+// RefillTimer asks a TimerRefiller HAL for more one-shot periods for the
+// processors whose queues ran dry (the simulator calls it).
+func (h *MachineHAL) RefillTimer(cpus []int) error {
+	if !h.abilities.TimerRefiller {
+		return h.wrap(fmt.Sprintf("refill timer on processors %v", cpus), hal.ErrUnsupported)
+	}
+	return h.programCall(fmt.Sprintf("refill timer on processors %v", cpus), cpus, func() (hal.Programming, error) { return h.inst.RefillTimer(cpus) })
+}
+
+// ControlArea tells a ControlAreaObserver HAL that processors gained or
+// lost a PEBS control area; other HALs are not called.
+func (h *MachineHAL) ControlArea(cpus []int, present bool) error {
+	if !h.abilities.ControlAreaObserver {
+		return nil
+	}
+	return h.programCall(fmt.Sprintf("control area present=%v on processors %v", present, cpus), cpus, func() (hal.Programming, error) {
+		return h.inst.ControlArea(cpus, present)
+	})
+}
+
+// Interrupts hands an InterruptHook HAL a batch of interrupts (at most
+// hal.InterruptBatchMax); other HALs are not called.
+func (h *MachineHAL) Interrupts(batch []hal.Interrupt) error {
+	if !h.abilities.InterruptHook || len(batch) == 0 {
+		return nil
+	}
+	return h.programCall(fmt.Sprintf("interrupts (%d)", len(batch)), nil, func() (hal.Programming, error) { return h.inst.Interrupts(batch) })
+}
+
+func (h *MachineHAL) programCall(call string, addressed []int, fn func() (hal.Programming, error)) error {
+	if err := h.broken(); err != nil {
+		return err
+	}
+	p, err := fn()
+	if err != nil {
+		return h.fail(call, err)
+	}
+	return h.apply(call, p, addressed)
+}
+
+// Close releases the instance (the plugin process stays, for other
+// machines and runs).
+func (h *MachineHAL) Close() error {
+	if err := h.inst.Close(); err != nil && !errors.Is(err, hal.ErrUnsupported) {
+		return h.wrap("close", err)
+	}
+	return nil
+}
