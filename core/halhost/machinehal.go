@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 
 	"github.com/proflab/proflab/halplugins/hal"
 	"github.com/proflab/proflab/halplugins/haltest"
@@ -30,6 +31,8 @@ type MachineHAL struct {
 	abilities hal.Abilities
 	sources   []kernel.SourceDescriptor
 	bounds    map[nt.Source]nt.Bounds
+
+	calls atomic.Int64 // calls made to the instance
 
 	mu     sync.Mutex
 	failed error // the first failure; later calls repeat it
@@ -94,6 +97,11 @@ func (h *MachineHAL) broken() error {
 	return nil
 }
 
+// Calls returns how many calls (plugin round trips, for a plugin) the
+// adapter has made to its instance since it was opened, Describe and
+// Configure excluded.
+func (h *MachineHAL) Calls() int64 { return h.calls.Load() }
+
 // Name is the HAL's config name.
 func (h *MachineHAL) Name() string { return h.name }
 
@@ -135,6 +143,7 @@ func (h *MachineHAL) QuerySource(cpus []int, src nt.Source) ([]kernel.SourceInfo
 		return nil, err
 	}
 	call := callName("query", src, cpus)
+	h.calls.Add(1)
 	info, err := h.inst.QuerySource(cpus, src)
 	if err != nil {
 		return nil, h.fail(call, err)
@@ -159,6 +168,7 @@ func (h *MachineHAL) SetInterval(cpus []int, src nt.Source, interval uint32) ([]
 		return nil, err
 	}
 	call := fmt.Sprintf("set %s to %d on processors %v", src, interval, cpus)
+	h.calls.Add(1)
 	eff, p, err := h.inst.SetInterval(cpus, src, interval)
 	if err != nil {
 		return nil, h.fail(call, err)
@@ -228,6 +238,7 @@ func (h *MachineHAL) programCall(call string, addressed []int, fn func() (hal.Pr
 	if err := h.broken(); err != nil {
 		return err
 	}
+	h.calls.Add(1)
 	p, err := fn()
 	if err != nil {
 		return h.fail(call, err)

@@ -1,8 +1,10 @@
 // Command testplugin is a HAL plugin that misbehaves on request, for the
 // process-boundary tests of halrpc and the host:
 //
-//	testplugin [-mode ok|crash|hang|nonsense] [-protocol N] [-orphan-pidfile F]
+//	testplugin [-mode ok|crash|hang|nonsense] [-protocol N]
 //
+// Installed under the name hal-MODE (a link or copy), it takes its mode
+// from its name, so a host configuration can choose it without arguments.
 // ok behaves as the apic HAL; crash exits in StartInterrupt; hang never
 // answers StartInterrupt; nonsense answers queries with the wrong number of
 // entries and programs a processor it was not asked about. -protocol serves
@@ -12,6 +14,8 @@ package main
 import (
 	"flag"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	hclog "github.com/hashicorp/go-hclog"
@@ -51,7 +55,11 @@ func (f *faulty) QuerySource(cpus []int, src hal.Source) ([]hal.SourceInfo, erro
 }
 
 func main() {
-	mode := flag.String("mode", "ok", "ok, crash, hang or nonsense")
+	def := "ok"
+	if m, ok := strings.CutPrefix(filepath.Base(os.Args[0]), "hal-"); ok {
+		def = m
+	}
+	mode := flag.String("mode", def, "ok, crash, hang or nonsense")
 	protocol := flag.Int("protocol", halrpc.ProtocolVersion, "protocol version to serve")
 	flag.Parse()
 	factory := func() hal.HAL { return &faulty{HAL: apic.New(), mode: *mode} }
