@@ -1,0 +1,71 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/proflab/proflab/halplugins/hal"
+	"github.com/proflab/proflab/halplugins/haltest"
+)
+
+// The HAL passes the conformance suite in-process.
+func TestConformance(t *testing.T) { haltest.Run(t, newHAL) }
+
+// Its counters carry the configured skid.
+func TestSkidSetting(t *testing.T) {
+	in := hal.Local(newHAL)
+	if err := in.Configure(haltest.Machines()[0], []byte(`{"skid": 7}`)); err != nil {
+		t.Fatal(err)
+	}
+	p, err := in.StartInterrupt([]int{0}, hal.ProfileBranchMispredictions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Counters) != 1 || p.Counters[0].Index != 1 || p.Counters[0].Skid[0].Instructions != 7 {
+		t.Fatalf("programming %+v", p)
+	}
+	if err := hal.Local(newHAL).Configure(haltest.Machines()[0], []byte(`{"skid": 5000}`)); err == nil {
+		t.Fatal("skid 5000 accepted")
+	}
+}
+
+// Built as a plugin, it passes `proflab hal check` and shows in
+// `proflab hal list` when the config points at it.
+func TestProflabHalCheck(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds proflab and the plugin")
+	}
+	dir := t.TempDir()
+	plugin, err := haltest.Build(dir, "github.com/proflab/proflab/examples/custom-hal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	proflab, err := haltest.Build(dir, "github.com/proflab/proflab/cmd/proflab")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(proflab, "hal", "check", plugin).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "16 passed, 0 failed") {
+		t.Fatalf("proflab hal check: %v\n%s", err, out)
+	}
+
+	cfg := filepath.Join(dir, "lab.toml")
+	doc := "[machine]\nhal = [\"apic\", \"skid\"]\n\n[hal.skid]\nplugin = \"" + plugin + "\"\nsettings = { skid = 5 }\n"
+	if err := os.WriteFile(cfg, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(proflab, "hal", "list", "-c", cfg)
+	cmd.Env = append(os.Environ(), "PROFLAB_PLUGIN_PATH="+os.Getenv("PROFLAB_PLUGIN_PATH"))
+	out, err = cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && strings.Contains(string(out), "proflab-hal-") {
+		t.Skipf("the shipped plugins are not built (make build): %s", out)
+	}
+	if err != nil || !strings.Contains(string(out), "skid (fixed-skid 1.0.0): 2 sources") {
+		t.Fatalf("proflab hal list: %v\n%s", err, out)
+	}
+}
