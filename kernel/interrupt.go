@@ -44,11 +44,11 @@ func (m *Machine) ProfileInterrupt(in Interrupt) error {
 	in.IP &= m.lay.ptrMask
 	// 2. the current process's list, then the global list.
 	if in.Thread != nil && in.Thread.proc.list.head != nil {
-		if bc := m.walk(&in.Thread.proc.list, &in); bc != nil {
+		if bc := m.walk(&in.Thread.proc.list, in); bc != nil {
 			return bc
 		}
 	}
-	if bc := m.walk(&m.globalList, &in); bc != nil {
+	if bc := m.walk(&m.globalList, in); bc != nil {
 		return bc
 	}
 	// Before 6.2 there are no callback objects: the sampled-profile event
@@ -60,7 +60,7 @@ func (m *Machine) ProfileInterrupt(in Interrupt) error {
 }
 
 // walk applies one list to an interrupt.
-func (m *Machine) walk(l *profileList, in *Interrupt) *BugCheck {
+func (m *Machine) walk(l *profileList, in Interrupt) *BugCheck {
 	hasSource := m.ver.hasSource()
 	inclusive := m.ver.inclusiveEndBug()
 	bit := uint64(1) << in.CPU
@@ -69,7 +69,8 @@ func (m *Machine) walk(l *profileList, in *Interrupt) *BugCheck {
 		if k.callback != nil {
 			// 5. callback objects: a source match is the only condition.
 			if int32(k.source) == int32(in.Source) {
-				k.callback(m, in)
+				c := in // only callbacks see (and may keep) a copy
+				k.callback(m, &c)
 			}
 			k = next
 			continue

@@ -109,7 +109,6 @@ type Machine struct {
 
 	logger   *TraceSession
 	sessions int
-	sampled  *kprofile // the sampled-profile callback object while enabled
 
 	now uint64 // simulated time, 100 ns units
 

@@ -260,12 +260,6 @@ func (v memView) write(addr uint64, data []byte) error {
 	})
 }
 
-func (v memView) readU32(addr uint64) (uint32, error) {
-	var b [4]byte
-	err := v.read(addr, b[:])
-	return binary.LittleEndian.Uint32(b[:]), err
-}
-
 func (v memView) writeU32(addr uint64, x uint32) error {
 	var b [4]byte
 	binary.LittleEndian.PutUint32(b[:], x)
@@ -276,12 +270,6 @@ func (v memView) writeU64(addr uint64, x uint64) error {
 	var b [8]byte
 	binary.LittleEndian.PutUint64(b[:], x)
 	return v.write(addr, b[:])
-}
-
-func (v memView) readU64(addr uint64) (uint64, error) {
-	var b [8]byte
-	err := v.read(addr, b[:])
-	return binary.LittleEndian.Uint64(b[:]), err
 }
 
 // writePtr writes a pointer-sized value.
@@ -393,12 +381,12 @@ func (m *Machine) poolAlloc(size uint64) (uint64, bool) {
 		m.pool.failures--
 		return 0, false
 	}
-	size = (size + 63) &^ 63
-	if m.pool.cursor+size > m.pool.limit {
+	rounded := (size + 63) &^ 63 // cache-aligned
+	if m.pool.cursor+rounded > m.pool.limit {
 		return 0, false
 	}
 	addr := m.pool.cursor
-	m.pool.cursor += size
+	m.pool.cursor += rounded
 	for a := addr &^ (PageSize - 1); a < addr+size; a += PageSize {
 		if _, ok := m.sysPT[a>>pageShift]; !ok {
 			m.sysPT[a>>pageShift] = pte{f: &frame{}, prot: ProtReadWrite}

@@ -89,31 +89,47 @@ func (v Version) AtLeast(s string) bool { return v.key() >= MustVersion(s).key()
 // Before reports whether v is earlier than s.
 func (v Version) Before(s string) bool { return !v.AtLeast(s) }
 
+// Version keys of the versions where behaviours change.
+const (
+	k3_50       = 3500000
+	k3_51       = 3510000
+	k4_0        = 4000000
+	k5_0        = 5000000
+	k5_1        = 5010000
+	k5_2        = 5020000
+	k6_0        = 6000000
+	k6_1        = 6010000
+	k6_2        = 6020000
+	k6_3        = 6030000
+	k10_0_15063 = 10001506
+	k10_0_17763 = 10001776
+)
+
 // Feature predicates: each names the version where the behaviour starts,
 // per nt-profiling.md §6.
-func (v Version) hasSource() bool              { return v.AtLeast("3.51") } // source and affinity in create
-func (v Version) hasSP4Validation() bool       { return v.AtLeast("4.0") }  // "4.0" models SP4
-func (v Version) hasCreateEx() bool            { return v.AtLeast("6.1") }
-func (v Version) hasStartLimit() bool          { return v.AtLeast("6.1") }
-func (v Version) hasHALSourceCheck() bool      { return v.AtLeast("6.2") }
-func (v Version) setNeedsPrivilege() bool      { return v.AtLeast("6.2") }
-func (v Version) hasCallbackObjects() bool     { return v.AtLeast("6.2") }
-func (v Version) inclusiveEndBug() bool        { return v.AtLeast("6.2") && v.Before("10.0.17763") }
-func (v Version) restrictedCheck() bool        { return v.AtLeast("6.3") }
-func (v Version) fixedBufferCheck() bool       { return v.AtLeast("10.0.15063") }
-func (v Version) hasSampledProfile() bool      { return v.AtLeast("5.1") }
-func (v Version) hasSetIntervalEvent() bool    { return v.AtLeast("6.0") }
-func (v Version) hasKernelLogger() bool        { return v.AtLeast("5.0") }
-func (v Version) hasPerfTraceClass() bool      { return v.AtLeast("6.0") }
-func (v Version) hasControlArea() bool         { return v.AtLeast("6.2") }
-func (v Version) hasPerfInfoEx() bool          { return v.AtLeast("6.2") }
-func (v Version) hasTraceQuery() bool          { return v.AtLeast("6.2") }
-func (v Version) hasTraceSet() bool            { return v.AtLeast("6.1") }
-func (v Version) hasTraceProfileClasses() bool { return v.AtLeast("6.2") }
+func (v Version) hasSource() bool              { return v.key() >= k3_51 } // source and affinity in create
+func (v Version) hasSP4Validation() bool       { return v.key() >= k4_0 }  // "4.0" models SP4
+func (v Version) hasCreateEx() bool            { return v.key() >= k6_1 }
+func (v Version) hasStartLimit() bool          { return v.key() >= k6_1 }
+func (v Version) hasHALSourceCheck() bool      { return v.key() >= k6_2 }
+func (v Version) setNeedsPrivilege() bool      { return v.key() >= k6_2 }
+func (v Version) hasCallbackObjects() bool     { return v.key() >= k6_2 }
+func (v Version) inclusiveEndBug() bool        { return v.key() >= k6_2 && v.key() < k10_0_17763 }
+func (v Version) restrictedCheck() bool        { return v.key() >= k6_3 }
+func (v Version) fixedBufferCheck() bool       { return v.key() >= k10_0_15063 }
+func (v Version) hasSampledProfile() bool      { return v.key() >= k5_1 }
+func (v Version) hasSetIntervalEvent() bool    { return v.key() >= k6_0 }
+func (v Version) hasKernelLogger() bool        { return v.key() >= k5_0 }
+func (v Version) hasPerfTraceClass() bool      { return v.key() >= k6_0 }
+func (v Version) hasControlArea() bool         { return v.key() >= k6_2 }
+func (v Version) hasPerfInfoEx() bool          { return v.key() >= k6_2 }
+func (v Version) hasTraceQuery() bool          { return v.key() >= k6_2 }
+func (v Version) hasTraceSet() bool            { return v.key() >= k6_1 }
+func (v Version) hasTraceProfileClasses() bool { return v.key() >= k6_2 }
 
 // profileObjectType is KOBJECTS.ProfileObject for the version.
 func (v Version) profileObjectType() uint16 {
-	if v.Before("4.0") {
+	if v.key() < k4_0 {
 		return 0x0F
 	}
 	return 0x17
