@@ -1,0 +1,168 @@
+package kernel
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/proflab/proflab/kernel/nt"
+)
+
+// TestStoppedMachineRefusesWork: after a bug check every call that would
+// run the machine fails with ErrHalted, and reads still work.
+func TestStoppedMachineRefusesWork(t *testing.T) {
+	e := newEnv(t, "10.0.19041", "")
+	a := e.alloc(e.p, 0x10)
+	_ = e.p.Write(a, []byte{7})
+	e.m.bugCheck(nt.IRQL_NOT_LESS_OR_EQUAL, 1, 2, 3, 4)
+	k, _ := e.m.NewKernelCaller(0)
+	calls := map[string]func() error{
+		"alloc":     func() error { _, err := e.p.Alloc(1, ProtReadWrite); return err },
+		"alloc_at":  func() error { _, err := e.p.AllocAt(0x7000000, 1, ProtReadWrite); return err },
+		"protect":   func() error { return e.p.Protect(a, 1, ProtRead) },
+		"free":      func() error { return e.p.Free(a) },
+		"write":     func() error { return e.p.Write(a, []byte{1}) },
+		"t.write":   func() error { return k.Write(a, []byte{1}) },
+		"logger":    func() error { _, err := e.m.StartKernelLogger(true); return err },
+		"interrupt": func() error { return e.interrupt(0, 0, 0, nil) },
+	}
+	for _, svc := range e.m.Services() {
+		name := svc.Name
+		calls[name] = func() error { _, err := e.th.Call(name, nil); return err }
+	}
+	for name, f := range calls {
+		if err := f(); !errors.Is(err, ErrHalted) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	b := make([]byte, 1)
+	if err := e.p.Read(a, b); err != nil || b[0] != 7 {
+		t.Fatal("reads must keep working")
+	}
+}
+
+// TestEveryServiceThroughCall drives each declared service with
+// plausible raw arguments on several versions.
+func TestEveryServiceThroughCall(t *testing.T) {
+	for _, v := range []string{"3.10", "5.1", "6.1", "6.2", "10.0.19041"} {
+		e := newEnv(t, v, "")
+		p := e.process(privileged())
+		th := p.MainThread()
+		buf := e.alloc(p, 0x1000)
+		h := e.alloc(p, 8)
+		for _, svc := range e.m.Services() {
+			var args []uint64
+			switch svc.Name {
+			case "NtCreateProfile":
+				args = []uint64{h, ^uint64(0), userBase, 0x40, 4, buf, 0x10, 0, ^uint64(0)}[:len(svc.Params)]
+			case "NtCreateProfileEx":
+				args = []uint64{h, ^uint64(0), userBase, 0x40, 4, buf, 0x10, 0, 0, 0}
+			case "NtStartProfile", "NtStopProfile", "NtClose":
+				args = []uint64{e.readPtr(p, h)}
+			case "NtQueryIntervalProfile":
+				args = []uint64{0, buf + 0x100}[2-len(svc.Params):]
+			case "NtSetIntervalProfile":
+				args = []uint64{5000, 0}[:len(svc.Params)]
+			case "NtQuerySystemInformation":
+				args = []uint64{uint64(nt.SystemProcessorPerformanceInformation), buf + 0x200, 0x30, buf + 0x300}
+			case "NtSetSystemInformation":
+				args = []uint64{0x12345, buf, 8}
+			case "TraceQueryInformation":
+				args = []uint64{0, uint64(nt.TraceSampledProfileIntervalInfo), buf + 0x400, 8, 0}
+			case "TraceSetInformation":
+				args = []uint64{0, uint64(nt.TracePmcEventListInfo), 0, 0}
+			}
+			r, err := th.Call(svc.Name, args)
+			if err != nil {
+				t.Fatalf("%s %s: %v", v, svc.Name, err)
+			}
+			if svc.Name == "NtSetSystemInformation" {
+				if Status(r) != StatusInvalidInfoClass {
+					t.Errorf("%s %s: %v", v, svc.Name, Status(r))
+				}
+			} else if svc.Name == "TraceSetInformation" && v == "6.1" {
+				if r != nt.ErrorNotSupported {
+					t.Errorf("%s %s: %d", v, svc.Name, r)
+				}
+			} else if r != 0 {
+				t.Errorf("%s %s: 0x%X", v, svc.Name, r)
+			}
+		}
+	}
+}
+
+func TestLargeMachines(t *testing.T) {
+	e := newEnv(t, "10.0.19041", "x64", withCPUs(64))
+	if e.m.activeMask() != ^uint64(0) {
+		t.Fatal("64 processors")
+	}
+	st, pr := e.createOn(e.th, CreateArgs{Process: e.m.currentProcessHandle(), ProfileBase: userBase, ProfileSize: 0x40, BucketSize: 4, BufferSize: 0x10, Affinity: ^uint64(0)})
+	e.mustStatus(StatusSuccess, st, nil)
+	e.start(e.th, pr)
+	if err := e.interrupt(63, nt.ProfileTime, userBase, e.th); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.readU32s(e.p, pr.buffer, 1); got[0] != 1 {
+		t.Fatal("cpu 63 did not count")
+	}
+	// 3.10 reports exact processor times (no tick rounding)
+	e = newEnv(t, "3.10", "x86")
+	e.m.AccountTime(0, CPUTimes{User: 12345})
+	buf := e.alloc(e.p, 0x100)
+	st, err := e.th.NtQuerySystemInformation(nt.SystemProcessorPerformanceInformation, buf, 0x30, 0)
+	e.mustStatus(StatusSuccess, st, err)
+	if got := e.readU32s(e.p, buf+0x10, 1)[0]; got != 12345 {
+		t.Fatalf("3.10 user time %d", got)
+	}
+}
+
+func TestTraceSetMoreClasses(t *testing.T) {
+	e := newEnv(t, "10.0.14393", "")
+	buf := e.alloc(e.p, 0x100)
+	for _, tc := range []struct {
+		class   uint32
+		session uint64
+		b       uint64
+		n       uint32
+		want    uint32
+	}{
+		{nt.TraceProfileSourceConfigInfo, 0, buf, 8, nt.ErrorSuccess},
+		{nt.TraceProfileSourceConfigInfo, 0, buf, 6, nt.ErrorIncorrectSize},
+		{nt.TracePmcEventListInfo, 0, buf, 24, nt.ErrorSuccess},
+		{nt.TracePmcEventListInfo, 0, buf, 5 * 24, nt.ErrorIncorrectSize},
+		{nt.TracePmcEventListInfo, 0, buf, 0, nt.ErrorInvalidParameter},
+		{nt.TraceSampledProfileIntervalInfo, 1, buf, 8, nt.ErrorInvalidParameter},
+		{nt.TraceSampledProfileIntervalInfo, 0, buf, 4, nt.ErrorBadLength},
+		{nt.TraceSampledProfileIntervalInfo, 0, kernelBase, 8, nt.ErrorNoAccess},
+	} {
+		r, err := e.th.TraceSetInformation(tc.session, tc.class, tc.b, tc.n)
+		if err != nil || r != tc.want {
+			t.Errorf("class %d len %d: %d %v, want %d", tc.class, tc.n, r, err, tc.want)
+		}
+	}
+	if e.m.maxPMCCounters() != 4 || newEnv(t, "10.0.15063", "").m.maxPMCCounters() != 8 {
+		t.Error("ETW_MAX_PMC_COUNTERS per version")
+	}
+	s, _ := e.m.StartKernelLogger(true)
+	if !s.Running() || !s.Profile() || e.m.KernelLogger() != s {
+		t.Fatal("session state")
+	}
+	// the sampled-profile data is in system memory the hardware may write
+	if err := e.m.WriteSystem(kernelBase, []byte{1}); err == nil {
+		t.Fatal("wrote an unmapped system page")
+	}
+	if rl := e.alloc(e.p, 4); true {
+		r, _ := e.th.TraceQueryInformation(0, nt.TraceProfileSourceListInfo, buf, 4, rl)
+		if r != nt.ErrorBadLength {
+			t.Fatalf("small buffer: %d", r)
+		}
+		if r, _ := e.th.TraceQueryInformation(0, nt.TraceProfileSourceListInfo, buf, 4, kernelBase); r != nt.ErrorNoAccess {
+			t.Fatalf("bad ReturnLength: %d", r)
+		}
+		if r, _ := e.th.TraceQueryInformation(3, nt.TraceProfileSourceListInfo, buf, 4, rl); r != nt.ErrorInvalidParameter {
+			t.Fatalf("session 3: %d", r)
+		}
+		if r, _ := e.th.TraceQueryInformation(0, 0x33, buf, 4, rl); r != nt.ErrorNotSupported {
+			t.Fatalf("unknown class: %d", r)
+		}
+	}
+}
