@@ -1,0 +1,48 @@
+package haltest_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/proflab/proflab/halplugins/apic"
+	"github.com/proflab/proflab/halplugins/hal"
+	"github.com/proflab/proflab/halplugins/haltest"
+)
+
+// broken misdescribes itself and programs the wrong processors.
+type broken struct{ hal.HAL }
+
+func (b broken) Describe() hal.Description {
+	d := b.HAL.Describe()
+	d.Sources = append(d.Sources, hal.SourceSpec{Source: hal.ProfileTime, Name: "Tick", Units: "", Bounds: hal.Bounds{Min: 9, Default: 1, Max: 5}})
+	return d
+}
+
+func (b broken) StartInterrupt(cpus []int, src hal.Source) (hal.Programming, error) {
+	return hal.Programming{Timers: []hal.TimerProgram{{CPU: 0, Enabled: true, Period: 1}}}, nil
+}
+
+func TestCheckFindsFaults(t *testing.T) {
+	rs := haltest.Check(func() (hal.Instance, error) { return hal.Local(func() hal.HAL { return broken{apic.New()} }), nil })
+	if !haltest.Failed(rs) {
+		t.Fatal("a broken HAL passed")
+	}
+	var msgs []string
+	for _, r := range rs {
+		if r.Err != nil {
+			msgs = append(msgs, r.Check+": "+r.Err.Error())
+		}
+	}
+	all := strings.Join(msgs, "\n")
+	for _, want := range []string{"not in ascending order", `named "Tick"`, "has no units", "min <= default <= max", "programmed processors [0]"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("no failure mentions %q:\n%s", want, all)
+		}
+	}
+}
+
+func TestShippedPass(t *testing.T) {
+	if rs := haltest.Check(func() (hal.Instance, error) { return hal.Local(apic.New), nil }); haltest.Failed(rs) {
+		t.Fatalf("%+v", rs)
+	}
+}

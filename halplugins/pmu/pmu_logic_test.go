@@ -1,0 +1,73 @@
+package pmu_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/proflab/proflab/halplugins/hal"
+	"github.com/proflab/proflab/halplugins/pmu"
+)
+
+func configured(t *testing.T, vendor, settings string) hal.Instance {
+	t.Helper()
+	in := hal.Local(pmu.New)
+	if err := in.Configure(hal.Machine{CPUs: 2, FreqMHz: 3000, Vendor: vendor, Arch: "x64"}, []byte(settings)); err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
+
+func TestSourcesPerVendor(t *testing.T) {
+	for vendor, want := range map[string]int{hal.VendorIntel: 12, hal.VendorAMD: 8} {
+		d, _ := configured(t, vendor, "").Describe()
+		if len(d.Sources) != want {
+			t.Errorf("%s: %d sources, want %d", vendor, len(d.Sources), want)
+		}
+		for _, s := range d.Sources {
+			if s.Source == hal.ProfileTime || s.Bounds != hal.CounterBounds() {
+				t.Errorf("%s: %+v", vendor, s)
+			}
+		}
+	}
+}
+
+func TestCountersRunOut(t *testing.T) {
+	in := configured(t, hal.VendorIntel, `{"counters": 2, "skid": [{"instructions": 9, "weight": 1}]}`)
+	srcs := []hal.Source{hal.ProfileTotalIssues, hal.ProfileCacheMisses, hal.ProfileBranchMispredictions}
+	for i, s := range srcs[:2] {
+		p, err := in.StartInterrupt([]int{0, 1}, s)
+		if err != nil || len(p.Counters) != 2 || p.Counters[0].Index != i || p.Counters[0].Skid[0].Instructions != 9 {
+			t.Fatalf("start %s: %+v %v", s, p, err)
+		}
+		if sel, _ := hal.EventSelect(hal.VendorIntel, s); p.Counters[0].EventSelect != sel || p.Counters[0].Reload != 65536 {
+			t.Errorf("start %s programmed %+v", s, p.Counters[0])
+		}
+	}
+	p, _ := in.StartInterrupt([]int{1}, srcs[2])
+	if len(p.Counters) != 0 || len(p.Log) != 1 || !strings.Contains(p.Log[0], "processor 1: all 2 counters are busy") {
+		t.Fatalf("third start: %+v", p)
+	}
+	// A set reprograms started counters only; the refused one stays off.
+	_, p, _ = in.SetInterval([]int{1}, srcs[2], 5000)
+	if !p.Empty() {
+		t.Errorf("set on the refused source programmed %+v", p)
+	}
+	_, p, _ = in.SetInterval([]int{1}, srcs[0], 5000)
+	if len(p.Counters) != 1 || p.Counters[0].Reload != 5000 || p.Counters[0].Index != 0 {
+		t.Errorf("set on a started source programmed %+v", p)
+	}
+	// Stopping frees the counter; the retried start gets it.
+	in.StopInterrupt([]int{1}, srcs[0])
+	p, _ = in.StartInterrupt([]int{1}, srcs[2])
+	if len(p.Counters) != 1 || p.Counters[0].Index != 0 || !p.Counters[0].Enabled {
+		t.Errorf("retried start programmed %+v", p)
+	}
+}
+
+func TestSettingsChecked(t *testing.T) {
+	for _, s := range []string{`{"counters": 0}`, `{"counters": 9}`, `{"skid": [{"instructions": 1, "weight": 0}]}`, `{"min": 10, "default": 5}`} {
+		if err := hal.Local(pmu.New).Configure(hal.Machine{CPUs: 1, FreqMHz: 1, Vendor: hal.VendorIntel, Arch: "x64"}, []byte(s)); err == nil {
+			t.Errorf("settings %s accepted", s)
+		}
+	}
+}
