@@ -166,3 +166,25 @@ func TestTraceSetMoreClasses(t *testing.T) {
 		}
 	}
 }
+
+func TestProfilesListing(t *testing.T) {
+	e := newEnv(t, "10.0.19041", "")
+	a := e.own(e.th, userBase, 0x40, 4)
+	b := e.own(e.th, userBase, 0x80, 5)
+	e.start(e.th, a)
+	if err := e.interrupt(0, nt.ProfileTime, userBase+0x15, e.th); err != nil {
+		t.Fatal(err)
+	}
+	recs := e.m.Profiles()
+	if len(recs) != 2 || recs[0].Handle != a.handle || recs[1].Handle != b.handle || !recs[0].Info.Started || recs[1].Info.Started {
+		t.Fatalf("records %+v", recs)
+	}
+	c, err := recs[0].Counters()
+	if err != nil || len(c) != 4 || c[1] != 1 {
+		t.Fatalf("started counters %v %v", c, err)
+	}
+	c, err = recs[1].Counters()
+	if err != nil || len(c) != 4 || c[0] != 0 {
+		t.Fatalf("stopped counters %v %v", c, err)
+	}
+}

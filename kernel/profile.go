@@ -1,7 +1,9 @@
 package kernel
 
 import (
+	"encoding/binary"
 	"math/bits"
+	"sort"
 
 	"github.com/proflab/proflab/kernel/nt"
 )
@@ -540,4 +542,50 @@ func (p *Process) ProfileInfo(handle uint64) (ProfileInfo, bool) {
 		}
 	}
 	return info, true
+}
+
+// ProfileRecord is one profile handle in some process's table.
+type ProfileRecord struct {
+	Owner  *Process // the process whose handle table holds it
+	Handle uint64
+	Info   ProfileInfo
+}
+
+// Profiles lists every profile handle of every process (processes by id,
+// handles ascending), for the lab's outputs.
+func (m *Machine) Profiles() []ProfileRecord {
+	var out []ProfileRecord
+	for _, p := range m.Processes() {
+		hs := make([]uint64, 0, len(p.handles))
+		for h, e := range p.handles {
+			if _, ok := e.obj.(*eprofile); ok {
+				hs = append(hs, h)
+			}
+		}
+		sort.Slice(hs, func(i, j int) bool { return hs[i] < hs[j] })
+		for _, h := range hs {
+			info, _ := p.ProfileInfo(h)
+			out = append(out, ProfileRecord{Owner: p, Handle: h, Info: info})
+		}
+	}
+	return out
+}
+
+// Counters reads a profile's bucket counters through its system mapping
+// while it is started, or from its owner's buffer while stopped. n is the
+// number of whole ULONGs in the buffer.
+func (r ProfileRecord) Counters() ([]uint32, error) {
+	n := int(r.Info.BufferSize / 4)
+	b := make([]byte, 4*n)
+	var err error
+	if r.Info.MappedBuffer != 0 {
+		err = r.Owner.m.ReadSystem(r.Info.MappedBuffer, b)
+	} else {
+		err = r.Owner.MainThread().Read(r.Info.Buffer, b)
+	}
+	out := make([]uint32, n)
+	for i := range out {
+		out[i] = binary.LittleEndian.Uint32(b[4*i:])
+	}
+	return out, err
 }
