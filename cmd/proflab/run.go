@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/proflab/proflab/core/halhost"
 	luart "github.com/proflab/proflab/core/lua"
 	"github.com/proflab/proflab/core/scenario"
 )
@@ -23,42 +24,35 @@ type scenarioFlags struct {
 }
 
 func (f *scenarioFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.config, "config", "", "configuration file (TOML); default: the embedded configuration")
+	cmd.Flags().StringVar(&f.config, "config", "", "configuration file (TOML) merged over the embedded default")
 	cmd.Flags().StringArrayVar(&f.sets, "set", nil, "a parameter for lab.params, key=value (value read as a TOML literal); repeatable")
-	cmd.Flags().Uint64Var(&f.seed, "seed", 1, "the run's seed (math.random, machines' default seed)")
-	cmd.Flags().DurationVar(&f.timeout, "timeout", scenario.DefaultTimeout, "wall-clock budget per scenario (0: none)")
+	cmd.Flags().Uint64Var(&f.seed, "seed", 1, "the run's seed (math.random, machines' default seed); default: the configuration's machine.seed")
+	cmd.Flags().DurationVar(&f.timeout, "timeout", 0, "wall-clock budget per scenario (0: none); default: the configuration's run.timeout")
 }
 
-// options builds the run options shared by every scenario of a command.
-func (f *scenarioFlags) options() (scenario.Options, error) {
+// options builds the run options shared by every scenario of a command:
+// the configuration's Setup, with the flags given overriding its seed and
+// budget.
+func (f *scenarioFlags) options(cmd *cobra.Command) (scenario.Options, error) {
 	params, err := scenario.ParseSets(f.sets)
 	if err != nil {
 		return scenario.Options{}, withCode(ExitUsage, err)
 	}
-	setup, err := loadSetup(f.config)
+	setup, err := scenario.LoadSetup(f.config, halhost.Options{})
 	if err != nil {
-		return scenario.Options{}, err
+		return scenario.Options{}, withCode(ExitUsage, fmt.Errorf("--config %s: %w", f.config, err))
 	}
-	timeout := f.timeout
-	if timeout == 0 {
-		timeout = -1 // the flag's 0 means no budget
+	opt := scenario.Options{Params: params, Seed: setup.Seed, Timeout: setup.Timeout, Setup: setup}
+	if cmd.Flags().Changed("seed") {
+		opt.Seed = f.seed
 	}
-	return scenario.Options{Params: params, Seed: f.seed, Timeout: timeout, Setup: setup}, nil
-}
-
-// loadSetup reads the configuration for the runs.
-//
-// TODO(config): core/config is being written; when it lands, load the file
-// here (or the embedded default when path is "") and fill the Setup with
-// the machine defaults and the HAL plugin host. Until then only the file's
-// existence is checked.
-func loadSetup(path string) (scenario.Setup, error) {
-	if path != "" {
-		if _, err := os.Stat(path); err != nil {
-			return scenario.Setup{}, withCode(ExitUsage, fmt.Errorf("--config: %w", err))
-		}
+	if cmd.Flags().Changed("timeout") {
+		opt.Timeout = f.timeout
 	}
-	return scenario.Setup{ConfigFile: path}, nil
+	if opt.Timeout == 0 {
+		opt.Timeout = -1 // 0 means no budget on the command line and in the configuration
+	}
+	return opt, nil
 }
 
 // signalContext is cancelled on Ctrl-C.
@@ -92,7 +86,7 @@ func newRunCmd() *cobra.Command {
 			"passed and nothing raised, 1 otherwise (2: bad input, 3: HAL plugin failure, 4: proflab bug).",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opt, err := flags.options()
+			opt, err := flags.options(cmd)
 			if err != nil {
 				return err
 			}
@@ -132,7 +126,7 @@ func newTestCmd() *cobra.Command {
 			"with its failures and closes with \"N passed, N failed\". Exit status 1 if any failed.",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			base, err := flags.options()
+			base, err := flags.options(cmd)
 			if err != nil {
 				return err
 			}

@@ -27,6 +27,7 @@ func (rt *Runtime) newLabModule() *lua.LTable {
 		"check":         rt.labCheck,
 		"record":        rt.labRecord,
 		"log":           rt.labLog,
+		"machine":       rt.labMachine,
 	}
 	for name, f := range funcs {
 		lab.RawSetString(name, rt.fn("lab."+name, f))

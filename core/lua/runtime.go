@@ -29,6 +29,12 @@ type Config struct {
 	// Library is the Lua library require finds besides the scenario's
 	// folder; nil means the embedded scripts/ library.
 	Library fs.FS
+	// HALs builds machines' HALs from their hal = {...} names; nil means
+	// the kernel's in-process test HALs (TestHALs).
+	HALs HALProvider
+	// Machine are the defaults of lab.machine{...}'s fields (from the
+	// configuration); zero fields take lua-api.md's defaults.
+	Machine MachineDefaults
 }
 
 // Check is one lab.check call.
@@ -53,6 +59,10 @@ type Runtime struct {
 	records map[string]any
 	bugs    []*Error
 	trace   string // traceback captured by the message handler
+
+	pluginFailure *Error   // the first HAL failure, which fails the run as a plugin error
+	releases      []func() // release machines' HALs at Close
+	closed        bool
 
 	loaded    map[string]lua.LValue // require's cache
 	loading   []string              // require's stack, for loop detection
@@ -87,14 +97,27 @@ func New(cfg Config) *Runtime {
 	})
 	rt.openSandbox()
 	rt.registerU64(rt.L)
+	rt.registerMachine(rt.L)
+	rt.registerCaller(rt.L)
+	rt.registerSession(rt.L)
 	rt.lab = rt.newLabModule()
 	rt.loaded["proflab"] = rt.lab
 	rt.L.SetGlobal("require", rt.fn("require", rt.require))
 	return rt
 }
 
-// Close releases the state.
-func (rt *Runtime) Close() { rt.L.Close() }
+// Close releases the machines' HALs and the state. It is idempotent.
+func (rt *Runtime) Close() {
+	if rt.closed {
+		return
+	}
+	rt.closed = true
+	for i := len(rt.releases) - 1; i >= 0; i-- {
+		rt.releases[i]()
+	}
+	rt.releases = nil
+	rt.L.Close()
+}
 
 // SetContext bounds everything the state runs afterwards by ctx: when ctx
 // ends, the running script stops with an error at its next instruction.
@@ -135,6 +158,10 @@ func (rt *Runtime) Bug() *Error {
 	}
 	return rt.bugs[0]
 }
+
+// PluginFailure returns the first HAL failure of the run, or nil. It
+// fails the run (exit status 3) even when the script caught the error.
+func (rt *Runtime) PluginFailure() *Error { return rt.pluginFailure }
 
 // logLine writes one line to the run log.
 func (rt *Runtime) logLine(s string) {

@@ -3,6 +3,8 @@ package scenario
 import (
 	"io"
 	"time"
+
+	luart "github.com/proflab/proflab/core/lua"
 )
 
 // DefaultTimeout is the wall-clock budget of a run when Options.Timeout is
@@ -28,16 +30,12 @@ type Options struct {
 	// Log receives the run's log (print, lab.log) as it is written; it is
 	// also kept in Result.Log. nil: kept only.
 	Log io.Writer
-	// Setup is what the configuration gives every run.
+	// Setup is what the configuration gives every run (zero: lua-api.md's
+	// machine defaults and the in-process test HALs).
 	Setup Setup
-}
-
-// Setup is what the configuration (--config, or the embedded default)
-// gives every run. It is the seam where the configuration loader and the
-// HAL plugin host plug in.
-type Setup struct {
-	// ConfigFile is the configuration's path ("" for the default).
-	ConfigFile string
+	// HALs, when set, is the HAL provider to use (RunAll sets one per
+	// worker); otherwise Run makes one from Setup.NewHALs for the run.
+	HALs luart.HALProvider
 }
 
 // budget returns the effective timeout (0: none).

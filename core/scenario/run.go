@@ -63,11 +63,23 @@ func Run(ctx context.Context, opt Options) (res Result) {
 	if opt.Log != nil {
 		w = io.MultiWriter(opt.Log, logs)
 	}
+	hals := opt.HALs
+	if hals == nil && opt.Setup.NewHALs != nil {
+		h, closeHALs, err := opt.Setup.NewHALs()
+		if err != nil {
+			res.Error = &Error{Kind: luart.KindPlugin, Message: fmt.Sprintf("cannot prepare the HALs: %v", err)}
+			return res
+		}
+		defer closeHALs()
+		hals = h
+	}
 	rt := luart.New(luart.Config{
-		Dir:    filepath.Dir(opt.File),
-		Params: opt.Params,
-		Seed:   opt.Seed,
-		Log:    w,
+		Dir:     filepath.Dir(opt.File),
+		Params:  opt.Params,
+		Seed:    opt.Seed,
+		Log:     w,
+		HALs:    hals,
+		Machine: opt.Setup.Machine,
 	})
 	defer rt.Close()
 	rt.SetContext(ctx)
@@ -76,14 +88,15 @@ func Run(ctx context.Context, opt Options) (res Result) {
 	res.Checks = append(res.Checks, rt.Checks()...)
 	res.Records = rt.Records()
 	res.Log = logs.String()
-	res.Error = finalError(ctx, opt, err, rt.Bug())
+	res.Error = finalError(ctx, opt, err, rt.Bug(), rt.PluginFailure())
 	return res
 }
 
 // finalError decides the run's error: the budget or a cancellation wins
-// over whatever the script saw (it may have caught the error), then a Lua
-// error, then a proflab bug the script caught.
-func finalError(ctx context.Context, opt Options, err *Error, bug *Error) *Error {
+// over whatever the script saw (it may have caught the error), then a
+// proflab bug, then a HAL plugin failure (which may have surfaced as a Lua
+// error, or been caught), then the script's own error.
+func finalError(ctx context.Context, opt Options, err, bug, plugin *Error) *Error {
 	if ctx.Err() != nil {
 		where := ""
 		if err != nil {
@@ -98,10 +111,18 @@ func finalError(ctx context.Context, opt Options, err *Error, bug *Error) *Error
 		}
 		return e
 	}
-	if err != nil {
+	switch {
+	case err != nil && err.Kind == luart.KindBug:
 		return err
+	case bug != nil:
+		return bug
+	case plugin != nil:
+		if err != nil {
+			plugin.Traceback = err.Traceback
+		}
+		return plugin
 	}
-	return bug
+	return err
 }
 
 // wherePrefix returns the "file:line: " at the start of a Lua message.

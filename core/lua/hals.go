@@ -1,0 +1,108 @@
+package luart
+
+import (
+	"fmt"
+
+	"github.com/proflab/proflab/halplugins/pebs"
+	"github.com/proflab/proflab/kernel"
+	"github.com/proflab/proflab/kernel/nt"
+)
+
+// MachineSpec is what a machine's HALs are told about it when they are
+// opened (the plugins' configure call).
+type MachineSpec struct {
+	Version kernel.Version
+	Arch    kernel.Arch
+	CPUs    int
+	Vendor  string // nt.VendorIntel or nt.VendorAMD
+	PEBS    bool
+	FreqMHz int
+	Seed    uint64
+}
+
+// HALProvider builds the HALs of one machine from the names its
+// `hal = {...}` field lists. It is the seam between the Lua bindings and
+// the HAL plugin host: the runtime asks it once per lab.machine{...}.
+type HALProvider interface {
+	// Names lists the HAL names that may be asked for, for checking and
+	// messages.
+	Names() []string
+	// Open returns one kernel.HAL per name, in order, and a function that
+	// releases them (called when the run ends). An error means a HAL could
+	// not be made ready (a plugin failed to start or to configure).
+	Open(names []string, spec MachineSpec) (hals []kernel.HAL, release func(), err error)
+}
+
+// TestHALs is the HALProvider of the kernel's in-process test HALs, used
+// when no plugin host is configured: "apic" (ProfileTime), "pmu" (the
+// vendor's counter sources) and "pebs" (the PEBS-capable Intel sources;
+// nothing on AuthenticAMD), each with the standard bounds and clamping.
+type TestHALs struct{}
+
+// Names implements HALProvider.
+func (TestHALs) Names() []string { return []string{"apic", "pmu", "pebs"} }
+
+// Open implements HALProvider.
+func (TestHALs) Open(names []string, spec MachineSpec) ([]kernel.HAL, func(), error) {
+	hals := make([]kernel.HAL, 0, len(names))
+	for _, n := range names {
+		switch n {
+		case "apic":
+			hals = append(hals, kernel.NewTestHAL("apic", nt.ProfileTime))
+		case "pmu":
+			counters := nt.IntelCounterSources
+			if spec.Vendor == nt.VendorAMD {
+				counters = nt.AMDCounterSources
+			}
+			hals = append(hals, kernel.NewTestHAL("pmu", counters...))
+		case "pebs":
+			var srcs []nt.Source
+			if spec.Vendor != nt.VendorAMD {
+				srcs = pebs.Sources()
+			}
+			hals = append(hals, kernel.NewTestHAL("pebs", srcs...))
+		default:
+			return nil, nil, fmt.Errorf("no HAL named %q (the in-process HALs are apic, pmu and pebs)", n)
+		}
+	}
+	return hals, func() {}, nil
+}
+
+// MachineDefaults are the defaults of lab.machine{...}'s fields, from the
+// configuration's [machine] table; zero fields take lua-api.md's defaults.
+type MachineDefaults struct {
+	Version string   // "10.0.19041"
+	Arch    string   // "x64" ("x86" for versions before 5.2 whatever this says)
+	CPUs    int      // 4
+	Vendor  string   // "GenuineIntel"
+	PEBS    *bool    // true
+	FreqMHz int      // 3000
+	HAL     []string // {"apic", "pmu", "pebs"}
+}
+
+// withContractDefaults fills the zero fields with lua-api.md's defaults.
+func (d MachineDefaults) withContractDefaults() MachineDefaults {
+	if d.Version == "" {
+		d.Version = kernel.DefaultVersion
+	}
+	if d.Arch == "" {
+		d.Arch = "x64"
+	}
+	if d.CPUs == 0 {
+		d.CPUs = 4
+	}
+	if d.Vendor == "" {
+		d.Vendor = nt.VendorIntel
+	}
+	if d.PEBS == nil {
+		t := true
+		d.PEBS = &t
+	}
+	if d.FreqMHz == 0 {
+		d.FreqMHz = 3000
+	}
+	if d.HAL == nil {
+		d.HAL = []string{"apic", "pmu", "pebs"}
+	}
+	return d
+}

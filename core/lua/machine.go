@@ -1,0 +1,332 @@
+package luart
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/proflab/proflab/kernel"
+	"github.com/proflab/proflab/kernel/nt"
+)
+
+// machineTypeName is the registry key of the machine metatable.
+const machineTypeName = "proflab.machine"
+
+// machineFields are the fields lab.machine{...} takes.
+var machineFields = []string{"version", "arch", "cpus", "cpu_vendor", "pebs", "freq_mhz", "hal", "seed", "cache_errata_interval"}
+
+// machine is the Go side of a machine userdata.
+type machine struct {
+	km     *kernel.Machine
+	seed   uint64
+	hals   []string
+}
+
+// labMachine is lab.machine{...}: a simulated computer.
+func (rt *Runtime) labMachine(L *lua.LState) int {
+	const fn = "lab.machine"
+	f := CheckFields(L, fn, L.Get(1), machineFields...)
+	def := rt.cfg.Machine.withContractDefaults()
+
+	verText := f.String("version", def.Version)
+	ver, err := kernel.ParseVersion(verText)
+	if err != nil {
+		f.Errorf("version", "%v", err)
+	}
+	archDefault := def.Arch
+	if ver.Before("5.2") {
+		archDefault = "x86" // no x64 build before 5.2
+	}
+	archText := f.Enum("arch", archDefault, "x86", "x64")
+	arch, err := kernel.ParseArch(archText)
+	if err != nil {
+		f.Errorf("arch", "%v", err)
+	}
+	if arch == kernel.X64 && ver.Before("5.2") {
+		f.Errorf("arch", "Windows %s had no x64 build (x64 starts with 5.2); use arch = \"x86\"", ver)
+	}
+	spec := MachineSpec{
+		Version: ver,
+		Arch:    arch,
+		CPUs:    f.Int("cpus", min(def.CPUs, arch.MaxCPUs()), 1, arch.MaxCPUs()),
+		Vendor:  f.Enum("cpu_vendor", def.Vendor, nt.VendorIntel, nt.VendorAMD),
+		PEBS:    f.Bool("pebs", *def.PEBS),
+		FreqMHz: f.Int("freq_mhz", def.FreqMHz, 1, 1_000_000),
+		Seed:    f.Uint("seed", rt.cfg.Seed, 0, math.MaxUint64),
+	}
+	errata := uint32(f.Uint("cache_errata_interval", 0, 1, math.MaxUint32))
+	names := f.Strings("hal", def.HAL)
+	provider := rt.halProvider()
+	for i, n := range names {
+		if !contains(provider.Names(), n) {
+			msg := fmt.Sprintf("no HAL named %q; the configured HALs are %s", n, strings.Join(provider.Names(), ", "))
+			if s := closest(n, provider.Names()); s != "" {
+				msg = fmt.Sprintf("no HAL named %q (did you mean %q?); the configured HALs are %s", n, s, strings.Join(provider.Names(), ", "))
+			}
+			f.Errorf("hal", "%s", msg)
+		}
+		for _, m := range names[:i] {
+			if m == n {
+				f.Errorf("hal", "%q is listed twice", n)
+			}
+		}
+	}
+
+	hals, release, err := provider.Open(names, spec)
+	if err != nil {
+		rt.raisePlugin(L, fmt.Errorf("%s: opening the HALs %s: %w", fn, strings.Join(names, ", "), err))
+	}
+	if release != nil {
+		rt.releases = append(rt.releases, release)
+	}
+	km, err := kernel.NewMachine(kernel.Config{
+		Version: ver, Arch: arch, CPUs: spec.CPUs, Vendor: spec.Vendor, PEBS: spec.PEBS,
+		FreqMHz: spec.FreqMHz, CacheErrataInterval: errata, HALs: hals,
+	})
+	if err != nil {
+		var he *kernel.HALError
+		if errors.As(err, &he) {
+			rt.raisePlugin(L, fmt.Errorf("%s: %w", fn, err))
+		}
+		L.RaiseError("%s: %v", fn, err)
+	}
+	ud := L.NewUserData()
+	ud.Value = &machine{km: km, seed: spec.Seed, hals: names}
+	ud.Metatable = L.GetTypeMetatable(machineTypeName)
+	L.Push(ud)
+	return 1
+}
+
+// halProvider is the configured provider, or the test HALs.
+func (rt *Runtime) halProvider() HALProvider {
+	if rt.cfg.HALs != nil {
+		return rt.cfg.HALs
+	}
+	return TestHALs{}
+}
+
+// raisePlugin raises err as a Lua error and marks the run as failed by a
+// HAL plugin (exit status 3), even if the script catches it.
+func (rt *Runtime) raisePlugin(L *lua.LState, err error) {
+	if rt.pluginFailure == nil {
+		rt.pluginFailure = &Error{Kind: KindPlugin, Message: L.Where(1) + " " + err.Error()}
+	}
+	L.RaiseError("%s", err.Error())
+}
+
+// checkMachine returns the machine of a method call (self).
+func checkMachine(L *lua.LState, fn string) *machine {
+	ud, ok := L.Get(1).(*lua.LUserData)
+	if ok {
+		if m, ok := ud.Value.(*machine); ok {
+			return m
+		}
+	}
+	L.RaiseError("%s: call it as a method, m:%s(...), on a machine from lab.machine{...} (got %s)",
+		fn, strings.TrimPrefix(fn, "m:"), typeName(L.Get(1)))
+	return nil
+}
+
+// mustRun raises a Lua error naming the stop when the machine has stopped
+// (a bug check or a HAL failure): calls that would run it are refused.
+func (rt *Runtime) mustRun(L *lua.LState, m *machine, fn string) {
+	if err := m.km.Err(); err != nil {
+		L.RaiseError("%s: the machine has stopped: %v; only inspection (bugcheck, hal_log, hal_sources, cpu_count, events, memory reads) still works", fn, err)
+	}
+}
+
+// callError turns an error of a kernel call into the binding's answer:
+// a bug check this call caused is returned to Lua as (nil, bugcheck) by
+// the caller; a HAL failure is a plugin error; anything else a Lua error.
+// It returns the bug check when there is one to return.
+func (rt *Runtime) callError(L *lua.LState, m *machine, fn string, err error) *kernel.BugCheck {
+	var bc *kernel.BugCheck
+	if errors.As(err, &bc) && !errors.Is(err, kernel.ErrHalted) {
+		return bc
+	}
+	if errors.Is(err, kernel.ErrHalted) {
+		rt.mustRun(L, m, fn)
+	}
+	var he *kernel.HALError
+	if errors.As(err, &he) {
+		rt.raisePlugin(L, fmt.Errorf("%s: %w", fn, err))
+	}
+	L.RaiseError("%s: %v", fn, err)
+	return nil
+}
+
+// bugCheckTable is { code = n, name = "…", params = {p1, p2, p3, p4} }.
+func bugCheckTable(L *lua.LState, bc *kernel.BugCheck) *lua.LTable {
+	t := L.CreateTable(0, 3)
+	t.RawSetString("code", lua.LNumber(bc.Code))
+	t.RawSetString("name", lua.LString(bugCheckName(bc.Code)))
+	params := L.CreateTable(4, 0)
+	for _, p := range bc.Params {
+		params.Append(ResultValue(L, p))
+	}
+	t.RawSetString("params", params)
+	return t
+}
+
+// registerMachine installs the machine metatable.
+func (rt *Runtime) registerMachine(L *lua.LState) {
+	mt := L.NewTypeMetatable(machineTypeName)
+	methods := map[string]lua.LGFunction{
+		"process":             rt.machineProcess,
+		"kernel":              rt.machineKernel,
+		"interrupt":           rt.machineInterrupt,
+		"bugcheck":            rt.machineBugCheck,
+		"cpu_count":           rt.machineCPUCount,
+		"hal_sources":         rt.machineHALSources,
+		"hal_log":             rt.machineHALLog,
+		"inject":              rt.machineInject,
+		"run":                 rt.machineRun,
+		"start_kernel_logger": rt.machineStartKernelLogger,
+		"version":             rt.machineVersion,
+		"arch":                rt.machineArch,
+	}
+	idx := L.NewTable()
+	for name, f := range methods {
+		idx.RawSetString(name, rt.fn("m:"+name, f))
+	}
+	mt.RawSetString("__index", rt.fn("machine index", func(L *lua.LState) int {
+		key := L.Get(2)
+		if v := idx.RawGet(key); v != lua.LNil {
+			L.Push(v)
+			return 1
+		}
+		L.RaiseError("a machine has no method %s; its methods are %s", lua.LVAsString(key), strings.Join(sortedKeys(methods), ", "))
+		return 0
+	}))
+	mt.RawSetString("__tostring", rt.fn("machine tostring", func(L *lua.LState) int {
+		m := checkMachine(L, "tostring")
+		L.Push(lua.LString(fmt.Sprintf("machine (Windows %s %s, %d processors)", m.km.Version(), m.km.Arch(), m.km.CPUCount())))
+		return 1
+	}))
+	mt.RawSetString("__metatable", lua.LString(machineTypeName))
+}
+
+// machineCPUCount is m:cpu_count().
+func (rt *Runtime) machineCPUCount(L *lua.LState) int {
+	L.Push(lua.LNumber(checkMachine(L, "m:cpu_count").km.CPUCount()))
+	return 1
+}
+
+// machineVersion is m:version(): the modelled version ("10.0.19041").
+func (rt *Runtime) machineVersion(L *lua.LState) int {
+	L.Push(lua.LString(checkMachine(L, "m:version").km.Version().String()))
+	return 1
+}
+
+// machineArch is m:arch(): "x86" or "x64".
+func (rt *Runtime) machineArch(L *lua.LState) int {
+	L.Push(lua.LString(checkMachine(L, "m:arch").km.Arch().String()))
+	return 1
+}
+
+// machineBugCheck is m:bugcheck(): nil, or the bug check's table.
+func (rt *Runtime) machineBugCheck(L *lua.LState) int {
+	m := checkMachine(L, "m:bugcheck")
+	if bc := m.km.BugCheck(); bc != nil {
+		L.Push(bugCheckTable(L, bc))
+	} else {
+		L.Push(lua.LNil)
+	}
+	return 1
+}
+
+// machineHALSources is m:hal_sources(): one row per source some HAL of
+// the machine supports, in source order.
+func (rt *Runtime) machineHALSources(L *lua.LState) int {
+	m := checkMachine(L, "m:hal_sources")
+	states, err := m.km.HALSources()
+	if err != nil {
+		rt.callError(L, m, "m:hal_sources", err)
+	}
+	out := L.CreateTable(len(states), 0)
+	for _, s := range states {
+		row := L.CreateTable(0, 11)
+		row.RawSetString("source", lua.LNumber(s.Source))
+		row.RawSetString("name", lua.LString(s.Name))
+		row.RawSetString("description", lua.LString(s.Description))
+		row.RawSetString("supported", lua.LBool(s.Supported))
+		row.RawSetString("interval", lua.LNumber(s.Interval))
+		row.RawSetString("min", lua.LNumber(s.Bounds.Min))
+		row.RawSetString("max", lua.LNumber(s.Bounds.Max))
+		row.RawSetString("default", lua.LNumber(s.Bounds.Default))
+		row.RawSetString("hal", lua.LString(s.HAL))
+		row.RawSetString("units", lua.LString(s.Units))
+		row.RawSetString("precise", lua.LBool(s.Precise))
+		out.Append(row)
+	}
+	L.Push(out)
+	return 1
+}
+
+// machineHALLog is m:hal_log(): the kernel's calls into the HAL, one row
+// per processor addressed.
+func (rt *Runtime) machineHALLog(L *lua.LState) int {
+	m := checkMachine(L, "m:hal_log")
+	calls := m.km.HALLog()
+	out := L.CreateTable(len(calls), 0)
+	for _, c := range calls {
+		row := L.CreateTable(0, 7)
+		if c.HAL != "" {
+			row.RawSetString("hal", lua.LString(c.HAL))
+		}
+		row.RawSetString("cpu", lua.LNumber(c.CPU))
+		row.RawSetString("call", lua.LString(c.Call))
+		if c.Class >= 0 {
+			row.RawSetString("class", lua.LNumber(c.Class))
+		}
+		row.RawSetString("source", lua.LNumber(c.Source))
+		if c.HasInterval {
+			row.RawSetString("interval", lua.LNumber(c.Interval))
+		}
+		if c.Call == "query" {
+			row.RawSetString("supported", lua.LBool(c.Supported))
+		}
+		out.Append(row)
+	}
+	L.Push(out)
+	return 1
+}
+
+// machineInject is m:inject{ pool_failures = n, map_failures = n }.
+func (rt *Runtime) machineInject(L *lua.LState) int {
+	const fn = "m:inject"
+	m := checkMachine(L, fn)
+	f := CheckFields(L, fn, L.Get(2), "pool_failures", "map_failures")
+	pool := f.Int("pool_failures", 0, 0, math.MaxInt32)
+	maps := f.Int("map_failures", 0, 0, math.MaxInt32)
+	rt.mustRun(L, m, fn)
+	if pool > 0 {
+		m.km.InjectPoolFailures(pool)
+	}
+	if maps > 0 {
+		m.km.InjectMapFailures(maps)
+	}
+	return 0
+}
+
+// machineRun is m:run{...}: it needs the workload engine.
+func (rt *Runtime) machineRun(L *lua.LState) int {
+	m := checkMachine(L, "m:run")
+	CheckFields(L, "m:run", L.Get(2), "duration_us", "workload")
+	rt.mustRun(L, m, "m:run")
+	L.RaiseError("m:run needs the workload engine (not built yet)")
+	return 0
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

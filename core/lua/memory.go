@@ -1,0 +1,189 @@
+package luart
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/proflab/proflab/kernel"
+)
+
+// maxReadCount bounds read_u32s, so that a typo cannot allocate gigabytes.
+const maxReadCount = 1 << 24
+
+// address reads an address argument: a number or u64, not negative.
+func address(a Args, i int) uint64 {
+	return a.Uint(i, "address", 0, math.MaxUint64)
+}
+
+// prot reads a protection argument ("rw" by default).
+func prot(a Args, i int) kernel.Prot {
+	s := a.OptString(i, "prot", "rw")
+	p, err := kernel.ParseProt(s)
+	if err != nil {
+		a.Errorf(i, "prot", "%v", err)
+	}
+	return p
+}
+
+// callerAlloc is x:alloc(size, prot) → address: whole pages with a guard
+// page after them (system space for a kernel caller).
+func (rt *Runtime) callerAlloc(L *lua.LState, c *caller, a Args) int {
+	a.MaxArgs(2, "size, prot")
+	size := a.Uint(1, "size", 1, math.MaxUint64)
+	p := prot(a, 2)
+	rt.mustRun(L, c.m, a.Fn)
+	addr, err := c.proc.Alloc(size, p)
+	if err != nil {
+		L.RaiseError("%s(%#x): %v", a.Fn, size, err)
+	}
+	PushResult(L, addr)
+	return 1
+}
+
+// callerAllocAt is x:alloc_at(address, size, prot) → address.
+func (rt *Runtime) callerAllocAt(L *lua.LState, c *caller, a Args) int {
+	a.MaxArgs(3, "address, size, prot")
+	addr := address(a, 1)
+	size := a.Uint(2, "size", 1, math.MaxUint64)
+	p := prot(a, 3)
+	rt.mustRun(L, c.m, a.Fn)
+	got, err := c.proc.AllocAt(addr, size, p)
+	if err != nil {
+		L.RaiseError("%s(%s, %#x): %v", a.Fn, U64(addr), size, err)
+	}
+	PushResult(L, got)
+	return 1
+}
+
+// callerProtect is x:protect(address, size, prot).
+func (rt *Runtime) callerProtect(L *lua.LState, c *caller, a Args) int {
+	a.MaxArgs(3, "address, size, prot")
+	addr := address(a, 1)
+	size := a.Uint(2, "size", 1, math.MaxUint64)
+	if a.Get(3) == lua.LNil {
+		a.Errorf(3, "prot", `expected "rw", "r", "rx" or "none"`)
+	}
+	p := prot(a, 3)
+	rt.mustRun(L, c.m, a.Fn)
+	if err := c.proc.Protect(addr, size, p); err != nil {
+		L.RaiseError("%s(%s, %#x): %v", a.Fn, U64(addr), size, err)
+	}
+	return 0
+}
+
+// callerFree is x:free(address): frees the allocation that starts there.
+func (rt *Runtime) callerFree(L *lua.LState, c *caller, a Args) int {
+	a.MaxArgs(1, "address")
+	addr := address(a, 1)
+	rt.mustRun(L, c.m, a.Fn)
+	if err := c.proc.Free(addr); err != nil {
+		L.RaiseError("%s(%s): %v", a.Fn, U64(addr), err)
+	}
+	return 0
+}
+
+// read reads n bytes as the caller sees memory.
+func (c *caller) read(addr uint64, buf []byte) error {
+	if c.kind == kindProcess {
+		return c.proc.Read(addr, buf)
+	}
+	return c.thread.Read(addr, buf)
+}
+
+// write stores bytes as the caller sees memory.
+func (c *caller) write(addr uint64, data []byte) error {
+	if c.kind == kindProcess {
+		return c.proc.Write(addr, data)
+	}
+	return c.thread.Write(addr, data)
+}
+
+// readFunc is x:read_u8/u16/u32/u64(address) → value.
+func readFunc(width int) func(*Runtime, *lua.LState, *caller, Args) int {
+	return func(rt *Runtime, L *lua.LState, c *caller, a Args) int {
+		a.MaxArgs(1, "address")
+		addr := address(a, 1)
+		buf := make([]byte, 8)
+		if err := c.read(addr, buf[:width]); err != nil {
+			L.RaiseError("%s(%s): %v", a.Fn, U64(addr), err)
+		}
+		PushResult(L, binary.LittleEndian.Uint64(buf))
+		return 1
+	}
+}
+
+// writeFunc is x:write_u8/u16/u32/u64(address, value).
+func writeFunc(width int) func(*Runtime, *lua.LState, *caller, Args) int {
+	return func(rt *Runtime, L *lua.LState, c *caller, a Args) int {
+		a.MaxArgs(2, "address, value")
+		addr := address(a, 1)
+		v, err := DataValue(a.Get(2), width)
+		if err != nil {
+			a.Errorf(2, "value", "%s", err)
+		}
+		rt.mustRun(L, c.m, a.Fn)
+		buf := make([]byte, 8)
+		binary.LittleEndian.PutUint64(buf, v)
+		if err := c.write(addr, buf[:width]); err != nil {
+			L.RaiseError("%s(%s, %s): %v", a.Fn, U64(addr), U64(v), err)
+		}
+		return 0
+	}
+}
+
+// callerReadU32s is x:read_u32s(address, count) → array of ULONGs (index
+// 1 is the ULONG at address).
+func (rt *Runtime) callerReadU32s(L *lua.LState, c *caller, a Args) int {
+	a.MaxArgs(2, "address, count")
+	addr := address(a, 1)
+	n := a.Uint(2, "count", 0, maxReadCount)
+	buf := make([]byte, 4*n)
+	if err := c.read(addr, buf); err != nil {
+		L.RaiseError("%s(%s, %d): %v", a.Fn, U64(addr), n, err)
+	}
+	t := L.CreateTable(int(n), 0)
+	for i := uint64(0); i < n; i++ {
+		t.Append(lua.LNumber(binary.LittleEndian.Uint32(buf[4*i:])))
+	}
+	L.Push(t)
+	return 1
+}
+
+// DataValue converts a value to store in width bytes (1, 2, 4 or 8): a
+// number or u64 that fits, where a negative number is stored as its two's
+// complement (-1 writes all ones) but must fit the signed range. Unlike
+// ServiceValue it never truncates: a value too wide is an error.
+func DataValue(lv lua.LValue, width int) (uint64, error) {
+	mask, err := widthMask(width)
+	if err != nil {
+		return 0, err
+	}
+	bits := 8 * uint(width)
+	switch v := lv.(type) {
+	case lua.LNumber:
+		i, err := exactInt(float64(v))
+		if err != nil {
+			return 0, err
+		}
+		if i < 0 {
+			if width < 8 && i < -(int64(1)<<(bits-1)) {
+				return 0, fmt.Errorf("%d does not fit in %d bits", i, bits)
+			}
+			return uint64(i) & mask, nil
+		}
+		if uint64(i) > mask {
+			return 0, fmt.Errorf("%d does not fit in %d bits", i, bits)
+		}
+		return uint64(i), nil
+	}
+	if u, ok := AsU64(lv); ok {
+		if u > mask {
+			return 0, fmt.Errorf("%s does not fit in %d bits", U64(u), bits)
+		}
+		return u, nil
+	}
+	return 0, fmt.Errorf("expected a number or a u64, got %s", typeName(lv))
+}

@@ -1,0 +1,105 @@
+package scenario
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/proflab/proflab/core/config"
+	"github.com/proflab/proflab/core/halhost"
+	luart "github.com/proflab/proflab/core/lua"
+	"github.com/proflab/proflab/halplugins/hal"
+	"github.com/proflab/proflab/kernel"
+)
+
+// Setup is what the configuration (--config, or the embedded default)
+// gives every run.
+type Setup struct {
+	// ConfigFile is the configuration's path ("" for the default).
+	ConfigFile string
+	// Machine are the defaults of lab.machine{...} ([machine]).
+	Machine luart.MachineDefaults
+	// Seed and Timeout are the configuration's run seed ([machine] seed)
+	// and budget ([run] timeout), for commands whose flags were not given.
+	Seed    uint64
+	Timeout time.Duration
+	// NewHALs makes the HAL provider of one worker (for the configured
+	// HALs, a plugin host whose processes serve every run of the worker)
+	// and the function that closes it. nil: the kernel's in-process test
+	// HALs (luart.TestHALs).
+	NewHALs func() (luart.HALProvider, func(), error)
+}
+
+// LoadSetup reads the configuration at path ("" for the embedded default)
+// and returns the runs' Setup: machine defaults from [machine], the HALs
+// of [hal.NAME] through a plugin host (found along search; nil: the
+// default search), the seed and the budget.
+func LoadSetup(path string, opts halhost.Options) (Setup, error) {
+	cfg, err := config.Load(path)
+	if err != nil {
+		return Setup{}, err
+	}
+	return SetupFromConfig(path, cfg, opts), nil
+}
+
+// SetupFromConfig is LoadSetup for a configuration already loaded.
+func SetupFromConfig(path string, cfg *config.Config, opts halhost.Options) Setup {
+	pebs := cfg.Machine.PEBS
+	s := Setup{
+		ConfigFile: path,
+		Machine: luart.MachineDefaults{
+			Version: cfg.Machine.Version,
+			Arch:    cfg.Machine.Arch,
+			CPUs:    cfg.Machine.CPUs,
+			Vendor:  cfg.Machine.CPUVendor,
+			PEBS:    &pebs,
+			FreqMHz: cfg.Machine.FreqMHz,
+			HAL:     append([]string(nil), cfg.Machine.HAL...),
+		},
+		Seed:    uint64(cfg.Machine.Seed),
+		Timeout: cfg.Run.Timeout.Duration,
+	}
+	hals := cfg.HAL
+	names := cfg.HALNames()
+	s.NewHALs = func() (luart.HALProvider, func(), error) {
+		host := halhost.New(hals, opts)
+		return &hostHALs{host: host, names: names}, host.Close, nil
+	}
+	return s
+}
+
+// hostHALs is the HALProvider of a plugin host.
+type hostHALs struct {
+	host  *halhost.Host
+	names []string
+}
+
+// Names implements luart.HALProvider.
+func (h *hostHALs) Names() []string { return h.names }
+
+// Open implements luart.HALProvider: one instance of each HAL for the
+// machine, released when the run ends. Until the lab's hardware simulator
+// exists, the HALs' hardware programming is discarded.
+func (h *hostHALs) Open(names []string, spec luart.MachineSpec) ([]kernel.HAL, func(), error) {
+	m := hal.Machine{
+		CPUs:    spec.CPUs,
+		FreqMHz: uint32(spec.FreqMHz),
+		Vendor:  spec.Vendor,
+		Arch:    spec.Arch.String(),
+		Version: spec.Version.String(),
+		Seed:    spec.Seed,
+	}
+	mhs, err := h.host.OpenMachine(names, m, halhost.Discard{})
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w", err)
+	}
+	out := make([]kernel.HAL, len(mhs))
+	for i, mh := range mhs {
+		out[i] = mh
+	}
+	release := func() {
+		for _, mh := range mhs {
+			_ = mh.Close()
+		}
+	}
+	return out, release, nil
+}
