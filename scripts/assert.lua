@@ -16,8 +16,21 @@ local function label(msg)
   return tostring(msg) .. ": "
 end
 
-local function show(v)
+local function show(v, depth)
   if type(v) == "string" then return ("%q"):format(v) end
+  if type(v) == "table" then
+    depth = depth or 0
+    if depth > 3 then return "{...}" end
+    local parts, n = {}, #v
+    for i = 1, n do parts[#parts + 1] = show(v[i], depth + 1) end
+    local keys = {}
+    for k in pairs(v) do
+      if not (type(k) == "number" and k >= 1 and k <= n and k % 1 == 0) then keys[#keys + 1] = k end
+    end
+    table.sort(keys, function(a, b) return tostring(a) < tostring(b) end)
+    for _, k in ipairs(keys) do parts[#parts + 1] = tostring(k) .. " = " .. show(v[k], depth + 1) end
+    return "{" .. table.concat(parts, ", ") .. "}"
+  end
   return tostring(v)
 end
 
@@ -59,17 +72,27 @@ function M.expect_win32(code, want, msg)
 end
 
 -- equal, treating numbers and u64 values as integers
+-- and tables element by element (both ways, so extra keys count)
 local function equal(a, b)
   if type(a) == "userdata" or type(b) == "userdata" then
     local ok1, ua = pcall(lab.u64, a)
     local ok2, ub = pcall(lab.u64, b)
     return ok1 and ok2 and ua == ub
   end
+  if type(a) == "table" and type(b) == "table" then
+    for k, v in pairs(a) do
+      if not equal(v, b[k]) then return false end
+    end
+    for k in pairs(b) do
+      if a[k] == nil then return false end
+    end
+    return true
+  end
   return a == b
 end
 
 --- expect_eq(got, want, msg): got == want (numbers and u64 values compare
---- by value with each other).
+--- by value with each other; tables compare element by element).
 function M.expect_eq(got, want, msg)
   local ok = equal(got, want)
   local text = label(msg) .. (ok and show(got) or ("got %s, want %s"):format(show(got), show(want)))
