@@ -14,12 +14,13 @@ build:
 ## test: the whole suite (builds first; plugin tests use ./bin)
 test: build
 	PROFLAB_PLUGIN_PATH=$(CURDIR)/$(BIN) $(GO) test -count=1 ./...
+	$(BIN)/proflab test scenarios/ examples/first-scenario.lua
 
 ## check: gofmt, go vet and staticcheck
 check:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
-	@command -v staticcheck >/dev/null 2>&1 || $(GO) install honnef.co/go/tools/cmd/staticcheck@latest
+	@command -v staticcheck >/dev/null 2>&1 || $(GO) install honnef.co/go/tools/cmd/staticcheck@v0.8.2
 	PATH="$$PATH:$$($(GO) env GOPATH)/bin" staticcheck ./...
 
 ## quickstart: build and run the first scenario

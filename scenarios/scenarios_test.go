@@ -1,0 +1,136 @@
+// Package scenarios_test runs every scenario in this folder (and the
+// newcomer's tour in examples/) through the real HAL plugins, as
+// `proflab test` does, and compares the logs of those whose output is the
+// point with golden files in testdata/. Refresh them with
+//
+//	go test ./scenarios -update
+package scenarios_test
+
+import (
+	"context"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/proflab/proflab/core/halhost"
+	"github.com/proflab/proflab/core/scenario"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// golden are the scenarios whose log is the point: their output is
+// compared byte for byte.
+var golden = map[string]bool{
+	"create_validation.lua":     true,
+	"inclusive_end.lua":         true,
+	"buckets_and_lists.lua":     true,
+	"callback_events.lua":       true,
+	"intervals.lua":             true,
+	"trace_information.lua":     true,
+	"processor_performance.lua": true,
+}
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	cleanup := ensurePlugins()
+	code := m.Run()
+	cleanup()
+	os.Exit(code)
+}
+
+// ensurePlugins builds the shipped HAL plugins into a temporary folder
+// unless PROFLAB_PLUGIN_PATH already holds them (make test sets it to ./bin).
+func ensurePlugins() func() {
+	names := []string{"apic", "pmu", "pebs"}
+	if dir := os.Getenv(halhost.EnvPluginPath); dir != "" {
+		if _, err := os.Stat(filepath.Join(dir, "proflab-hal-apic")); err == nil {
+			return func() {}
+		}
+	}
+	dir, err := os.MkdirTemp("", "proflab-scenario-plugins")
+	if err != nil {
+		panic(err)
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, len(names))
+	for i, n := range names {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "proflab-hal-"+n), "../halplugins/"+n+"/cmd/proflab-hal-"+n)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				errs[i] = &buildError{n, err, out}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			panic(err)
+		}
+	}
+	os.Setenv(halhost.EnvPluginPath, dir)
+	return func() { os.RemoveAll(dir) }
+}
+
+type buildError struct {
+	name string
+	err  error
+	out  []byte
+}
+
+func (e *buildError) Error() string { return "building " + e.name + ": " + e.err.Error() + "\n" + string(e.out) }
+
+func TestScenarios(t *testing.T) {
+	files, err := scenario.Discover([]string{".", "../examples/first-scenario.lua"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) < 12 {
+		t.Fatalf("found only %d scenarios: %v", len(files), files)
+	}
+	setup, err := scenario.LoadSetup("", halhost.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := make([]scenario.Options, len(files))
+	for i, f := range files {
+		runs[i] = scenario.Options{File: f, Seed: 1, Setup: setup}
+	}
+	results := make([]scenario.Result, len(files))
+	scenario.RunAll(context.Background(), runs, 2, func(i int, r scenario.Result) { results[i] = r })
+	for i, r := range results {
+		name := files[i]
+		t.Run(strings.TrimSuffix(filepath.Base(name), ".lua"), func(t *testing.T) {
+			if !r.Passed() {
+				var b strings.Builder
+				scenario.WriteDetails(&b, r, "  ")
+				t.Fatalf("%s failed:\n%s", name, b.String())
+			}
+			if !golden[filepath.Base(name)] || filepath.Dir(name) != "." {
+				return
+			}
+			path := filepath.Join("testdata", strings.TrimSuffix(filepath.Base(name), ".lua")+".golden")
+			if *update {
+				if err := os.MkdirAll("testdata", 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, []byte(r.Log), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run `go test ./scenarios -update` to create it)", err)
+			}
+			if string(want) != r.Log {
+				t.Errorf("%s: the log differs from %s (run with -update if the change is intended)\n--- got ---\n%s\n--- want ---\n%s", name, path, r.Log, want)
+			}
+		})
+	}
+}
