@@ -83,7 +83,9 @@ type buildError struct {
 	out  []byte
 }
 
-func (e *buildError) Error() string { return "building " + e.name + ": " + e.err.Error() + "\n" + string(e.out) }
+func (e *buildError) Error() string {
+	return "building " + e.name + ": " + e.err.Error() + "\n" + string(e.out)
+}
 
 func TestScenarios(t *testing.T) {
 	files, err := scenario.Discover([]string{".", "../examples/first-scenario.lua"})
