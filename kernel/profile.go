@@ -82,31 +82,33 @@ func (l *profileList) remove(k *kprofile) {
 	l.n--
 }
 
-// Sizes of the executive and kernel objects (§3.1, §3.2), used for the
-// pool allocations that fault injection can fail.
-func (m *Machine) eprofileSize() uint64 {
-	switch {
-	case m.ver.Before("3.51"):
-		return 0x28
-	case m.ver.Before("6.1"):
-		return map[Arch]uint64{X86: 0x30, X64: 0x50}[m.arch]
-	case m.ver.Before("6.2"):
-		return map[Arch]uint64{X86: 0x38, X64: 0x70}[m.arch]
-	}
-	return map[Arch]uint64{X86: 0x38, X64: 0xF0}[m.arch]
+// objectSizes are the sizes of EPROFILE and KPROFILE (§3.1, §3.2) from
+// the version where they took effect, newest first, used for the pool
+// allocations that fault injection can fail.
+var objectSizes = []struct {
+	from               int       // version key
+	eprofile, kprofile [2]uint64 // x86, x64
+}{
+	{k6_2, [2]uint64{0x38, 0xF0}, [2]uint64{0x34, 0xF8}},
+	{k6_1, [2]uint64{0x38, 0x70}, [2]uint64{0x34, 0x78}},
+	{k3_51, [2]uint64{0x30, 0x50}, [2]uint64{0x2C, 0x58}},
+	{0, [2]uint64{0x28, 0x28}, [2]uint64{0x28, 0x28}},
 }
 
-func (m *Machine) kprofileSize() uint64 {
-	switch {
-	case m.ver.Before("3.51"):
-		return 0x28
-	case m.ver.Before("6.1"):
-		return map[Arch]uint64{X86: 0x2C, X64: 0x58}[m.arch]
-	case m.ver.Before("6.2"):
-		return map[Arch]uint64{X86: 0x34, X64: 0x78}[m.arch]
+func (m *Machine) objectSize(kernelObject bool) uint64 {
+	for _, s := range objectSizes {
+		if m.ver.key() >= s.from {
+			if kernelObject {
+				return s.kprofile[m.arch]
+			}
+			return s.eprofile[m.arch]
+		}
 	}
-	return map[Arch]uint64{X86: 0x34, X64: 0xF8}[m.arch]
+	return 0
 }
+
+func (m *Machine) eprofileSize() uint64 { return m.objectSize(false) }
+func (m *Machine) kprofileSize() uint64 { return m.objectSize(true) }
 
 // CreateArgs are the arguments of NtCreateProfile and NtCreateProfileEx,
 // in declaration order. NtCreateProfile uses Affinity; NtCreateProfileEx
