@@ -188,3 +188,19 @@ func TestProfilesListing(t *testing.T) {
 		t.Fatalf("stopped counters %v %v", c, err)
 	}
 }
+
+// TestObjectSizes checks the EPROFILE and KPROFILE sizes of §3.1 and §3.2.
+func TestObjectSizes(t *testing.T) {
+	for _, tc := range []struct {
+		version, arch string
+		e, k          uint64
+	}{
+		{"3.10", "x86", 0x28, 0x28}, {"3.51", "x86", 0x30, 0x2C}, {"6.0", "x64", 0x50, 0x58},
+		{"6.1", "x86", 0x38, 0x34}, {"6.1", "x64", 0x70, 0x78}, {"6.2", "x64", 0xF0, 0xF8}, {"10.0.19041", "x86", 0x38, 0x34},
+	} {
+		m := newEnv(t, tc.version, tc.arch).m
+		if m.eprofileSize() != tc.e || m.kprofileSize() != tc.k {
+			t.Errorf("%s %s: EPROFILE 0x%X KPROFILE 0x%X, want 0x%X 0x%X", tc.version, tc.arch, m.eprofileSize(), m.kprofileSize(), tc.e, tc.k)
+		}
+	}
+}
