@@ -130,6 +130,12 @@ func TestFind(t *testing.T) {
 		{filepath.Join(root, "pp", "noexec"), "", "not executable"},
 		{filepath.Join(root, "nowhere", "x"), "", "not found"},
 	}
+	// a folder listed twice (PATH often repeats) is looked in, and named, once
+	dup := s
+	dup.Path = s.Path + string(os.PathListSeparator) + s.Path
+	if _, err := dup.Find("missing"); err == nil || strings.Count(err.Error(), filepath.Join(root, "path")+" (PATH)") != 1 {
+		t.Errorf("a repeated PATH folder is listed more than once: %v", err)
+	}
 	for _, tt := range tests {
 		got, err := s.Find(tt.plugin)
 		if tt.err != "" {

@@ -58,10 +58,12 @@ func (s Search) Find(plugin string) (string, error) {
 		name += ".exe"
 	}
 	var looked []string
+	seen := map[string]bool{}
 	try := func(dir, why string) string {
-		if dir == "" {
+		if dir == "" || seen[dir] {
 			return ""
 		}
+		seen[dir] = true
 		looked = append(looked, fmt.Sprintf("%s (%s)", dir, why))
 		p := filepath.Join(dir, name)
 		if executable(p) == nil {
