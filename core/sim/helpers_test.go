@@ -1,0 +1,127 @@
+package sim_test
+
+import (
+	"encoding/binary"
+	"testing"
+
+	"github.com/proflab/proflab/core/config"
+	"github.com/proflab/proflab/core/halhost"
+	"github.com/proflab/proflab/core/sim"
+	"github.com/proflab/proflab/core/workload"
+	"github.com/proflab/proflab/halplugins/hal"
+	"github.com/proflab/proflab/kernel"
+	"github.com/proflab/proflab/kernel/nt"
+)
+
+// lab is a machine on the shipped HALs with a simulator attached.
+type lab struct {
+	m   *kernel.Machine
+	sim *sim.Sim
+	p   *kernel.Process
+}
+
+func hals(transport string) map[string]config.HAL {
+	return map[string]config.HAL{
+		"apic": {Plugin: "proflab-hal-apic", Transport: transport},
+		"pmu":  {Plugin: "proflab-hal-pmu", Transport: transport},
+		"pebs": {Plugin: "proflab-hal-pebs", Transport: transport},
+	}
+}
+
+func newLab(tb testing.TB, host *halhost.Host, cpus int, seed uint64, names ...string) *lab {
+	tb.Helper()
+	if len(names) == 0 {
+		names = []string{"apic", "pmu"}
+	}
+	s := sim.New(sim.Options{Seed: seed})
+	ver, _ := kernel.ParseVersion(kernel.DefaultVersion)
+	mh, err := host.OpenMachine(names, hal.Machine{CPUs: cpus, FreqMHz: 3000, Vendor: nt.VendorIntel, Arch: "x64", Version: kernel.DefaultVersion, Seed: seed}, s)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		for _, h := range mh {
+			h.Close()
+		}
+	})
+	var khals []kernel.HAL
+	var shals []sim.HAL
+	for _, h := range mh {
+		khals = append(khals, h)
+		shals = append(shals, h)
+	}
+	m, err := kernel.NewMachine(kernel.Config{Version: ver, Arch: kernel.X64, CPUs: cpus, Vendor: nt.VendorIntel, PEBS: true, FreqMHz: 3000, HALs: khals})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := s.Attach(m, shals); err != nil {
+		tb.Fatal(err)
+	}
+	p := m.NewProcess("app", kernel.Token{Privileges: map[int]bool{nt.SeSystemProfilePrivilege: true, nt.SeProfileSingleProcessPrivilege: true}, Integrity: kernel.IntegrityHigh})
+	return &lab{m: m, sim: s, p: p}
+}
+
+func inprocLab(tb testing.TB, cpus int, seed uint64, names ...string) *lab {
+	host := halhost.New(hals(config.TransportInproc), halhost.Options{})
+	tb.Cleanup(host.Close)
+	return newLab(tb, host, cpus, seed, names...)
+}
+
+// profile creates and starts a profile of l.p over [base, base+size) with
+// 2^bucket-byte buckets for src on every processor; it returns the handle.
+func (l *lab) profile(tb testing.TB, base, size uint64, bucket uint32, src nt.Source) uint64 {
+	tb.Helper()
+	t := l.p.MainThread()
+	hp, err := l.p.Alloc(8, kernel.ProtReadWrite)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	n := (size >> bucket) + 1
+	buf, err := l.p.Alloc(n*4, kernel.ProtReadWrite)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	st, err := t.NtCreateProfile(kernel.CreateArgs{ProfileHandle: hp, Process: ^uint64(0), ProfileBase: base, ProfileSize: size,
+		BucketSize: bucket, Buffer: buf, BufferSize: uint32(n * 4), ProfileSource: uint32(src), Affinity: 1<<uint(l.m.CPUCount()) - 1})
+	if err != nil || st != kernel.StatusSuccess {
+		tb.Fatalf("NtCreateProfile: %v %v", st, err)
+	}
+	var hb [8]byte
+	_ = l.p.Read(hp, hb[:])
+	h := binary.LittleEndian.Uint64(hb[:])
+	if st, err := t.NtStartProfile(h); err != nil || st != kernel.StatusSuccess {
+		tb.Fatalf("NtStartProfile: %v %v", st, err)
+	}
+	return h
+}
+
+func (l *lab) setInterval(tb testing.TB, src nt.Source, v uint32) {
+	tb.Helper()
+	if st, err := l.p.MainThread().NtSetIntervalProfile(v, src); err != nil || st != kernel.StatusSuccess {
+		tb.Fatalf("NtSetIntervalProfile: %v %v", st, err)
+	}
+}
+
+func (l *lab) counters(tb testing.TB, h uint64) []uint32 {
+	tb.Helper()
+	for _, r := range l.m.Profiles() {
+		if r.Handle == h && r.Owner == l.p {
+			c, err := r.Counters()
+			if err != nil {
+				tb.Fatal(err)
+			}
+			return c
+		}
+	}
+	tb.Fatalf("no profile %#x", h)
+	return nil
+}
+
+// threeFuncs is a minimal workload of three functions at 0x10000.
+func threeFuncs(p *kernel.Process) *workload.Spec {
+	return workload.Minimal(p, []workload.Function{
+		{Name: "alpha", Base: 0x10000, Size: 0x400, Weight: 5},
+		{Name: "beta", Base: 0x10400, Size: 0x400, Weight: 3},
+		{Name: "gamma", Base: 0x10800, Size: 0x400, Weight: 2, CacheMissRate: 0.05},
+	})
+}

@@ -1,0 +1,159 @@
+package sim_test
+
+import (
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/proflab/proflab/core/sim"
+	"github.com/proflab/proflab/core/workload"
+	"github.com/proflab/proflab/kernel/nt"
+)
+
+// shares sums bucket counts per function (buckets of 0x400 bytes each
+// hold one function).
+func shares(c []uint32) []float64 {
+	var tot float64
+	for _, v := range c {
+		tot += float64(v)
+	}
+	out := make([]float64, len(c))
+	for i, v := range c {
+		out[i] = float64(v) / tot
+	}
+	return out
+}
+
+func TestTimerOneSecondAtOneMillisecond(t *testing.T) {
+	l := inprocLab(t, 4, 1)
+	h := l.profile(t, 0x10000, 0xC00, 10, nt.ProfileTime)
+	l.setInterval(t, nt.ProfileTime, 10000)
+	res, err := l.sim.Run(1_000_000, threeFuncs(l.p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := res.InterruptsByCPU[0]["ProfileTime"]; n < 990 || n > 1010 {
+		t.Errorf("processor 0 (running the workload): %d ProfileTime interrupts, want 1000 ± 10", n)
+	}
+	if got := l.m.InterruptCount(0); got < 990 || got > 1010 {
+		t.Errorf("InterruptCount(0) = %d", got)
+	}
+	c := l.counters(t, h)
+	got := shares(c[:3])
+	if len(res.Profiles) != 1 {
+		t.Fatalf("%d profile truths", len(res.Profiles))
+	}
+	var truth []float64
+	var tot float64
+	for _, b := range res.Profiles[0].Buckets[:3] {
+		tot += b.Events
+	}
+	for _, b := range res.Profiles[0].Buckets[:3] {
+		truth = append(truth, b.Events/tot)
+	}
+	for i := range got {
+		if math.Abs(got[i]-truth[i]) > 0.04 {
+			t.Errorf("bucket %d: share %.3f, truth %.3f", i, got[i], truth[i])
+		}
+	}
+	for i, w := range []float64{0.5, 0.3, 0.2} {
+		if math.Abs(truth[i]-w) > 0.02 {
+			t.Errorf("truth share %d = %.3f, want about %.1f", i, truth[i], w)
+		}
+	}
+	a, _ := res.Truth("alpha")
+	if a.Instructions == 0 || a.Instructions != a.Cycles {
+		t.Errorf("alpha truth %+v: CPI 1 means cycles = instructions", a)
+	}
+	if l.m.Now() != 10_000_000 {
+		t.Errorf("machine time %d after 1 s", l.m.Now())
+	}
+}
+
+func TestSeedDeterminism(t *testing.T) {
+	run := func(seed uint64) ([]uint32, *sim.Result) {
+		l := inprocLab(t, 2, seed)
+		h := l.profile(t, 0x10000, 0xC00, 4, nt.ProfileTime)
+		l.setInterval(t, nt.ProfileTime, 1221)
+		res, err := l.sim.Run(200_000, threeFuncs(l.p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l.counters(t, h), res
+	}
+	a, ra := run(7)
+	b, rb := run(7)
+	c, _ := run(8)
+	if !reflect.DeepEqual(a, b) || !reflect.DeepEqual(ra.Functions, rb.Functions) {
+		t.Error("same seed, different buckets or truth")
+	}
+	if reflect.DeepEqual(a, c) {
+		t.Error("different seeds, identical buckets")
+	}
+}
+
+func TestCounterSamplingFollowsEvents(t *testing.T) {
+	l := inprocLab(t, 1, 3)
+	h := l.profile(t, 0x10000, 0xC00, 10, nt.ProfileCacheMisses)
+	l.setInterval(t, nt.ProfileCacheMisses, 4096)
+	res, err := l.sim.Run(200_000, threeFuncs(l.p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := l.counters(t, h)
+	// only gamma misses the cache; skid of up to 4 instructions past its
+	// end falls outside the profile
+	if c[0] != 0 || c[1] != 0 || c[2] == 0 {
+		t.Errorf("cache-miss buckets %v, want all in gamma", c[:3])
+	}
+	g, _ := res.Truth("gamma")
+	want := g.Events["cache_misses"] / 4096
+	if n := float64(res.Interrupts["ProfileCacheMisses"]); math.Abs(n-want) > 2 {
+		t.Errorf("%v interrupts, want about %.1f", n, want)
+	}
+}
+
+func TestPEBSNeedsControlArea(t *testing.T) {
+	l := inprocLab(t, 1, 3, "apic", "pebs", "pmu")
+	l.profile(t, 0x10000, 0xC00, 10, nt.ProfileTotalIssues)
+	res, err := l.sim.Run(10_000, threeFuncs(l.p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Interrupts["ProfileTotalIssues"] != 0 {
+		t.Errorf("PEBS delivered %d interrupts without a control area", res.Interrupts["ProfileTotalIssues"])
+	}
+	if !strings.Contains(strings.Join(res.Log, "\n"), "no PROCESSOR_PROFILE_CONTROL_AREA") {
+		t.Errorf("log does not say why: %q", res.Log)
+	}
+}
+
+func TestMultipleRunsContinueTime(t *testing.T) {
+	l := inprocLab(t, 1, 1)
+	l.profile(t, 0x10000, 0xC00, 10, nt.ProfileTime)
+	l.setInterval(t, nt.ProfileTime, 10000)
+	var total uint64
+	for i := range 3 {
+		res, err := l.sim.Run(100_000, threeFuncs(l.p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Start != uint64(i)*1_000_000 {
+			t.Errorf("run %d: start %d", i, res.Start)
+		}
+		total += res.Interrupts["ProfileTime"]
+	}
+	// a run covers [start, end): the fire at exactly 300 ms belongs to the next
+	if total != 299 {
+		t.Errorf("%d interrupts in 300 ms at 1 ms", total)
+	}
+}
+
+func TestBadWorkloadNamesField(t *testing.T) {
+	l := inprocLab(t, 1, 1)
+	_, err := l.sim.Run(10, workload.Minimal(l.p, []workload.Function{{Name: "f", Base: 0x10000, Size: 0, Weight: 1}}))
+	if err == nil || !strings.Contains(err.Error(), "functions[1].size: must be > 0") {
+		t.Errorf("error %v", err)
+	}
+}
