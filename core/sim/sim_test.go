@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/proflab/proflab/core/sim"
+	"github.com/proflab/proflab/core/sim/simtest"
 	"github.com/proflab/proflab/core/workload"
 	"github.com/proflab/proflab/kernel/nt"
 )
@@ -26,20 +27,20 @@ func shares(c []uint32) []float64 {
 }
 
 func TestTimerOneSecondAtOneMillisecond(t *testing.T) {
-	l := inprocLab(t, 4, 1)
-	h := l.profile(t, 0x10000, 0xC00, 10, nt.ProfileTime)
-	l.setInterval(t, nt.ProfileTime, 10000)
-	res, err := l.sim.Run(1_000_000, threeFuncs(l.p))
+	l := simtest.Inproc(t, 4, 1)
+	h := l.Profile(t, 0x10000, 0xC00, 10, nt.ProfileTime)
+	l.SetInterval(t, nt.ProfileTime, 10000)
+	res, err := l.Sim.Run(1_000_000, simtest.ThreeFuncs(l.P))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n := res.InterruptsByCPU[0]["ProfileTime"]; n < 990 || n > 1010 {
 		t.Errorf("processor 0 (running the workload): %d ProfileTime interrupts, want 1000 ± 10", n)
 	}
-	if got := l.m.InterruptCount(0); got < 990 || got > 1010 {
+	if got := l.M.InterruptCount(0); got < 990 || got > 1010 {
 		t.Errorf("InterruptCount(0) = %d", got)
 	}
-	c := l.counters(t, h)
+	c := l.Counters(t, h)
 	got := shares(c[:3])
 	if len(res.Profiles) != 1 {
 		t.Fatalf("%d profile truths", len(res.Profiles))
@@ -66,21 +67,21 @@ func TestTimerOneSecondAtOneMillisecond(t *testing.T) {
 	if a.Instructions == 0 || a.Instructions != a.Cycles {
 		t.Errorf("alpha truth %+v: CPI 1 means cycles = instructions", a)
 	}
-	if l.m.Now() != 10_000_000 {
-		t.Errorf("machine time %d after 1 s", l.m.Now())
+	if l.M.Now() != 10_000_000 {
+		t.Errorf("machine time %d after 1 s", l.M.Now())
 	}
 }
 
 func TestSeedDeterminism(t *testing.T) {
 	run := func(seed uint64) ([]uint32, *sim.Result) {
-		l := inprocLab(t, 2, seed)
-		h := l.profile(t, 0x10000, 0xC00, 4, nt.ProfileTime)
-		l.setInterval(t, nt.ProfileTime, 1221)
-		res, err := l.sim.Run(200_000, threeFuncs(l.p))
+		l := simtest.Inproc(t, 2, seed)
+		h := l.Profile(t, 0x10000, 0xC00, 4, nt.ProfileTime)
+		l.SetInterval(t, nt.ProfileTime, 1221)
+		res, err := l.Sim.Run(200_000, simtest.ThreeFuncs(l.P))
 		if err != nil {
 			t.Fatal(err)
 		}
-		return l.counters(t, h), res
+		return l.Counters(t, h), res
 	}
 	a, ra := run(7)
 	b, rb := run(7)
@@ -94,14 +95,14 @@ func TestSeedDeterminism(t *testing.T) {
 }
 
 func TestCounterSamplingFollowsEvents(t *testing.T) {
-	l := inprocLab(t, 1, 3)
-	h := l.profile(t, 0x10000, 0xC00, 10, nt.ProfileCacheMisses)
-	l.setInterval(t, nt.ProfileCacheMisses, 4096)
-	res, err := l.sim.Run(200_000, threeFuncs(l.p))
+	l := simtest.Inproc(t, 1, 3)
+	h := l.Profile(t, 0x10000, 0xC00, 10, nt.ProfileCacheMisses)
+	l.SetInterval(t, nt.ProfileCacheMisses, 4096)
+	res, err := l.Sim.Run(200_000, simtest.ThreeFuncs(l.P))
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := l.counters(t, h)
+	c := l.Counters(t, h)
 	// only gamma misses the cache; skid of up to 4 instructions past its
 	// end falls outside the profile
 	if c[0] != 0 || c[1] != 0 || c[2] == 0 {
@@ -115,9 +116,9 @@ func TestCounterSamplingFollowsEvents(t *testing.T) {
 }
 
 func TestPEBSNeedsControlArea(t *testing.T) {
-	l := inprocLab(t, 1, 3, "apic", "pebs", "pmu")
-	l.profile(t, 0x10000, 0xC00, 10, nt.ProfileTotalIssues)
-	res, err := l.sim.Run(10_000, threeFuncs(l.p))
+	l := simtest.Inproc(t, 1, 3, "apic", "pebs", "pmu")
+	l.Profile(t, 0x10000, 0xC00, 10, nt.ProfileTotalIssues)
+	res, err := l.Sim.Run(10_000, simtest.ThreeFuncs(l.P))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,12 +131,12 @@ func TestPEBSNeedsControlArea(t *testing.T) {
 }
 
 func TestMultipleRunsContinueTime(t *testing.T) {
-	l := inprocLab(t, 1, 1)
-	l.profile(t, 0x10000, 0xC00, 10, nt.ProfileTime)
-	l.setInterval(t, nt.ProfileTime, 10000)
+	l := simtest.Inproc(t, 1, 1)
+	l.Profile(t, 0x10000, 0xC00, 10, nt.ProfileTime)
+	l.SetInterval(t, nt.ProfileTime, 10000)
 	var total uint64
 	for i := range 3 {
-		res, err := l.sim.Run(100_000, threeFuncs(l.p))
+		res, err := l.Sim.Run(100_000, simtest.ThreeFuncs(l.P))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -151,8 +152,8 @@ func TestMultipleRunsContinueTime(t *testing.T) {
 }
 
 func TestBadWorkloadNamesField(t *testing.T) {
-	l := inprocLab(t, 1, 1)
-	_, err := l.sim.Run(10, workload.Minimal(l.p, []workload.Function{{Name: "f", Base: 0x10000, Size: 0, Weight: 1}}))
+	l := simtest.Inproc(t, 1, 1)
+	_, err := l.Sim.Run(10, workload.Minimal(l.P, []workload.Function{{Name: "f", Base: 0x10000, Size: 0, Weight: 1}}))
 	if err == nil || !strings.Contains(err.Error(), "functions[1].size: must be > 0") {
 		t.Errorf("error %v", err)
 	}

@@ -1,4 +1,6 @@
-package sim_test
+// Package simtest builds machines on the shipped HALs with a simulator
+// attached, for the tests and benchmarks of the lab's packages.
+package simtest
 
 import (
 	"encoding/binary"
@@ -13,14 +15,15 @@ import (
 	"github.com/proflab/proflab/kernel/nt"
 )
 
-// lab is a machine on the shipped HALs with a simulator attached.
-type lab struct {
-	m   *kernel.Machine
-	sim *sim.Sim
-	p   *kernel.Process
+// Lab is a machine on the shipped HALs with a simulator attached.
+type Lab struct {
+	M   *kernel.Machine
+	Sim *sim.Sim
+	P   *kernel.Process
 }
 
-func hals(transport string) map[string]config.HAL {
+// HALs is the shipped HALs' configuration with the given transport.
+func HALs(transport string) map[string]config.HAL {
 	return map[string]config.HAL{
 		"apic": {Plugin: "proflab-hal-apic", Transport: transport},
 		"pmu":  {Plugin: "proflab-hal-pmu", Transport: transport},
@@ -28,7 +31,8 @@ func hals(transport string) map[string]config.HAL {
 	}
 }
 
-func newLab(tb testing.TB, host *halhost.Host, cpus int, seed uint64, names ...string) *lab {
+// New opens names (default apic, pmu) on host for a cpus-processor machine.
+func New(tb testing.TB, host *halhost.Host, cpus int, seed uint64, names ...string) *Lab {
 	tb.Helper()
 	if len(names) == 0 {
 		names = []string{"apic", "pmu"}
@@ -58,36 +62,37 @@ func newLab(tb testing.TB, host *halhost.Host, cpus int, seed uint64, names ...s
 		tb.Fatal(err)
 	}
 	p := m.NewProcess("app", kernel.Token{Privileges: map[int]bool{nt.SeSystemProfilePrivilege: true, nt.SeProfileSingleProcessPrivilege: true}, Integrity: kernel.IntegrityHigh})
-	return &lab{m: m, sim: s, p: p}
+	return &Lab{M: m, Sim: s, P: p}
 }
 
-func inprocLab(tb testing.TB, cpus int, seed uint64, names ...string) *lab {
-	host := halhost.New(hals(config.TransportInproc), halhost.Options{})
+// Inproc is New with the shipped HALs in-process.
+func Inproc(tb testing.TB, cpus int, seed uint64, names ...string) *Lab {
+	host := halhost.New(HALs(config.TransportInproc), halhost.Options{})
 	tb.Cleanup(host.Close)
-	return newLab(tb, host, cpus, seed, names...)
+	return New(tb, host, cpus, seed, names...)
 }
 
-// profile creates and starts a profile of l.p over [base, base+size) with
+// Profile creates and starts a profile of l.p over [base, base+size) with
 // 2^bucket-byte buckets for src on every processor; it returns the handle.
-func (l *lab) profile(tb testing.TB, base, size uint64, bucket uint32, src nt.Source) uint64 {
+func (l *Lab) Profile(tb testing.TB, base, size uint64, bucket uint32, src nt.Source) uint64 {
 	tb.Helper()
-	t := l.p.MainThread()
-	hp, err := l.p.Alloc(8, kernel.ProtReadWrite)
+	t := l.P.MainThread()
+	hp, err := l.P.Alloc(8, kernel.ProtReadWrite)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	n := (size >> bucket) + 1
-	buf, err := l.p.Alloc(n*4, kernel.ProtReadWrite)
+	buf, err := l.P.Alloc(n*4, kernel.ProtReadWrite)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	st, err := t.NtCreateProfile(kernel.CreateArgs{ProfileHandle: hp, Process: ^uint64(0), ProfileBase: base, ProfileSize: size,
-		BucketSize: bucket, Buffer: buf, BufferSize: uint32(n * 4), ProfileSource: uint32(src), Affinity: 1<<uint(l.m.CPUCount()) - 1})
+		BucketSize: bucket, Buffer: buf, BufferSize: uint32(n * 4), ProfileSource: uint32(src), Affinity: 1<<uint(l.M.CPUCount()) - 1})
 	if err != nil || st != kernel.StatusSuccess {
 		tb.Fatalf("NtCreateProfile: %v %v", st, err)
 	}
 	var hb [8]byte
-	_ = l.p.Read(hp, hb[:])
+	_ = l.P.Read(hp, hb[:])
 	h := binary.LittleEndian.Uint64(hb[:])
 	if st, err := t.NtStartProfile(h); err != nil || st != kernel.StatusSuccess {
 		tb.Fatalf("NtStartProfile: %v %v", st, err)
@@ -95,17 +100,19 @@ func (l *lab) profile(tb testing.TB, base, size uint64, bucket uint32, src nt.So
 	return h
 }
 
-func (l *lab) setInterval(tb testing.TB, src nt.Source, v uint32) {
+// SetInterval sets a source's interval as the process.
+func (l *Lab) SetInterval(tb testing.TB, src nt.Source, v uint32) {
 	tb.Helper()
-	if st, err := l.p.MainThread().NtSetIntervalProfile(v, src); err != nil || st != kernel.StatusSuccess {
+	if st, err := l.P.MainThread().NtSetIntervalProfile(v, src); err != nil || st != kernel.StatusSuccess {
 		tb.Fatalf("NtSetIntervalProfile: %v %v", st, err)
 	}
 }
 
-func (l *lab) counters(tb testing.TB, h uint64) []uint32 {
+// Counters reads a profile's bucket counters.
+func (l *Lab) Counters(tb testing.TB, h uint64) []uint32 {
 	tb.Helper()
-	for _, r := range l.m.Profiles() {
-		if r.Handle == h && r.Owner == l.p {
+	for _, r := range l.M.Profiles() {
+		if r.Handle == h && r.Owner == l.P {
 			c, err := r.Counters()
 			if err != nil {
 				tb.Fatal(err)
@@ -117,8 +124,8 @@ func (l *lab) counters(tb testing.TB, h uint64) []uint32 {
 	return nil
 }
 
-// threeFuncs is a minimal workload of three functions at 0x10000.
-func threeFuncs(p *kernel.Process) *workload.Spec {
+// ThreeFuncs is a minimal workload of three functions at 0x10000.
+func ThreeFuncs(p *kernel.Process) *workload.Spec {
 	return workload.Minimal(p, []workload.Function{
 		{Name: "alpha", Base: 0x10000, Size: 0x400, Weight: 5},
 		{Name: "beta", Base: 0x10400, Size: 0x400, Weight: 3},

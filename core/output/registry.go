@@ -1,0 +1,80 @@
+// Package output writes a run's artefacts from the machines a scenario
+// made: the bucket counts of every profile (CSV), a pprof profile per
+// profile (with the workloads' function names), a Chrome trace-event JSON
+// of the NT Kernel Logger's events, and a summary of interrupts for
+// result.json. Everything it writes is a function of the run's
+// configuration and seed: no clocks, no map order.
+//
+// A scenario run keeps a [Registry]: the Lua bindings add each machine
+// (with its simulator) and each kernel logger session as they are made,
+// and the runner hands the registry to [Write] at the end.
+package output
+
+import (
+	"sync"
+
+	"github.com/proflab/proflab/core/sim"
+	"github.com/proflab/proflab/kernel"
+)
+
+// Registry collects the machines and trace sessions of one run. It is
+// safe for concurrent use; each run has its own.
+type Registry struct {
+	mu       sync.Mutex
+	machines []*Machine
+}
+
+// Machine is one machine of the run.
+type Machine struct {
+	// Index is the machine's number in the run, from 1.
+	Index int
+	// Kernel is the machine.
+	Kernel *kernel.Machine
+	// Sim is its simulator (nil if it has none).
+	Sim *sim.Sim
+	// Sessions are the kernel logger sessions started on it.
+	Sessions []*kernel.TraceSession
+}
+
+// AddMachine registers a machine and its simulator (which may be nil).
+func (r *Registry) AddMachine(m *kernel.Machine, s *sim.Sim) *Machine {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e := &Machine{Index: len(r.machines) + 1, Kernel: m, Sim: s}
+	r.machines = append(r.machines, e)
+	return e
+}
+
+// AddSession registers a kernel logger session of machine m.
+func (r *Registry) AddSession(m *kernel.Machine, s *kernel.TraceSession) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, e := range r.machines {
+		if e.Kernel == m {
+			e.Sessions = append(e.Sessions, s)
+			return
+		}
+	}
+	e := &Machine{Index: len(r.machines) + 1, Kernel: m, Sessions: []*kernel.TraceSession{s}}
+	r.machines = append(r.machines, e)
+}
+
+// Machines returns the registered machines in the order they were added.
+func (r *Registry) Machines() []*Machine {
+	if r == nil {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]*Machine(nil), r.machines...)
+}
+
+// Sim returns the simulator registered for m, or nil.
+func (r *Registry) Sim(m *kernel.Machine) *sim.Sim {
+	for _, e := range r.Machines() {
+		if e.Kernel == m {
+			return e.Sim
+		}
+	}
+	return nil
+}

@@ -1,0 +1,157 @@
+package output_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/pprof/profile"
+	"github.com/proflab/proflab/core/output"
+	"github.com/proflab/proflab/core/sim/simtest"
+	"github.com/proflab/proflab/kernel/nt"
+)
+
+func runLab(t *testing.T, dir string) output.Summary {
+	t.Helper()
+	l := simtest.Inproc(t, 2, 1)
+	reg := &output.Registry{}
+	reg.AddMachine(l.M, l.Sim)
+	s, err := l.M.StartKernelLogger(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg.AddSession(l.M, s)
+	l.Profile(t, 0x10000, 0xC00, 8, nt.ProfileTime)
+	l.SetInterval(t, nt.ProfileTime, 10000)
+	if _, err := l.Sim.Run(50_000, simtest.ThreeFuncs(l.P)); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := output.Write(dir, reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sum
+}
+
+func TestWriteOutputs(t *testing.T) {
+	dir := t.TempDir()
+	sum := runLab(t, dir)
+	if len(sum.Machines) != 1 || sum.Machines[0].InterruptsByCPU[0]["ProfileTime"] == 0 {
+		t.Fatalf("summary %+v", sum)
+	}
+	var pb string
+	for _, f := range sum.Files {
+		if strings.HasSuffix(f, ".pb.gz") {
+			pb = f
+		}
+	}
+	if pb == "" || !strings.Contains(strings.Join(sum.Files, " "), output.BucketsFile) || !strings.Contains(strings.Join(sum.Files, " "), output.TraceFile) {
+		t.Fatalf("files %v", sum.Files)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, pb))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := profile.ParseData(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.CheckValid(); err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	var total int64
+	for _, s := range p.Sample {
+		total += s.Value[0]
+		names[s.Location[0].Line[0].Function.Name] = true
+		if s.Label["source"][0] != "ProfileTime" {
+			t.Errorf("label %v", s.Label)
+		}
+	}
+	if !names["alpha"] || !names["beta"] || !names["gamma"] || total == 0 {
+		t.Errorf("functions %v, total %d", names, total)
+	}
+	csv, _ := os.ReadFile(filepath.Join(dir, output.BucketsFile))
+	if !bytes.HasPrefix(csv, []byte("machine,owner_pid,handle")) || !bytes.Contains(csv, []byte(",alpha,")) {
+		t.Errorf("buckets.csv:\n%s", csv)
+	}
+}
+
+func TestPprofTopListsFunctions(t *testing.T) {
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go tool")
+	}
+	dir := t.TempDir()
+	sum := runLab(t, dir)
+	for _, f := range sum.Files {
+		if !strings.HasSuffix(f, ".pb.gz") {
+			continue
+		}
+		out, err := exec.Command(gobin, "tool", "pprof", "-top", filepath.Join(dir, f)).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go tool pprof: %v\n%s", err, out)
+		}
+		for _, fn := range []string{"alpha", "beta", "gamma"} {
+			if !strings.Contains(string(out), fn) {
+				t.Errorf("pprof -top lacks %s:\n%s", fn, out)
+			}
+		}
+	}
+}
+
+func TestTraceIsChromeTraceEvents(t *testing.T) {
+	dir := t.TempDir()
+	runLab(t, dir)
+	data, err := os.ReadFile(filepath.Join(dir, output.TraceFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tr struct {
+		TraceEvents []struct {
+			Name string          `json:"name"`
+			Ph   string          `json:"ph"`
+			TS   *float64        `json:"ts"`
+			PID  *int            `json:"pid"`
+			TID  *int            `json:"tid"`
+			Args json.RawMessage `json:"args"`
+		} `json:"traceEvents"`
+	}
+	if err := json.Unmarshal(data, &tr); err != nil {
+		t.Fatal(err)
+	}
+	samples := 0
+	for _, e := range tr.TraceEvents {
+		if e.Ph == "" || e.TS == nil || e.PID == nil || e.TID == nil || e.Name == "" {
+			t.Fatalf("incomplete event %+v", e)
+		}
+		if !strings.Contains("iMXBE", e.Ph) {
+			t.Errorf("phase %q", e.Ph)
+		}
+		if e.Name == "SampledProfile" {
+			samples++
+		}
+	}
+	if samples == 0 {
+		t.Error("no SampledProfile events")
+	}
+}
+
+func TestWriteIsDeterministic(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	sa, sb := runLab(t, a), runLab(t, b)
+	if strings.Join(sa.Files, ",") != strings.Join(sb.Files, ",") {
+		t.Fatal("different files")
+	}
+	for _, f := range sa.Files {
+		x, _ := os.ReadFile(filepath.Join(a, f))
+		y, _ := os.ReadFile(filepath.Join(b, f))
+		if !bytes.Equal(x, y) {
+			t.Errorf("%s differs between identical runs", f)
+		}
+	}
+}
