@@ -1,0 +1,169 @@
+package workload_test
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/proflab/proflab/core/workload"
+	"github.com/proflab/proflab/kernel"
+)
+
+func TestParseFull(t *testing.T) {
+	s, err := workload.Load("testdata/full.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Resolve(kernel.X64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Threads) != 2 || len(r.Threads[0].Mix) != 2 || r.Threads[0].Mix[1].Weight < 0.39 || r.Threads[0].Mix[1].Weight > 0.41 {
+		t.Errorf("threads %+v", r.Threads)
+	}
+	isr := r.Funcs[r.ISR[0].Func]
+	if isr.Name != "DriverIsr" || isr.Addr != 0xFFFFF80001000100 || isr.Mode != workload.KernelMode {
+		t.Errorf("isr %+v", isr)
+	}
+	if f := r.Funcs[r.FuncAt(0x140001104)]; f.Name != "main" || f.Instructions != 0x200 {
+		t.Errorf("FuncAt main: %+v", f)
+	}
+	if r.FuncAt(0x140000FFF) != -1 {
+		t.Error("FuncAt found a function before main")
+	}
+	if r.Funcs[r.Idle].Name != workload.IdleFunction {
+		t.Error("no idle function")
+	}
+	// the resolved spec round-trips through TOML
+	b, err := workload.Encode(&r.Spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2, err := workload.Parse("resolved.toml", b)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, b)
+	}
+	if _, err := s2.Resolve(kernel.X64); err != nil {
+		t.Fatalf("resolved spec does not resolve: %v\n%s", err, b)
+	}
+}
+
+func TestMinimal(t *testing.T) {
+	m := newMachine(t)
+	p := m.NewProcess("app", kernel.Token{})
+	r, err := workload.Minimal(p, []workload.Function{{Name: "f", Base: 0x10000, Size: 0x100, Weight: 2}, {Name: "g", Base: 0x10100, Size: 0x100, Weight: 6}}).Resolve(kernel.X64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Spec.InstructionBytes != 4 || r.Spec.QuantumUS != workload.DefaultQuantumUS || r.Threads[0].Mix[1].Weight != 0.75 || r.Funcs[0].CPI != 1 {
+		t.Errorf("defaults not filled: %+v", r.Spec)
+	}
+}
+
+func newMachine(t *testing.T) *kernel.Machine {
+	v, _ := kernel.ParseVersion(kernel.DefaultVersion)
+	m, err := kernel.NewMachine(kernel.Config{Version: v, Arch: kernel.X64, CPUs: 2, Vendor: "GenuineIntel", FreqMHz: 3000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestMinimalErrorsNameTheField(t *testing.T) {
+	m := newMachine(t)
+	p := m.NewProcess("app", kernel.Token{})
+	f := func(mod func(*workload.Function)) []workload.Function {
+		fs := []workload.Function{{Name: "a", Base: 0x10000, Size: 0x100, Weight: 1}, {Name: "b", Base: 0x20000, Size: 0x100, Weight: 1}}
+		mod(&fs[1])
+		return fs
+	}
+	tests := []struct {
+		name string
+		fns  []workload.Function
+		want string
+	}{
+		{"size", f(func(f *workload.Function) { f.Size = 0 }), "functions[2].size: must be > 0"},
+		{"weight", f(func(f *workload.Function) { f.Weight = -1 }), "functions[2].weight: must be >= 0"},
+		{"name", f(func(f *workload.Function) { f.Name = "" }), "functions[2].name: must be given"},
+		{"dup", f(func(f *workload.Function) { f.Name = "a" }), `functions[2].name: function "a" is defined twice`},
+		{"cpi", f(func(f *workload.Function) { f.CPI = -2 }), "functions[2].cpi"},
+		{"rate", f(func(f *workload.Function) { f.CacheMissRate = 2 }), "functions[2].cache_miss_rate: must be between 0 and 1"},
+		{"overlap", f(func(f *workload.Function) { f.Base = 0x10080 }), "overlap"},
+		{"offset", f(func(f *workload.Function) { f.Offset = 4 }), "functions[2].offset"},
+		{"hotspot", f(func(f *workload.Function) { f.Hotspots = []workload.Hotspot{{Offset: 0xF0, Size: 0x20, Weight: 0.5}} }), "functions[2].hotspot[1]: offset"},
+		{"hotweight", f(func(f *workload.Function) {
+			f.Hotspots = []workload.Hotspot{{Offset: 0, Size: 4, Weight: 0.7}, {Offset: 8, Size: 4, Weight: 0.7}}
+		}), "functions[2].hotspot: weights add up"},
+		{"loop", f(func(f *workload.Function) { f.LoopInstructions = 1000 }), "functions[2].loop_instructions"},
+		{"zero", []workload.Function{{Name: "a", Base: 0x10000, Size: 4}}, "the weights add up to 0"},
+		{"none", nil, "functions: must list at least one function"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := workload.Minimal(p, tt.fns).Resolve(kernel.X64)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %v, want %q", err, tt.want)
+			}
+		})
+	}
+	if _, err := workload.Minimal(nil, f(func(*workload.Function) {})).Resolve(kernel.X64); err == nil || !strings.Contains(err.Error(), "process: must be a process") {
+		t.Errorf("nil process: %v", err)
+	}
+}
+
+func TestTOMLErrors(t *testing.T) {
+	tests := []struct{ name, src, want string }{
+		{"unknown", "[[process]]\nname = \"a\"\ncolour = 1\n", `w.toml:3: unknown key "process.colour"`},
+		{"type", "[[process]]\nname = 3\n", "w.toml:2"},
+		{"syntax", "name = \n", "w.toml:1"},
+		{"address", "[[image]]\nname = \"k\"\nbase = \"0xZZ\"\n", "address"},
+		{"negative", "[[image]]\nname = \"k\"\nbase = -5\n", "negative"},
+	}
+	for _, tt := range tests {
+		_, err := workload.Parse("w.toml", []byte(tt.src))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: error %v, want %q", tt.name, err, tt.want)
+		}
+	}
+	// field errors of a full workload carry the process/thread path
+	s, err := workload.Parse("w.toml", []byte("[[process]]\nname = \"a\"\n[[process.function]]\nname = \"f\"\nbase = 0x10000\nsize = 16\nweight = 1\n[[process.thread]]\nbusy = 2\nrun = [{function = \"nope\"}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Resolve(kernel.X64)
+	for _, want := range []string{"process[1].thread[1].busy", `process[1].thread[1].run[1].function: no function named "nope"`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v, want %q", err, want)
+		}
+	}
+}
+
+func TestLoadMissingFile(t *testing.T) {
+	if _, err := workload.Load("testdata/nope.toml"); err == nil || !os.IsNotExist(unwrapAll(err)) {
+		t.Errorf("error %v", err)
+	}
+}
+
+func unwrapAll(err error) error {
+	for {
+		u, ok := err.(interface{ Unwrap() error })
+		if !ok {
+			return err
+		}
+		err = u.Unwrap()
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	b, _ := os.ReadFile("testdata/full.toml")
+	f.Add(b)
+	f.Add([]byte("[[process]]\nname = \"a\"\n[[process.function]]\nname=\"f\"\nbase=1\nsize=1\nweight=1\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := workload.Parse("fuzz.toml", data)
+		if err != nil {
+			return
+		}
+		_, _ = s.Resolve(kernel.X64)
+		_, _ = s.Resolve(kernel.X86)
+	})
+}
