@@ -1,0 +1,143 @@
+package sim_test
+
+import (
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/proflab/proflab/core/config"
+	"github.com/proflab/proflab/core/halhost"
+	"github.com/proflab/proflab/core/sim/simtest"
+	"github.com/proflab/proflab/core/workload"
+	"github.com/proflab/proflab/halplugins/haltest"
+	"github.com/proflab/proflab/kernel"
+	"github.com/proflab/proflab/kernel/nt"
+)
+
+var (
+	pluginOnce sync.Once
+	pluginDir  string
+	pluginErr  error
+)
+
+// plugins builds the shipped plugins once into a temporary folder (or
+// uses PROFLAB_PLUGIN_PATH when set).
+func plugins(tb testing.TB) *halhost.Host {
+	tb.Helper()
+	pluginOnce.Do(func() {
+		if p := os.Getenv("PROFLAB_PLUGIN_PATH"); p != "" {
+			pluginDir = p
+			return
+		}
+		pluginDir, pluginErr = os.MkdirTemp("", "sim-plugins-")
+		if pluginErr != nil {
+			return
+		}
+		for _, pkg := range []string{
+			"github.com/proflab/proflab/halplugins/apic/cmd/proflab-hal-apic",
+			"github.com/proflab/proflab/halplugins/pmu/cmd/proflab-hal-pmu",
+			"github.com/proflab/proflab/halplugins/pebs/cmd/proflab-hal-pebs",
+		} {
+			if _, pluginErr = haltest.Build(pluginDir, pkg); pluginErr != nil {
+				return
+			}
+		}
+	})
+	if pluginErr != nil {
+		tb.Fatalf("building the plugins: %v", pluginErr)
+	}
+	h := halhost.New(simtest.HALs(config.TransportPlugin), halhost.Options{Search: &halhost.Search{PluginPath: pluginDir}})
+	tb.Cleanup(h.Close)
+	return h
+}
+
+func TestTimerThroughPlugins(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and starts plugin processes")
+	}
+	l := simtest.New(t, plugins(t), 4, 1)
+	l.Profile(t, 0x10000, 0xC00, 10, nt.ProfileTime)
+	l.SetInterval(t, nt.ProfileTime, 10000)
+	res, err := l.Sim.Run(1_000_000, simtest.ThreeFuncs(l.P))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := res.InterruptsByCPU[0]["ProfileTime"]; n < 990 || n > 1010 {
+		t.Errorf("%d interrupts through the plugins, want 1000 ± 10", n)
+	}
+}
+
+// fourThreads keeps every processor of a 4-processor machine busy.
+func fourThreads(p *kernel.Process) *workload.Spec {
+	s := simtest.ThreeFuncs(p)
+	s.Processes[0].Threads = []workload.Thread{{CPU: 0}, {CPU: 1}, {CPU: 2}, {CPU: 3}}
+	return s
+}
+
+// BenchmarkInstructions measures simulated instructions per second of
+// wall time on one processor with no interrupts (segments and truth only).
+func BenchmarkInstructions(b *testing.B) {
+	l := simtest.Inproc(b, 1, 1)
+	w := simtest.ThreeFuncs(l.P)
+	var instr uint64
+	start := time.Now()
+	for b.Loop() {
+		res, err := l.Sim.Run(100_000, w)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, f := range res.Functions {
+			instr += f.Instructions
+		}
+	}
+	b.ReportMetric(float64(instr)/time.Since(start).Seconds(), "instr/s")
+}
+
+// BenchmarkInterrupts measures profile interrupts delivered per second of
+// wall time: ProfileTime at the fastest rate on 4 busy processors, plus a
+// cache-miss counter, each hitting a started profile.
+func BenchmarkInterrupts(b *testing.B) {
+	l := simtest.Inproc(b, 4, 1)
+	l.Profile(b, 0x10000, 0xC00, 4, nt.ProfileTime)
+	l.SetInterval(b, nt.ProfileTime, 1221)
+	w := fourThreads(l.P)
+	var n uint64
+	start := time.Now()
+	for b.Loop() {
+		res, err := l.Sim.Run(100_000, w)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, v := range res.Interrupts {
+			n += v
+		}
+	}
+	b.ReportMetric(float64(n)/time.Since(start).Seconds(), "interrupts/s")
+}
+
+// BenchmarkSecond is the whole run of one simulated second on 4
+// processors at the fastest timer rate (interval 1221): opening the HALs,
+// making the machine, creating and starting a profile, setting the
+// interval, running, closing — with the HALs in-process and as plugins.
+func BenchmarkSecond(b *testing.B) {
+	for _, tr := range []string{config.TransportInproc, config.TransportPlugin} {
+		b.Run(tr, func(b *testing.B) {
+			var host *halhost.Host
+			if tr == config.TransportPlugin {
+				host = plugins(b)
+			} else {
+				host = halhost.New(simtest.HALs(tr), halhost.Options{})
+				b.Cleanup(host.Close)
+			}
+			for b.Loop() {
+				l := simtest.New(b, host, 4, 1, "apic", "pmu", "pebs")
+				l.Profile(b, 0x10000, 0xC00, 4, nt.ProfileTime)
+				l.SetInterval(b, nt.ProfileTime, 1221)
+				if _, err := l.Sim.Run(1_000_000, fourThreads(l.P)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
