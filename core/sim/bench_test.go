@@ -97,11 +97,24 @@ func BenchmarkInstructions(b *testing.B) {
 // BenchmarkInterrupts measures profile interrupts delivered per second of
 // wall time: ProfileTime at the fastest rate on 4 busy processors, plus a
 // cache-miss counter, each hitting a started profile.
+// "isolated" makes segments long (10^9 instructions) so that the
+// per-interrupt cost stands alone.
 func BenchmarkInterrupts(b *testing.B) {
+	for _, seg := range []uint64{0, 1e9} {
+		name := "workload"
+		if seg > 0 {
+			name = "isolated"
+		}
+		b.Run(name, func(b *testing.B) { benchInterrupts(b, seg) })
+	}
+}
+
+func benchInterrupts(b *testing.B, seg uint64) {
 	l := simtest.Inproc(b, 4, 1)
 	l.Profile(b, 0x10000, 0xC00, 4, nt.ProfileTime)
 	l.SetInterval(b, nt.ProfileTime, 1221)
 	w := fourThreads(l.P)
+	w.SegmentInstructions = seg
 	var n uint64
 	start := time.Now()
 	for b.Loop() {

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -120,6 +121,7 @@ type tally struct {
 }
 
 type runState struct {
+	ctx     context.Context
 	s       *Sim
 	res     *Result
 	w       *workload.Resolved
@@ -143,6 +145,12 @@ type runState struct {
 // raises. A bug check stops the run early (Result.BugCheck); a HAL failure
 // or a bad workload is an error.
 func (s *Sim) Run(durationUS uint64, w *workload.Spec) (*Result, error) {
+	return s.RunContext(context.Background(), durationUS, w)
+}
+
+// RunContext is Run that stops with ctx's error when ctx ends (a run's
+// wall-clock budget); the simulated time reached so far stays.
+func (s *Sim) RunContext(ctx context.Context, durationUS uint64, w *workload.Spec) (*Result, error) {
 	if s.m == nil {
 		return nil, errors.New("sim: run before a machine is attached")
 	}
@@ -165,7 +173,7 @@ func (s *Sim) Run(durationUS uint64, w *workload.Spec) (*Result, error) {
 		}
 	}
 	s.syncedNow()
-	rs := &runState{s: s, w: r, fns: prepare(r), nf: len(r.Funcs), hooks: map[string][]hal.Interrupt{}, halByNm: map[string]HAL{}}
+	rs := &runState{ctx: ctx, s: s, w: r, fns: prepare(r), nf: len(r.Funcs), hooks: map[string][]hal.Interrupt{}, halByNm: map[string]HAL{}}
 	for _, h := range s.hals {
 		if h != nil {
 			rs.halByNm[h.Name()] = h
@@ -537,7 +545,13 @@ func (rs *runState) nextEvent(c *cpuRun) uint64 {
 // loop is the global event loop: the earliest processor event first.
 func (rs *runState) loop() {
 	s := rs.s
-	for rs.stopErr == nil {
+	for iter := 0; rs.stopErr == nil; iter++ {
+		if iter&1023 == 1023 {
+			if err := rs.ctx.Err(); err != nil {
+				rs.stopErr = fmt.Errorf("the run was stopped at %d µs of simulated time: %w", s.time100ns(s.now)/10, err)
+				break
+			}
+		}
 		var c *cpuRun
 		for _, x := range s.cpus {
 			if x.dirty {

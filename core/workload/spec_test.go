@@ -167,3 +167,46 @@ func FuzzParse(f *testing.F) {
 		_, _ = s.Resolve(kernel.X86)
 	})
 }
+
+func TestFromTable(t *testing.T) {
+	m := newMachine(t)
+	p := m.NewProcess("app", kernel.Token{})
+	s, err := workload.FromTable(map[string]any{
+		"process": p,
+		"functions": []any{
+			map[string]any{"name": "f", "base": float64(0x10000), "size": float64(0x100), "weight": float64(1), "cache_miss_rate": 0.1,
+				"hotspots": []any{map[string]any{"offset": float64(0), "size": float64(16), "weight": 0.5}}},
+			map[string]any{"name": "g", "base": uint64(0x10100), "size": 64, "weight": 3.0, "loop_instructions": float64(8)},
+		},
+		"quantum_us": float64(2000),
+		"threads":    []any{map[string]any{"cpu": float64(1)}},
+		"kernel":     map[string]any{"interrupt_share": 0.1},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Resolve(kernel.X64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Spec.QuantumUS != 2000 || r.Threads[0].CPU != 1 || r.Funcs[0].Hotspots[0].Size != 16 || r.Funcs[1].LoopInstructions != 8 || r.Spec.Kernel.InterruptShare != 0.1 {
+		t.Errorf("decoded %+v", r.Spec)
+	}
+	bad := []struct {
+		t    map[string]any
+		want string
+	}{
+		{map[string]any{"process": p, "functions": []any{map[string]any{"name": "f", "size": "big"}}}, "functions[1].size: must be a number"},
+		{map[string]any{"process": p, "functions": []any{map[string]any{"nam": "f"}}}, "functions[1].nam: unknown key"},
+		{map[string]any{"process": p, "functions": []any{map[string]any{"name": "f", "base": float64(1 << 60)}}}, "functions[1].base: 1.152921504606847e+18 is above 2^53"},
+		{map[string]any{"process": p, "functions": []any{map[string]any{"name": "f", "size": -1.0}}}, "functions[1].size: must be a non-negative integer"},
+		{map[string]any{"functions": []any{}}, "process: must be a process"},
+		{map[string]any{"process": []any{map[string]any{"proc": "x"}}}, "process[1].proc: must be a process"},
+	}
+	for _, b := range bad {
+		_, err := workload.FromTable(b.t)
+		if err == nil || !strings.Contains(err.Error(), b.want) {
+			t.Errorf("error %v, want %q", err, b.want)
+		}
+	}
+}
