@@ -13,6 +13,11 @@ import (
 // maxReadCount bounds read_u32s, so that a typo cannot allocate gigabytes.
 const maxReadCount = 1 << 24
 
+// maxRegion bounds the size of alloc, alloc_at and protect: the model keeps
+// metadata per page, so a terabyte-sized typo would take minutes and
+// gigabytes; 4 GB is far beyond what any profiling scenario needs.
+const maxRegion = 1 << 32
+
 // address reads an address argument: a number or u64, not negative.
 func address(a Args, i int) uint64 {
 	return a.Uint(i, "address", 0, math.MaxUint64)
@@ -32,7 +37,7 @@ func prot(a Args, i int) kernel.Prot {
 // page after them (system space for a kernel caller).
 func (rt *Runtime) callerAlloc(L *lua.LState, c *caller, a Args) int {
 	a.MaxArgs(2, "size, prot")
-	size := a.Uint(1, "size", 1, math.MaxUint64)
+	size := a.Uint(1, "size", 1, maxRegion)
 	p := prot(a, 2)
 	rt.mustRun(L, c.m, a.Fn)
 	addr, err := c.proc.Alloc(size, p)
@@ -47,7 +52,7 @@ func (rt *Runtime) callerAlloc(L *lua.LState, c *caller, a Args) int {
 func (rt *Runtime) callerAllocAt(L *lua.LState, c *caller, a Args) int {
 	a.MaxArgs(3, "address, size, prot")
 	addr := address(a, 1)
-	size := a.Uint(2, "size", 1, math.MaxUint64)
+	size := a.Uint(2, "size", 1, maxRegion)
 	p := prot(a, 3)
 	rt.mustRun(L, c.m, a.Fn)
 	got, err := c.proc.AllocAt(addr, size, p)
@@ -62,7 +67,7 @@ func (rt *Runtime) callerAllocAt(L *lua.LState, c *caller, a Args) int {
 func (rt *Runtime) callerProtect(L *lua.LState, c *caller, a Args) int {
 	a.MaxArgs(3, "address, size, prot")
 	addr := address(a, 1)
-	size := a.Uint(2, "size", 1, math.MaxUint64)
+	size := a.Uint(2, "size", 1, maxRegion)
 	if a.Get(3) == lua.LNil {
 		a.Errorf(3, "prot", `expected "rw", "r", "rx" or "none"`)
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	luart "github.com/proflab/proflab/core/lua"
@@ -63,6 +64,8 @@ func Run(ctx context.Context, opt Options) (res Result) {
 	if opt.Log != nil {
 		w = io.MultiWriter(opt.Log, logs)
 	}
+	lw := &lockedWriter{w: w} // plugin log lines arrive from other goroutines
+	w = lw
 	hals := opt.HALs
 	if hals == nil && opt.Setup.NewHALs != nil {
 		h, closeHALs, err := opt.Setup.NewHALs()
@@ -72,6 +75,10 @@ func Run(ctx context.Context, opt Options) (res Result) {
 		}
 		defer closeHALs()
 		hals = h
+	}
+	if ls, ok := hals.(interface{ SetLog(io.Writer) }); ok {
+		ls.SetLog(w)
+		defer ls.SetLog(nil)
 	}
 	rt := luart.New(luart.Config{
 		Dir:     filepath.Dir(opt.File),
@@ -87,7 +94,9 @@ func Run(ctx context.Context, opt Options) (res Result) {
 	err := rt.Exec(chunkName(opt.File), src)
 	res.Checks = append(res.Checks, rt.Checks()...)
 	res.Records = rt.Records()
+	lw.mu.Lock()
 	res.Log = logs.String()
+	lw.mu.Unlock()
 	res.Error = finalError(ctx, opt, err, rt.Bug(), rt.PluginFailure())
 	return res
 }
@@ -158,6 +167,19 @@ func formatDuration(d time.Duration) string {
 		s = strings.TrimSuffix(s, "0m")
 	}
 	return s
+}
+
+// lockedWriter serialises writes to w.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+// Write implements io.Writer.
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // cappedBuffer keeps at most max bytes, then notes the truncation.

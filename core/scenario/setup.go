@@ -2,6 +2,9 @@ package scenario
 
 import (
 	"fmt"
+	"io"
+	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/proflab/proflab/core/config"
@@ -61,16 +64,55 @@ func SetupFromConfig(path string, cfg *config.Config, opts halhost.Options) Setu
 	hals := cfg.HAL
 	names := cfg.HALNames()
 	s.NewHALs = func() (luart.HALProvider, func(), error) {
-		host := halhost.New(hals, opts)
-		return &hostHALs{host: host, names: names}, host.Close, nil
+		sw := &logSwitch{}
+		o := opts
+		if o.Logger == nil {
+			o.Logger = slog.New(slog.NewTextHandler(sw, &slog.HandlerOptions{ReplaceAttr: dropTime}))
+		}
+		host := halhost.New(hals, o)
+		return &hostHALs{host: host, names: names, log: sw}, host.Close, nil
 	}
 	return s
+}
+
+// dropTime removes the wall-clock time from plugin log lines.
+func dropTime(groups []string, a slog.Attr) slog.Attr {
+	if len(groups) == 0 && a.Key == slog.TimeKey {
+		return slog.Attr{}
+	}
+	return a
+}
+
+// logSwitch is the plugin host's log destination: the log of the run in
+// progress (the host outlives runs), nothing between runs.
+type logSwitch struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+// Write implements io.Writer.
+func (s *logSwitch) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.w == nil {
+		return len(p), nil
+	}
+	return s.w.Write(p)
 }
 
 // hostHALs is the HALProvider of a plugin host.
 type hostHALs struct {
 	host  *halhost.Host
 	names []string
+	log   *logSwitch
+}
+
+// SetLog sends the plugins' log lines to w (nil: nowhere) — the log of
+// the run that uses the provider.
+func (h *hostHALs) SetLog(w io.Writer) {
+	h.log.mu.Lock()
+	h.log.w = w
+	h.log.mu.Unlock()
 }
 
 // Names implements luart.HALProvider.
