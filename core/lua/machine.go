@@ -21,9 +21,9 @@ var machineFields = []string{"version", "arch", "cpus", "cpu_vendor", "pebs", "f
 
 // machine is the Go side of a machine userdata.
 type machine struct {
-	km     *kernel.Machine
-	seed   uint64
-	hals   []string
+	km   *kernel.Machine
+	seed uint64
+	hals []string
 }
 
 // labMachine is lab.machine{...}: a simulated computer.
