@@ -3,6 +3,7 @@ package luart
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"runtime/debug"
 	"strings"
 
@@ -129,13 +130,28 @@ func (rt *Runtime) messageHandler(L *lua.LState) int {
 	return 1
 }
 
-// compileMessage is the syntax error of a chunk, as "file:line: message".
+// syntaxError matches gopher-lua's compile errors:
+// "s.lua line:2(column:7) near '=':   syntax error".
+var syntaxError = regexp.MustCompile(`(?s)^(.*) line:(\d+)\(column:(\d+)\) near '(.*)':\s+(.*)$`)
+
+// eofError matches a compile error at the end: "s.lua at EOF:   syntax error".
+var eofError = regexp.MustCompile(`(?s)^(.*) at EOF:\s+(.*)$`)
+
+// compileMessage is the syntax error of a chunk, as
+// "file:line:column: syntax error near '='".
 func compileMessage(err error) string {
+	msg := strings.TrimSpace(err.Error())
 	var api *lua.ApiError
 	if errors.As(err, &api) && api.Object != nil {
-		return strings.TrimSpace(api.Object.String())
+		msg = strings.TrimSpace(api.Object.String())
 	}
-	return strings.TrimSpace(err.Error())
+	if m := syntaxError.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("%s:%s:%s: %s near '%s'", m[1], m[2], m[3], strings.TrimSpace(m[5]), m[4])
+	}
+	if m := eofError.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("%s: %s at the end of the file (an unclosed bracket, function or block?)", m[1], strings.TrimSpace(m[2]))
+	}
+	return msg
 }
 
 // errorText is the text of an error value: a string as is, a value with
