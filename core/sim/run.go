@@ -414,16 +414,20 @@ func (c *cpuRun) cycleAt(f *fnInfo, d uint64) uint64 {
 
 // instrAt is the number of instructions complete at cycle t.
 func (c *cpuRun) instrAt(f *fnInfo, t uint64) uint64 {
-	if t <= c.segStart {
+	if t < c.segStart {
 		return 0
 	}
 	var d uint64
 	if f.cpi == 1 {
 		d = t - c.segStart
 	} else {
-		d = uint64(float64(t-c.segStart) / f.cpi)
+		// the last instruction whose completion cycle is at or before t
+		d = uint64(float64(t-c.segStart+1) / f.cpi)
 		for d > 0 && c.cycleAt(f, d) > t {
 			d--
+		}
+		for d < c.segLen && c.cycleAt(f, d+1) <= t {
+			d++
 		}
 	}
 	return min(d, c.segLen)
@@ -545,6 +549,9 @@ func (rs *runState) nextEvent(c *cpuRun) uint64 {
 // loop is the global event loop: the earliest processor event first.
 func (rs *runState) loop() {
 	s := rs.s
+	var lastT uint64
+	var lastC *cpuRun
+	stuck := 0
 	for iter := 0; rs.stopErr == nil; iter++ {
 		if iter&1023 == 1023 {
 			if err := rs.ctx.Err(); err != nil {
@@ -570,6 +577,14 @@ func (rs *runState) loop() {
 		}
 		if c.next >= rs.end {
 			break
+		}
+		if c.next == lastT && c == lastC {
+			if stuck++; stuck > 10000 {
+				rs.stopErr = fmt.Errorf("proflab bug: the simulator made no progress on processor %d at cycle %d (please report it)", c.idx, c.next)
+				break
+			}
+		} else {
+			lastT, lastC, stuck = c.next, c, 0
 		}
 		s.now = c.next
 		rs.step(c)

@@ -158,3 +158,31 @@ func TestBadWorkloadNamesField(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
+
+// TestFractionalCPI covers CPIs that put several instructions in a cycle
+// and one instruction over several cycles, with counters on each.
+func TestFractionalCPI(t *testing.T) {
+	for _, cpi := range []float64{0.5, 0.3, 1.7, 4} {
+		l := simtest.Inproc(t, 1, 1)
+		l.Profile(t, 0x10000, 0xC00, 10, nt.ProfileTotalIssues)
+		l.SetInterval(t, nt.ProfileTotalIssues, 4099)
+		w := simtest.ThreeFuncs(l.P)
+		for i := range w.Processes[0].Functions {
+			w.Processes[0].Functions[i].CPI = cpi
+		}
+		res, err := l.Sim.Run(10_000, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var instr uint64
+		for _, f := range res.Functions {
+			instr += f.Instructions
+		}
+		if n := res.Interrupts["ProfileTotalIssues"]; n != instr/4099 {
+			t.Errorf("CPI %v: %d overflows for %d instructions", cpi, n, instr)
+		}
+		if want := uint64(30_000_000 / cpi); instr < want-want/1000 || instr > want+want/1000 {
+			t.Errorf("CPI %v: %d instructions in 30M cycles", cpi, instr)
+		}
+	}
+}
