@@ -14,7 +14,10 @@
 //
 // HALs reach machines through one seam, HALProvider: the kernel's
 // in-process test HALs (TestHALs) by default, the configuration's plugin
-// host when core/scenario is given a Setup.
+// host (HostHALs) when core/scenario is given a Setup. Each machine has its
+// simulated processors (core/sim), which receive the HALs' hardware
+// programming and which m:run drives; the test HALs program nothing, so
+// m:run raises no interrupts on them.
 //
 // # Choices where lua-api.md is silent
 //
@@ -42,6 +45,10 @@
 //     ^ (modulo 2^64) and unary minus. A u64 is a userdata: as a table
 //     key, two equal u64 values are different keys (use tostring(u)).
 //   - Syntax errors read "file:line:column: syntax error near 'x'".
+//   - m:run's result also has start and end (simulated time, 100 ns
+//     units), bugcheck (when an interrupt bug-checked the machine), log
+//     (the simulator's lines), and per function image, base, size and
+//     events; interrupts_by_cpu is keyed by processor number from 0.
 //   - Extras: lab.seed, lab.win32_name(code), lab.bugcheck_name(code),
 //     m:version(), m:arch(), x:cpu(), s:running(), and units and precise
 //     in m:hal_sources() rows.

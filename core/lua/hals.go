@@ -3,13 +3,16 @@ package luart
 import (
 	"fmt"
 
+	"github.com/proflab/proflab/core/halhost"
+	"github.com/proflab/proflab/halplugins/hal"
 	"github.com/proflab/proflab/halplugins/pebs"
 	"github.com/proflab/proflab/kernel"
 	"github.com/proflab/proflab/kernel/nt"
 )
 
 // MachineSpec is what a machine's HALs are told about it when they are
-// opened (the plugins' configure call).
+// opened (the plugins' configure call), and where their hardware
+// programming goes.
 type MachineSpec struct {
 	Version kernel.Version
 	Arch    kernel.Arch
@@ -18,6 +21,15 @@ type MachineSpec struct {
 	PEBS    bool
 	FreqMHz int
 	Seed    uint64
+	// Hardware receives every HAL call's hardware programming: the
+	// machine's simulated processors (core/sim). nil discards it.
+	Hardware Hardware
+}
+
+// Hardware is the sink of the HALs' hardware programming (the method set
+// of halhost.Hardware, which core/sim's Sim implements).
+type Hardware interface {
+	Apply(halName string, p hal.Programming) error
 }
 
 // HALProvider builds the HALs of one machine from the names its
@@ -66,6 +78,47 @@ func (TestHALs) Open(names []string, spec MachineSpec) ([]kernel.HAL, func(), er
 		}
 	}
 	return hals, func() {}, nil
+}
+
+// HostHALs is the HALProvider of a plugin host: the HALs of the
+// configuration ([hal.NAME]), each machine getting its own instance of
+// each HAL it lists, released when the run ends.
+type HostHALs struct {
+	Host     *halhost.Host
+	HALNames []string // the configured names (config.Config.HALNames)
+}
+
+// Names implements HALProvider.
+func (h *HostHALs) Names() []string { return h.HALNames }
+
+// Open implements HALProvider.
+func (h *HostHALs) Open(names []string, spec MachineSpec) ([]kernel.HAL, func(), error) {
+	m := hal.Machine{
+		CPUs:    spec.CPUs,
+		FreqMHz: uint32(spec.FreqMHz),
+		Vendor:  spec.Vendor,
+		Arch:    spec.Arch.String(),
+		Version: spec.Version.String(),
+		Seed:    spec.Seed,
+	}
+	var hw halhost.Hardware = halhost.Discard{}
+	if spec.Hardware != nil {
+		hw = spec.Hardware
+	}
+	mhs, err := h.Host.OpenMachine(names, m, hw)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := make([]kernel.HAL, len(mhs))
+	for i, mh := range mhs {
+		out[i] = mh
+	}
+	release := func() {
+		for _, mh := range mhs {
+			_ = mh.Close()
+		}
+	}
+	return out, release, nil
 }
 
 // MachineDefaults are the defaults of lab.machine{...}'s fields, from the

@@ -9,6 +9,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/proflab/proflab/core/sim"
 	"github.com/proflab/proflab/kernel"
 	"github.com/proflab/proflab/kernel/nt"
 )
@@ -22,6 +23,7 @@ var machineFields = []string{"version", "arch", "cpus", "cpu_vendor", "pebs", "f
 // machine is the Go side of a machine userdata.
 type machine struct {
 	km   *kernel.Machine
+	sim  *sim.Sim // the simulated processors that m:run drives
 	seed uint64
 	hals []string
 }
@@ -76,6 +78,8 @@ func (rt *Runtime) labMachine(L *lua.LState) int {
 		}
 	}
 
+	sm := sim.New(sim.Options{Seed: spec.Seed})
+	spec.Hardware = sm
 	hals, release, err := provider.Open(names, spec)
 	if err != nil {
 		rt.raisePlugin(L, fmt.Errorf("%s: opening the HALs %s: %w", fn, strings.Join(names, ", "), err))
@@ -94,8 +98,17 @@ func (rt *Runtime) labMachine(L *lua.LState) int {
 		}
 		L.RaiseError("%s: %v", fn, err)
 	}
+	simHALs := make([]sim.HAL, len(hals))
+	for i, h := range hals {
+		if sh, ok := h.(sim.HAL); ok {
+			simHALs[i] = sh
+		}
+	}
+	if err := sm.Attach(km, simHALs); err != nil {
+		L.RaiseError("%s: %v", fn, err)
+	}
 	ud := L.NewUserData()
-	ud.Value = &machine{km: km, seed: spec.Seed, hals: names}
+	ud.Value = &machine{km: km, sim: sm, seed: spec.Seed, hals: names}
 	ud.Metatable = L.GetTypeMetatable(machineTypeName)
 	L.Push(ud)
 	return 1
@@ -310,15 +323,6 @@ func (rt *Runtime) machineInject(L *lua.LState) int {
 	if maps > 0 {
 		m.km.InjectMapFailures(maps)
 	}
-	return 0
-}
-
-// machineRun is m:run{...}: it needs the workload engine.
-func (rt *Runtime) machineRun(L *lua.LState) int {
-	m := checkMachine(L, "m:run")
-	CheckFields(L, "m:run", L.Get(2), "duration_us", "workload")
-	rt.mustRun(L, m, "m:run")
-	L.RaiseError("m:run needs the workload engine (not built yet)")
 	return 0
 }
 

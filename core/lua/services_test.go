@@ -142,7 +142,7 @@ lab.check(b and b.code == 0x50 and b.name == "PAGE_FAULT_IN_NONPAGED_AREA", "m:b
 for name, f in pairs{
   service = function() return p:NtStopProfile(h) end,
   interrupt = function() return m:interrupt{ ip = 0x401000 } end,
-  run = function() return m:run{ duration_us = 1 } end,
+  run = function() return m:run{ duration_us = 1, workload = { process = p, functions = { { name = "f", base = 0x401000, size = 0x100, weight = 1 } } } } end,
   write = function() return p:write_u32(buf, 1) end,
   process = function() return m:process{} end,
 } do
@@ -270,7 +270,6 @@ local st = p:NtStartProfile(p:read_u64(hp))
 lab.check(st == lab.STATUS_INSUFFICIENT_RESOURCES, "injected pool failure: " .. lab.status_name(st))
 lab.check(p:NtStartProfile(p:read_u64(hp)) == lab.STATUS_SUCCESS, "only the next one fails")
 `)
-	wantLabError(t, `lab.machine{}:run{ duration_us = 100 }`, "m:run needs the workload engine (not built yet)")
 	wantLabError(t, `lab.machine{}:inject{ pool_failures = -1 }`, `field "pool_failures": -1 is negative`)
 }
 

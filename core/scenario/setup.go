@@ -1,7 +1,6 @@
 package scenario
 
 import (
-	"fmt"
 	"io"
 	"log/slog"
 	"sync"
@@ -10,8 +9,6 @@ import (
 	"github.com/proflab/proflab/core/config"
 	"github.com/proflab/proflab/core/halhost"
 	luart "github.com/proflab/proflab/core/lua"
-	"github.com/proflab/proflab/halplugins/hal"
-	"github.com/proflab/proflab/kernel"
 )
 
 // Setup is what the configuration (--config, or the embedded default)
@@ -70,7 +67,7 @@ func SetupFromConfig(path string, cfg *config.Config, opts halhost.Options) Setu
 			o.Logger = slog.New(slog.NewTextHandler(sw, &slog.HandlerOptions{ReplaceAttr: dropTime}))
 		}
 		host := halhost.New(hals, o)
-		return &hostHALs{host: host, names: names, log: sw}, host.Close, nil
+		return &hostHALs{HostHALs: luart.HostHALs{Host: host, HALNames: names}, log: sw}, host.Close, nil
 	}
 	return s
 }
@@ -100,11 +97,11 @@ func (s *logSwitch) Write(p []byte) (int, error) {
 	return s.w.Write(p)
 }
 
-// hostHALs is the HALProvider of a plugin host.
+// hostHALs is the HALProvider of a plugin host whose log goes to the run
+// in progress.
 type hostHALs struct {
-	host  *halhost.Host
-	names []string
-	log   *logSwitch
+	luart.HostHALs
+	log *logSwitch
 }
 
 // SetLog sends the plugins' log lines to w (nil: nowhere) — the log of
@@ -113,35 +110,4 @@ func (h *hostHALs) SetLog(w io.Writer) {
 	h.log.mu.Lock()
 	h.log.w = w
 	h.log.mu.Unlock()
-}
-
-// Names implements luart.HALProvider.
-func (h *hostHALs) Names() []string { return h.names }
-
-// Open implements luart.HALProvider: one instance of each HAL for the
-// machine, released when the run ends. Until the lab's hardware simulator
-// exists, the HALs' hardware programming is discarded.
-func (h *hostHALs) Open(names []string, spec luart.MachineSpec) ([]kernel.HAL, func(), error) {
-	m := hal.Machine{
-		CPUs:    spec.CPUs,
-		FreqMHz: uint32(spec.FreqMHz),
-		Vendor:  spec.Vendor,
-		Arch:    spec.Arch.String(),
-		Version: spec.Version.String(),
-		Seed:    spec.Seed,
-	}
-	mhs, err := h.host.OpenMachine(names, m, halhost.Discard{})
-	if err != nil {
-		return nil, nil, fmt.Errorf("%w", err)
-	}
-	out := make([]kernel.HAL, len(mhs))
-	for i, mh := range mhs {
-		out[i] = mh
-	}
-	release := func() {
-		for _, mh := range mhs {
-			_ = mh.Close()
-		}
-	}
-	return out, release, nil
 }

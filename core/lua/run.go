@@ -1,0 +1,195 @@
+package luart
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/proflab/proflab/core/sim"
+	"github.com/proflab/proflab/core/workload"
+	"github.com/proflab/proflab/kernel"
+)
+
+// maxRunUS is the longest m:run, an hour of simulated time (the engine's
+// own limit).
+const maxRunUS = 3600e6
+
+// machineRun is m:run{ duration_us = n, workload = PATH_OR_TABLE }: runs
+// the workload on the simulated processors for that much more simulated
+// time, the HALs' programmed hardware raising profile interrupts. It
+// returns { interrupts, interrupts_by_cpu, truth, start, end, bugcheck,
+// log }.
+func (rt *Runtime) machineRun(L *lua.LState) int {
+	const fn = "m:run"
+	m := checkMachine(L, fn)
+	f := CheckFields(L, fn, L.Get(2), "duration_us", "workload")
+	if !f.Has("duration_us") {
+		f.Errorf("duration_us", "is required: the simulated time to run, in microseconds (m:run{ duration_us = 100000, workload = ... })")
+	}
+	dur := f.Uint("duration_us", 0, 0, maxRunUS)
+	if !f.Has("workload") {
+		f.Errorf("workload", "is required: a workload file's path or a table { process = p, functions = { ... } }")
+	}
+	spec := rt.workloadSpec(L, f, m)
+	rt.mustRun(L, m, fn)
+	ctx := L.Context()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	res, err := m.sim.RunContext(ctx, dur, spec)
+	if err != nil {
+		var he *kernel.HALError
+		switch {
+		case errors.As(err, &he):
+			rt.raisePlugin(L, fmt.Errorf("%s: %w", fn, err))
+		case ctx.Err() != nil:
+			L.RaiseError("%s: %v", fn, ctx.Err())
+		case errors.Is(err, kernel.ErrHalted):
+			rt.mustRun(L, m, fn)
+		}
+		L.RaiseError("%s: %v", fn, err)
+	}
+	L.Push(runResultTable(L, res))
+	return 1
+}
+
+// workloadSpec reads the workload field: a path (resolved from the
+// scenario's folder) or a table.
+func (rt *Runtime) workloadSpec(L *lua.LState, f *Fields, m *machine) *workload.Spec {
+	switch v := f.Get("workload").(type) {
+	case lua.LString:
+		spec, err := workload.Load(rt.Resolve(string(v)))
+		if err != nil {
+			f.Errorf("workload", "%v", err)
+		}
+		return spec
+	case *lua.LTable:
+		gv, err := workloadValue(v, m, 0)
+		if err != nil {
+			f.Errorf("workload", "%v", err)
+		}
+		t, ok := gv.(map[string]any)
+		if !ok {
+			f.Errorf("workload", "expected a table with named fields, such as { process = p, functions = { ... } }")
+		}
+		spec, err := workload.FromTable(t)
+		if err != nil {
+			f.Errorf("workload", "%v", err)
+		}
+		return spec
+	default:
+		f.Errorf("workload", "expected a workload file's path or a table, got %s", typeName(v))
+	}
+	return nil
+}
+
+// workloadValue converts a workload table to the plain Go values
+// workload.FromTable takes: tables with named fields → map[string]any
+// (also an empty table), arrays → []any, numbers → float64, u64 → uint64,
+// processes (p, or a thread's or kernel caller's process) → *kernel.Process.
+func workloadValue(lv lua.LValue, m *machine, depth int) (any, error) {
+	if depth > maxValueDepth {
+		return nil, fmt.Errorf("tables nested more than %d deep", maxValueDepth)
+	}
+	if c, ok := toCaller(lv); ok {
+		if c.m != m {
+			return nil, fmt.Errorf("a process of another machine")
+		}
+		return c.proc, nil
+	}
+	t, ok := lv.(*lua.LTable)
+	if !ok {
+		return toGo(lv, depth)
+	}
+	n := t.Len()
+	if n > 0 {
+		arr := make([]any, n)
+		for i := 1; i <= n; i++ {
+			v, err := workloadValue(t.RawGetInt(i), m, depth+1)
+			if err != nil {
+				return nil, fmt.Errorf("[%d]: %w", i, err)
+			}
+			arr[i-1] = v
+		}
+		extra := 0
+		t.ForEach(func(lua.LValue, lua.LValue) { extra++ })
+		if extra != n {
+			return nil, fmt.Errorf("a table mixes array elements and named fields")
+		}
+		return arr, nil
+	}
+	out := map[string]any{}
+	var err error
+	t.ForEach(func(k, v lua.LValue) {
+		if err != nil {
+			return
+		}
+		ks, ok := k.(lua.LString)
+		if !ok {
+			err = fmt.Errorf("unexpected key %s (use names, or an array 1..n)", lua.LVAsString(k))
+			return
+		}
+		var gv any
+		if gv, err = workloadValue(v, m, depth+1); err != nil {
+			err = fmt.Errorf("%s: %w", string(ks), err)
+			return
+		}
+		out[string(ks)] = gv
+	})
+	return out, err
+}
+
+// runResultTable is m:run's result.
+func runResultTable(L *lua.LState, res *sim.Result) *lua.LTable {
+	out := L.CreateTable(0, 8)
+	out.RawSetString("interrupts", countsTable(L, res.Interrupts))
+	byCPU := L.CreateTable(0, len(res.InterruptsByCPU))
+	for cpu, counts := range res.InterruptsByCPU {
+		byCPU.RawSetInt(cpu, countsTable(L, counts))
+	}
+	out.RawSetString("interrupts_by_cpu", byCPU)
+	truth := L.CreateTable(0, len(res.Functions))
+	for _, ft := range res.Functions {
+		row := L.CreateTable(0, 7)
+		row.RawSetString("instructions", ResultValue(L, ft.Instructions))
+		row.RawSetString("cycles", ResultValue(L, ft.Cycles))
+		row.RawSetString("image", lua.LString(ft.Image))
+		row.RawSetString("base", ResultValue(L, ft.Addr))
+		row.RawSetString("size", ResultValue(L, ft.Size))
+		events := L.CreateTable(0, len(ft.Events))
+		for _, k := range sortedKeys(ft.Events) {
+			events.RawSetString(k, lua.LNumber(ft.Events[k]))
+		}
+		row.RawSetString("events", events)
+		truth.RawSetString(ft.Name, row)
+	}
+	out.RawSetString("truth", truth)
+	out.RawSetString("start", ResultValue(L, res.Start))
+	out.RawSetString("end", ResultValue(L, res.End))
+	if res.BugCheck != nil {
+		out.RawSetString("bugcheck", bugCheckTable(L, res.BugCheck))
+	}
+	logT := L.CreateTable(len(res.Log), 0)
+	for _, line := range res.Log {
+		logT.Append(lua.LString(line))
+	}
+	out.RawSetString("log", logT)
+	return out
+}
+
+// countsTable is source name → count.
+func countsTable(L *lua.LState, m map[string]uint64) *lua.LTable {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	t := L.CreateTable(0, len(keys))
+	for _, k := range keys {
+		t.RawSetString(k, ResultValue(L, m[k]))
+	}
+	return t
+}
