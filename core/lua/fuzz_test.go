@@ -44,6 +44,11 @@ local calls = {
   function(v) return lab.record{ x = v } end,
   function(v) return k:NtQueryIntervalProfile(0, v) end,
   function(v) return m:hal_sources(), m:hal_log(), m:bugcheck() end,
+  function(v)
+    if type(v) == "number" and v > 1e4 then return end -- keep runs short
+    return m:run{ duration_us = v, workload = { process = p, functions = { { name = "f", base = 0x401000, size = v, weight = v } } } }
+  end,
+  function(v) return m:run{ duration_us = 10, workload = { process = p, functions = { { name = v, base = v, size = 64, weight = 1 } } } } end,
 }
 for _, f in ipairs(calls) do
   for i = 1, 8 do pcall(f, vals[i]) end
