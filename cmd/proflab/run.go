@@ -40,7 +40,10 @@ func (f *scenarioFlags) options(cmd *cobra.Command) (scenario.Options, error) {
 	}
 	setup, err := scenario.LoadSetup(f.config, halhost.Options{})
 	if err != nil {
-		return scenario.Options{}, withCode(ExitUsage, fmt.Errorf("--config %s: %w", f.config, err))
+		if f.config != "" {
+			err = fmt.Errorf("--config %s: %w", f.config, err)
+		}
+		return scenario.Options{}, withCode(ExitUsage, err)
 	}
 	opt := scenario.Options{Params: params, Seed: setup.Seed, Timeout: setup.Timeout, Setup: setup}
 	if cmd.Flags().Changed("seed") {
