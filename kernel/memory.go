@@ -86,6 +86,21 @@ func newAddressSpace(start, limit uint64) *addressSpace {
 
 func pagesFor(size uint64) uint64 { return (size + PageSize - 1) >> pageShift }
 
+// MaxRegion is the largest allocation or protection change the model
+// accepts at once: page tables cost memory per page, and no profiling
+// experiment needs more than 4 GB in one region.
+const MaxRegion = 1 << 32
+
+func checkRegion(size uint64) error {
+	if size == 0 {
+		return fmt.Errorf("size must be at least 1 byte")
+	}
+	if size > MaxRegion {
+		return fmt.Errorf("size 0x%X is above the model's limit of 4 GB per region", size)
+	}
+	return nil
+}
+
 // free reports whether pages [vpn, vpn+n) are all unmapped.
 func (as *addressSpace) rangeFree(vpn, n uint64) bool {
 	for i := uint64(0); i < n; i++ {
@@ -99,8 +114,8 @@ func (as *addressSpace) rangeFree(vpn, n uint64) bool {
 // alloc maps size bytes (rounded up to pages) at the next free address
 // with a free guard page after it.
 func (as *addressSpace) alloc(size uint64, prot Prot) (uint64, error) {
-	if size == 0 {
-		return 0, fmt.Errorf("size must be at least 1 byte")
+	if err := checkRegion(size); err != nil {
+		return 0, err
 	}
 	n := pagesFor(size)
 	for addr := as.cursor; addr+(n+1)*PageSize <= as.limit && addr >= as.start; addr += PageSize {
@@ -115,8 +130,8 @@ func (as *addressSpace) alloc(size uint64, prot Prot) (uint64, error) {
 
 // allocAt maps size bytes at a page-aligned address whose pages are free.
 func (as *addressSpace) allocAt(addr, size uint64, prot Prot) error {
-	if size == 0 {
-		return fmt.Errorf("size must be at least 1 byte")
+	if err := checkRegion(size); err != nil {
+		return err
 	}
 	if addr%PageSize != 0 {
 		return fmt.Errorf("address 0x%X is not page-aligned", addr)
@@ -142,8 +157,8 @@ func (as *addressSpace) mapNew(addr, n uint64, prot Prot) {
 
 // protect changes the protection of mapped pages.
 func (as *addressSpace) protect(addr, size uint64, prot Prot) error {
-	if size == 0 {
-		return fmt.Errorf("size must be at least 1 byte")
+	if err := checkRegion(size); err != nil {
+		return err
 	}
 	first := addr >> pageShift
 	last := (addr + size - 1) >> pageShift

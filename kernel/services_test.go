@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/proflab/proflab/kernel/nt"
@@ -170,6 +171,15 @@ func TestMemory(t *testing.T) {
 	}
 	if err := e.p.Read(kernelBase, make([]byte, 4)); err == nil {
 		t.Fatal("a process read system space")
+	}
+	for _, f := range []func() error{
+		func() error { _, err := e.p.Alloc(MaxRegion+1, ProtReadWrite); return err },
+		func() error { _, err := e.p.AllocAt(0x10000000, MaxRegion+1, ProtReadWrite); return err },
+		func() error { return e.p.Protect(b, MaxRegion+1, ProtRead) },
+	} {
+		if err := f(); err == nil || !strings.Contains(err.Error(), "4 GB") {
+			t.Fatalf("an oversized region: %v", err)
+		}
 	}
 	if err := e.p.Free(b + 0x10); err == nil {
 		t.Fatal("freed a non-allocation")
