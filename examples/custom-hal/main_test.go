@@ -68,4 +68,13 @@ func TestProflabHalCheck(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), "skid (fixed-skid 1.0.0): 2 sources") {
 		t.Fatalf("proflab hal list: %v\n%s", err, out)
 	}
+
+	// and a scenario runs through it: the configured skid of 5
+	// instructions moves 5/16 of a 16-instruction function's samples
+	cmd = exec.Command(proflab, "run", "skid.lua", "--config", cfg, "--set", "skid=5")
+	cmd.Env = append(os.Environ(), "PROFLAB_PLUGIN_PATH="+os.Getenv("PROFLAB_PLUGIN_PATH"))
+	out, err = cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "PASS skid.lua") {
+		t.Fatalf("proflab run skid.lua: %v\n%s", err, out)
+	}
 }
