@@ -151,6 +151,9 @@ func (s *Sim) Run(durationUS uint64, w *workload.Spec) (*Result, error) {
 // RunContext is Run that stops with ctx's error when ctx ends (a run's
 // wall-clock budget); the simulated time reached so far stays.
 func (s *Sim) RunContext(ctx context.Context, durationUS uint64, w *workload.Spec) (*Result, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	if s.m == nil {
 		return nil, errors.New("sim: run before a machine is attached")
 	}
