@@ -107,6 +107,9 @@ func (rt *Runtime) labMachine(L *lua.LState) int {
 	if err := sm.Attach(km, simHALs); err != nil {
 		L.RaiseError("%s: %v", fn, err)
 	}
+	if rt.cfg.Outputs != nil {
+		rt.cfg.Outputs.AddMachine(km, sm)
+	}
 	ud := L.NewUserData()
 	ud.Value = &machine{km: km, sim: sm, seed: spec.Seed, hals: names}
 	ud.Metatable = L.GetTypeMetatable(machineTypeName)

@@ -3,6 +3,7 @@ package luart
 import (
 	"context"
 	"fmt"
+	"github.com/proflab/proflab/core/output"
 	"io"
 	"io/fs"
 	"math/rand/v2"
@@ -15,6 +16,9 @@ import (
 
 // Config configures one Runtime.
 type Config struct {
+	// Outputs, when set, registers the machines (with their simulators)
+	// and kernel logger sessions the run makes, for its output files.
+	Outputs *output.Registry
 	// Dir is the scenario's folder: require looks there for modules, and
 	// relative paths given to the API resolve from there. "" is the
 	// current directory.

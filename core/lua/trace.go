@@ -37,6 +37,9 @@ func (rt *Runtime) machineStartKernelLogger(L *lua.LState) int {
 			L.RaiseError("%s: starting the logger bug-checked the machine: %v", fn, bc)
 		}
 	}
+	if rt.cfg.Outputs != nil {
+		rt.cfg.Outputs.AddSession(m.km, ts)
+	}
 	ud := L.NewUserData()
 	ud.Value = &session{m: m, ts: ts}
 	ud.Metatable = L.GetTypeMetatable(sessionTypeName)

@@ -1,6 +1,8 @@
 package scenario
 
 import (
+	"github.com/proflab/proflab/core/config"
+	"github.com/proflab/proflab/core/output"
 	"time"
 
 	luart "github.com/proflab/proflab/core/lua"
@@ -34,8 +36,18 @@ type Result struct {
 	Records  map[string]any `json:"records"`
 	Checks   []Check        `json:"checks"`
 	Error    *Error         `json:"error"`
-	Log      string         `json:"-"`
-	Timings  Timings        `json:"timings"`
+	// Machines are the interrupt counts of the machines the run made, per
+	// source and processor.
+	Machines []output.MachineSummary `json:"machines,omitempty"`
+	// Files are the output files WriteResult wrote beside result.json.
+	Files []string `json:"files,omitempty"`
+	Log   string   `json:"-"`
+	// Outputs are the machines and trace sessions the run made, for
+	// WriteResult's profile, bucket and trace files.
+	Outputs *output.Registry `json:"-"`
+	// Config is the resolved configuration of the run (nil: the default).
+	Config  *config.Config `json:"-"`
+	Timings Timings        `json:"timings"`
 }
 
 // Timings are the wall-clock measurements of a run: the only part of a

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/proflab/proflab/core/output"
 	"io"
 	"os"
 	"path/filepath"
@@ -80,7 +81,9 @@ func Run(ctx context.Context, opt Options) (res Result) {
 		ls.SetLog(w)
 		defer ls.SetLog(nil)
 	}
+	res.Outputs, res.Config = &output.Registry{}, opt.Setup.Config
 	rt := luart.New(luart.Config{
+		Outputs: res.Outputs,
 		Dir:     filepath.Dir(opt.File),
 		Params:  opt.Params,
 		Seed:    opt.Seed,
@@ -98,6 +101,7 @@ func Run(ctx context.Context, opt Options) (res Result) {
 	res.Log = logs.String()
 	lw.mu.Unlock()
 	res.Error = finalError(ctx, opt, err, rt.Bug(), rt.PluginFailure())
+	res.Machines = output.Summarize(res.Outputs).Machines
 	return res
 }
 

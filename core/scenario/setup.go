@@ -16,6 +16,9 @@ import (
 type Setup struct {
 	// ConfigFile is the configuration's path ("" for the default).
 	ConfigFile string
+	// Config is the loaded configuration, every default filled in (nil:
+	// the embedded default), written to a run's output folder.
+	Config *config.Config
 	// Machine are the defaults of lab.machine{...} ([machine]).
 	Machine luart.MachineDefaults
 	// Seed and Timeout are the configuration's run seed ([machine] seed)
@@ -46,6 +49,7 @@ func SetupFromConfig(path string, cfg *config.Config, opts halhost.Options) Setu
 	pebs := cfg.Machine.PEBS
 	s := Setup{
 		ConfigFile: path,
+		Config:     cfg,
 		Machine: luart.MachineDefaults{
 			Version: cfg.Machine.Version,
 			Arch:    cfg.Machine.Arch,

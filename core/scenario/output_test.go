@@ -1,0 +1,79 @@
+package scenario_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/proflab/proflab/core/config"
+	"github.com/proflab/proflab/core/halhost"
+	luart "github.com/proflab/proflab/core/lua"
+	"github.com/proflab/proflab/core/scenario"
+)
+
+const runScenario = `
+local lab = require "proflab"
+local m = lab.machine{ cpus = 2 }
+local p = m:process{ name = "app", privileges = {"SeSystemProfilePrivilege"} }
+local s = m:start_kernel_logger{ profile = true }
+local buf, hp = p:alloc(0x1000), p:alloc(8)
+p:NtCreateProfile(hp, -1, 0x10000, 0x800, 8, buf, 0x1000, lab.ProfileTime, 3)
+p:NtStartProfile(p:read_u64(hp))
+p:NtSetIntervalProfile(10000, lab.ProfileTime)
+local r = m:run{ duration_us = 100000, workload = { process = p, functions = { { name = "main", base = 0x10000, size = 0x800, weight = 1 } } } }
+lab.check(r.interrupts.ProfileTime > 0, "interrupts")
+s:stop()
+`
+
+func TestWriteResultOutputs(t *testing.T) {
+	cfg := config.Default()
+	for n, h := range cfg.HAL {
+		h.Transport = config.TransportInproc
+		cfg.HAL[n] = h
+	}
+	host := halhost.New(cfg.HAL, halhost.Options{})
+	defer host.Close()
+	file := filepath.Join(t.TempDir(), "s.lua")
+	r := scenario.Run(context.Background(), scenario.Options{File: file, Source: []byte(runScenario), Seed: 1,
+		HALs: &luart.HostHALs{Host: host, HALNames: cfg.HALNames()}, Setup: scenario.SetupFromConfig("", cfg, halhost.Options{})})
+	if !r.Passed() {
+		t.Fatalf("%+v", r.Error)
+	}
+	dir := t.TempDir()
+	if err := scenario.WriteResult(dir, r); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Machines []struct {
+			InterruptsByCPU []map[string]uint64 `json:"interrupts_by_cpu"`
+		} `json:"machines"`
+		Files   []string       `json:"files"`
+		Timings map[string]any `json:"timings"`
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, scenario.ResultFile))
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Machines) != 1 || got.Machines[0].InterruptsByCPU[0]["ProfileTime"] != 99 {
+		t.Errorf("machines %+v", got.Machines)
+	}
+	for _, f := range []string{"config.toml", "workload-m1-r1.toml", "buckets.csv", "trace.json"} {
+		if !slices.Contains(got.Files, f) {
+			t.Errorf("files %v lack %s", got.Files, f)
+		}
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	if !strings.Contains(strings.Join(got.Files, ","), ".pb.gz") {
+		t.Errorf("no pprof profile in %v", got.Files)
+	}
+	c, _ := os.ReadFile(filepath.Join(dir, "config.toml"))
+	if !strings.Contains(string(c), "[hal.apic]") || !strings.Contains(string(c), "freq_mhz = 3000") {
+		t.Errorf("resolved config:\n%s", c)
+	}
+}
