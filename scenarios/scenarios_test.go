@@ -32,6 +32,11 @@ var golden = map[string]bool{
 	"intervals.lua":             true,
 	"trace_information.lua":     true,
 	"processor_performance.lua": true,
+	"timer_vs_counter.lua":      true,
+	"skid_vs_pebs.lua":          true,
+	"sampling_error.lua":        true,
+	"interval_clamping.lua":     true,
+	"timer_aliasing.lua":        true,
 }
 
 func TestMain(m *testing.M) {
