@@ -1,15 +1,13 @@
 package config
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"reflect"
-	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
+	"github.com/proflab/proflab/core/tomlstrict"
 )
 
 // Load returns the default configuration with the file at path merged over
@@ -75,37 +73,22 @@ func quote(s string) string {
 // base, returning base.
 func parse(name string, data []byte, base *Config) (*Config, error) {
 	var over Config
-	md, err := toml.NewDecoder(strings.NewReader(string(data))).Decode(&over)
+	md, err := tomlstrict.Decode(name, data, &over, tomlstrict.Options{
+		// raw settings: the HAL decodes them strictly itself
+		Ignore: func(k toml.Key) bool { return len(k) > 3 && k[0] == "hal" && k[2] == "settings" },
+		Hint:   hint,
+	})
 	if err != nil {
-		return nil, decodeError(name, err)
-	}
-	if und := md.Undecoded(); len(und) > 0 {
-		var errs []error
-		for _, k := range und {
-			if len(k) > 3 && k[0] == "hal" && k[2] == "settings" {
-				continue // raw settings: the HAL decodes them strictly itself
-			}
-			errs = append(errs, fmt.Errorf("%s: unknown key %q%s", where(name, keyLine(data, k)), k.String(), hint(k)))
-		}
-		if len(errs) > 0 {
-			return nil, errors.Join(errs...)
-		}
+		return nil, err
 	}
 	if base.origin == nil {
 		base.origin = map[string]string{}
 	}
 	for _, k := range md.Keys() {
-		base.origin[k.String()] = where(name, keyLine(data, k))
+		base.origin[k.String()] = tomlstrict.Where(name, tomlstrict.KeyLine(data, k))
 	}
 	merge(reflect.ValueOf(base).Elem(), reflect.ValueOf(&over).Elem(), &md, nil)
 	return base, nil
-}
-
-func where(name string, line int) string {
-	if line > 0 {
-		return fmt.Sprintf("%s:%d", name, line)
-	}
-	return name
 }
 
 // hint suggests where an unknown key might belong.
@@ -114,24 +97,6 @@ func hint(k toml.Key) string {
 		return fmt.Sprintf(" (a HAL's own settings go in [hal.%s.settings]; known keys here: plugin, sha256, transport, timeout, settings)", k[1])
 	}
 	return ""
-}
-
-var typeErrRe = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): (.*)$`)
-
-func decodeError(name string, err error) error {
-	var pe toml.ParseError
-	if errors.As(err, &pe) {
-		msg := pe.Message
-		if pe.LastKey != "" {
-			return fmt.Errorf("%s: key %q: %s", where(name, pe.Position.Line), pe.LastKey, msg)
-		}
-		return fmt.Errorf("%s: %s", where(name, pe.Position.Line), msg)
-	}
-	if m := typeErrRe.FindStringSubmatch(err.Error()); m != nil {
-		line, _ := strconv.Atoi(m[1])
-		return fmt.Errorf("%s: key %q: %s", where(name, line), m[2], m[3])
-	}
-	return fmt.Errorf("%s: %v", name, err)
 }
 
 // merge copies every key of src that md defines (below path) into dst.
@@ -192,45 +157,4 @@ func cloneMaps(v reflect.Value) {
 			f.Set(m)
 		}
 	}
-}
-
-// keyLine finds the line of data where key is defined, or 0. It follows
-// table headers and dotted keys, which is what strict-key errors need.
-func keyLine(data []byte, key toml.Key) int {
-	want := strings.Join(key, ".")
-	var table string
-	for i, raw := range strings.Split(string(data), "\n") {
-		line := strings.TrimSpace(raw)
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		if strings.HasPrefix(line, "[") {
-			h := strings.Trim(strings.SplitN(line, "#", 2)[0], " \t[]")
-			table = normKey(h)
-			if table == want {
-				return i + 1
-			}
-			continue
-		}
-		k, _, ok := strings.Cut(line, "=")
-		if !ok {
-			continue
-		}
-		full := normKey(k)
-		if table != "" {
-			full = table + "." + full
-		}
-		if full == want || strings.HasPrefix(want, full+".") {
-			return i + 1
-		}
-	}
-	return 0
-}
-
-func normKey(k string) string {
-	parts := strings.Split(k, ".")
-	for i, p := range parts {
-		parts[i] = strings.Trim(strings.TrimSpace(p), `"'`)
-	}
-	return strings.Join(parts, ".")
 }

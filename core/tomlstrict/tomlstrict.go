@@ -1,0 +1,112 @@
+// Package tomlstrict decodes TOML documents strictly, for proflab's
+// configuration and workload files: a syntax error, a wrong type or an
+// unknown key is an error that names the file, the line and the key.
+package tomlstrict
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Options tune Decode.
+type Options struct {
+	// Ignore reports keys that may stay undecoded (free tables handed on
+	// to someone else, such as a HAL's settings).
+	Ignore func(toml.Key) bool
+	// Hint adds advice to the error for an unknown key (a leading space
+	// and the text), or "".
+	Hint func(toml.Key) string
+}
+
+// Decode decodes data into v. name is the file name used in messages.
+// Every unknown key is reported, each on its own line of the error.
+func Decode(name string, data []byte, v any, opt Options) (toml.MetaData, error) {
+	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(v)
+	if err != nil {
+		return md, decodeError(name, err)
+	}
+	var errs []error
+	for _, k := range md.Undecoded() {
+		if opt.Ignore != nil && opt.Ignore(k) {
+			continue
+		}
+		h := ""
+		if opt.Hint != nil {
+			h = opt.Hint(k)
+		}
+		errs = append(errs, fmt.Errorf("%s: unknown key %q%s", Where(name, KeyLine(data, k)), k.String(), h))
+	}
+	return md, errors.Join(errs...)
+}
+
+// Where renders "file:line", or the file alone when the line is unknown.
+func Where(name string, line int) string {
+	if line > 0 {
+		return fmt.Sprintf("%s:%d", name, line)
+	}
+	return name
+}
+
+var typeErrRe = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): (.*)$`)
+
+// decodeError turns the decoder's errors into "file:line: key "k": what".
+func decodeError(name string, err error) error {
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		if pe.LastKey != "" {
+			return fmt.Errorf("%s: key %q: %s", Where(name, pe.Position.Line), pe.LastKey, pe.Message)
+		}
+		return fmt.Errorf("%s: %s", Where(name, pe.Position.Line), pe.Message)
+	}
+	if m := typeErrRe.FindStringSubmatch(err.Error()); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		return fmt.Errorf("%s: key %q: %s", Where(name, line), m[2], m[3])
+	}
+	return fmt.Errorf("%s: %v", name, err)
+}
+
+// KeyLine finds the line of data where key is defined, or 0. It follows
+// table headers and dotted keys.
+func KeyLine(data []byte, key toml.Key) int {
+	want := strings.Join(key, ".")
+	var table string
+	for i, raw := range strings.Split(string(data), "\n") {
+		line := strings.TrimSpace(raw)
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		if strings.HasPrefix(line, "[") {
+			table = normKey(strings.Trim(strings.SplitN(line, "#", 2)[0], " \t[]"))
+			if table == want {
+				return i + 1
+			}
+			continue
+		}
+		k, _, ok := strings.Cut(line, "=")
+		if !ok {
+			continue
+		}
+		full := normKey(k)
+		if table != "" {
+			full = table + "." + full
+		}
+		if full == want || strings.HasPrefix(want, full+".") {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+func normKey(k string) string {
+	parts := strings.Split(k, ".")
+	for i, p := range parts {
+		parts[i] = strings.Trim(strings.TrimSpace(p), `"'`)
+	}
+	return strings.Join(parts, ".")
+}

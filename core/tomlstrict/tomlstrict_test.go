@@ -1,0 +1,71 @@
+package tomlstrict
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/BurntSushi/toml"
+)
+
+type doc struct {
+	Machine struct {
+		CPUs int    `toml:"cpus"`
+		Name string `toml:"name"`
+	} `toml:"machine"`
+	Free map[string]any `toml:"free"`
+}
+
+func TestDecode(t *testing.T) {
+	tests := []struct {
+		name, data string
+		want       []string // substrings of the error; none: success
+	}{
+		{"ok", "[machine]\ncpus = 2\nname = \"x\"\n", nil},
+		{"unknown key", "[machine]\ncpus = 2\ncpu = 3\n", []string{`f.toml:3: unknown key "machine.cpu" (hint)`}},
+		{"two unknown keys", "bogus = 1\n[machine]\nnope = 2\n", []string{`f.toml:1: unknown key "bogus"`, `f.toml:3: unknown key "machine.nope"`}},
+		{"wrong type", "[machine]\n\ncpus = \"four\"\n", []string{`f.toml:3`, `machine.cpus`}},
+		{"syntax", "[machine\ncpus = 2\n", []string{"f.toml:2", "table name"}},
+		{"ignored free table", "[free]\nanything = 1\n[free.deeper]\nx = 2\n", nil},
+		{"dotted key", "machine.bad = 1\n", []string{`f.toml:1: unknown key "machine.bad"`}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var d doc
+			_, err := Decode("f.toml", []byte(tc.data), &d, Options{
+				Ignore: func(k toml.Key) bool { return k[0] == "free" },
+				Hint:   func(k toml.Key) string { return map[bool]string{true: " (hint)"}[k.String() == "machine.cpu"] },
+			})
+			if len(tc.want) == 0 {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestKeyLine(t *testing.T) {
+	data := []byte("# comment\n[hal.apic]\nplugin = \"x\"\n[hal.apic.settings]\n\"quoted\" = 1\n")
+	for _, tc := range []struct {
+		key  toml.Key
+		want int
+	}{
+		{toml.Key{"hal", "apic"}, 2}, {toml.Key{"hal", "apic", "plugin"}, 3}, {toml.Key{"hal", "apic", "settings", "quoted"}, 5}, {toml.Key{"none"}, 0},
+	} {
+		if got := KeyLine(data, tc.key); got != tc.want {
+			t.Errorf("%v: line %d, want %d", tc.key, got, tc.want)
+		}
+	}
+	if Where("f", 0) != "f" || Where("f", 3) != "f:3" {
+		t.Error("Where")
+	}
+}
