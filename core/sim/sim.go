@@ -16,6 +16,31 @@
 // A Sim is the machine's [halhost.Hardware]: make it first, hand it to the
 // HALs as they are opened, then [Sim.Attach] the machine built on them.
 // A Sim is used by one goroutine at a time (like its machine).
+//
+// # Choices
+//
+// Where the reference and the workload are silent, the simulator chooses
+// (the workload's defaults are in core/workload):
+//
+//   - Instructions are 4 bytes unless the workload says otherwise; a
+//     thread's quantum is 10 ms; a thread runs 10,000 instructions of one
+//     function before the next is drawn by weight.
+//   - A built-in ntoskrnl.exe image holds KiIdleLoop, KiInterruptDispatch
+//     and KiRetireDpcList, where idle, ISR and DPC time is attributed.
+//     Idle processors are halted: no instructions or events, but timers
+//     fire, and interrupts arrive with the idle context (thread id 0).
+//   - Truth: "cycles" is elapsed processor time; the bucket truth of a
+//     ProfileTime profile is time, of a counter profile its events. Per
+//     bucket truth is each function's expected share of its address
+//     distribution, and event counts are expected values (floats).
+//   - Skid moves the reported IP forward by whole instructions, spilling
+//     into the code that follows the function (inside a loop it wraps to
+//     the loop's start). PEBS reports the exact IP, writes a record at
+//     PebsIndex, interrupts at the threshold, and the counter reloads from
+//     the DS CounterReset value; without a control area on the processor
+//     nothing is delivered and the run log says why.
+//   - A run covers [start, end) of simulated time: a timer that fires
+//     exactly at the end is delivered at the start of the next run.
 package sim
 
 import (
