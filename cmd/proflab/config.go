@@ -23,7 +23,7 @@ func newConfigCmd() *cobra.Command {
 	var cf configFlags
 	check := &cobra.Command{
 		Use:   "check",
-		Short: "Load a configuration (the default, --config FILE, --set) and report errors",
+		Short: "Load a configuration (the default, --config FILE, --config-set) and report errors",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if _, err := cf.load(); err != nil {

@@ -28,7 +28,7 @@ type configFlags struct {
 
 func (f *configFlags) add(cmd *cobra.Command) {
 	cmd.Flags().StringVarP(&f.file, "config", "c", "", "configuration file merged over the built-in default")
-	cmd.Flags().StringArrayVar(&f.sets, "set", nil, "override a configuration key: --set machine.cpus=8 (repeatable)")
+	cmd.Flags().StringArrayVar(&f.sets, "config-set", nil, "override a configuration key: --config-set machine.cpus=8 (repeatable)")
 }
 
 func (f *configFlags) load() (*config.Config, error) {

@@ -17,14 +17,14 @@ import (
 
 // scenarioFlags are the flags run and test share.
 type scenarioFlags struct {
-	config  string
+	config  configFlags
 	sets    []string
 	seed    uint64
 	timeout time.Duration
 }
 
 func (f *scenarioFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.config, "config", "", "configuration file (TOML) merged over the embedded default")
+	f.config.add(cmd)
 	cmd.Flags().StringArrayVar(&f.sets, "set", nil, "a parameter for lab.params, key=value (value read as a TOML literal); repeatable")
 	cmd.Flags().Uint64Var(&f.seed, "seed", 1, "the run's seed (math.random, machines' default seed); default: the configuration's machine.seed")
 	cmd.Flags().DurationVar(&f.timeout, "timeout", 0, "wall-clock budget per scenario (0: none); default: the configuration's run.timeout")
@@ -38,13 +38,14 @@ func (f *scenarioFlags) options(cmd *cobra.Command) (scenario.Options, error) {
 	if err != nil {
 		return scenario.Options{}, withCode(ExitUsage, err)
 	}
-	setup, err := scenario.LoadSetup(f.config, halhost.Options{})
+	cfg, err := f.config.load()
 	if err != nil {
-		if f.config != "" {
-			err = fmt.Errorf("--config %s: %w", f.config, err)
+		if f.config.file != "" {
+			err = withCode(ExitUsage, fmt.Errorf("--config %s: %w", f.config.file, err))
 		}
-		return scenario.Options{}, withCode(ExitUsage, err)
+		return scenario.Options{}, err
 	}
+	setup := scenario.SetupFromConfig(f.config.file, cfg, halhost.Options{})
 	opt := scenario.Options{Params: params, Seed: setup.Seed, Timeout: setup.Timeout, Setup: setup}
 	if cmd.Flags().Changed("seed") {
 		opt.Seed = f.seed

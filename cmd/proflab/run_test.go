@@ -43,6 +43,17 @@ lab.check(false, "broken")`)
 		t.Errorf("pass: code %d, out:\n%s", code, out)
 	}
 
+	// --config-set overrides the configuration; --set stays a parameter
+	cpus := writeScenario(t, dir, "cpus.lua", `local lab = require "proflab"
+lab.check(lab.machine{ hal = {} }:cpu_count() == 2, "cpus from --config-set")
+lab.check(lab.params["machine.cpus"] == nil, "not a parameter")`)
+	if code, out, _ := runCLI("run", cpus, "--config-set", "machine.cpus=2"); code != ExitOK {
+		t.Errorf("--config-set: code %d, out:\n%s", code, out)
+	}
+	if code, _, errOut := runCLI("run", cpus, "--config-set", "machine.cpuz=2"); code != ExitUsage || !strings.Contains(errOut, "machine.cpuz") {
+		t.Errorf("--config-set with an unknown key: code %d, stderr:\n%s", code, errOut)
+	}
+
 	code, out, _ = runCLI("run", fail)
 	if code != ExitFailed || !strings.Contains(out, "fail.lua:2: broken") || !strings.Contains(out, "(1 check, 1 failed)") {
 		t.Errorf("fail: code %d, out:\n%s", code, out)
