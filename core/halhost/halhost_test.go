@@ -388,11 +388,31 @@ func BenchmarkRunTraffic(b *testing.B) {
 				}
 				session(b, hals)
 				for _, mh := range hals {
-					calls += mh.Calls() + 2 // + configure and describe
 					mh.Close()
+					calls += mh.Calls() // configure, describe and abilities to close
 				}
 			}
 			b.ReportMetric(float64(calls)/float64(b.N), "calls/run")
 		})
+	}
+}
+
+// Calls counts every call of an instance's life for the machine.
+func TestMachineHALCalls(t *testing.T) {
+	h := halhost.New(map[string]config.HAL{"apic": {Plugin: "proflab-hal-apic", Transport: config.TransportInproc}}, halhost.Options{})
+	defer h.Close()
+	mh, err := h.Open("apic", hal.Machine{CPUs: 2, FreqMHz: 3000, Vendor: nt.VendorIntel, Arch: "x64", Version: "10.0.19041", Seed: 1}, halhost.Discard{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := mh.Calls(); got != 3 {
+		t.Fatalf("after open: %d calls, want configure, describe and abilities", got)
+	}
+	if _, err := mh.QuerySource([]int{0, 1}, nt.ProfileTime); err != nil {
+		t.Fatal(err)
+	}
+	mh.Close()
+	if got := mh.Calls(); got != 5 {
+		t.Fatalf("after a query and close: %d calls, want 5", got)
 	}
 }

@@ -52,6 +52,7 @@ func NewMachineHAL(name, where string, inst hal.Instance, m hal.Machine, hw Hard
 		log = slog.New(slog.DiscardHandler)
 	}
 	h := &MachineHAL{name: name, where: where, inst: inst, machine: m, hw: hw, log: log.With("hal", name)}
+	h.calls.Add(3) // the configure call that readied inst, describe and abilities
 	d, err := inst.Describe()
 	if err != nil {
 		return nil, h.wrap("describe", err)
@@ -98,8 +99,9 @@ func (h *MachineHAL) broken() error {
 }
 
 // Calls returns how many calls (plugin round trips, for a plugin) the
-// adapter has made to its instance since it was opened, Describe and
-// Configure excluded.
+// instance has answered over its life for this machine: configure,
+// describe and abilities when it was opened, every kernel and lab call
+// since, and close.
 func (h *MachineHAL) Calls() int64 { return h.calls.Load() }
 
 // Name is the HAL's config name.
@@ -249,6 +251,7 @@ func (h *MachineHAL) programCall(call string, addressed []int, fn func() (hal.Pr
 // Close releases the instance (the plugin process stays, for other
 // machines and runs).
 func (h *MachineHAL) Close() error {
+	h.calls.Add(1)
 	if err := h.inst.Close(); err != nil && !errors.Is(err, hal.ErrUnsupported) {
 		return h.wrap("close", err)
 	}

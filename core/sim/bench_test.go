@@ -134,6 +134,7 @@ func benchInterrupts(b *testing.B, seg uint64) {
 // making the machine, creating and starting a profile, setting the
 // interval, running, closing — with the HALs in-process and as plugins.
 func BenchmarkSecond(b *testing.B) {
+	var inprocPerRun float64
 	for _, tr := range []string{config.TransportInproc, config.TransportPlugin} {
 		b.Run(tr, func(b *testing.B) {
 			var host *halhost.Host
@@ -143,6 +144,7 @@ func BenchmarkSecond(b *testing.B) {
 				host = halhost.New(simtest.HALs(tr), halhost.Options{})
 				b.Cleanup(host.Close)
 			}
+			var calls int64
 			for b.Loop() {
 				l := simtest.New(b, host, 4, 1, "apic", "pmu", "pebs")
 				l.Profile(b, 0x10000, 0xC00, 4, nt.ProfileTime)
@@ -150,6 +152,17 @@ func BenchmarkSecond(b *testing.B) {
 				if _, err := l.Sim.Run(1_000_000, fourThreads(l.P)); err != nil {
 					b.Fatal(err)
 				}
+				for _, h := range l.HALs {
+					h.Close() // counted: the run's last round trip per HAL
+				}
+				calls += l.Calls()
+			}
+			perRun := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+			b.ReportMetric(float64(calls)/float64(b.N), "halcalls/run")
+			if tr == config.TransportInproc {
+				inprocPerRun = perRun
+			} else if inprocPerRun > 0 {
+				b.ReportMetric(perRun/inprocPerRun, "x-inproc")
 			}
 		})
 	}

@@ -17,9 +17,20 @@ import (
 
 // Lab is a machine on the shipped HALs with a simulator attached.
 type Lab struct {
-	M   *kernel.Machine
-	Sim *sim.Sim
-	P   *kernel.Process
+	M    *kernel.Machine
+	Sim  *sim.Sim
+	P    *kernel.Process
+	HALs []*halhost.MachineHAL
+}
+
+// Calls is the number of calls the machine's HALs have answered (plugin
+// round trips, when the transport is a plugin).
+func (l *Lab) Calls() int64 {
+	var n int64
+	for _, h := range l.HALs {
+		n += h.Calls()
+	}
+	return n
 }
 
 // HALs is the shipped HALs' configuration with the given transport.
@@ -62,7 +73,7 @@ func New(tb testing.TB, host *halhost.Host, cpus int, seed uint64, names ...stri
 		tb.Fatal(err)
 	}
 	p := m.NewProcess("app", kernel.Token{Privileges: map[int]bool{nt.SeSystemProfilePrivilege: true, nt.SeProfileSingleProcessPrivilege: true}, Integrity: kernel.IntegrityHigh})
-	return &Lab{M: m, Sim: s, P: p}
+	return &Lab{M: m, Sim: s, P: p, HALs: mh}
 }
 
 // Inproc is New with the shipped HALs in-process.
