@@ -1,4 +1,4 @@
--- A first scenario: a guided tour of proflab in about 60 lines.
+-- A first scenario: a guided tour of proflab in about 80 lines.
 --
 -- Run it with:   bin/proflab run examples/first-scenario.lua
 -- (`make quickstart` builds proflab and the HAL plugins, then runs it.)
@@ -60,6 +60,23 @@ for _, row in ipairs(w:hal_log()) do
   lab.log(("hal=%s cpu=%d call=%s source=%d interval=%s"):format(
     tostring(row.hal), row.cpu, row.call, row.source, tostring(row.interval)))
 end
+
+-- 8. A simulated run. The workload executes on the simulated
+--    processors; the apic HAL programmed the timer, so ProfileTime
+--    interrupts arrive every interval and the kernel counts them in the
+--    profile. The run also returns the ground truth.
+local app = w:process{ name = "worker" }
+local pr = P.create_and_start(app, { base = 0x400000, size = 0x2000, bucket = 12 }) -- two 4 KB buckets
+admin:NtSetIntervalProfile(10000, lab.ProfileTime)                                  -- 1 ms
+local r = w:run{ duration_us = 1000000, workload = { process = app, functions = {
+  { name = "parse",   base = 0x400000, size = 0x1000, weight = 1 },
+  { name = "compute", base = 0x401000, size = 0x1000, weight = 3 },
+} } }
+local b = P.buckets(pr)
+local truth = r.truth.compute.instructions / (r.truth.compute.instructions + r.truth.parse.instructions)
+lab.log(("1 s at 1 ms: %d samples; compute has %.1f%% of them and %.1f%% of the instructions"):format(
+  b[1] + b[2], 100 * b[2] / (b[1] + b[2]), 100 * truth))
+lab.check(math.abs(b[2] / (b[1] + b[2]) - truth) < 0.05, "the sampled profile is close to the truth")
 
 -- Next: scenarios/ holds one scenario per documented behaviour, and
 -- spec/lua-api.md is the whole API.
