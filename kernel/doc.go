@@ -99,11 +99,12 @@
 //     whole ticks of 156,250 (15.625 ms). The Ex form's AvailableTime is
 //     the idle time. QueryEx is not modelled.
 //   - SystemPerformanceTraceInformation (0x1F) models
-//     EventTraceTimeProfileInformation for query and set; a buffer other
-//     than 8 bytes is STATUS_INFO_LENGTH_MISMATCH, and the set needs
-//     SeSystemProfilePrivilege from user mode (and is then the
-//     NtSetIntervalProfile body for ProfileTime). Every other sub-class
-//     gives STATUS_NOT_IMPLEMENTED.
+//     EventTraceTimeProfileInformation (query and set; a buffer other than
+//     8 bytes is STATUS_INFO_LENGTH_MISMATCH, and the set needs
+//     SeSystemProfilePrivilege from user mode and is then the
+//     NtSetIntervalProfile body for ProfileTime), the group mask (0x01),
+//     and the 6.2 profiling sub-classes 0x0B, 0x0C, 0x0E and 0x0F. Every
+//     other sub-class gives STATUS_NOT_IMPLEMENTED.
 //   - SystemProcessorProfileControlArea: a wrong length is checked after
 //     the user-mode denial; the output pointer is written for every
 //     outcome after the length check (NULL on failure, the existing area
@@ -113,11 +114,25 @@
 //     current ProfileTime interval (no HAL call); class 7 lists the
 //     sources the machine's HALs describe (no HAL call is logged for the
 //     list). TraceSetInformation class 5 with Source 0 needs
-//     SeSystemProfilePrivilege. Classes 6 and 9 are validated as §5.3
-//     gives; class 9 then follows §5.1's checks against the NT Kernel
-//     Logger (handle 0xFFFF); class 6's choice of sources is accepted and
-//     otherwise not modelled (PERF_PMC_PROFILE is not). Other classes give
-//     ERROR_NOT_SUPPORTED.
+//     SeSystemProfilePrivilege. Classes 4, 6, 8 and 9 are checked as §5.3
+//     gives, then sent to sub-classes 0x01, 0x0C, 0x0E and 0x0F with the
+//     session handle; class 8 knows only PerfInfoGuid (group 0x0F). Other
+//     classes give ERROR_NOT_SUPPORTED.
+//   - The NT Kernel Logger is the only logger; its TRACEHANDLE's low 16
+//     bits are 0xFFFF. Its PERFINFO_GROUPMASK is real: PERF_PROFILE starts
+//     the sampled-profile callback and the ProfileTime interrupt;
+//     PERF_PMC_PROFILE starts a callback object and the interrupt of each
+//     source chosen with EventTraceProfileConfigInformation (at most 4),
+//     each interrupt tracing hook 0x0F2F. Setting either bit from user
+//     mode needs SeSystemProfilePrivilege (checked when the new mask has
+//     it). Fixed-size sub-class structures of the wrong size are
+//     STATUS_INFO_LENGTH_MISMATCH; array structures that are not whole
+//     elements STATUS_INVALID_PARAMETER. The counter list allocates the
+//     ETW_PMC_SUPPORT from pool (STATUS_NO_MEMORY under injection) and
+//     allows 4 counters, 8 from 1703 (from 1903 Windows asks the HAL; the
+//     model keeps 8). The PEBS-index hook and the event list are recorded
+//     on the session; context-switch events and counter payloads are not
+//     modelled.
 //   - A HAL's failure (a plugin crash, or an answer for the wrong number
 //     of processors) stops the machine with a *HALError; it is never
 //     turned into an NTSTATUS.

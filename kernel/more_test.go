@@ -69,7 +69,12 @@ func TestEveryServiceThroughCall(t *testing.T) {
 			case "TraceQueryInformation":
 				args = []uint64{0, uint64(nt.TraceSampledProfileIntervalInfo), buf + 0x400, 8, 0}
 			case "TraceSetInformation":
-				args = []uint64{0, uint64(nt.TracePmcEventListInfo), 0, 0}
+				if e.m.logger == nil {
+					if _, err := e.m.StartKernelLogger(false); err != nil {
+						t.Fatal(err)
+					}
+				}
+				args = []uint64{KernelLoggerHandle, uint64(nt.TracePmcEventListInfo), 0, 0}
 			}
 			r, err := th.Call(svc.Name, args)
 			if err != nil {
@@ -118,6 +123,7 @@ func TestLargeMachines(t *testing.T) {
 func TestTraceSetMoreClasses(t *testing.T) {
 	e := newEnv(t, "10.0.14393", "")
 	buf := e.alloc(e.p, 0x100)
+	s, _ := e.m.StartKernelLogger(true)
 	for _, tc := range []struct {
 		class   uint32
 		session uint64
@@ -125,9 +131,10 @@ func TestTraceSetMoreClasses(t *testing.T) {
 		n       uint32
 		want    uint32
 	}{
-		{nt.TraceProfileSourceConfigInfo, 0, buf, 8, nt.ErrorSuccess},
+		{nt.TraceProfileSourceConfigInfo, KernelLoggerHandle, buf, 8, nt.ErrorSuccess},
+		{nt.TraceProfileSourceConfigInfo, 0, buf, 8, nt.ErrorWMIInstanceNotFound},
 		{nt.TraceProfileSourceConfigInfo, 0, buf, 6, nt.ErrorIncorrectSize},
-		{nt.TracePmcEventListInfo, 0, buf, 24, nt.ErrorSuccess},
+		{nt.TracePmcEventListInfo, KernelLoggerHandle, buf, 24, nt.ErrorSuccess},
 		{nt.TracePmcEventListInfo, 0, buf, 5 * 24, nt.ErrorIncorrectSize},
 		{nt.TracePmcEventListInfo, 0, buf, 0, nt.ErrorInvalidParameter},
 		{nt.TraceSampledProfileIntervalInfo, 1, buf, 8, nt.ErrorInvalidParameter},
@@ -142,7 +149,6 @@ func TestTraceSetMoreClasses(t *testing.T) {
 	if e.m.maxPMCCounters() != 4 || newEnv(t, "10.0.15063", "").m.maxPMCCounters() != 8 {
 		t.Error("ETW_MAX_PMC_COUNTERS per version")
 	}
-	s, _ := e.m.StartKernelLogger(true)
 	if !s.Running() || !s.Profile() || e.m.KernelLogger() != s {
 		t.Fatal("session state")
 	}

@@ -122,7 +122,8 @@ func (t *Thread) processorPerformance(buf uint64, length uint32, retLen uint64, 
 	return StatusSuccess, nil
 }
 
-// queryPerformanceTrace is SystemPerformanceTraceInformation for query.
+// queryPerformanceTrace is SystemPerformanceTraceInformation for query:
+// EventTraceTimeProfileInformation and EventTraceGroupMaskInformation.
 func (t *Thread) queryPerformanceTrace(buf uint64, length uint32, retLen uint64) (Status, error) {
 	if length < 4 {
 		return StatusInvalidParameter, nil
@@ -140,6 +141,23 @@ func (t *Thread) queryPerformanceTrace(buf uint64, length uint32, retLen uint64)
 			return st, err
 		}
 		return t.storeRetLen(retLen, 8)
+	case nt.EventTraceGroupMaskInformation:
+		b := make([]byte, length)
+		if st, err := t.load(buf, b); st != StatusSuccess || err != nil {
+			return st, err
+		}
+		masks, st := t.proc.m.queryGroupMask(b)
+		if st != StatusSuccess {
+			return st, nil
+		}
+		out := make([]byte, 32)
+		for i, v := range masks {
+			binary.LittleEndian.PutUint32(out[4*i:], v)
+		}
+		if st, err := t.store(buf+etwHeader, out); st != StatusSuccess || err != nil {
+			return st, err
+		}
+		return t.storeRetLen(retLen, groupMaskSize)
 	}
 	return StatusNotImplemented, nil
 }
@@ -169,25 +187,40 @@ func (t *Thread) NtSetSystemInformation(class uint32, buf uint64, length uint32)
 }
 
 func (t *Thread) setPerformanceTrace(buf uint64, length uint32) (Status, error) {
+	m := t.proc.m
 	if length < 4 {
 		return StatusInvalidParameter, nil
 	}
-	var b [8]byte
-	if st, err := t.load(buf, b[:4]); st != StatusSuccess || err != nil {
+	b := make([]byte, length)
+	if st, err := t.load(buf, b); st != StatusSuccess || err != nil {
 		return st, err
 	}
-	switch binary.LittleEndian.Uint32(b[:4]) {
+	class := binary.LittleEndian.Uint32(b)
+	if class >= nt.EventTracePebsTracingInformation && class <= nt.EventTraceProfileCounterListInformation && !m.ver.hasTraceProfileClasses() {
+		return StatusNotImplemented, nil
+	}
+	switch class {
 	case nt.EventTraceTimeProfileInformation:
 		if length != 8 {
 			return StatusInfoLengthMismatch, nil
 		}
-		if st, err := t.load(buf, b[:]); st != StatusSuccess || err != nil {
-			return st, err
-		}
-		if t.mode == UserMode && !t.proc.token.HasPrivilege(nt.SeSystemProfilePrivilege) {
+		if !t.privileged() {
 			return StatusPrivilegeNotHeld, nil
 		}
-		return t.proc.m.setInterval(t.cpu, binary.LittleEndian.Uint32(b[4:]), nt.ProfileTime)
+		return m.setInterval(t.cpu, binary.LittleEndian.Uint32(b[4:]), nt.ProfileTime)
+	case nt.EventTraceGroupMaskInformation:
+		if !m.ver.hasTraceProfileClasses() { // set only from 6.2
+			return StatusNotImplemented, nil
+		}
+		return t.setGroupMask(b)
+	case nt.EventTracePebsTracingInformation:
+		return t.setPEBSTracing(b), nil
+	case nt.EventTraceProfileConfigInformation:
+		return m.setProfileConfig(b), nil
+	case nt.EventTraceProfileEventListInformation:
+		return m.setProfileEventList(b), nil
+	case nt.EventTraceProfileCounterListInformation:
+		return m.setCounterList(b), nil
 	}
 	return StatusNotImplemented, nil
 }

@@ -9,8 +9,9 @@ import (
 
 // Event is one event of the NT Kernel Logger. Hook says which fields
 // matter: 0x0F2E (sampled profile) uses InstructionPointer, ThreadId,
-// Count, ExecutingIsr and ExecutingDpc; 0x0F48 (set interval) uses
-// Source, NewInterval and OldInterval.
+// Count, ExecutingIsr and ExecutingDpc; 0x0F2F (PMC interrupt) uses
+// InstructionPointer, ThreadId and ProfileSource; 0x0F48 (set interval)
+// uses Source, NewInterval and OldInterval.
 type Event struct {
 	Hook uint16
 	CPU  int
@@ -25,25 +26,49 @@ type Event struct {
 	Source      uint32
 	NewInterval uint32
 	OldInterval uint32
+
+	ProfileSource uint16 // 0x0F2F: the counter source that interrupted
 }
 
 // TraceSession is a run of the NT Kernel Logger.
 type TraceSession struct {
 	m       *Machine
-	profile bool
 	running bool
 	events  []Event
-	pmc     []nt.Source // counter sources set through TracePmcCounterListInfo
-	remove  func()
+	// masks is the session's PERFINFO_GROUPMASK (§1.6): PERF_PROFILE and
+	// PERF_PMC_PROFILE live in masks[1].
+	masks [8]uint32
+	// pmcConfig are the sources chosen for PMC profiling
+	// (EventTraceProfileConfigInformation); pmc the counters set with
+	// EventTraceProfileCounterListInformation (once per run); pmcHooks
+	// the events that carry counters; pebsHook the PEBS-index hook.
+	pmcConfig []nt.Source
+	pmc       []nt.Source
+	pmcHooks  []uint16
+	pebsHook  bool
+
+	removeSampled func()
+	removePMC     []func()
+	pmcStarted    []nt.Source
 }
+
+// KernelLoggerHandle is the TRACEHANDLE whose low 16 bits (the logger id,
+// 0xFFFF) name the NT Kernel Logger.
+const KernelLoggerHandle = 0xFFFF
 
 // ErrLoggerRunning is returned when the NT Kernel Logger is started twice.
 var ErrLoggerRunning = errors.New("the NT Kernel Logger is already running: stop it first")
 
+// Group-mask bits in Masks[1] (§1.6).
+const (
+	maskProfile    = nt.PERF_PROFILE & 0x1FFFFFFF
+	maskPMCProfile = nt.PERF_PMC_PROFILE & 0x1FFFFFFF
+)
+
 // StartKernelLogger starts the NT Kernel Logger, with
-// EVENT_TRACE_FLAG_PROFILE if profile is true. Profile events start the
-// ProfileTime interrupt on every processor (through the sampled-profile
-// callback object from 6.2).
+// EVENT_TRACE_FLAG_PROFILE (PERF_PROFILE in its group mask) if profile is
+// true. Profile events start the ProfileTime interrupt on every processor
+// (through the sampled-profile callback object from 6.2).
 func (m *Machine) StartKernelLogger(profile bool) (*TraceSession, error) {
 	if err := m.checkRunning(); err != nil {
 		return nil, err
@@ -57,18 +82,67 @@ func (m *Machine) StartKernelLogger(profile bool) (*TraceSession, error) {
 	if m.logger != nil {
 		return nil, ErrLoggerRunning
 	}
-	s := &TraceSession{m: m, profile: profile, running: true}
+	s := &TraceSession{m: m, running: true}
 	m.logger = s
 	m.sessions++
 	if profile {
-		if m.ver.hasCallbackObjects() {
-			s.remove, _ = m.AddCallbackObject(nt.ProfileTime, func(in Interrupt) { m.traceSampledProfile(&in) })
-		}
-		if err := m.acquireSource(nt.ProfileTime, m.activeMask()); err != nil {
+		var masks [8]uint32
+		masks[1] = maskProfile
+		if err := s.setMasks(masks); err != nil {
 			return nil, err
 		}
 	}
 	return s, nil
+}
+
+// setMasks replaces the group mask and starts or stops what its profile
+// bits control.
+func (s *TraceSession) setMasks(masks [8]uint32) error {
+	m := s.m
+	old := s.masks
+	s.masks = masks
+	on := func(a [8]uint32, bit uint32) bool { return a[1]&bit != 0 }
+	switch {
+	case !on(old, maskProfile) && on(masks, maskProfile):
+		if m.ver.hasCallbackObjects() {
+			s.removeSampled, _ = m.AddCallbackObject(nt.ProfileTime, func(in Interrupt) { m.traceSampledProfile(&in) })
+		}
+		if err := m.acquireSource(nt.ProfileTime, m.activeMask()); err != nil {
+			return err
+		}
+	case on(old, maskProfile) && !on(masks, maskProfile):
+		if s.removeSampled != nil {
+			s.removeSampled()
+			s.removeSampled = nil
+		}
+		if err := m.releaseSource(nt.ProfileTime, m.activeMask()); err != nil {
+			return err
+		}
+	}
+	switch {
+	case !on(old, maskPMCProfile) && on(masks, maskPMCProfile) && m.ver.hasCallbackObjects():
+		for _, src := range s.pmcConfig {
+			src := src
+			remove, _ := m.AddCallbackObject(src, func(in Interrupt) { m.tracePMCInterrupt(&in, src) })
+			s.removePMC = append(s.removePMC, remove)
+			s.pmcStarted = append(s.pmcStarted, src)
+			if err := m.acquireSource(src, m.activeMask()); err != nil {
+				return err
+			}
+		}
+	case on(old, maskPMCProfile) && !on(masks, maskPMCProfile):
+		for _, remove := range s.removePMC {
+			remove()
+		}
+		started := s.pmcStarted
+		s.removePMC, s.pmcStarted = nil, nil
+		for _, src := range started {
+			if err := m.releaseSource(src, m.activeMask()); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // Stop ends the session; its events stay readable.
@@ -80,22 +154,21 @@ func (s *TraceSession) Stop() error {
 	if err := m.checkRunning(); err != nil {
 		return err
 	}
+	err := s.setMasks([8]uint32{})
 	s.running = false
 	m.logger = nil
-	if s.profile {
-		if s.remove != nil {
-			s.remove()
-		}
-		return m.releaseSource(nt.ProfileTime, m.activeMask())
-	}
-	return nil
+	return err
 }
+
+// GroupMask returns the session's PERFINFO_GROUPMASK.
+func (s *TraceSession) GroupMask() [8]uint32 { return s.masks }
 
 // Running reports whether the session is still running.
 func (s *TraceSession) Running() bool { return s.running }
 
-// Profile reports whether the session traces sampled-profile events.
-func (s *TraceSession) Profile() bool { return s.profile }
+// Profile reports whether the session traces sampled-profile events
+// (PERF_PROFILE is in its group mask).
+func (s *TraceSession) Profile() bool { return s.masks[1]&maskProfile != 0 }
 
 // Events returns every event so far, oldest first.
 func (s *TraceSession) Events() []Event { return append([]Event(nil), s.events...) }
@@ -106,7 +179,7 @@ func (s *TraceSession) emit(e Event) { s.events = append(s.events, e) }
 func (m *Machine) KernelLogger() *TraceSession { return m.logger }
 
 // profileTracing is PERF_PROFILE enabled in a running logger.
-func (m *Machine) profileTracing() bool { return m.logger != nil && m.logger.profile }
+func (m *Machine) profileTracing() bool { return m.logger != nil && m.logger.Profile() }
 
 // traceSampledProfile is the sampled-profile callback: hook 0x0F2E with
 // PERFINFO_SAMPLED_PROFILE_INFORMATION.
@@ -120,4 +193,18 @@ func (m *Machine) traceSampledProfile(in *Interrupt) {
 	}
 	m.logger.emit(Event{Hook: nt.PERFINFO_LOG_TYPE_SAMPLED_PROFILE, CPU: in.CPU, Time: m.now,
 		InstructionPointer: in.IP, ThreadId: tid, Count: 1, ExecutingIsr: in.ExecutingISR, ExecutingDpc: in.ExecutingDPC})
+}
+
+// tracePMCInterrupt is the PMC-interrupt callback: hook 0x0F2F with
+// PERFINFO_PMC_SAMPLE_INFORMATION.
+func (m *Machine) tracePMCInterrupt(in *Interrupt, src nt.Source) {
+	if m.logger == nil || m.logger.masks[1]&maskPMCProfile == 0 {
+		return
+	}
+	var tid uint32
+	if in.Thread != nil {
+		tid = in.Thread.id
+	}
+	m.logger.emit(Event{Hook: nt.PERFINFO_LOG_TYPE_PMC_INTERRUPT, CPU: in.CPU, Time: m.now,
+		InstructionPointer: in.IP, ThreadId: tid, ProfileSource: uint16(src)})
 }

@@ -45,6 +45,22 @@ func (t *Thread) TraceQueryInformation(session uint64, class uint32, buf uint64,
 			}
 		}
 		return t.traceRetLen(retLen, 8), nil
+	case nt.TraceSystemTraceEnableFlagsInfo:
+		if length < 32 {
+			return nt.ErrorBadLength, nil
+		}
+		masks, st := m.queryGroupMask(etwStruct(nt.EventTraceGroupMaskInformation, session, make([]uint32, 8)))
+		if st != StatusSuccess {
+			return nt.Win32Error(st), nil
+		}
+		out := make([]byte, 32)
+		for i, v := range masks {
+			binary.LittleEndian.PutUint32(out[4*i:], v)
+		}
+		if t.view().write(buf, out) != nil {
+			return nt.ErrorNoAccess, nil
+		}
+		return t.traceRetLen(retLen, 32), nil
 	case nt.TraceProfileSourceListInfo:
 		if session != 0 {
 			return nt.ErrorInvalidParameter, nil
@@ -135,6 +151,19 @@ func (t *Thread) TraceSetInformation(session uint64, class uint32, buf uint64, l
 			st, err = t.NtSetIntervalProfile(interval, src)
 		}
 		return nt.Win32Error(st), err
+	case nt.TraceSystemTraceEnableFlagsInfo:
+		// up to 8 masks, whole ULONGs; masks not given are sent as 0
+		if length%4 != 0 || length > 32 {
+			return nt.ErrorInvalidParameter, nil
+		}
+		vals, ok := t.traceULONGs(buf, length)
+		if !ok {
+			return nt.ErrorNoAccess, nil
+		}
+		masks := make([]uint32, 8)
+		copy(masks, vals)
+		st, err := t.setGroupMask(etwStruct(nt.EventTraceGroupMaskInformation, session, masks))
+		return nt.Win32Error(st), err
 	case nt.TraceProfileSourceConfigInfo, nt.TracePmcCounterListInfo:
 		if length%4 != 0 || length > 4*nt.ETW_MAX_PMC_COUNTERS {
 			return nt.ErrorIncorrectSize, nil
@@ -142,51 +171,55 @@ func (t *Thread) TraceSetInformation(session uint64, class uint32, buf uint64, l
 		if length == 0 || buf == 0 {
 			return nt.ErrorInvalidParameter, nil
 		}
-		srcs := make([]byte, length)
-		if t.view().read(buf, srcs) != nil {
+		vals, ok := t.traceULONGs(buf, length)
+		if !ok {
 			return nt.ErrorNoAccess, nil
 		}
 		if class == nt.TraceProfileSourceConfigInfo {
-			return nt.ErrorSuccess, nil // the chosen sources take effect with PERF_PMC_PROFILE, not modelled
+			return nt.Win32Error(m.setProfileConfig(etwStruct(nt.EventTraceProfileConfigInformation, session, vals))), nil
 		}
-		return nt.Win32Error(m.setCounterList(session, srcs)), nil
+		return nt.Win32Error(m.setCounterList(etwStruct(nt.EventTraceProfileCounterListInformation, session, vals))), nil
 	case nt.TracePmcEventListInfo:
-		const entry = 24 // CLASSIC_EVENT_ID
+		const entry = 24 // CLASSIC_EVENT_ID: GUID, Type, Reserved[7]
 		if length%entry != 0 || length > 4*entry {
 			return nt.ErrorIncorrectSize, nil
 		}
 		if length == 0 && buf != 0 {
 			return nt.ErrorInvalidParameter, nil
 		}
-		return nt.ErrorSuccess, nil
+		raw := make([]byte, length)
+		if t.view().read(buf, raw) != nil {
+			return nt.ErrorNoAccess, nil
+		}
+		var hooks []uint32
+		for i := 0; i < len(raw); i += entry {
+			if group, known := eventGroup(raw[i : i+16]); known {
+				hooks = append(hooks, uint32(group)<<8|uint32(raw[i+16]))
+			} // unknown GUIDs are skipped
+		}
+		return nt.Win32Error(m.setProfileEventList(etwStruct(nt.EventTraceProfileEventListInformation, session, hooks))), nil
 	}
 	return nt.ErrorNotSupported, nil
 }
 
-// setCounterList is EventTraceProfileCounterListInformation (0x0F, §5.1)
-// as far as the model has a logger: the logger must be active, and the
-// counters can be set once per logger run.
-func (m *Machine) setCounterList(session uint64, srcs []byte) Status {
-	if session&0xFFFF != 0xFFFF || m.logger == nil {
-		return nt.StatusWMIInstanceNotFound
+// traceULONGs reads length bytes of ULONGs from the caller's buffer.
+func (t *Thread) traceULONGs(buf uint64, length uint32) ([]uint32, bool) {
+	raw := make([]byte, length)
+	if t.view().read(buf, raw) != nil {
+		return nil, false
 	}
-	n := len(srcs) / 4
-	if n == 0 || n > m.maxPMCCounters() {
-		return StatusInvalidParameter
-	}
-	if m.logger.pmc != nil {
-		return nt.StatusWMIAlreadyEnabled
-	}
-	for i := 0; i < n; i++ {
-		m.logger.pmc = append(m.logger.pmc, nt.Source(binary.LittleEndian.Uint32(srcs[4*i:])))
-	}
-	return StatusSuccess
+	return ulongs(raw), true
 }
 
-// maxPMCCounters is ETW_MAX_PMC_COUNTERS for the version: 4, 8 from 1703.
-func (m *Machine) maxPMCCounters() int {
-	if m.ver.AtLeast("10.0.15063") {
-		return 8
+// perfInfoGUID is PerfInfoGuid {CE1DBFB4-137E-4DA6-87B0-3F59AA102CBC} in
+// its in-memory (little-endian fields) layout.
+var perfInfoGUID = [16]byte{0xB4, 0xBF, 0x1D, 0xCE, 0x7E, 0x13, 0xA6, 0x4D, 0x87, 0xB0, 0x3F, 0x59, 0xAA, 0x10, 0x2C, 0xBC}
+
+// eventGroup maps an event GUID to its hook group (the hook ID's high
+// byte); the model knows the PERFINFO group.
+func eventGroup(guid []byte) (byte, bool) {
+	if [16]byte(guid) == perfInfoGUID {
+		return 0x0F, true
 	}
-	return 4
+	return 0, false
 }

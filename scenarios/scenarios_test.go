@@ -37,6 +37,7 @@ var golden = map[string]bool{
 	"sampling_error.lua":        true,
 	"interval_clamping.lua":     true,
 	"timer_aliasing.lua":        true,
+	"etw_profiling.lua":         true,
 }
 
 func TestMain(m *testing.M) {

@@ -110,6 +110,10 @@ func (rt *Runtime) sessionEvents(L *lua.LState) int {
 			row.RawSetString("Count", lua.LNumber(e.Count))
 			row.RawSetString("ExecutingIsr", lua.LBool(e.ExecutingIsr))
 			row.RawSetString("ExecutingDpc", lua.LBool(e.ExecutingDpc))
+		case nt.PERFINFO_LOG_TYPE_PMC_INTERRUPT:
+			row.RawSetString("InstructionPointer", ResultValue(L, e.InstructionPointer))
+			row.RawSetString("ThreadId", lua.LNumber(e.ThreadId))
+			row.RawSetString("ProfileSource", lua.LNumber(e.ProfileSource))
 		case nt.PERFINFO_LOG_TYPE_SAMPLED_PROFILE_SET_INTERVAL:
 			row.RawSetString("Source", lua.LNumber(e.Source))
 			row.RawSetString("NewInterval", lua.LNumber(e.NewInterval))

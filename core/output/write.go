@@ -387,6 +387,14 @@ func Trace(reg *Registry) (data []byte, ok bool, err error) {
 					if f, ok := sy.lookup(ev.InstructionPointer, ev.InstructionPointer+1); ok {
 						te.Args["function"] = f.Name
 					}
+				case nt.PERFINFO_LOG_TYPE_PMC_INTERRUPT:
+					te.Name = "PmcInterrupt"
+					te.Args["InstructionPointer"] = fmt.Sprintf("0x%X", ev.InstructionPointer)
+					te.Args["ThreadId"] = ev.ThreadId
+					te.Args["ProfileSource"] = nt.Source(ev.ProfileSource).Name()
+					if f, ok := sy.lookup(ev.InstructionPointer, ev.InstructionPointer+1); ok {
+						te.Args["function"] = f.Name
+					}
 				case nt.PERFINFO_LOG_TYPE_SAMPLED_PROFILE_SET_INTERVAL:
 					te.Name = "SampledProfileSetInterval"
 					te.Args["Source"] = nt.Source(ev.Source).Name()
