@@ -26,6 +26,19 @@
 //     A later start retries. Stopping frees the counter.
 //   - Skid: `skid`, a distribution of how many instructions after the
 //     overflowing one the reported IP lands, programmed into every counter.
+//   - Interface choice (§4.4, §7 items 95–97), from settings that stand
+//     for what the HAL reads with CPUID on the boot processor:
+//     `hypervisor_hides_counters` (a Microsoft-compatible hypervisor with
+//     PerformanceMonitorsAvailable clear) demotes both Emon and Amd64 to the
+//     Default interface, which has no counter sources. On GenuineIntel,
+//     `cpuid_0a_ebx` and `cpuid_0a_ebx_length` are leaf 0x0A's EBX and the
+//     count of its meaningful bits (EAX[31:24], default 7): with no
+//     meaningful bit, or EBX bit 0 set, the interface is Default; a source
+//     whose EBX bit is set or not meaningful is unsupported. With
+//     `counter_allocation_fails`, Emon's per-processor counter memory
+//     cannot be allocated and every source is unsupported, while Amd64
+//     bug-checks HAL_MEMORY_ALLOCATION (0xAC): the HAL refuses to
+//     configure, so the machine cannot be built.
 package pmu
 
 import (
@@ -66,6 +79,26 @@ type Settings struct {
 	Min     uint32 `json:"min"`
 	Max     uint32 `json:"max"`
 	Default uint32 `json:"default"`
+
+	// HypervisorHidesCounters is a Microsoft-compatible hypervisor whose
+	// CPUID 0x40000003 EDX bit 2 (PerformanceMonitorsAvailable) is clear.
+	HypervisorHidesCounters bool `json:"hypervisor_hides_counters"`
+	// CPUID0AEBX is CPUID leaf 0x0A's EBX: a set bit marks an
+	// architectural event as unavailable (GenuineIntel).
+	CPUID0AEBX uint32 `json:"cpuid_0a_ebx"`
+	// CPUID0AEBXLength is leaf 0x0A's EAX[31:24], the number of
+	// meaningful EBX bits, 0…32 (default 7).
+	CPUID0AEBXLength int `json:"cpuid_0a_ebx_length"`
+	// CounterAllocationFails makes the HAL's per-processor counter memory
+	// allocation fail.
+	CounterAllocationFails bool `json:"counter_allocation_fails"`
+}
+
+// emonEBXBit is the leaf 0x0A EBX bit of each Emon source (§4.4).
+var emonEBXBit = map[hal.Source]int{
+	hal.ProfileTotalCycles: 0, hal.ProfileTotalIssues: 1, hal.ProfileCacheMisses: 4,
+	hal.ProfileBranchInstructions: 5, hal.ProfileBranchMispredictions: 6,
+	0x19: 0, 0x1A: 1, 0x1B: 2, 0x1C: 3, 0x1D: 4, 0x1E: 5, 0x1F: 6,
 }
 
 // DefaultSettings returns the documented defaults.
@@ -75,6 +108,7 @@ func DefaultSettings() Settings {
 		Counters: 4,
 		Skid:     []Skid{{1, 60}, {2, 25}, {3, 10}, {4, 5}},
 		Min:      b.Min, Max: b.Max, Default: b.Default,
+		CPUID0AEBXLength: 7,
 	}
 }
 
@@ -87,6 +121,9 @@ func (s Settings) Check() error {
 		if k.Instructions > 1000 || k.Weight < 1 {
 			return fmt.Errorf("setting skid[%d] = {instructions = %d, weight = %d}: want instructions 0…1000 and weight >= 1", i, k.Instructions, k.Weight)
 		}
+	}
+	if s.CPUID0AEBXLength < 0 || s.CPUID0AEBXLength > 32 {
+		return fmt.Errorf("setting cpuid_0a_ebx_length = %d, want 0…32", s.CPUID0AEBXLength)
 	}
 	if s.Min < 1 || s.Min > s.Default || s.Default > s.Max || s.Max > 0x7FFFFFFF {
 		return fmt.Errorf("settings want 1 <= min <= default <= max <= 0x7FFFFFFF, got min=%d default=%d max=%d", s.Min, s.Default, s.Max)
@@ -131,14 +168,28 @@ func (p *PMU) Configure(m hal.Machine) error {
 	if err := p.settings.Check(); err != nil {
 		return err
 	}
+	if p.settings.CounterAllocationFails && m.Vendor == hal.VendorAMD && !p.settings.HypervisorHidesCounters {
+		return fmt.Errorf("the Amd64 interface could not allocate its counter memory: bug check HAL_MEMORY_ALLOCATION (0xAC) (setting counter_allocation_fails)")
+	}
 	p.bank = NewBank(m.CPUs, p.settings.Counters)
 	return p.Base.Configure(m)
 }
 
 func (p *PMU) sources(m hal.Machine) []hal.SourceSpec {
-	b := hal.Bounds{Min: p.settings.Min, Max: p.settings.Max, Default: p.settings.Default}
+	st := p.settings
+	if st.HypervisorHidesCounters {
+		return nil // the Default interface: ProfileTime only, which is apic's
+	}
+	emon := m.Vendor == hal.VendorIntel
+	if emon && (st.CPUID0AEBXLength == 0 || st.CPUID0AEBX&1 != 0 || st.CounterAllocationFails) {
+		return nil // Default interface, or Emon with every source unsupported
+	}
+	b := hal.Bounds{Min: st.Min, Max: st.Max, Default: st.Default}
 	var out []hal.SourceSpec
 	for _, s := range hal.CounterSources(m.Vendor) {
+		if bit, ok := emonEBXBit[s]; emon && ok && (bit >= st.CPUID0AEBXLength || st.CPUID0AEBX&(1<<bit) != 0) {
+			continue // the event is not available
+		}
 		out = append(out, hal.SourceSpec{Source: s, Units: hal.UnitsEvents, Bounds: b})
 	}
 	return out

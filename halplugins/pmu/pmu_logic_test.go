@@ -71,3 +71,58 @@ func TestSettingsChecked(t *testing.T) {
 		}
 	}
 }
+
+// TestInterfaceChoice covers §7 items 95–97: the HAL's profile interface
+// as CPUID (the settings) dictates.
+func TestInterfaceChoice(t *testing.T) {
+	has := func(d hal.Description, s hal.Source) bool {
+		for _, x := range d.Sources {
+			if x.Source == s {
+				return true
+			}
+		}
+		return false
+	}
+	tests := []struct {
+		name     string
+		vendor   string
+		settings string
+		count    int
+		without  []hal.Source
+	}{
+		{"95 hypervisor hides the counters on Intel", hal.VendorIntel, `{"hypervisor_hides_counters": true}`, 0, nil},
+		{"95 hypervisor hides the counters on AMD", hal.VendorAMD, `{"hypervisor_hides_counters": true}`, 0, nil},
+		{"96 EBX bit 2: UnhaltedReferenceCycles unsupported", hal.VendorIntel, `{"cpuid_0a_ebx": 4}`, 11, []hal.Source{0x1B}},
+		{"96 EBX bit 4: cache misses unsupported", hal.VendorIntel, `{"cpuid_0a_ebx": 16}`, 10, []hal.Source{hal.ProfileCacheMisses, 0x1D}},
+		{"EBX bit 0 set: no core-cycle event, Default interface", hal.VendorIntel, `{"cpuid_0a_ebx": 1}`, 0, nil},
+		{"only 5 meaningful EBX bits", hal.VendorIntel, `{"cpuid_0a_ebx_length": 5}`, 8, []hal.Source{hal.ProfileBranchInstructions, hal.ProfileBranchMispredictions, 0x1E, 0x1F}},
+		{"no meaningful EBX bit: Default interface", hal.VendorIntel, `{"cpuid_0a_ebx_length": 0}`, 0, nil},
+		{"97 Emon counter allocation fails: every source unsupported", hal.VendorIntel, `{"counter_allocation_fails": true}`, 0, nil},
+		{"the AMD interface ignores leaf 0x0A", hal.VendorAMD, `{"cpuid_0a_ebx": 127}`, 8, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := configured(t, tc.vendor, tc.settings).Describe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(d.Sources) != tc.count {
+				t.Fatalf("%d sources, want %d: %+v", len(d.Sources), tc.count, d.Sources)
+			}
+			for _, s := range tc.without {
+				if has(d, s) {
+					t.Errorf("%s is still supported", s)
+				}
+			}
+		})
+	}
+	// Amd64 bug-checks when its counter memory cannot be allocated
+	in := hal.Local(pmu.New)
+	err := in.Configure(hal.Machine{CPUs: 2, FreqMHz: 3000, Vendor: hal.VendorAMD, Arch: "x64"}, []byte(`{"counter_allocation_fails": true}`))
+	if err == nil || !strings.Contains(err.Error(), "HAL_MEMORY_ALLOCATION") {
+		t.Fatalf("AMD allocation failure: %v", err)
+	}
+	if err := hal.Local(pmu.New).Configure(hal.Machine{CPUs: 1, Vendor: hal.VendorIntel}, []byte(`{"cpuid_0a_ebx_length": 40}`)); err == nil {
+		t.Fatal("cpuid_0a_ebx_length 40 accepted")
+	}
+}
