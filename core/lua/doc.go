@@ -12,12 +12,13 @@
 // turns a Go panic into a Lua error labelled as a proflab bug (and marks the
 // run as failed even if the script catches the error).
 //
-// HALs reach machines through one seam, HALProvider: the kernel's
-// in-process test HALs (TestHALs) by default, the configuration's plugin
-// host (HostHALs) when core/scenario is given a Setup. Each machine has its
+// HALs reach machines through one seam, HALProvider: the shipped HALs
+// running in-process (ShippedInproc) by default, the configuration's
+// plugin host (HostHALs) when core/scenario is given a Setup. Each machine has its
 // simulated processors (core/sim), which receive the HALs' hardware
-// programming and which m:run drives; the test HALs program nothing, so
-// m:run raises no interrupts on them.
+// programming and which m:run drives. (The kernel's own TestHALs, still
+// available as a provider, program no hardware: m:run raises no
+// interrupts on them.)
 //
 // # Choices where lua-api.md is silent
 //

@@ -3,6 +3,7 @@ package luart
 import (
 	"fmt"
 
+	"github.com/proflab/proflab/core/config"
 	"github.com/proflab/proflab/core/halhost"
 	"github.com/proflab/proflab/halplugins/hal"
 	"github.com/proflab/proflab/halplugins/pebs"
@@ -158,4 +159,17 @@ func (d MachineDefaults) withContractDefaults() MachineDefaults {
 		d.HAL = []string{"apic", "pmu", "pebs"}
 	}
 	return d
+}
+
+// ShippedInproc is the HALProvider a runtime uses when it is given none:
+// the default configuration's HALs (apic, pmu, pebs) with their shipped
+// logic running in-process, so that no plugin executable is needed and
+// m:run raises interrupts exactly as through the plugins.
+func ShippedInproc() HALProvider {
+	cfg := config.Default()
+	for name, h := range cfg.HAL {
+		h.Transport = config.TransportInproc
+		cfg.HAL[name] = h
+	}
+	return &HostHALs{Host: halhost.New(cfg.HAL, halhost.Options{}), HALNames: cfg.HALNames()}
 }

@@ -117,12 +117,17 @@ func (rt *Runtime) labMachine(L *lua.LState) int {
 	return 1
 }
 
-// halProvider is the configured provider, or the test HALs.
+// halProvider is the configured provider, or else the shipped HALs run
+// in-process (so that m:run behaves as it does through the plugins),
+// made once per runtime.
 func (rt *Runtime) halProvider() HALProvider {
 	if rt.cfg.HALs != nil {
 		return rt.cfg.HALs
 	}
-	return TestHALs{}
+	if rt.defaultHALs == nil {
+		rt.defaultHALs = ShippedInproc()
+	}
+	return rt.defaultHALs
 }
 
 // raisePlugin raises err as a Lua error and marks the run as failed by a

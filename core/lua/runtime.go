@@ -34,7 +34,7 @@ type Config struct {
 	// folder; nil means the embedded scripts/ library.
 	Library fs.FS
 	// HALs builds machines' HALs from their hal = {...} names; nil means
-	// the kernel's in-process test HALs (TestHALs).
+	// the shipped HALs in-process (ShippedInproc).
 	HALs HALProvider
 	// Machine are the defaults of lab.machine{...}'s fields (from the
 	// configuration); zero fields take lua-api.md's defaults.
@@ -63,6 +63,8 @@ type Runtime struct {
 	records map[string]any
 	bugs    []*Error
 	trace   string // traceback captured by the message handler
+
+	defaultHALs HALProvider // the shipped HALs in-process, when cfg.HALs is nil
 
 	pluginFailure *Error   // the first HAL failure, which fails the run as a plugin error
 	releases      []func() // release machines' HALs at Close

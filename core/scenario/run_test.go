@@ -275,3 +275,20 @@ func TestSummaryAndTotals(t *testing.T) {
 		t.Errorf("totals = %s", tot)
 	}
 }
+
+// Without a configuration a run uses the shipped HALs in-process, so a
+// simulated run raises interrupts as it would through the plugins.
+func TestRunWithoutSetupSamples(t *testing.T) {
+	r := run(t, `local lab = require "proflab"
+local P = require "profile"
+local m = lab.machine{ cpus = 1 }
+local p = m:process{}
+local pr = P.create_and_start(p, { base = 0x400000, size = 0x100 })
+local r = m:run{ duration_us = 100000, workload = { process = p, functions = { { name = "f", base = 0x400000, size = 0x100, weight = 1 } } } }
+lab.check(r.interrupts.ProfileTime ~= nil and r.interrupts.ProfileTime > 20, "timer interrupts: " .. tostring(r.interrupts.ProfileTime))
+lab.check(P.total(pr) > 20, "the profile counted")
+lab.check(m:hal_sources()[1].hal == "apic", "the shipped apic HAL")`, nil)
+	if !r.Passed() {
+		t.Fatalf("%+v %v", r.Checks, r.Error)
+	}
+}

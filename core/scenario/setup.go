@@ -27,8 +27,8 @@ type Setup struct {
 	Timeout time.Duration
 	// NewHALs makes the HAL provider of one worker (for the configured
 	// HALs, a plugin host whose processes serve every run of the worker)
-	// and the function that closes it. nil: the kernel's in-process test
-	// HALs (luart.TestHALs).
+	// and the function that closes it. nil: the shipped HALs' logic
+	// in-process (luart.ShippedInproc).
 	NewHALs func() (luart.HALProvider, func(), error)
 }
 
