@@ -21,17 +21,10 @@ func (t *Thread) TraceQueryInformation(session uint64, class uint32, buf uint64,
 	retLen &= m.lay.ptrMask
 	switch class {
 	case nt.TraceSampledProfileIntervalInfo:
-		if session != 0 {
-			return nt.ErrorInvalidParameter, nil
+		src, _, code := t.traceProfileInterval(session, buf, length)
+		if code != nt.ErrorSuccess {
+			return code, nil
 		}
-		if length != 8 {
-			return nt.ErrorBadLength, nil
-		}
-		var b [4]byte
-		if t.view().read(buf, b[:]) != nil {
-			return nt.ErrorNoAccess, nil
-		}
-		src := nt.Source(binary.LittleEndian.Uint32(b[:]))
 		if src == nt.ProfileTime {
 			// kernel sub-class EventTraceTimeProfileInformation, into
 			// ADVAPI32's own buffer, then copied out
@@ -127,18 +120,10 @@ func (t *Thread) TraceSetInformation(session uint64, class uint32, buf uint64, l
 	buf &= m.lay.ptrMask
 	switch class {
 	case nt.TraceSampledProfileIntervalInfo:
-		if session != 0 {
-			return nt.ErrorInvalidParameter, nil
+		src, interval, code := t.traceProfileInterval(session, buf, length)
+		if code != nt.ErrorSuccess {
+			return code, nil
 		}
-		if length != 8 {
-			return nt.ErrorBadLength, nil
-		}
-		var b [8]byte
-		if t.view().read(buf, b[:]) != nil {
-			return nt.ErrorNoAccess, nil
-		}
-		src := nt.Source(binary.LittleEndian.Uint32(b[:4]))
-		interval := binary.LittleEndian.Uint32(b[4:])
 		var st Status
 		var err error
 		if src == nt.ProfileTime {
@@ -222,4 +207,21 @@ func eventGroup(guid []byte) (byte, bool) {
 		return 0x0F, true
 	}
 	return 0, false
+}
+
+// traceProfileInterval reads class 5's TRACE_PROFILE_INTERVAL {ULONG
+// Source; ULONG Interval}: the session must be 0 and the buffer exactly 8
+// bytes. It returns the Win32 error for a bad request.
+func (t *Thread) traceProfileInterval(session, buf uint64, length uint32) (nt.Source, uint32, uint32) {
+	if session != 0 {
+		return 0, 0, nt.ErrorInvalidParameter
+	}
+	if length != 8 {
+		return 0, 0, nt.ErrorBadLength
+	}
+	var b [8]byte
+	if t.view().read(buf, b[:]) != nil {
+		return 0, 0, nt.ErrorNoAccess
+	}
+	return nt.Source(binary.LittleEndian.Uint32(b[:4])), binary.LittleEndian.Uint32(b[4:]), nt.ErrorSuccess
 }
