@@ -298,17 +298,10 @@ func (v memView) writePtr(addr uint64, x uint64) error {
 // probeForWrite is ProbeForWrite for a user-mode caller: alignment, then
 // the range against MmUserProbeAddress, then a write touch of every page.
 func (v memView) probeForWrite(addr, length, align uint64) Status {
-	if length == 0 {
-		return StatusSuccess
+	if st := v.probeForRead(addr, length, align); st != StatusSuccess || length == 0 {
+		return st
 	}
-	if addr&(align-1) != 0 {
-		return StatusDatatypeMisalignment
-	}
-	end := addr + length
-	if end < addr || end > v.m.lay.userProbe || end&v.m.lay.ptrMask != end {
-		return StatusAccessViolation
-	}
-	for a := addr &^ (PageSize - 1); a < end; a += PageSize {
+	for a, end := addr&^(PageSize-1), addr+length; a < end; a += PageSize {
 		e, ok := v.lookup(a)
 		if !ok || !e.prot.writable() {
 			return StatusAccessViolation

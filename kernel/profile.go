@@ -333,6 +333,16 @@ func (t *Thread) captureAffinity(a CreateArgs, ex bool) (uint64, Status, error) 
 	return aff, StatusSuccess, nil
 }
 
+// referenceProfile is start's and stop's first step: the handle must be
+// to a profile object and grant PROFILE_CONTROL.
+func (t *Thread) referenceProfile(handle uint64) (*eprofile, Status) {
+	obj, st := t.reference(handle, typeProfile, nt.PROFILE_CONTROL)
+	if st != StatusSuccess {
+		return nil, st
+	}
+	return obj.(*eprofile), StatusSuccess
+}
+
 // startLimit is the system-wide limit on started profiles (6.1+).
 func (m *Machine) startLimit() int { return 8192 * len(m.cpus) }
 
@@ -342,11 +352,10 @@ func (t *Thread) NtStartProfile(handle uint64) (Status, error) {
 	if err := m.checkRunning(); err != nil {
 		return 0, err
 	}
-	obj, st := t.reference(handle, typeProfile, nt.PROFILE_CONTROL)
+	ep, st := t.referenceProfile(handle)
 	if st != StatusSuccess {
 		return st, nil
 	}
-	ep := obj.(*eprofile)
 	if ep.mapped != 0 {
 		return StatusProfilingNotStopped, nil
 	}
@@ -444,11 +453,10 @@ func (t *Thread) NtStopProfile(handle uint64) (Status, error) {
 	if err := m.checkRunning(); err != nil {
 		return 0, err
 	}
-	obj, st := t.reference(handle, typeProfile, nt.PROFILE_CONTROL)
+	ep, st := t.referenceProfile(handle)
 	if st != StatusSuccess {
 		return st, nil
 	}
-	ep := obj.(*eprofile)
 	if ep.mapped == 0 {
 		return StatusProfilingNotStarted, nil
 	}

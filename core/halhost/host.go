@@ -16,7 +16,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sort"
+	"maps"
+	"slices"
 	"sync"
 
 	"github.com/proflab/proflab/core/config"
@@ -194,11 +195,4 @@ func (h *Host) CloseWhenDone(ctx context.Context) (stop func() bool) {
 
 func (h *Host) names() []string { return sortedKeys(h.hals) }
 
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
