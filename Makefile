@@ -14,7 +14,7 @@ build:
 ## test: the whole suite (builds first; plugin tests use ./bin)
 test: build
 	PROFLAB_PLUGIN_PATH=$(CURDIR)/$(BIN) $(GO) test -count=1 ./...
-	$(BIN)/proflab test scenarios/ examples/first-scenario.lua
+	$(BIN)/proflab test scenarios/ examples/first-scenario.lua examples/workload-file.lua
 
 ## check: gofmt, go vet and staticcheck
 check:

@@ -94,7 +94,7 @@ func (e *buildError) Error() string {
 }
 
 func TestScenarios(t *testing.T) {
-	files, err := scenario.Discover([]string{".", "../examples/first-scenario.lua"})
+	files, err := scenario.Discover([]string{".", "../examples/first-scenario.lua", "../examples/workload-file.lua"})
 	if err != nil {
 		t.Fatal(err)
 	}
