@@ -47,14 +47,20 @@ func evalErr(t *testing.T, stmt string) string {
 // wantErr checks that stmt raises an error containing every fragment.
 func wantErr(t *testing.T, stmt string, fragments ...string) {
 	t.Helper()
-	msg := evalErr(t, stmt)
+	expectFragments(t, stmt, evalErr(t, stmt), fragments)
+}
+
+// expectFragments checks that msg, the error src raised, is not empty and
+// contains every fragment.
+func expectFragments(t *testing.T, src, msg string, fragments []string) {
+	t.Helper()
 	if msg == "" {
-		t.Errorf("%s: no error, want one containing %q", stmt, fragments)
+		t.Errorf("%s: no error, want one containing %q", src, fragments)
 		return
 	}
 	for _, f := range fragments {
 		if !strings.Contains(msg, f) {
-			t.Errorf("%s: error %q does not contain %q", stmt, msg, f)
+			t.Errorf("%s:\nerror %q\ndoes not contain %q", src, msg, f)
 		}
 	}
 }

@@ -1,7 +1,6 @@
 package luart
 
 import (
-	"strings"
 	"testing"
 )
 
@@ -46,14 +45,5 @@ func labError(t *testing.T, src string) string {
 // wantLabError checks that src raises an error containing every fragment.
 func wantLabError(t *testing.T, src string, fragments ...string) {
 	t.Helper()
-	msg := labError(t, src)
-	if msg == "" {
-		t.Errorf("%s: no error; want one containing %q", src, fragments)
-		return
-	}
-	for _, f := range fragments {
-		if !strings.Contains(msg, f) {
-			t.Errorf("%s:\nerror %q\ndoes not contain %q", src, msg, f)
-		}
-	}
+	expectFragments(t, src, labError(t, src), fragments)
 }
