@@ -97,6 +97,12 @@ func (h *Host) client(name string, spec config.HAL) (*halrpc.Client, error) {
 // Open opens a configured instance of HAL name for machine m, whose
 // programming goes to hw, and describes it.
 func (h *Host) Open(name string, m hal.Machine, hw Hardware) (*MachineHAL, error) {
+	return h.OpenContext(context.Background(), name, m, hw)
+}
+
+// OpenContext is Open whose plugin calls, now and later, also end when ctx
+// ends (the run's budget, Ctrl-C), leaving the plugin running.
+func (h *Host) OpenContext(ctx context.Context, name string, m hal.Machine, hw Hardware) (*MachineHAL, error) {
 	spec, ok := h.hals[name]
 	if !ok {
 		return nil, fmt.Errorf("hal %q is not configured (configured: %v); add a [hal.%s] table", name, h.names(), name)
@@ -107,6 +113,7 @@ func (h *Host) Open(name string, m hal.Machine, hw Hardware) (*MachineHAL, error
 	}
 	var inst hal.Instance
 	var where string
+	var proc *halrpc.Client
 	if spec.Transport == config.TransportInproc {
 		f, ok := builtinFactory(spec.Plugin)
 		if !ok {
@@ -118,7 +125,7 @@ func (h *Host) Open(name string, m hal.Machine, hw Hardware) (*MachineHAL, error
 		if err != nil {
 			return nil, err
 		}
-		inst, where = c.NewInstance(), fmt.Sprintf("plugin %s, pid %d", c.Path(), c.Pid())
+		inst, where, proc = c.NewInstanceContext(ctx), fmt.Sprintf("plugin %s, pid %d", c.Path(), c.Pid()), c
 	}
 	if err := inst.Configure(m, settings); err != nil {
 		inst.Close()
@@ -129,12 +136,20 @@ func (h *Host) Open(name string, m hal.Machine, hw Hardware) (*MachineHAL, error
 		inst.Close()
 		return nil, err
 	}
+	if proc != nil {
+		mh.proc = proc
+	}
 	return mh, nil
 }
 
 // OpenMachine opens the HALs a machine lists, concurrently, in list order.
 // On any failure it closes what it opened and returns every error.
 func (h *Host) OpenMachine(names []string, m hal.Machine, hw Hardware) ([]*MachineHAL, error) {
+	return h.OpenMachineContext(context.Background(), names, m, hw)
+}
+
+// OpenMachineContext is OpenMachine with OpenContext's ctx.
+func (h *Host) OpenMachineContext(ctx context.Context, names []string, m hal.Machine, hw Hardware) ([]*MachineHAL, error) {
 	out := make([]*MachineHAL, len(names))
 	errs := make([]error, len(names))
 	var wg sync.WaitGroup
@@ -142,7 +157,7 @@ func (h *Host) OpenMachine(names []string, m hal.Machine, hw Hardware) ([]*Machi
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			out[i], errs[i] = h.Open(n, m, hw)
+			out[i], errs[i] = h.OpenContext(ctx, n, m, hw)
 		}()
 	}
 	wg.Wait()

@@ -34,6 +34,8 @@ type MachineHAL struct {
 
 	calls atomic.Int64 // calls made to the instance
 
+	proc process // the plugin process serving inst; nil in-process
+
 	mu     sync.Mutex
 	failed error // the first failure; later calls repeat it
 }
@@ -72,6 +74,35 @@ func NewMachineHAL(name, where string, inst hal.Instance, m hal.Machine, hw Hard
 		h.bounds[s.Source] = s.Bounds
 	}
 	return h, nil
+}
+
+// process is the part of a plugin process (*halrpc.Client) a MachineHAL
+// watches.
+type process interface {
+	Done() <-chan struct{}
+	Err() error
+}
+
+// Done is closed when the plugin process serving this HAL has exited (nil,
+// never closed, for an in-process HAL): a run watches it to notice a plugin
+// that dies while no call is in flight.
+func (h *MachineHAL) Done() <-chan struct{} {
+	if h.proc == nil {
+		return nil
+	}
+	return h.proc.Done()
+}
+
+// Err says why the plugin process is gone once Done is closed: an error
+// naming the HAL and the exit status, or nil when the host stopped it.
+func (h *MachineHAL) Err() error {
+	if h.proc == nil {
+		return nil
+	}
+	if err := h.proc.Err(); err != nil {
+		return fmt.Errorf("hal %q (%s): the plugin process died: %w", h.name, h.where, err)
+	}
+	return nil
 }
 
 func (h *MachineHAL) wrap(call string, err error) error {

@@ -24,6 +24,17 @@ import (
 // DefaultTimeout is how long a call may take when Options.Timeout is 0.
 const DefaultTimeout = 10 * time.Second
 
+// ShutdownTimeout is how long Kill lets a plugin exit gracefully (go-plugin's
+// shutdown call, then its exit) before it kills the plugin's process group.
+const ShutdownTimeout = 2 * time.Second
+
+// killWait bounds the wait for go-plugin's clean-up after the process group
+// was killed; past it Kill returns anyway (and logs why).
+const killWait = 5 * time.Second
+
+// exitPoll is how often a client looks whether its process has exited.
+const exitPoll = 50 * time.Millisecond
+
 // Errors a call can wrap; test with errors.Is.
 var (
 	// ErrTimeout: the plugin did not answer within the timeout (it is
@@ -31,6 +42,9 @@ var (
 	ErrTimeout = errors.New("the plugin did not answer in time")
 	// ErrExited: the plugin process is gone (it crashed or was killed).
 	ErrExited = errors.New("the plugin process exited")
+	// ErrCanceled: the caller's context ended during the call (Ctrl-C, the
+	// run's time budget); the plugin is not at fault and keeps running.
+	ErrCanceled = errors.New("the call was cancelled")
 	// ErrProtocol: the plugin speaks another protocol version.
 	ErrProtocol = errors.New("the plugin speaks another HAL protocol version")
 	// ErrChecksum: the executable's sha256 is not the configured one.
@@ -49,28 +63,41 @@ type Options struct {
 	// Timeout bounds each call (DefaultTimeout if 0). A call that takes
 	// longer kills the plugin.
 	Timeout time.Duration
-	// StartTimeout bounds the start and handshake (Timeout if 0).
+	// StartTimeout bounds the start, handshake and connection (Timeout if
+	// 0). A plugin that has not connected by then is killed with everything
+	// it started.
 	StartTimeout time.Duration
 	// Logger receives the plugin's stderr lines and go-plugin's messages
 	// (nil discards them).
 	Logger *slog.Logger
 }
 
-// Client is one running plugin process. It serves many instances at once
-// (Client.NewInstance) and is safe for concurrent use.
+// Client is one running plugin process, in a process group of its own. It
+// serves many instances at once (Client.NewInstance) and is safe for
+// concurrent use. Every call has a deadline (Options.Timeout), and so has
+// Kill: a plugin that does not answer, or does not exit, is killed with
+// everything it started.
 type Client struct {
 	path    string
 	timeout time.Duration
 	pc      *plugin.Client
+	cmd     *exec.Cmd
 	rpc     pb.HALClient
 	pid     int
+	log     *slog.Logger
 	next    atomic.Uint64
 	once    sync.Once
+	killing atomic.Bool   // Kill was called: an exit from now on is expected
+	done    chan struct{} // closed when the process has exited
+	exitErr error         // why it exited, if not through Kill; set before done closes
 }
 
 // Start starts the plugin at opts.Path and completes the handshake. The
 // errors name the executable and say what to do; they wrap ErrProtocol or
-// ErrChecksum where those apply.
+// ErrChecksum where those apply. Start takes at most about
+// Options.StartTimeout, whatever the plugin does (a plugin whose children
+// keep its stdout open included), and leaves no process behind when it
+// fails.
 func Start(opts Options) (*Client, error) {
 	if opts.Path == "" {
 		return nil, errors.New("halrpc: no plugin path")
@@ -83,8 +110,12 @@ func Start(opts Options) (*Client, error) {
 	if start <= 0 {
 		start = timeout
 	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	cmd := exec.Command(opts.Path, opts.Args...)
-	setParentDeathSignal(cmd)
+	setProcessAttrs(cmd)
 	var secure *plugin.SecureConfig
 	var want []byte
 	if opts.SHA256 != "" {
@@ -104,26 +135,78 @@ func Start(opts Options) (*Client, error) {
 		StartTimeout:     start,
 		Logger:           newSlogLogger(opts.Logger, "plugin"),
 	})
+	deadline := time.Now().Add(start)
+	// Start runs the process and waits for the handshake line, within the
+	// start budget; once it returns, cmd.Process is ours to read.
+	_, err := pc.Start()
+	pid := 0
+	if cmd.Process != nil {
+		pid = cmd.Process.Pid
+	}
+	c := &Client{path: opts.Path, timeout: timeout, pc: pc, cmd: cmd, pid: pid, log: log, done: make(chan struct{})}
+	if err != nil {
+		c.kill(0)
+		return nil, startError(opts.Path, want, err)
+	}
+	// Connecting and dispensing may block on a plugin that printed a
+	// handshake but does not serve it: bound them by what is left of the
+	// budget.
+	type connected struct {
+		hc  pb.HALClient
+		err error
+	}
+	ch := make(chan connected, 1)
+	go func() {
+		hc, err := dispense(pc, opts.Path)
+		ch <- connected{hc, err}
+	}()
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			c.kill(0)
+			return nil, r.err
+		}
+		c.rpc = r.hc
+	case <-time.After(time.Until(deadline)):
+		c.kill(0)
+		return nil, fmt.Errorf("plugin %s: printed its handshake but did not serve it within %s; it was stopped with everything it started (is it a proflab HAL plugin built with halrpc.Serve?)", opts.Path, start)
+	}
+	go c.watchExit()
+	return c, nil
+}
+
+// dispense connects to a started plugin and returns its HAL client.
+func dispense(pc *plugin.Client, path string) (pb.HALClient, error) {
 	rpcc, err := pc.Client()
 	if err != nil {
-		pc.Kill()
-		return nil, startError(opts.Path, want, err)
+		return nil, fmt.Errorf("plugin %s: could not connect: %w (is it a proflab HAL plugin? `make build` builds the shipped ones)", path, err)
 	}
 	raw, err := rpcc.Dispense(PluginName)
 	if err != nil {
-		pc.Kill()
-		return nil, fmt.Errorf("plugin %s: %s: %w", opts.Path, "does not serve a HAL", err)
+		return nil, fmt.Errorf("plugin %s: %s: %w", path, "does not serve a HAL", err)
 	}
 	hc, ok := raw.(pb.HALClient)
 	if !ok {
-		pc.Kill()
-		return nil, fmt.Errorf("plugin %s: dispensed %T, not a HAL client", opts.Path, raw)
+		return nil, fmt.Errorf("plugin %s: dispensed %T, not a HAL client", path, raw)
 	}
-	c := &Client{path: opts.Path, timeout: timeout, pc: pc, rpc: hc}
-	if rc := pc.ReattachConfig(); rc != nil {
-		c.pid = rc.Pid
+	return hc, nil
+}
+
+// watchExit closes c.done when the process has exited.
+func (c *Client) watchExit() {
+	t := time.NewTicker(exitPoll)
+	defer t.Stop()
+	for !c.pc.Exited() {
+		<-t.C
 	}
-	return c, nil
+	if !c.killing.Load() {
+		how := "exited"
+		if st := c.cmd.ProcessState; st != nil {
+			how = st.String()
+		}
+		c.exitErr = fmt.Errorf("%w (pid %d, %s)", ErrExited, c.pid, how)
+	}
+	close(c.done)
 }
 
 func startError(path string, want []byte, err error) error {
@@ -155,19 +238,75 @@ func (c *Client) Pid() int { return c.pid }
 // Exited reports whether the plugin process has exited.
 func (c *Client) Exited() bool { return c.pc.Exited() }
 
-// Kill ends the plugin process (gracefully, then forcibly) and waits for
-// it. Calls in flight fail with ErrExited. Kill is idempotent.
-func (c *Client) Kill() { c.once.Do(c.pc.Kill) }
+// Done is closed when the plugin process has exited, for whatever reason
+// (Kill included): a host watches it to notice a plugin that dies between
+// calls.
+func (c *Client) Done() <-chan struct{} { return c.done }
+
+// Err says why the process is gone once Done is closed: nil after Kill, an
+// error wrapping ErrExited (with its exit status) when it exited on its own
+// or was killed by someone else. It is nil while the process runs.
+func (c *Client) Err() error {
+	select {
+	case <-c.done:
+		return c.exitErr
+	default:
+		return nil
+	}
+}
+
+// Kill ends the plugin process and everything it started, and waits for
+// it: a graceful shutdown first, and after ShutdownTimeout (a frozen or
+// stopped plugin) SIGKILL to its process group. Calls in flight fail with
+// ErrExited. Kill is idempotent and always returns.
+func (c *Client) Kill() { c.kill(ShutdownTimeout) }
+
+// kill is Kill with the grace period given; 0 kills at once (a plugin that
+// did not answer in time gets no second chance).
+func (c *Client) kill(grace time.Duration) {
+	c.once.Do(func() {
+		c.killing.Store(true)
+		if grace <= 0 {
+			killGroup(c.pid)
+		}
+		done := make(chan struct{})
+		go func() { defer close(done); c.pc.Kill() }()
+		if grace > 0 {
+			select {
+			case <-done:
+			case <-time.After(grace):
+				c.log.Warn("the plugin did not exit in time; killing its process group", "pid", c.pid, "grace", grace)
+				killGroup(c.pid)
+			}
+		}
+		select {
+		case <-done:
+		case <-time.After(killWait):
+			c.log.Error("the plugin's process group was killed but its clean-up did not finish", "pid", c.pid)
+		}
+		// Whatever the plugin started and left behind (its group outlives
+		// it while any member runs).
+		killGroup(c.pid)
+	})
+}
 
 // NewInstance returns a new, unconfigured HAL instance served by the
 // plugin. Its calls are bounded by the client's timeout.
-func (c *Client) NewInstance() hal.Instance {
-	return &remote{c: c, id: fmt.Sprintf("i%d", c.next.Add(1))}
+func (c *Client) NewInstance() hal.Instance { return c.NewInstanceContext(context.Background()) }
+
+// NewInstanceContext is NewInstance whose calls also end when ctx ends
+// (the run's budget, Ctrl-C): such a call fails with ErrCanceled and
+// leaves the plugin running.
+func (c *Client) NewInstanceContext(ctx context.Context) hal.Instance {
+	return &remote{c: c, ctx: ctx, id: fmt.Sprintf("i%d", c.next.Add(1))}
 }
 
-// call runs one RPC under the timeout and classifies its failure.
-func (c *Client) call(what string, fn func(ctx context.Context) error) error {
-	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
+// call runs one RPC under the timeout and ctx and classifies its failure.
+func (c *Client) call(base context.Context, what string, fn func(ctx context.Context) error) error {
+	if err := base.Err(); err != nil {
+		return fmt.Errorf("%s: %w: %w", what, ErrCanceled, context.Cause(base))
+	}
+	ctx, cancel := context.WithTimeout(base, c.timeout)
 	defer cancel()
 	err := fn(ctx)
 	if err == nil {
@@ -175,12 +314,18 @@ func (c *Client) call(what string, fn func(ctx context.Context) error) error {
 	}
 	code := status.Code(err)
 	switch {
+	case base.Err() != nil:
+		return fmt.Errorf("%s: %w: %w", what, ErrCanceled, context.Cause(base))
 	case errors.Is(ctx.Err(), context.DeadlineExceeded) || code == codes.DeadlineExceeded:
-		c.Kill()
-		return fmt.Errorf("%s: %w within %s; the plugin (pid %d) was stopped (raise its timeout in the config if it needs longer)", what, ErrTimeout, c.timeout, c.pid)
+		c.kill(0)
+		return fmt.Errorf("%s: %w within %s; the plugin (pid %d) was killed (raise its timeout in the config if it needs longer)", what, ErrTimeout, c.timeout, c.pid)
 	case code == codes.Unavailable || code == codes.Canceled || c.pc.Exited():
+		gone := c.Err()
 		c.Kill()
-		return fmt.Errorf("%s: %w (pid %d; its last log lines are in the run log): %s", what, ErrExited, c.pid, status.Convert(err).Message())
+		if gone == nil {
+			gone = fmt.Errorf("%w (pid %d)", ErrExited, c.pid)
+		}
+		return fmt.Errorf("%s: %w; its last log lines are in the run log: %s", what, gone, status.Convert(err).Message())
 	case code == codes.Unimplemented:
 		return fmt.Errorf("%s: %w: %s", what, hal.ErrUnsupported, status.Convert(err).Message())
 	}
@@ -189,14 +334,15 @@ func (c *Client) call(what string, fn func(ctx context.Context) error) error {
 
 // remote is one instance in a plugin process.
 type remote struct {
-	c  *Client
-	id string
+	c   *Client
+	ctx context.Context
+	id  string
 }
 
 var _ hal.Instance = (*remote)(nil)
 
 func (r *remote) Configure(m hal.Machine, settings []byte) error {
-	return r.c.call("configure", func(ctx context.Context) error {
+	return r.c.call(r.ctx, "configure", func(ctx context.Context) error {
 		_, err := r.c.rpc.Configure(ctx, &pb.ConfigureRequest{Instance: r.id, Machine: machineToPB(m), Settings: settings})
 		return err
 	})
@@ -204,7 +350,7 @@ func (r *remote) Configure(m hal.Machine, settings []byte) error {
 
 func (r *remote) Describe() (hal.Description, error) {
 	var d *pb.Description
-	err := r.c.call("describe", func(ctx context.Context) (e error) {
+	err := r.c.call(r.ctx, "describe", func(ctx context.Context) (e error) {
 		d, e = r.c.rpc.Describe(ctx, &pb.InstanceRequest{Instance: r.id})
 		return e
 	})
@@ -216,7 +362,7 @@ func (r *remote) Describe() (hal.Description, error) {
 
 func (r *remote) Abilities() (hal.Abilities, error) {
 	var a *pb.AbilitiesResponse
-	err := r.c.call("abilities", func(ctx context.Context) (e error) {
+	err := r.c.call(r.ctx, "abilities", func(ctx context.Context) (e error) {
 		a, e = r.c.rpc.Abilities(ctx, &pb.InstanceRequest{Instance: r.id})
 		return e
 	})
@@ -229,7 +375,7 @@ func (r *remote) Abilities() (hal.Abilities, error) {
 // programming runs a call answering Programming.
 func (r *remote) programming(what string, fn func(ctx context.Context) (*pb.Programming, error)) (hal.Programming, error) {
 	var p *pb.Programming
-	err := r.c.call(what, func(ctx context.Context) (e error) {
+	err := r.c.call(r.ctx, what, func(ctx context.Context) (e error) {
 		p, e = fn(ctx)
 		return e
 	})
@@ -251,7 +397,7 @@ func (r *remote) Reset() (hal.Programming, error) {
 
 func (r *remote) QuerySource(cpus []int, src hal.Source) ([]hal.SourceInfo, error) {
 	var q *pb.QueryResponse
-	err := r.c.call("query", func(ctx context.Context) (e error) {
+	err := r.c.call(r.ctx, "query", func(ctx context.Context) (e error) {
 		q, e = r.c.rpc.QuerySource(ctx, &pb.SourceRequest{Instance: r.id, Cpus: cpusToPB(cpus), Source: uint32(src)})
 		return e
 	})
@@ -267,7 +413,7 @@ func (r *remote) QuerySource(cpus []int, src hal.Source) ([]hal.SourceInfo, erro
 
 func (r *remote) SetInterval(cpus []int, src hal.Source, interval uint32) ([]uint32, hal.Programming, error) {
 	var s *pb.SetIntervalResponse
-	err := r.c.call("set", func(ctx context.Context) (e error) {
+	err := r.c.call(r.ctx, "set", func(ctx context.Context) (e error) {
 		s, e = r.c.rpc.SetInterval(ctx, &pb.SetIntervalRequest{Instance: r.id, Cpus: cpusToPB(cpus), Source: uint32(src), Interval: interval})
 		return e
 	})
@@ -316,7 +462,7 @@ func (r *remote) Close() error {
 	if r.c.Exited() {
 		return nil
 	}
-	return r.c.call("close", func(ctx context.Context) error {
+	return r.c.call(r.ctx, "close", func(ctx context.Context) error {
 		_, err := r.c.rpc.Close(ctx, &pb.InstanceRequest{Instance: r.id})
 		return err
 	})
