@@ -1,6 +1,11 @@
 package main
 
-import "errors"
+import (
+	"errors"
+
+	luart "github.com/proflab/proflab/core/lua"
+	"github.com/proflab/proflab/core/scenario"
+)
 
 // Exit codes, documented in README.md.
 const (
@@ -45,4 +50,29 @@ func exitCodeOf(err error) int {
 func isSilent(err error) bool {
 	var e *exitError
 	return errors.As(err, &e) && e.silent
+}
+
+// exitCodeFor maps a failed run to the process's exit code: the one place
+// where error kinds become exit codes.
+func exitCodeFor(r scenario.Result) int {
+	if r.Error == nil {
+		return ExitFailed // failed checks
+	}
+	return exitCodeOfKind(r.Error.Kind)
+}
+
+// exitCodeOfKind is the exit code of a run that ended with an error of
+// kind k.
+func exitCodeOfKind(k luart.ErrorKind) int {
+	switch k {
+	case luart.KindInput:
+		return ExitUsage
+	case luart.KindPlugin:
+		return ExitPlugin
+	case luart.KindBug:
+		return ExitInternal
+	}
+	// KindLua (a stack overflow included), KindMemory, KindTimeout and
+	// KindInterrupted (Ctrl-C, SIGTERM): the scenario did not pass.
+	return ExitFailed
 }

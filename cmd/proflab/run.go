@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -21,6 +22,7 @@ type scenarioFlags struct {
 	sets    []string
 	seed    uint64
 	timeout time.Duration
+	memory  byteSize
 }
 
 func (f *scenarioFlags) register(cmd *cobra.Command) {
@@ -28,6 +30,8 @@ func (f *scenarioFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringArrayVar(&f.sets, "set", nil, "a parameter for lab.params, key=value (value read as a TOML literal); repeatable")
 	cmd.Flags().Uint64Var(&f.seed, "seed", 1, "the run's seed (math.random, machines' default seed); default: the configuration's machine.seed")
 	cmd.Flags().DurationVar(&f.timeout, "timeout", 0, "wall-clock budget per scenario (0: none); default: the configuration's run.timeout")
+	f.memory = byteSize{n: luart.DefaultMemoryLimit}
+	cmd.Flags().Var(&f.memory, "memory", "memory budget per scenario, like 1GiB or 512MiB (0: none); runs side by side share their budgets' sum")
 }
 
 // options builds the run options shared by every scenario of a command:
@@ -51,7 +55,14 @@ func (f *scenarioFlags) options(cmd *cobra.Command) (scenario.Options, error) {
 		opt.Seed = f.seed
 	}
 	if cmd.Flags().Changed("timeout") {
+		if f.timeout < 0 {
+			return scenario.Options{}, withCode(ExitUsage, fmt.Errorf("--timeout %s: a budget cannot be negative (0 means none)", f.timeout))
+		}
 		opt.Timeout = f.timeout
+	}
+	opt.Memory = f.memory.n
+	if opt.Memory == 0 {
+		opt.Memory = -1 // 0 means no budget on the command line
 	}
 	if opt.Timeout == 0 {
 		opt.Timeout = -1 // 0 means no budget on the command line and in the configuration
@@ -59,24 +70,14 @@ func (f *scenarioFlags) options(cmd *cobra.Command) (scenario.Options, error) {
 	return opt, nil
 }
 
-// signalContext is cancelled on Ctrl-C.
+// signalContext is cancelled on Ctrl-C (SIGINT) and on SIGTERM (how batch
+// schedulers stop a job): the run in progress stops, its HAL plugins are
+// stopped and its partial results are written as usual. A second signal
+// ends proflab at once (the plugins die with it).
 func signalContext() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt)
-}
-
-// exitCodeFor maps a failed run to the process's exit code.
-func exitCodeFor(r scenario.Result) int {
-	if r.Error != nil {
-		switch r.Error.Kind {
-		case luart.KindInput:
-			return ExitUsage
-		case luart.KindPlugin:
-			return ExitPlugin
-		case luart.KindBug:
-			return ExitInternal
-		}
-	}
-	return ExitFailed
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	context.AfterFunc(ctx, stop)
+	return ctx, stop
 }
 
 func newRunCmd() *cobra.Command {

@@ -124,6 +124,9 @@ func (rt *Runtime) registerCaller(L *lua.LState) {
 			if !ok {
 				L.RaiseError("%s: call it as a method, p:%s(...), on a process, thread or kernel caller (got %s)", name, name, typeName(L.Get(1)))
 			}
+			if !cm.has(c.kind) {
+				L.RaiseError("%s: called on a %s; it works on %s (call it as a method of one: x:%s(...))", name, kindNoun(c.kind), kindNouns(cm.kinds), name)
+			}
 			fn := c.label() + ":" + name
 			return cm.f(rt, L, c, MethodArgs(L, fn))
 		})
@@ -193,6 +196,10 @@ func kindNouns(ks []callerKind) string {
 	}
 	var out []string
 	for _, k := range ks {
+		if k == kindProcess {
+			out = append(out, "processes")
+			continue
+		}
 		out = append(out, kindNoun(k)+"s")
 	}
 	return strings.Join(out, " and ")

@@ -21,6 +21,7 @@ const (
 	KindInterrupted ErrorKind = "interrupted" // the run was cancelled (Ctrl-C)
 	KindInput       ErrorKind = "input"       // the scenario file could not be read
 	KindPlugin      ErrorKind = "plugin"      // a HAL plugin failed
+	KindMemory      ErrorKind = "memory"      // the scenario exceeded its memory budget
 )
 
 // Error is why a run failed with an error (as opposed to failed checks).
@@ -70,8 +71,8 @@ func (rt *Runtime) guard(name string, f lua.LGFunction) lua.LGFunction {
 			if r == nil {
 				return
 			}
-			if _, ok := r.(*lua.ApiError); ok {
-				panic(r)
+			if _, ok := r.(*lua.ApiError); ok || r == stackOverflow {
+				panic(r) // a Lua error, or the scenario's own recursion
 			}
 			bug := &Error{
 				Kind: KindBug,
@@ -111,7 +112,11 @@ func (rt *Runtime) pcall(nargs int) *Error {
 	var api *lua.ApiError
 	if errors.As(err, &api) {
 		e.Message = errorText(rt.L, api.Object)
-		if api.Type == lua.ApiErrorPanic {
+		switch {
+		case api.Type == lua.ApiErrorPanic && strings.Contains(api.Error(), stackOverflow):
+			e.Message = overflowWhere(api.StackTrace) + fmt.Sprintf("stack overflow (more than %d nested calls: endless recursion?)", callStackSize)
+			e.Traceback = overflowTraceback(api.StackTrace)
+		case api.Type == lua.ApiErrorPanic:
 			e.Kind = KindBug
 			e.Message = "proflab bug (the Lua interpreter panicked): " + api.Error()
 		}
@@ -120,6 +125,52 @@ func (rt *Runtime) pcall(nargs int) *Error {
 		e.Kind, e.GoStack = KindBug, b.GoStack
 	}
 	return e
+}
+
+// overflowWhere is the "file:line: " of the innermost Lua frame of a
+// stack trace taken at a call stack overflow (gopher-lua panics there, so
+// the message handler cannot run).
+func overflowWhere(trace string) string {
+	for _, line := range strings.Split(trace, "\n") {
+		line = strings.TrimSpace(line)
+		if w := wherePrefix(line); w != "" && !strings.HasPrefix(line, "[G]") {
+			return w
+		}
+	}
+	return ""
+}
+
+// overflowTraceback keeps the Lua part of the stack trace of an overflow,
+// shortened as traceback does.
+func overflowTraceback(trace string) string {
+	i := strings.Index(trace, "stack traceback:")
+	if i < 0 {
+		return ""
+	}
+	var lines []string
+	for _, line := range strings.Split(trace[i+len("stack traceback:"):], "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			lines = append(lines, "\t"+line)
+		}
+	}
+	if len(lines) > 22 {
+		lines = append(append(lines[:10:10], "\t..."), lines[len(lines)-11:]...)
+	}
+	return "stack traceback:\n" + strings.Join(lines, "\n")
+}
+
+// wherePrefix returns the "file:line: " at the start of a message.
+func wherePrefix(msg string) string {
+	i := strings.Index(msg, ": ")
+	if i <= 0 {
+		return ""
+	}
+	head := msg[:i]
+	j := strings.LastIndexByte(head, ':')
+	if j <= 0 || j == len(head)-1 || strings.Trim(head[j+1:], "0123456789") != "" {
+		return ""
+	}
+	return head + ": "
 }
 
 // messageHandler runs at the point of the error, before the stack unwinds:
@@ -173,7 +224,7 @@ func errorText(L *lua.LState, lv lua.LValue) string {
 			return s
 		}
 	}
-	return fmt.Sprintf("error raised with a %s value (not a string): %s", typeName(lv), lv.String())
+	return fmt.Sprintf("error raised with a %s value (not a string)", typeName(lv))
 }
 
 // safeToString calls tostring on lv, reporting failure instead of raising.

@@ -1,6 +1,7 @@
 package luart
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/proflab/proflab/core/config"
@@ -25,6 +26,8 @@ type MachineSpec struct {
 	// Hardware receives every HAL call's hardware programming: the
 	// machine's simulated processors (core/sim). nil discards it.
 	Hardware Hardware
+	// Context is the run's: plugin calls end when it ends (nil: never).
+	Context context.Context
 }
 
 // Hardware is the sink of the HALs' hardware programming (the method set
@@ -106,7 +109,11 @@ func (h *HostHALs) Open(names []string, spec MachineSpec) ([]kernel.HAL, func(),
 	if spec.Hardware != nil {
 		hw = spec.Hardware
 	}
-	mhs, err := h.Host.OpenMachine(names, m, hw)
+	ctx := spec.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	mhs, err := h.Host.OpenMachineContext(ctx, names, m, hw)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -120,6 +127,43 @@ func (h *HostHALs) Open(names []string, spec MachineSpec) ([]kernel.HAL, func(),
 		}
 	}
 	return out, release, nil
+}
+
+// processWatch is what a HAL served by a plugin process offers to notice
+// the process's death between calls (halhost.MachineHAL).
+type processWatch interface {
+	Done() <-chan struct{}
+	Err() error
+}
+
+// pluginDeath is the cause of a run's context when a HAL plugin process
+// died during the run.
+type pluginDeath struct{ err error }
+
+func (d *pluginDeath) Error() string { return d.err.Error() }
+func (d *pluginDeath) Unwrap() error { return d.err }
+
+// watchHALs ends the run (its context, with a *pluginDeath cause) when the
+// process of one of hals dies, so that a plugin killed while the
+// simulator runs without calling it fails the run (exit status 3) instead
+// of going unnoticed. The watchers end with the run.
+func (rt *Runtime) watchHALs(hals []kernel.HAL) {
+	ctx, cancel := rt.ctx, rt.cancel
+	for _, h := range hals {
+		w, ok := h.(processWatch)
+		if !ok || w.Done() == nil {
+			continue
+		}
+		go func() {
+			select {
+			case <-w.Done():
+				if err := w.Err(); err != nil {
+					cancel(&pluginDeath{err})
+				}
+			case <-ctx.Done():
+			}
+		}()
+	}
 }
 
 // MachineDefaults are the defaults of lab.machine{...}'s fields, from the

@@ -103,7 +103,7 @@ func (rt *Runtime) labCheck(L *lua.LState) int {
 	passed := lua.LVAsBool(L.Get(1))
 	msg := ""
 	if L.GetTop() >= 2 && L.Get(2) != lua.LNil {
-		msg = L.ToStringMeta(L.Get(2)).String()
+		msg = rt.tostring(L, L.Get(2))
 	}
 	rt.checks = append(rt.checks, Check{Passed: passed, Where: rt.callerWhere(L), Message: msg})
 	L.Push(lua.LBool(passed))
@@ -118,6 +118,10 @@ func (rt *Runtime) callerWhere(L *lua.LState) string {
 	for level := 1; ; level++ {
 		dbg, ok := L.GetStack(level)
 		if !ok {
+			if L.Parent != nil { // a coroutine: go on in the one that resumed it
+				L, level = L.Parent, 0
+				continue
+			}
 			break
 		}
 		if _, err := L.GetInfo("Sl", dbg, lua.LNil); err != nil || dbg.What == "G" {
@@ -172,7 +176,7 @@ func (rt *Runtime) labRecord(L *lua.LState) int {
 // labLog is lab.log(...): one line in the run's log, the arguments
 // converted by tostring and separated by tabs.
 func (rt *Runtime) labLog(L *lua.LState) int {
-	rt.logLine(joinArgs(L, 1))
+	rt.logLine(rt.joinArgs(L, 1))
 	return 0
 }
 

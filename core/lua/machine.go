@@ -81,6 +81,7 @@ func (rt *Runtime) labMachine(L *lua.LState) int {
 
 	sm := sim.New(sim.Options{Seed: spec.Seed})
 	spec.Hardware = sm
+	spec.Context = rt.ctx
 	hals, release, err := provider.Open(names, spec)
 	if err != nil {
 		rt.raisePlugin(L, fmt.Errorf("%s: opening the HALs %s: %w", fn, strings.Join(names, ", "), err))
@@ -88,6 +89,7 @@ func (rt *Runtime) labMachine(L *lua.LState) int {
 	if release != nil {
 		rt.releases = append(rt.releases, release)
 	}
+	rt.watchHALs(hals)
 	km, err := kernel.NewMachine(kernel.Config{
 		Version: ver, Arch: arch, CPUs: spec.CPUs, Vendor: spec.Vendor, PEBS: spec.PEBS,
 		FreqMHz: spec.FreqMHz, CacheErrataInterval: errata, HALs: hals,

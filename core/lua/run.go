@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -46,9 +47,17 @@ func (rt *Runtime) machineRun(L *lua.LState) int {
 		case errors.As(err, &he):
 			rt.raisePlugin(L, fmt.Errorf("%s: %w", fn, err))
 		case ctx.Err() != nil:
+			var d *pluginDeath
+			if errors.As(context.Cause(ctx), &d) {
+				rt.raisePlugin(L, fmt.Errorf("%s: %w", fn, d.err))
+			}
 			L.RaiseError("%s: %v", fn, ctx.Err())
 		case errors.Is(err, kernel.ErrHalted):
 			rt.mustRun(L, m, fn)
+		case strings.HasPrefix(err.Error(), "proflab bug"):
+			// The simulator's own consistency checks: a bug in proflab
+			// (exit status 4), even if the script catches the error.
+			rt.bugs = append(rt.bugs, &Error{Kind: KindBug, Message: fmt.Sprintf("%s: %s: %v", rt.callerWhere(L), fn, err)})
 		}
 		L.RaiseError("%s: %v", fn, err)
 	}

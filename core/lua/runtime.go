@@ -2,6 +2,7 @@ package luart
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"github.com/proflab/proflab/core/output"
 	"io"
@@ -39,6 +40,11 @@ type Config struct {
 	// Machine are the defaults of lab.machine{...}'s fields (from the
 	// configuration); zero fields take lua-api.md's defaults.
 	Machine MachineDefaults
+	// MemoryLimit is the run's memory budget in bytes: 0 means
+	// DefaultMemoryLimit, a negative value none. The bounded builtins
+	// (budget.go) refuse results over it; the caller runs the heap
+	// watchdog (WatchMemory) over the run's context.
+	MemoryLimit int64
 }
 
 // Check is one lab.check call.
@@ -47,6 +53,9 @@ type Check struct {
 	Where   string `json:"where"` // "scenarios/x.lua:12"
 	Message string `json:"message"`
 }
+
+// callStackSize is the most nested Lua calls per coroutine.
+const callStackSize = 1024
 
 // Runtime is one sandboxed Lua state with the proflab module, for one run.
 // It must be used by one goroutine at a time and closed after use.
@@ -66,9 +75,17 @@ type Runtime struct {
 
 	defaultHALs HALProvider // the shipped HALs in-process, when cfg.HALs is nil
 
+	ctx    context.Context         // the run's context (SetContext), also ended by a plugin's death
+	cancel context.CancelCauseFunc // ends ctx; a *pluginDeath cause says which plugin died
+
 	pluginFailure *Error   // the first HAL failure, which fails the run as a plugin error
 	releases      []func() // release machines' HALs at Close
 	closed        bool
+
+	ids         map[any]uint64 // stable names of reference values (stableid.go)
+	unwatch     func()         // takes the run off the memory watchdog
+	budgetError *Error         // the first budget refusal, which fails the run even if caught
+	resumeDepth int            // coroutines resumed inside one another
 
 	loaded    map[string]lua.LValue // require's cache
 	loading   []string              // require's stack, for loop detection
@@ -87,6 +104,8 @@ func New(cfg Config) *Runtime {
 		records:   map[string]any{},
 		loaded:    map[string]lua.LValue{},
 		libChunks: map[string]bool{},
+		ids:       map[any]uint64{},
+		unwatch:   func() {},
 	}
 	if rt.lib == nil {
 		rt.lib = scripts.FS
@@ -96,11 +115,14 @@ func New(cfg Config) *Runtime {
 	}
 	rt.L = lua.NewState(lua.Options{
 		SkipOpenLibs:        true,
-		CallStackSize:       1024,
+		CallStackSize:       callStackSize,
+		IncludeGoStackTrace: true, // the Lua stack at a call stack overflow, for its file:line
 		MinimizeStackMemory: true,
 		RegistrySize:        1024 * 20,
 		RegistryMaxSize:     1024 * 1024,
 	})
+	rt.ctx, rt.cancel = context.WithCancelCause(context.Background())
+	rt.L.SetContext(rt.ctx)
 	rt.openSandbox()
 	rt.registerU64(rt.L)
 	rt.registerMachine(rt.L)
@@ -118,6 +140,8 @@ func (rt *Runtime) Close() {
 		return
 	}
 	rt.closed = true
+	rt.unwatch()
+	rt.cancel(nil) // stops the plugin watchers before the HALs are released
 	for i := len(rt.releases) - 1; i >= 0; i-- {
 		rt.releases[i]()
 	}
@@ -126,8 +150,35 @@ func (rt *Runtime) Close() {
 }
 
 // SetContext bounds everything the state runs afterwards by ctx: when ctx
-// ends, the running script stops with an error at its next instruction.
-func (rt *Runtime) SetContext(ctx context.Context) { rt.L.SetContext(ctx) }
+// ends, the running script stops with an error at its next instruction,
+// and a HAL plugin call in flight returns. It also puts the run under the
+// memory watchdog (watchdog.go) until Close. Call it before Exec.
+func (rt *Runtime) SetContext(ctx context.Context) {
+	rt.cancel(nil)
+	rt.unwatch()
+	rt.ctx, rt.cancel = context.WithCancelCause(ctx)
+	rt.L.SetContext(rt.ctx)
+	rt.unwatch = heapWatch.watch(rt.memoryLimit(), rt.cancel)
+}
+
+// BudgetFailure returns why the run exceeded its memory budget, or nil: a
+// builtin refused a result over the budget, coroutines nested too deep, or
+// the heap watchdog ended the run. It fails the run (exit status 1) even
+// when the script caught the error.
+func (rt *Runtime) BudgetFailure() *Error {
+	if rt.budgetError != nil {
+		return rt.budgetError
+	}
+	var m *MemoryBudgetError
+	if errors.As(context.Cause(rt.ctx), &m) {
+		return &Error{Kind: KindMemory, Message: m.Error()}
+	}
+	return nil
+}
+
+// Context is the run's context: SetContext's, also ended when a HAL plugin
+// process dies.
+func (rt *Runtime) Context() context.Context { return rt.ctx }
 
 // Lab is the proflab module table (for bindings that add to it).
 func (rt *Runtime) Lab() *lua.LTable { return rt.lab }
@@ -167,7 +218,15 @@ func (rt *Runtime) Bug() *Error {
 
 // PluginFailure returns the first HAL failure of the run, or nil. It
 // fails the run (exit status 3) even when the script caught the error.
-func (rt *Runtime) PluginFailure() *Error { return rt.pluginFailure }
+func (rt *Runtime) PluginFailure() *Error {
+	if rt.pluginFailure == nil {
+		var d *pluginDeath
+		if errors.As(context.Cause(rt.ctx), &d) {
+			return &Error{Kind: KindPlugin, Message: d.Error()}
+		}
+	}
+	return rt.pluginFailure
+}
 
 // logLine writes one line to the run log.
 func (rt *Runtime) logLine(s string) {

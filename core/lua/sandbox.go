@@ -33,22 +33,26 @@ func (rt *Runtime) openSandbox() {
 		L.SetGlobal(name, lua.LNil)
 	}
 	L.SetGlobal("print", rt.fn("print", rt.print))
+	L.SetGlobal("tostring", rt.fn("tostring", rt.baseToString))
+	str := L.GetGlobal("string").(*lua.LTable)
+	str.RawSetString("format", rt.fn("string.format", rt.stringFormat(str.RawGetString("format").(*lua.LFunction))))
+	rt.installBudgets()
 	rt.installRandom()
 }
 
 // print writes its arguments, converted by tostring and separated by tabs,
 // as one line of the run log.
 func (rt *Runtime) print(L *lua.LState) int {
-	rt.logLine(joinArgs(L, 1))
+	rt.logLine(rt.joinArgs(L, 1))
 	return 0
 }
 
 // joinArgs is tostring of each argument from index from on, tab separated.
-func joinArgs(L *lua.LState, from int) string {
+func (rt *Runtime) joinArgs(L *lua.LState, from int) string {
 	top := L.GetTop()
 	parts := make([]string, 0, top)
 	for i := from; i <= top; i++ {
-		parts = append(parts, L.ToStringMeta(L.Get(i)).String())
+		parts = append(parts, rt.tostring(L, L.Get(i)))
 	}
 	return strings.Join(parts, "\t")
 }

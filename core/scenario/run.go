@@ -90,6 +90,8 @@ func Run(ctx context.Context, opt Options) (res Result) {
 		Log:     w,
 		HALs:    hals,
 		Machine: opt.Setup.Machine,
+
+		MemoryLimit: opt.Memory,
 	})
 	defer rt.Close()
 	rt.SetContext(ctx)
@@ -100,16 +102,17 @@ func Run(ctx context.Context, opt Options) (res Result) {
 	lw.mu.Lock()
 	res.Log = logs.String()
 	lw.mu.Unlock()
-	res.Error = finalError(ctx, opt, err, rt.Bug(), rt.PluginFailure())
+	res.Error = finalError(ctx, opt, err, rt.Bug(), rt.BudgetFailure(), rt.PluginFailure())
 	res.Machines = output.Summarize(res.Outputs).Machines
 	return res
 }
 
-// finalError decides the run's error: the budget or a cancellation wins
-// over whatever the script saw (it may have caught the error), then a
-// proflab bug, then a HAL plugin failure (which may have surfaced as a Lua
-// error, or been caught), then the script's own error.
-func finalError(ctx context.Context, opt Options, err, bug, plugin *Error) *Error {
+// finalError decides the run's error: the time budget or a cancellation
+// wins over whatever the script saw (it may have caught the error), then a
+// proflab bug, then the memory budget, then a HAL plugin failure (each of
+// which may have surfaced as a Lua error, or been caught), then the
+// script's own error.
+func finalError(ctx context.Context, opt Options, err, bug, memory, plugin *Error) *Error {
 	if ctx.Err() != nil {
 		where := ""
 		if err != nil {
@@ -129,6 +132,16 @@ func finalError(ctx context.Context, opt Options, err, bug, plugin *Error) *Erro
 		return err
 	case bug != nil:
 		return bug
+	case memory != nil:
+		if err != nil {
+			if memory.Message == err.Message || strings.HasSuffix(err.Message, memory.Message) {
+				memory.Message = err.Message
+			} else if w := wherePrefix(err.Message); w != "" && wherePrefix(memory.Message) == "" {
+				memory.Message = w + memory.Message
+			}
+			memory.Traceback = err.Traceback
+		}
+		return memory
 	case plugin != nil:
 		if err != nil {
 			plugin.Traceback = err.Traceback
