@@ -444,3 +444,46 @@ lab.check(false, t)`
 	}
 	expectOutput(t, outs[0], "table: 0x00000001\tfunction: 0x00000002\ttable: 0x00000003\ttable: 0x00000003\ttable: 0x00000003\tthread: 0x00000004")
 }
+
+// Item 8: input that was silently wrong or unbounded is modelled
+// correctly or refused with the field named.
+func TestFaultSilentlyWrongInput(t *testing.T) {
+	const machine = "local lab = require 'proflab'\nlocal m = lab.machine{ cpus = 2, hal = {} }\nlocal p = m:process{ name = 'app' }\n"
+	const fns = `functions = { { name = "a", base = 0x401000, size = 0x100, weight = 1e308 }, { name = "b", base = 0x402000, size = 0x100, weight = 1e308 } }`
+	for _, tc := range []struct {
+		name, src string
+		args      []string
+		code      int
+		want      []string
+	}{
+		{"huge weights share evenly", machine + `local r = m:run{ duration_us = 20000, workload = { process = p, ` + fns + ` } }
+local a, b = r.truth.a.instructions, r.truth.b.instructions
+lab.check(a > 0 and b > 0 and math.abs(a - b) / (a + b) < 0.1, ("a %s, b %s"):format(tostring(a), tostring(b)))`, nil,
+			ExitOK, []string{"PASS "}},
+		{"cpi 1e-300", machine + `m:run{ duration_us = 1000, workload = { process = p, functions = { { name = "a", base = 0x401000, size = 0x100, weight = 1, cpi = 1e-300 } } } }`, nil,
+			ExitFailed, []string{"s.lua:4:", "cpi: must be between 0.01"}},
+		{"cpu 10 of 2", machine + `m:run{ duration_us = 1000, workload = { process = p, threads = { { cpu = 10 } }, functions = { { name = "a", base = 0x401000, size = 0x100, weight = 1 } } } }`, nil,
+			ExitFailed, []string{"s.lua:4:", "thread[1].cpu: 10, but the machine has 2 processors"}},
+		{"alloc 4 GB again and again", machine + `for i = 1, 10 do p:alloc(2^32) end`, nil,
+			ExitFailed, []string{"s.lua:4: p:alloc(0x100000000): the machine's allocations would reach 12 GiB, over proflab's limit of 8 GiB per machine"}},
+		{"a 10 MB string in an error", "local lab = require 'proflab'\nlab.machine{ version = string.rep('x', 1e7) }", nil,
+			ExitFailed, []string{"s.lua:2: lab.machine{...}: field \"version\"", "-byte message]"}},
+		{"negative --timeout", "print(1)", []string{"--timeout", "-5s"},
+			ExitUsage, []string{"--timeout -5s: a budget cannot be negative"}},
+		{"machine.hal = []", "print(1)", []string{"--config-set", "machine.hal=[]"},
+			ExitUsage, []string{"machine.hal: empty"}},
+		{"machine.seed = -5", "print(1)", []string{"--config-set", "machine.seed=-5"},
+			ExitUsage, []string{"machine.seed: -5, want a seed >= 0"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out := runFault(t, tc.src, 20*time.Second, tc.args...)
+			if code != tc.code {
+				t.Errorf("exit code %d, want %d; output:\n%.2000s", code, tc.code, out)
+			}
+			expectOutput(t, out[:min(len(out), 10000)], tc.want...)
+			if len(out) > 10000 {
+				t.Errorf("output of %d bytes", len(out))
+			}
+		})
+	}
+}

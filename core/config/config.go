@@ -175,6 +175,12 @@ func (c *Config) Validate() error {
 	if m.Version == "" {
 		bad("machine.version", "empty, want a Windows version like \"10.0.19041\"")
 	}
+	if len(m.HAL) == 0 {
+		bad("machine.hal", "empty: list at least one HAL, such as [\"apic\"] (configured: %s)", strings.Join(c.HALNames(), ", "))
+	}
+	if m.Seed < 0 {
+		bad("machine.seed", "%d, want a seed >= 0", m.Seed)
+	}
 	for _, n := range m.HAL {
 		if _, ok := c.HAL[n]; !ok {
 			bad("machine.hal", "%q has no [hal.%s] table (configured: %s)", n, n, strings.Join(c.HALNames(), ", "))

@@ -124,6 +124,7 @@ func (rt *Runtime) pcall(nargs int) *Error {
 	if b := rt.Bug(); b != nil && e.Kind == KindLua && strings.Contains(e.Message, "proflab bug in") {
 		e.Kind, e.GoStack = KindBug, b.GoStack
 	}
+	e.Message = shorten(e.Message)
 	return e
 }
 
@@ -171,6 +172,20 @@ func wherePrefix(msg string) string {
 		return ""
 	}
 	return head + ": "
+}
+
+// maxMessage bounds an error message: a scenario that raises (or passes
+// to a binding) a 10 MB string gets its head and tail, and its length.
+const maxMessage = 4096
+
+// shorten keeps a message of at most about maxMessage bytes: the head and
+// the tail of a longer one, with the length of what it left out.
+func shorten(msg string) string {
+	if len(msg) <= maxMessage {
+		return msg
+	}
+	head, tail := msg[:maxMessage*3/4], msg[len(msg)-maxMessage/4:]
+	return strings.ToValidUTF8(head, "") + fmt.Sprintf(" … [%d bytes left out of a %d-byte message] … ", len(msg)-len(head)-len(tail), len(msg)) + strings.ToValidUTF8(tail, "")
 }
 
 // messageHandler runs at the point of the error, before the stack unwinds:

@@ -27,6 +27,9 @@ type machine struct {
 	sim  *sim.Sim // the simulated processors that m:run drives
 	seed uint64
 	hals []string
+
+	mapped  uint64            // bytes the bindings' allocations hold (memory.go)
+	regions map[region]uint64 // their sizes by owner and address
 }
 
 // labMachine is lab.machine{...}: a simulated computer.

@@ -18,6 +18,42 @@ const maxReadCount = 1 << 24
 // gigabytes; 4 GB is far beyond what any profiling scenario needs.
 const maxRegion = 1 << 32
 
+// maxMapped bounds what one machine's processes and kernel callers have
+// allocated at once (alloc and alloc_at, less free): each mapped GiB costs
+// the model about 16 MB and a second and a half, so without a bound a loop
+// of 4 GB allocations would exhaust the host.
+const maxMapped = 8 << 30
+
+// region is an allocation the bindings made, by its owner and address.
+type region struct {
+	proc *kernel.Process
+	addr uint64
+}
+
+// reserve checks that size more bytes fit in the machine's allocations, raising a
+// Lua error (before allocating) when they would exceed maxMapped.
+func (m *machine) reserve(L *lua.LState, fn string, size uint64) {
+	if m.mapped+size > maxMapped {
+		L.RaiseError("%s(%#x): the machine's allocations would reach %s, over proflab's limit of %s per machine (free regions with x:free)",
+			fn, size, FormatBytes(int64(m.mapped+size)), FormatBytes(maxMapped))
+	}
+}
+
+// mappedAt records a region made; freed forgets it.
+func (m *machine) mappedAt(p *kernel.Process, addr, size uint64) {
+	if m.regions == nil {
+		m.regions = map[region]uint64{}
+	}
+	m.regions[region{p, addr}] += size
+	m.mapped += size
+}
+
+func (m *machine) freed(p *kernel.Process, addr uint64) {
+	k := region{p, addr}
+	m.mapped -= m.regions[k]
+	delete(m.regions, k)
+}
+
 // address reads an address argument: a number or u64, not negative.
 func address(a Args, i int) uint64 {
 	return a.Uint(i, "address", 0, math.MaxUint64)
@@ -40,10 +76,12 @@ func (rt *Runtime) callerAlloc(L *lua.LState, c *caller, a Args) int {
 	size := a.Uint(1, "size", 1, maxRegion)
 	p := prot(a, 2)
 	rt.mustRun(L, c.m, a.Fn)
+	c.m.reserve(L, a.Fn, size)
 	addr, err := c.proc.Alloc(size, p)
 	if err != nil {
 		L.RaiseError("%s(%#x): %v", a.Fn, size, err)
 	}
+	c.m.mappedAt(c.proc, addr, size)
 	PushResult(L, addr)
 	return 1
 }
@@ -55,10 +93,12 @@ func (rt *Runtime) callerAllocAt(L *lua.LState, c *caller, a Args) int {
 	size := a.Uint(2, "size", 1, maxRegion)
 	p := prot(a, 3)
 	rt.mustRun(L, c.m, a.Fn)
+	c.m.reserve(L, a.Fn, size)
 	got, err := c.proc.AllocAt(addr, size, p)
 	if err != nil {
 		L.RaiseError("%s(%s, %#x): %v", a.Fn, U64(addr), size, err)
 	}
+	c.m.mappedAt(c.proc, got, size)
 	PushResult(L, got)
 	return 1
 }
@@ -87,6 +127,7 @@ func (rt *Runtime) callerFree(L *lua.LState, c *caller, a Args) int {
 	if err := c.proc.Free(addr); err != nil {
 		L.RaiseError("%s(%s): %v", a.Fn, U64(addr), err)
 	}
+	c.m.freed(c.proc, addr)
 	return 0
 }
 

@@ -35,6 +35,7 @@ func (rt *Runtime) machineRun(L *lua.LState) int {
 		f.Errorf("workload", "is required: a workload file's path or a table { process = p, functions = { ... } }")
 	}
 	spec := rt.workloadSpec(L, f, m)
+	checkWorkloadFits(f, spec, m)
 	rt.mustRun(L, m, fn)
 	ctx := L.Context()
 	if ctx == nil {
@@ -93,6 +94,32 @@ func (rt *Runtime) workloadSpec(L *lua.LState, f *Fields, m *machine) *workload.
 		f.Errorf("workload", "expected a workload file's path or a table, got %s", typeName(v))
 	}
 	return nil
+}
+
+// checkWorkloadFits refuses what a workload asks of the machine that the
+// machine lacks: a process named but never made (m:process{ name = ... }),
+// a thread's cpu beyond the machine's processors.
+func checkWorkloadFits(f *Fields, spec *workload.Spec, m *machine) {
+	n := m.km.CPUCount()
+	for i, p := range spec.Processes {
+		if p.Proc == nil {
+			found := false
+			for _, q := range m.km.Processes() {
+				if q.Name() == p.Name {
+					found = true
+					break
+				}
+			}
+			if !found {
+				f.Errorf("workload", "processes[%d].name: no process named %q on this machine; make it first with m:process{ name = %q }", i+1, p.Name, p.Name)
+			}
+		}
+		for j, t := range p.Threads {
+			if t.CPU >= n {
+				f.Errorf("workload", "processes[%d].thread[%d].cpu: %d, but the machine has %d processor%s (0…%d)", i+1, j+1, t.CPU, n, plural(n), n-1)
+			}
+		}
+	}
 }
 
 // workloadValue converts a workload table to the plain Go values

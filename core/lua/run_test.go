@@ -3,6 +3,7 @@ package luart
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/proflab/proflab/core/config"
@@ -104,10 +105,17 @@ weight = 1
 	rt, _ := newTestRuntime(t, Config{Dir: dir, HALs: inprocHALs(t)})
 	err := rt.Exec("s.lua", []byte(`local lab = require "proflab"
 		local m = lab.machine{ cpus = 1 }
+		m:process{ name = "app" }
 		local res = m:run{ duration_us = 1000, workload = "w.toml" }
 		assert(res.truth.f and res.truth.f.instructions > 0)`))
 	if err != nil {
 		t.Errorf("workload file: %s", err.Detail())
+	}
+	rt, _ = newTestRuntime(t, Config{Dir: dir, HALs: inprocHALs(t)})
+	err = rt.Exec("s.lua", []byte(`local lab = require "proflab"
+		lab.machine{ cpus = 1 }:run{ duration_us = 1000, workload = "w.toml" }`))
+	if want := `processes[1].name: no process named "app" on this machine; make it first with m:process{ name = "app" }`; err == nil || !strings.Contains(err.Message, want) {
+		t.Errorf("a workload naming no process of the machine: %v, want %q", err, want)
 	}
 	bad := []struct{ src, want string }{
 		{`lab.machine{}:run{ workload = {} }`, `field "duration_us": is required`},
@@ -119,6 +127,9 @@ weight = 1
 		{`local m = lab.machine{} local p = m:process{} m:run{ duration_us = 10, workload = { process = p, functions = { { name = "f", base = 0x401000, size = 16, weight = 1, colour = "red" } } } }`, `colour`},
 		{`local m = lab.machine{} local p = lab.machine{}:process{} m:run{ duration_us = 10, workload = { process = p } }`, `another machine`},
 		{`lab.machine{}:run{ duration_us = 10, workload = {}, extra = 1 }`, `unknown field "extra"`},
+		// issue 13: what the machine lacks is refused, with the field
+		{`local m = lab.machine{ cpus = 2 } local p = m:process{} m:run{ duration_us = 10, workload = { process = p, threads = { { cpu = 10 } }, functions = { { name = "f", base = 0x401000, size = 16, weight = 1 } } } }`,
+			`processes[1].thread[1].cpu: 10, but the machine has 2 processors (0…1)`},
 	}
 	for _, tc := range bad {
 		wantLabError(t, tc.src, tc.want)

@@ -32,6 +32,10 @@ const (
 	// DefaultSegmentInstructions is how many instructions a thread runs in
 	// one function before drawing the next function by weight.
 	DefaultSegmentInstructions = 10000
+	// MinCPI is the smallest cycles per instruction a function may have:
+	// 100 instructions per cycle, far beyond any processor; smaller values
+	// would let the simulator run no cycles at all.
+	MinCPI = 0.01
 	// DefaultKernelImage is the name of the built-in kernel image holding
 	// the idle loop and the default ISR and DPC functions.
 	DefaultKernelImage = "ntoskrnl.exe"
@@ -152,8 +156,8 @@ type Hotspot struct {
 // Process is a process of the workload and its threads.
 type Process struct {
 	// Name finds the process on the machine (the one a scenario made with
-	// m:process{name = ...}); a missing one is created with no
-	// privileges.
+	// m:process{name = ...}); m:run refuses a name no process has (the
+	// engine itself would create it with no privileges).
 	Name string `toml:"name"`
 	// Proc is the machine's process itself, when the caller has it (the
 	// Lua bindings); it takes precedence over Name.
@@ -399,8 +403,8 @@ func (s *Spec) Resolve(arch kernel.Arch) (*Resolved, error) {
 			c.add(join(field, "size"), "base + size overflows 64 bits")
 		}
 		c.weight(join(field, "weight"), f.Weight)
-		if math.IsNaN(rf.CPI) || rf.CPI <= 0 || rf.CPI > 1000 {
-			c.add(join(field, "cpi"), "must be > 0 and at most 1000, got %v", f.CPI)
+		if math.IsNaN(rf.CPI) || rf.CPI < MinCPI || rf.CPI > 1000 {
+			c.add(join(field, "cpi"), "must be between %v (%v instructions per cycle) and 1000, got %v", MinCPI, 1/MinCPI, f.CPI)
 		}
 		c.rate(join(field, "branch_rate"), f.BranchRate)
 		c.rate(join(field, "mispredict_rate"), f.MispredictRate)
@@ -505,13 +509,22 @@ func (s *Spec) Resolve(arch kernel.Arch) (*Resolved, error) {
 			}
 			out = append(out, Weighted{k, w})
 		}
-		var sum float64
+		// Normalise by the largest weight first, so that weights near the
+		// largest float64 (1e308) do not add up to +Inf.
+		var top float64
 		for _, w := range out {
-			sum += w.Weight
+			if w.Weight > top && !math.IsInf(w.Weight, 0) {
+				top = w.Weight
+			}
 		}
-		if len(out) > 0 && !(sum > 0) {
+		if len(out) > 0 && !(top > 0) {
 			c.add(field, "the weights add up to 0: give some function a weight > 0")
 			return nil
+		}
+		var sum float64
+		for i := range out {
+			out[i].Weight /= top
+			sum += out[i].Weight
 		}
 		for i := range out {
 			out[i].Weight /= sum
