@@ -1,11 +1,14 @@
 package config
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/BurntSushi/toml"
 	"time"
 )
 
@@ -163,8 +166,35 @@ func FuzzMerge(f *testing.F) {
 	f.Add([]byte("[machine]\ncpus = 2\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c := Default()
-		if c.Merge("fuzz.toml", data) == nil {
-			_ = c.Validate()
+		if c.Merge("fuzz.toml", data) != nil || c.Validate() != nil {
+			return
+		}
+		// A configuration that loads writes out (config.toml of a run
+		// folder) as TOML that loads back to the same configuration.
+		var b bytes.Buffer
+		if err := toml.NewEncoder(&b).Encode(c); err != nil {
+			t.Fatalf("encode: %v", err)
+		}
+		back := Default()
+		if err := back.Merge("back.toml", b.Bytes()); err != nil {
+			t.Fatalf("the encoded configuration does not load: %v\n%s", err, b.String())
+		}
+		if err := back.Validate(); err != nil {
+			t.Fatalf("the encoded configuration is not valid: %v\n%s", err, b.String())
+		}
+		if !reflect.DeepEqual(c.Machine, back.Machine) || !reflect.DeepEqual(c.Run, back.Run) || !reflect.DeepEqual(c.Output, back.Output) || !reflect.DeepEqual(c.HALNames(), back.HALNames()) {
+			t.Fatalf("round trip changed the configuration:\n%+v\n%+v\n%s", c, back, b.String())
+		}
+		for _, n := range c.HALNames() {
+			// Settings compare as the plugin receives them (JSON): TOML
+			// decodes an array of tables as []map[string]any.
+			h, hb := c.HAL[n], back.HAL[n]
+			sj, err1 := h.SettingsJSON()
+			sjb, err2 := hb.SettingsJSON()
+			h.Settings, hb.Settings = nil, nil
+			if !reflect.DeepEqual(h, hb) || string(sj) != string(sjb) || (err1 == nil) != (err2 == nil) {
+				t.Fatalf("round trip changed [hal.%s]:\n%+v %s\n%+v %s\n%s", n, c.HAL[n], sj, back.HAL[n], sjb, b.String())
+			}
 		}
 	})
 }

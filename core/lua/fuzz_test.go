@@ -53,6 +53,30 @@ local calls = {
 for _, f in ipairs(calls) do
   for i = 1, 8 do pcall(f, vals[i]) end
 end
+-- Every method of every kind of object, called on every kind of object
+-- (t.run_on(p, 0), p.create_thread(k, {})): a Lua error, never a panic.
+local t = p:create_thread{}
+local s = m:start_kernel_logger{ profile = true }
+local selves = { m, p, k, t, s, U, {}, S, X }
+local owners = {
+  [p] = { "id", "thread", "create_thread", "run_on", "cpu", "open_process", "alloc", "alloc_at", "protect", "free",
+          "read_u8", "read_u32", "read_u64", "write_u8", "write_u32", "write_u64", "read_u32s",
+          "NtClose", "NtStartProfile", "NtStopProfile", "NtCreateProfile", "NtQueryIntervalProfile", "NtSetIntervalProfile" },
+  [m] = { "process", "kernel", "interrupt", "inject", "hal_sources", "hal_log", "bugcheck", "version", "arch", "cpu_count", "start_kernel_logger" },
+  [s] = { "stop", "events" },
+}
+owners[k], owners[t] = owners[p], owners[p]
+for owner, names in pairs(owners) do
+  for _, name in ipairs(names) do
+    local ok, fn = pcall(function() return owner[name] end)
+    if ok and type(fn) == "function" then
+      for _, self in ipairs(selves) do
+        pcall(fn, self, vals[1], vals[2])
+        pcall(fn, self, {})
+      end
+    end
+  end
+end
 `
 
 func FuzzBindings(f *testing.F) {

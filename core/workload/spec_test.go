@@ -2,6 +2,7 @@ package workload_test
 
 import (
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -162,6 +163,19 @@ func FuzzParse(f *testing.F) {
 		s, err := workload.Parse("fuzz.toml", data)
 		if err != nil {
 			return
+		}
+		// What parses encodes (workload-mM-rN.toml of a run folder) to
+		// TOML that parses back to the same workload.
+		b, err := workload.Encode(s)
+		if err != nil {
+			t.Fatalf("encode: %v", err)
+		}
+		back, err := workload.Parse("back.toml", b)
+		if err != nil {
+			t.Fatalf("the encoded workload does not parse: %v\n%s", err, b)
+		}
+		if !reflect.DeepEqual(s, back) {
+			t.Fatalf("round trip changed the workload:\n%+v\n%+v\n%s", s, back, b)
 		}
 		_, _ = s.Resolve(kernel.X64)
 		_, _ = s.Resolve(kernel.X86)
