@@ -13,8 +13,11 @@
 // within the running function's address distribution. The same seed and
 // the same calls give the same results, bit for bit.
 //
-// A Sim is the machine's [halhost.Hardware]: make it first, hand it to the
-// HALs as they are opened, then [Sim.Attach] the machine built on them.
+// A Sim is the hardware the machine's HALs program (its [Sim.Apply] is
+// the plugin host's Hardware): make it first, hand it to the HALs as they
+// are opened, then [Sim.Attach] the machine built on them. The lab's
+// composition root (core/lab) does this; the simulator imports no plugin
+// host, gRPC or Lua (imports_test.go keeps it so).
 // A Sim is used by one goroutine at a time (like its machine).
 //
 // # Choices
@@ -50,14 +53,13 @@ import (
 	"math/rand/v2"
 	"sync"
 
-	"github.com/proflab/proflab/core/halhost"
 	"github.com/proflab/proflab/halplugins/hal"
 	"github.com/proflab/proflab/kernel"
 )
 
 // HAL is what the simulator needs of a machine's HAL for its own traffic:
 // timer refills, control-area notices and interrupt-hook batches.
-// *halhost.MachineHAL implements it.
+// The plugin host's per-machine HAL implements it (core/lab checks so).
 type HAL interface {
 	Name() string
 	Abilities() hal.Abilities
@@ -65,9 +67,6 @@ type HAL interface {
 	ControlArea(cpus []int, present bool) error
 	Interrupts(batch []hal.Interrupt) error
 }
-
-var _ HAL = (*halhost.MachineHAL)(nil)
-var _ halhost.Hardware = (*Sim)(nil)
 
 // Options configure a Sim.
 type Options struct {

@@ -153,8 +153,8 @@ func TestMultipleRunsContinueTime(t *testing.T) {
 
 func TestBadWorkloadNamesField(t *testing.T) {
 	l := simtest.Inproc(t, 1, 1)
-	_, err := l.Sim.Run(10, workload.Minimal(l.P, []workload.Function{{Name: "f", Base: 0x10000, Size: 0, Weight: 1}}))
-	if err == nil || !strings.Contains(err.Error(), "functions[1].size: must be > 0") {
+	_, err := l.Sim.Run(10, workload.OneProcess("", l.P, []workload.Function{{Name: "f", Base: 0x10000, Size: 0, Weight: 1}}))
+	if err == nil || !strings.Contains(err.Error(), "process[1].function[1].size: must be > 0") {
 		t.Errorf("error %v", err)
 	}
 }
