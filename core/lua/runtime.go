@@ -3,6 +3,8 @@ package luart
 import (
 	"context"
 	"fmt"
+	"github.com/proflab/proflab/core/config"
+	"github.com/proflab/proflab/core/lab"
 	"github.com/proflab/proflab/core/output"
 	"io"
 	"io/fs"
@@ -33,12 +35,13 @@ type Config struct {
 	// Library is the Lua library require finds besides the scenario's
 	// folder; nil means the embedded scripts/ library.
 	Library fs.FS
-	// HALs builds machines' HALs from their hal = {...} names; nil means
-	// the shipped HALs in-process (ShippedInproc).
-	HALs HALProvider
-	// Machine are the defaults of lab.machine{...}'s fields (from the
-	// configuration); zero fields take lua-api.md's defaults.
-	Machine MachineDefaults
+	// HALs opens machines' HALs from their hal = {...} names; nil means
+	// the shipped HALs in-process (lab.ShippedInproc).
+	HALs lab.HALProvider
+	// Machine, when set, is the configuration's [machine] table, the
+	// defaults of lab.machine{...}'s fields; nil means the embedded
+	// default configuration's (lua-api.md's defaults).
+	Machine *config.Machine
 }
 
 // Check is one lab.check call.
@@ -64,7 +67,8 @@ type Runtime struct {
 	bugs    []*Error
 	trace   string // traceback captured by the message handler
 
-	defaultHALs HALProvider // the shipped HALs in-process, when cfg.HALs is nil
+	defaultHALs    lab.HALProvider // the shipped HALs in-process, when cfg.HALs is nil
+	defaultMachine *config.Machine // the default configuration's [machine], when cfg.Machine is nil
 
 	pluginFailure *Error   // the first HAL failure, which fails the run as a plugin error
 	releases      []func() // release machines' HALs at Close

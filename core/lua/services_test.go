@@ -7,6 +7,9 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/proflab/proflab/core/config"
+	"github.com/proflab/proflab/core/halhost"
+	"github.com/proflab/proflab/core/lab"
 	"github.com/proflab/proflab/kernel"
 	"github.com/proflab/proflab/kernel/nt"
 )
@@ -277,7 +280,7 @@ lab.check(p:NtStartProfile(p:read_u64(hp)) == lab.STATUS_SUCCESS, "only the next
 type failingHALs struct{}
 
 func (failingHALs) Names() []string { return []string{"apic"} }
-func (failingHALs) Open(names []string, spec MachineSpec) ([]kernel.HAL, func(), error) {
+func (failingHALs) Open(names []string, spec lab.Machine, hw halhost.Hardware) ([]kernel.HAL, func(), error) {
 	h := kernel.NewTestHAL("apic", nt.ProfileTime)
 	h.Fail = errors.New("plugin crashed")
 	return []kernel.HAL{h}, nil, nil
@@ -287,7 +290,7 @@ func (failingHALs) Open(names []string, spec MachineSpec) ([]kernel.HAL, func(),
 type brokenProvider struct{}
 
 func (brokenProvider) Names() []string { return []string{"apic"} }
-func (brokenProvider) Open([]string, MachineSpec) ([]kernel.HAL, func(), error) {
+func (brokenProvider) Open([]string, lab.Machine, halhost.Hardware) ([]kernel.HAL, func(), error) {
 	return nil, nil, errors.New("proflab-hal-apic not found; run make build")
 }
 
@@ -299,13 +302,15 @@ func (panickyHAL) QuerySource([]int, nt.Source) ([]kernel.SourceInfo, error) { p
 type panickyProvider struct{}
 
 func (panickyProvider) Names() []string { return []string{"apic"} }
-func (panickyProvider) Open([]string, MachineSpec) ([]kernel.HAL, func(), error) {
+func (panickyProvider) Open([]string, lab.Machine, halhost.Hardware) ([]kernel.HAL, func(), error) {
 	return []kernel.HAL{panickyHAL{kernel.NewTestHAL("apic", nt.ProfileTime)}}, nil, nil
 }
 
 func TestHALProviderSeam(t *testing.T) {
 	released := 0
-	rt, _ := newTestRuntime(t, Config{HALs: recordingProvider{&released}, Machine: MachineDefaults{HAL: []string{"apic"}, CPUs: 2}})
+	def := config.Default().Machine
+	def.HAL, def.CPUs = []string{"apic"}, 2
+	rt, _ := newTestRuntime(t, Config{HALs: recordingProvider{&released}, Machine: &def})
 	if err := rt.Exec("s.lua", []byte(`local lab = require "proflab"
 		local m = lab.machine{}
 		assert(m:cpu_count() == 2 and #m:hal_sources() == 1)
@@ -350,8 +355,8 @@ func TestHALProviderSeam(t *testing.T) {
 type recordingProvider struct{ released *int }
 
 func (r recordingProvider) Names() []string { return []string{"apic"} }
-func (r recordingProvider) Open(names []string, spec MachineSpec) ([]kernel.HAL, func(), error) {
-	hals, _, err := TestHALs{}.Open(names, spec)
+func (r recordingProvider) Open(names []string, spec lab.Machine, hw halhost.Hardware) ([]kernel.HAL, func(), error) {
+	hals, _, err := lab.TestHALs{}.Open(names, spec, hw)
 	return hals, func() { *r.released++ }, err
 }
 

@@ -72,6 +72,11 @@ type HAL interface {
 type Options struct {
 	// Seed seeds the simulator's generator (the machine's seed).
 	Seed uint64
+	// FreqMHz is the processors' clock, which converts the HALs' periods
+	// (100 ns units) to cycles. Zero takes the attached machine's
+	// (kernel.Config.FreqMHz); give it when HALs program the simulator
+	// before Attach.
+	FreqMHz int
 	// Logger, if set, also receives the run log's lines.
 	Logger *slog.Logger
 }
@@ -101,7 +106,7 @@ type Sim struct {
 // New returns a simulator whose hardware is not yet attached to a machine:
 // HALs may program it (Apply) before [Sim.Attach].
 func New(opts Options) *Sim {
-	return &Sim{opts: opts, rng: rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9E3779B97F4A7C15))}
+	return &Sim{opts: opts, freq: uint64(max(opts.FreqMHz, 0)), rng: rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9E3779B97F4A7C15))}
 }
 
 // Attach connects the simulator to the machine built on the HALs it
@@ -114,11 +119,17 @@ func (s *Sim) Attach(m *kernel.Machine, hals []HAL) error {
 	if m == nil {
 		return errors.New("sim: attach to a nil machine")
 	}
-	s.m, s.hals, s.ncpu = m, hals, m.CPUCount()
-	s.freq = uint64(m.Config().FreqMHz)
-	if s.freq == 0 {
-		s.freq = 3000
+	freq := uint64(max(m.Config().FreqMHz, 0))
+	switch {
+	case freq == 0 && s.freq == 0:
+		return errors.New("sim: the machine has no clock frequency (kernel.Config.FreqMHz)")
+	case freq == 0:
+		freq = s.freq
+	case s.freq != 0 && s.freq != freq:
+		return fmt.Errorf("sim: the simulator runs at %d MHz, the machine at %d MHz", s.freq, freq)
 	}
+	s.m, s.hals, s.ncpu = m, hals, m.CPUCount()
+	s.freq = freq
 	s.caPresent = make([]bool, s.ncpu)
 	for _, b := range s.banks {
 		b.ensure(s.ncpu)
@@ -146,11 +157,7 @@ func (s *Sim) logf(format string, args ...any) {
 
 // cycles100ns converts 100 ns units to cycles.
 func (s *Sim) cycles100ns(t uint64) uint64 {
-	f := s.freq
-	if f == 0 {
-		f = 3000
-	}
-	return t * f / 10
+	return t * s.freq / 10
 }
 
 // time100ns converts cycles to 100 ns units (rounded down).

@@ -204,4 +204,3 @@ func FuzzParse(f *testing.F) {
 		_, _ = s.Resolve(x86)
 	})
 }
-
