@@ -12,6 +12,7 @@ import (
 
 	"github.com/proflab/proflab/core/config"
 	"github.com/proflab/proflab/core/lab"
+	"github.com/proflab/proflab/core/runerr"
 	"github.com/proflab/proflab/core/sim"
 	"github.com/proflab/proflab/kernel"
 	"github.com/proflab/proflab/kernel/nt"
@@ -132,7 +133,7 @@ func (rt *Runtime) machineDefaults() config.Machine {
 // HAL plugin (exit status 3), even if the script catches it.
 func (rt *Runtime) raisePlugin(L *lua.LState, err error) {
 	if rt.pluginFailure == nil {
-		rt.pluginFailure = &Error{Kind: KindPlugin, Message: L.Where(1) + " " + err.Error()}
+		rt.pluginFailure = &runerr.Error{Kind: runerr.KindPlugin, Message: L.Where(1) + " " + err.Error()}
 	}
 	L.RaiseError("%s", err.Error())
 }

@@ -13,6 +13,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/proflab/proflab/core/runerr"
 	"github.com/proflab/proflab/scripts"
 )
 
@@ -64,14 +65,14 @@ type Runtime struct {
 	lab     *lua.LTable
 	checks  []Check
 	records map[string]any
-	bugs    []*Error
+	bugs    []*runerr.Error
 	trace   string // traceback captured by the message handler
 
 	defaultHALs    lab.HALProvider // the shipped HALs in-process, when cfg.HALs is nil
 	defaultMachine *config.Machine // the default configuration's [machine], when cfg.Machine is nil
 
-	pluginFailure *Error   // the first HAL failure, which fails the run as a plugin error
-	releases      []func() // release machines' HALs at Close
+	pluginFailure *runerr.Error // the first HAL failure, which fails the run as a plugin error
+	releases      []func()      // release machines' HALs at Close
 	closed        bool
 
 	loaded    map[string]lua.LValue // require's cache
@@ -162,7 +163,7 @@ func (rt *Runtime) Records() map[string]any {
 
 // Bug returns the first proflab bug (a recovered Go panic) of the run, or
 // nil. A bug fails the run even when the script caught the error.
-func (rt *Runtime) Bug() *Error {
+func (rt *Runtime) Bug() *runerr.Error {
 	if len(rt.bugs) == 0 {
 		return nil
 	}
@@ -171,7 +172,7 @@ func (rt *Runtime) Bug() *Error {
 
 // PluginFailure returns the first HAL failure of the run, or nil. It
 // fails the run (exit status 3) even when the script caught the error.
-func (rt *Runtime) PluginFailure() *Error { return rt.pluginFailure }
+func (rt *Runtime) PluginFailure() *runerr.Error { return rt.pluginFailure }
 
 // logLine writes one line to the run log.
 func (rt *Runtime) logLine(s string) {

@@ -10,6 +10,7 @@ import (
 	"github.com/proflab/proflab/core/config"
 	"github.com/proflab/proflab/core/halhost"
 	"github.com/proflab/proflab/core/lab"
+	"github.com/proflab/proflab/core/runerr"
 	"github.com/proflab/proflab/kernel"
 	"github.com/proflab/proflab/kernel/nt"
 )
@@ -332,7 +333,7 @@ func TestHALProviderSeam(t *testing.T) {
 	if err != nil {
 		t.Fatal(err.Detail())
 	}
-	if pf := rt2.PluginFailure(); pf == nil || pf.Kind != KindPlugin || !strings.Contains(pf.Message, "plugin crashed") {
+	if pf := rt2.PluginFailure(); pf == nil || pf.Kind != runerr.KindPlugin || !strings.Contains(pf.Message, "plugin crashed") {
 		t.Errorf("PluginFailure = %+v", pf)
 	}
 
@@ -347,7 +348,7 @@ func TestHALProviderSeam(t *testing.T) {
 		local m = lab.machine{ hal = {"apic"} }
 		local p = m:process{}
 		p:NtQueryIntervalProfile(lab.ProfileTime, p:alloc(4))`))
-	if err == nil || err.Kind != KindBug || !strings.Contains(err.Message, "HAL bug") {
+	if err == nil || err.Kind != runerr.KindBug || !strings.Contains(err.Message, "HAL bug") {
 		t.Errorf("err = %+v", err)
 	}
 }
