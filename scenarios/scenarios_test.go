@@ -136,8 +136,8 @@ func TestScenarios(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v (run `go test ./scenarios -update` to create it)", err)
 			}
-			if string(want) != r.Log {
-				t.Errorf("%s: the log differs from %s (run with -update if the change is intended)\n--- got ---\n%s\n--- want ---\n%s", name, path, r.Log, want)
+			if d := lineDiff(string(want), r.Log, 3); d != "" {
+				t.Errorf("%s: the log differs from %s (run with -update if the change is intended); - golden, + got:\n%s", name, path, d)
 			}
 		})
 	}
