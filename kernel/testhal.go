@@ -24,7 +24,7 @@ type TestHAL struct {
 	Fail error
 }
 
-var _ HAL = (*TestHAL)(nil)
+var _ HALDispatch = (*TestHAL)(nil)
 
 // NewTestHAL returns a HAL named name supporting sources with the
 // standard bounds: nt.TimerBounds for ProfileTime, nt.CounterBounds for
@@ -45,12 +45,12 @@ func NewTestHAL(name string, sources ...nt.Source) *TestHAL {
 // StandardTestHALs returns the in-process stand-ins for the shipped HALs
 // for a vendor: "apic" (ProfileTime) and "pmu" (the vendor's counter
 // sources).
-func StandardTestHALs(vendor string) []HAL {
+func StandardTestHALs(vendor string) []HALDispatch {
 	counters := nt.IntelCounterSources
 	if vendor == nt.VendorAMD {
 		counters = nt.AMDCounterSources
 	}
-	return []HAL{NewTestHAL("apic", nt.ProfileTime), NewTestHAL("pmu", counters...)}
+	return []HALDispatch{NewTestHAL("apic", nt.ProfileTime), NewTestHAL("pmu", counters...)}
 }
 
 // Name implements HAL.

@@ -160,7 +160,7 @@ func TestFind(t *testing.T) {
 func session(t testing.TB, hals []*halhost.MachineHAL) {
 	t.Helper()
 	all := []int{0, 1, 2, 3}
-	var owner = map[nt.Source]kernel.HAL{}
+	var owner = map[nt.Source]kernel.HALDispatch{}
 	for _, h := range hals {
 		for _, s := range h.Sources() {
 			if _, ok := owner[s.Source]; !ok {

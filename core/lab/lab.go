@@ -120,9 +120,9 @@ func Assemble(p HALProvider, m Machine) (*Lab, error) {
 		release()
 		return nil, err
 	}
-	simHALs := make([]sim.HAL, len(hals))
+	simHALs := make([]sim.Driver, len(hals))
 	for i, h := range hals {
-		if sh, ok := h.(sim.HAL); ok {
+		if sh, ok := h.(sim.Driver); ok {
 			simHALs[i] = sh
 		}
 	}
@@ -155,7 +155,7 @@ func IsHALFailure(err error) bool {
 // the hardware the plugin host's HALs program, and those HALs are the
 // kernel's HALs and serve the simulator's own traffic.
 var (
-	_ halhost.Hardware = (*sim.Sim)(nil)
-	_ kernel.HAL       = (*halhost.MachineHAL)(nil)
-	_ sim.HAL          = (*halhost.MachineHAL)(nil)
+	_ halhost.Hardware   = (*sim.Sim)(nil)
+	_ kernel.HALDispatch = (*halhost.MachineHAL)(nil)
+	_ sim.Driver         = (*halhost.MachineHAL)(nil)
 )

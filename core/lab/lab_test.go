@@ -71,12 +71,12 @@ func TestAssembleWiresTheParts(t *testing.T) {
 }
 
 type provider struct {
-	open     func() ([]kernel.HAL, error)
+	open     func() ([]kernel.HALDispatch, error)
 	released *int
 }
 
 func (provider) Names() []string { return []string{"apic"} }
-func (p provider) Open(names []string, m lab.Machine, hw halhost.Hardware) ([]kernel.HAL, func(), error) {
+func (p provider) Open(names []string, m lab.Machine, hw halhost.Hardware) ([]kernel.HALDispatch, func(), error) {
 	hals, err := p.open()
 	return hals, func() { *p.released++ }, err
 }
@@ -87,13 +87,13 @@ func TestAssembleFailures(t *testing.T) {
 	spec.HALs = []string{"apic"}
 
 	released := 0
-	_, err := lab.Assemble(provider{open: func() ([]kernel.HAL, error) { return nil, errors.New("proflab-hal-apic not found") }, released: &released}, spec)
+	_, err := lab.Assemble(provider{open: func() ([]kernel.HALDispatch, error) { return nil, errors.New("proflab-hal-apic not found") }, released: &released}, spec)
 	var oe *lab.OpenError
 	if !errors.As(err, &oe) || !lab.IsHALFailure(err) || err.Error() != "opening the HALs apic: proflab-hal-apic not found" {
 		t.Errorf("open failure: %v", err)
 	}
 
-	_, err = lab.Assemble(provider{open: func() ([]kernel.HAL, error) { return []kernel.HAL{nil}, nil }, released: &released}, spec)
+	_, err = lab.Assemble(provider{open: func() ([]kernel.HALDispatch, error) { return []kernel.HALDispatch{nil}, nil }, released: &released}, spec)
 	if err == nil || lab.IsHALFailure(err) || released != 1 {
 		t.Errorf("nil HAL: %v, a HAL failure %v (released %d times, want 1)", err, lab.IsHALFailure(err), released)
 	}
@@ -102,7 +102,9 @@ func TestAssembleFailures(t *testing.T) {
 	}
 
 	spec.CPUs = 0
-	_, err = lab.Assemble(provider{open: func() ([]kernel.HAL, error) { return []kernel.HAL{kernel.NewTestHAL("apic", nt.ProfileTime)}, nil }, released: &released}, spec)
+	_, err = lab.Assemble(provider{open: func() ([]kernel.HALDispatch, error) {
+		return []kernel.HALDispatch{kernel.NewTestHAL("apic", nt.ProfileTime)}, nil
+	}, released: &released}, spec)
 	if err == nil || lab.IsHALFailure(err) || released != 2 {
 		t.Errorf("bad machine: %v, a HAL failure %v (released %d times, want 2)", err, lab.IsHALFailure(err), released)
 	}

@@ -281,17 +281,17 @@ lab.check(p:NtStartProfile(p:read_u64(hp)) == lab.STATUS_SUCCESS, "only the next
 type failingHALs struct{}
 
 func (failingHALs) Names() []string { return []string{"apic"} }
-func (failingHALs) Open(names []string, spec lab.Machine, hw halhost.Hardware) ([]kernel.HAL, func(), error) {
+func (failingHALs) Open(names []string, spec lab.Machine, hw halhost.Hardware) ([]kernel.HALDispatch, func(), error) {
 	h := kernel.NewTestHAL("apic", nt.ProfileTime)
 	h.Fail = errors.New("plugin crashed")
-	return []kernel.HAL{h}, nil, nil
+	return []kernel.HALDispatch{h}, nil, nil
 }
 
 // brokenProvider cannot open its HALs at all.
 type brokenProvider struct{}
 
 func (brokenProvider) Names() []string { return []string{"apic"} }
-func (brokenProvider) Open([]string, lab.Machine, halhost.Hardware) ([]kernel.HAL, func(), error) {
+func (brokenProvider) Open([]string, lab.Machine, halhost.Hardware) ([]kernel.HALDispatch, func(), error) {
 	return nil, nil, errors.New("proflab-hal-apic not found; run make build")
 }
 
@@ -303,8 +303,8 @@ func (panickyHAL) QuerySource([]int, nt.Source) ([]kernel.SourceInfo, error) { p
 type panickyProvider struct{}
 
 func (panickyProvider) Names() []string { return []string{"apic"} }
-func (panickyProvider) Open([]string, lab.Machine, halhost.Hardware) ([]kernel.HAL, func(), error) {
-	return []kernel.HAL{panickyHAL{kernel.NewTestHAL("apic", nt.ProfileTime)}}, nil, nil
+func (panickyProvider) Open([]string, lab.Machine, halhost.Hardware) ([]kernel.HALDispatch, func(), error) {
+	return []kernel.HALDispatch{panickyHAL{kernel.NewTestHAL("apic", nt.ProfileTime)}}, nil, nil
 }
 
 func TestHALProviderSeam(t *testing.T) {
@@ -356,7 +356,7 @@ func TestHALProviderSeam(t *testing.T) {
 type recordingProvider struct{ released *int }
 
 func (r recordingProvider) Names() []string { return []string{"apic"} }
-func (r recordingProvider) Open(names []string, spec lab.Machine, hw halhost.Hardware) ([]kernel.HAL, func(), error) {
+func (r recordingProvider) Open(names []string, spec lab.Machine, hw halhost.Hardware) ([]kernel.HALDispatch, func(), error) {
 	hals, _, err := lab.TestHALs{}.Open(names, spec, hw)
 	return hals, func() { *r.released++ }, err
 }

@@ -136,7 +136,7 @@ type runState struct {
 	nf      int
 	cpus    []*cpuRun
 	hooks   map[string][]hal.Interrupt
-	halByNm map[string]HAL
+	halByNm map[string]Driver
 	stopErr error
 }
 
@@ -176,7 +176,7 @@ func (s *Sim) RunContext(ctx context.Context, durationUS uint64, w *workload.Spe
 		}
 	}
 	s.syncedNow()
-	rs := &runState{ctx: ctx, s: s, w: r, fns: prepare(r), nf: len(r.Funcs), hooks: map[string][]hal.Interrupt{}, halByNm: map[string]HAL{}}
+	rs := &runState{ctx: ctx, s: s, w: r, fns: prepare(r), nf: len(r.Funcs), hooks: map[string][]hal.Interrupt{}, halByNm: map[string]Driver{}}
 	for _, h := range s.hals {
 		if h != nil {
 			rs.halByNm[h.Name()] = h

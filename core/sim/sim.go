@@ -57,10 +57,14 @@ import (
 	"github.com/proflab/proflab/kernel"
 )
 
-// HAL is what the simulator needs of a machine's HAL for its own traffic:
-// timer refills, control-area notices and interrupt-hook batches.
+// Driver is the simulator's view of a HAL: the software that drives one
+// bank of the simulated hardware, which the hardware asks for timer
+// refills, tells about control areas and hands interrupt-hook batches.
 // The plugin host's per-machine HAL implements it (core/lab checks so).
-type HAL interface {
+// (The kernel's view of a HAL is kernel.HALDispatch; the contract a HAL
+// plugin implements is hal.HAL; the hardware the HALs program is the
+// plugin host's Hardware, which a Sim implements.)
+type Driver interface {
 	Name() string
 	Abilities() hal.Abilities
 	RefillTimer(cpus []int) error
@@ -88,7 +92,7 @@ type Sim struct {
 	rng  *rand.Rand
 
 	m     *kernel.Machine
-	hals  []HAL
+	hals  []Driver
 	ncpu  int
 	freq  uint64 // MHz
 	now   uint64 // cycles since the machine was created
@@ -112,7 +116,7 @@ func New(opts Options) *Sim {
 // Attach connects the simulator to the machine built on the HALs it
 // serves. hals are the machine's HALs (for refills, control-area notices
 // and interrupt hooks); any of them may be nil-capable (no abilities).
-func (s *Sim) Attach(m *kernel.Machine, hals []HAL) error {
+func (s *Sim) Attach(m *kernel.Machine, hals []Driver) error {
 	if s.m != nil {
 		return errors.New("sim: already attached to a machine")
 	}
