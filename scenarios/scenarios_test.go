@@ -10,14 +10,13 @@ import (
 	"context"
 	"flag"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/proflab/proflab/core/halhost"
 	"github.com/proflab/proflab/core/scenario"
+	"github.com/proflab/proflab/halplugins/halrpc/halrpctest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -41,6 +40,7 @@ var golden = map[string]bool{
 }
 
 func TestMain(m *testing.M) {
+	halrpctest.ServeIfPlugin()
 	flag.Parse()
 	cleanup := ensurePlugins()
 	code := m.Run()
@@ -48,10 +48,11 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// ensurePlugins builds the shipped HAL plugins into a temporary folder
-// unless PROFLAB_PLUGIN_PATH already holds them (make test sets it to ./bin).
+// ensurePlugins uses the shipped HAL plugins in PROFLAB_PLUGIN_PATH (make
+// test sets it to ./bin, where make build put them); without them, it
+// links the test executable under their names into a temporary folder
+// (halrpctest), so that nothing is built.
 func ensurePlugins() func() {
-	names := []string{"apic", "pmu", "pebs"}
 	if dir := os.Getenv(halhost.EnvPluginPath); dir != "" {
 		if _, err := os.Stat(filepath.Join(dir, "proflab-hal-apic")); err == nil {
 			return func() {}
@@ -61,36 +62,11 @@ func ensurePlugins() func() {
 	if err != nil {
 		panic(err)
 	}
-	var wg sync.WaitGroup
-	errs := make([]error, len(names))
-	for i, n := range names {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "proflab-hal-"+n), "../halplugins/"+n+"/cmd/proflab-hal-"+n)
-			if out, err := cmd.CombinedOutput(); err != nil {
-				errs[i] = &buildError{n, err, out}
-			}
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			panic(err)
-		}
+	if _, err := halrpctest.Install(dir, "proflab-hal-apic", "proflab-hal-pmu", "proflab-hal-pebs"); err != nil {
+		panic(err)
 	}
 	os.Setenv(halhost.EnvPluginPath, dir)
 	return func() { os.RemoveAll(dir) }
-}
-
-type buildError struct {
-	name string
-	err  error
-	out  []byte
-}
-
-func (e *buildError) Error() string {
-	return "building " + e.name + ": " + e.err.Error() + "\n" + string(e.out)
 }
 
 func TestScenarios(t *testing.T) {

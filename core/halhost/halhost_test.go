@@ -15,17 +15,19 @@ import (
 	"github.com/proflab/proflab/core/config"
 	"github.com/proflab/proflab/core/halhost"
 	"github.com/proflab/proflab/halplugins/hal"
+	"github.com/proflab/proflab/halplugins/halrpc/halrpctest"
 	"github.com/proflab/proflab/halplugins/halrpc"
-	"github.com/proflab/proflab/halplugins/haltest"
 	"github.com/proflab/proflab/kernel"
 	"github.com/proflab/proflab/kernel/nt"
 )
 
 // pluginDir holds the shipped plugins and the misbehaving test plugin
-// (as hal-crash, hal-hang, hal-nonsense), built once by TestMain.
+// (as hal-crash, hal-hang, hal-nonsense): the test executable itself,
+// linked under their names by TestMain (halrpctest), so nothing is built.
 var pluginDir string
 
 func TestMain(m *testing.M) {
+	halrpctest.ServeIfPlugin()
 	dir, err := os.MkdirTemp("", "halhost-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -34,22 +36,10 @@ func TestMain(m *testing.M) {
 	pluginDir = dir
 	code := func() int {
 		defer os.RemoveAll(dir)
-		for _, pkg := range []string{
-			"github.com/proflab/proflab/halplugins/apic/cmd/proflab-hal-apic",
-			"github.com/proflab/proflab/halplugins/pmu/cmd/proflab-hal-pmu",
-			"github.com/proflab/proflab/halplugins/pebs/cmd/proflab-hal-pebs",
-			"github.com/proflab/proflab/halplugins/halrpc/internal/testplugin",
-		} {
-			if _, err := haltest.Build(dir, pkg); err != nil {
-				fmt.Fprintln(os.Stderr, err)
-				return 1
-			}
-		}
-		for _, mode := range []string{"crash", "hang", "nonsense"} {
-			if err := os.Link(filepath.Join(dir, "testplugin"), filepath.Join(dir, "hal-"+mode)); err != nil {
-				fmt.Fprintln(os.Stderr, err)
-				return 1
-			}
+		if _, err := halrpctest.Install(dir, "proflab-hal-apic", "proflab-hal-pmu", "proflab-hal-pebs", halrpctest.Faulty,
+			halrpctest.FaultyAs("crash"), halrpctest.FaultyAs("hang"), halrpctest.FaultyAs("nonsense")); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
 		}
 		return m.Run()
 	}()
