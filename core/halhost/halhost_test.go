@@ -256,6 +256,7 @@ func TestMissingPlugin(t *testing.T) {
 }
 
 func TestChecksum(t *testing.T) {
+	t.Parallel()
 	sum, err := halrpc.FileSHA256(filepath.Join(pluginDir, "proflab-hal-apic"))
 	if err != nil {
 		t.Fatal(err)
@@ -270,6 +271,7 @@ func TestChecksum(t *testing.T) {
 }
 
 func TestCrashFailsThatRunOnly(t *testing.T) {
+	t.Parallel()
 	h := newHost(t, "[hal.crash]\nplugin = \"hal-crash\"\n")
 	mh, err := h.Open("crash", machine, nil)
 	if err != nil {
@@ -298,6 +300,7 @@ func TestCrashFailsThatRunOnly(t *testing.T) {
 }
 
 func TestHangTimesOut(t *testing.T) {
+	t.Parallel()
 	h := newHost(t, "[hal.hang]\nplugin = \"hal-hang\"\ntimeout = \"300ms\"\n")
 	mh, err := h.Open("hang", machine, nil)
 	if err != nil {
@@ -331,6 +334,7 @@ func TestNonsenseAnswers(t *testing.T) {
 }
 
 func TestCloseKillsEveryPlugin(t *testing.T) {
+	t.Parallel()
 	h := newHost(t, "")
 	if _, err := h.OpenMachine([]string{"apic", "pmu", "pebs"}, machine, nil); err != nil {
 		t.Fatal(err)

@@ -75,6 +75,7 @@ lab.check(false, "nope")`, func(o *Options) {
 }
 
 func TestRunTimeout(t *testing.T) {
+	t.Parallel()
 	for _, src := range []string{
 		"local x = 0\nwhile true do x = x + 1 end",
 		"local x = 0\npcall(function() while true do x = x + 1 end end)", // caught: still a timeout

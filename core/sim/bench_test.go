@@ -41,6 +41,7 @@ func plugins(tb testing.TB) *halhost.Host {
 }
 
 func TestTimerThroughPlugins(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts plugin processes")
 	}

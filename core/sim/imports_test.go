@@ -11,6 +11,7 @@ import (
 // workload model, and the composition root (core/lab) wires it to the
 // rest.
 func TestSimIsALeaf(t *testing.T) {
+	t.Parallel()
 	leaftest.Check(t, "the simulator imports only the kernel, the HAL contract and the workload model (no plugin host, gRPC, go-plugin or Lua; core/lab does the wiring)",
 		"github.com/proflab/proflab/core/workload",
 		"github.com/proflab/proflab/core/tomlstrict",

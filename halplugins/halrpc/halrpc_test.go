@@ -161,6 +161,7 @@ func TestNotAPlugin(t *testing.T) {
 }
 
 func TestChecksum(t *testing.T) {
+	t.Parallel()
 	sum, err := halrpc.FileSHA256(apicPlugin)
 	if err != nil {
 		t.Fatal(err)
@@ -224,6 +225,7 @@ func TestCrashMidCall(t *testing.T) {
 }
 
 func TestHang(t *testing.T) {
+	t.Parallel()
 	c := start(t, halrpc.Options{Path: testPlugin, Args: []string{"-mode", "hang"}, Timeout: 300 * time.Millisecond})
 	in := configured(t, c)
 	_, err := in.StartInterrupt([]int{0}, hal.ProfileTime)
@@ -257,6 +259,7 @@ func orphanParent() {
 }
 
 func TestPluginDiesWithItsParent(t *testing.T) {
+	t.Parallel()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
