@@ -15,8 +15,8 @@ import (
 	"github.com/proflab/proflab/core/config"
 	"github.com/proflab/proflab/core/halhost"
 	"github.com/proflab/proflab/halplugins/hal"
-	"github.com/proflab/proflab/halplugins/halrpc/halrpctest"
 	"github.com/proflab/proflab/halplugins/halrpc"
+	"github.com/proflab/proflab/halplugins/halrpc/halrpctest"
 	"github.com/proflab/proflab/kernel"
 	"github.com/proflab/proflab/kernel/nt"
 )

@@ -27,6 +27,7 @@ const Faulty = "testplugin"
 
 // FaultyAs is the name of the misbehaving plugin in a mode ("hal-crash").
 func FaultyAs(mode string) string { return "hal-" + mode }
+
 type faulty struct {
 	hal.HAL
 	mode string
