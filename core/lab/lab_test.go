@@ -138,3 +138,33 @@ func Example() {
 	// ProfileCacheMisses is served by pmu
 	// 4 processors at 3000 MHz
 }
+
+// TestNewHostHALsServesManyLabs: one worker's provider assembles lab
+// after lab on the same HAL host.
+func TestNewHostHALsServesManyLabs(t *testing.T) {
+	t.Parallel()
+	cfg := config.Default()
+	for name, h := range cfg.HAL {
+		h.Transport = config.TransportInproc
+		cfg.HAL[name] = h
+	}
+	p, closeHost := lab.NewHostHALs(cfg, halhost.Options{})
+	defer closeHost()
+	if strings.Join(p.Names(), ",") != strings.Join(cfg.HALNames(), ",") {
+		t.Errorf("names %v, want %v", p.Names(), cfg.HALNames())
+	}
+	var log strings.Builder
+	p.SetLog(&log)
+	defer p.SetLog(nil)
+	for seed := uint64(1); seed <= 3; seed++ {
+		l, err := lab.Assemble(p, defaultMachine(t, seed))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.Spec.Seed != seed || l.Machine.CPUCount() != 4 {
+			t.Errorf("lab %d: %+v", seed, l.Spec)
+		}
+		l.Close()
+	}
+	lab.ShippedInproc().SetLog(&log) // a provider without a switchable log ignores it
+}

@@ -65,8 +65,9 @@ func (rt *Runtime) labMachine(L *lua.LState) int {
 		PEBS:    f.Bool("pebs", def.PEBS),
 		FreqMHz: f.Int("freq_mhz", def.FreqMHz, 1, 1_000_000),
 		Seed:    f.Uint("seed", rt.cfg.Seed, 0, math.MaxUint64),
+
+		CacheErrataInterval: uint32(f.Uint("cache_errata_interval", 0, 1, math.MaxUint32)),
 	}
-	spec.CacheErrataInterval = uint32(f.Uint("cache_errata_interval", 0, 1, math.MaxUint32))
 	names := f.Strings("hal", def.HAL)
 	provider := rt.halProvider()
 	for i, n := range names {
