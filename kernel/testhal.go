@@ -53,10 +53,10 @@ func StandardTestHALs(vendor string) []HALDispatch {
 	return []HALDispatch{NewTestHAL("apic", nt.ProfileTime), NewTestHAL("pmu", counters...)}
 }
 
-// Name implements HAL.
+// Name implements HALDispatch.
 func (h *TestHAL) Name() string { return h.name }
 
-// Sources implements HAL.
+// Sources implements HALDispatch.
 func (h *TestHAL) Sources() []SourceDescriptor { return append([]SourceDescriptor(nil), h.descs...) }
 
 func (h *TestHAL) desc(src nt.Source) (SourceDescriptor, bool) {
@@ -68,7 +68,7 @@ func (h *TestHAL) desc(src nt.Source) (SourceDescriptor, bool) {
 	return SourceDescriptor{}, false
 }
 
-// QuerySource implements HAL.
+// QuerySource implements HALDispatch.
 func (h *TestHAL) QuerySource(cpus []int, src nt.Source) ([]SourceInfo, error) {
 	if h.Fail != nil {
 		return nil, h.Fail
@@ -91,7 +91,7 @@ func (h *TestHAL) QuerySource(cpus []int, src nt.Source) ([]SourceInfo, error) {
 	return out, nil
 }
 
-// SetInterval implements HAL: the value is clamped into the bounds.
+// SetInterval implements HALDispatch: the value is clamped into the bounds.
 func (h *TestHAL) SetInterval(cpus []int, src nt.Source, interval uint32) ([]uint32, error) {
 	if h.Fail != nil {
 		return nil, h.Fail
@@ -112,7 +112,7 @@ func (h *TestHAL) SetInterval(cpus []int, src nt.Source, interval uint32) ([]uin
 	return out, nil
 }
 
-// StartInterrupt implements HAL.
+// StartInterrupt implements HALDispatch.
 func (h *TestHAL) StartInterrupt(cpus []int, src nt.Source) error {
 	if h.Fail != nil {
 		return h.Fail
@@ -126,7 +126,7 @@ func (h *TestHAL) StartInterrupt(cpus []int, src nt.Source) error {
 	return nil
 }
 
-// StopInterrupt implements HAL.
+// StopInterrupt implements HALDispatch.
 func (h *TestHAL) StopInterrupt(cpus []int, src nt.Source) error {
 	if h.Fail != nil {
 		return h.Fail

@@ -1,6 +1,8 @@
 // Package scenarios_test runs every scenario in this folder (and the
-// newcomer's tour in examples/) through the real HAL plugins, as
-// `proflab test` does, and compares the logs of those whose output is the
+// newcomer's tour in examples/) through HAL plugin processes, as
+// `proflab test` does (the executables in PROFLAB_PLUGIN_PATH, which make
+// test points at ./bin; else this test executable serving the same HALs),
+// and compares the logs of those whose output is the
 // point with golden files in testdata/. Refresh them with
 //
 //	go test ./scenarios -update
