@@ -24,7 +24,7 @@ type HALProvider interface {
 	// function that releases them (called when the lab is closed). An
 	// error means a HAL could not be made ready (a plugin failed to start
 	// or to configure).
-	Open(names []string, m Machine, hw halhost.Hardware) (hals []kernel.HALDispatch, release func(), err error)
+	Open(names []string, m Spec, hw halhost.Hardware) (hals []kernel.HALDispatch, release func(), err error)
 }
 
 // TestHALs is the HALProvider of the kernel's in-process test HALs:
@@ -38,7 +38,7 @@ type TestHALs struct{}
 func (TestHALs) Names() []string { return []string{"apic", "pmu", "pebs"} }
 
 // Open implements HALProvider.
-func (TestHALs) Open(names []string, m Machine, _ halhost.Hardware) ([]kernel.HALDispatch, func(), error) {
+func (TestHALs) Open(names []string, m Spec, _ halhost.Hardware) ([]kernel.HALDispatch, func(), error) {
 	hals := make([]kernel.HALDispatch, 0, len(names))
 	for _, n := range names {
 		switch n {
@@ -91,7 +91,7 @@ func NewHostHALs(cfg *config.Config, opts halhost.Options) (h *HostHALs, closeHo
 func (h *HostHALs) Names() []string { return h.HALNames }
 
 // Open implements HALProvider.
-func (h *HostHALs) Open(names []string, m Machine, hw halhost.Hardware) ([]kernel.HALDispatch, func(), error) {
+func (h *HostHALs) Open(names []string, m Spec, hw halhost.Hardware) ([]kernel.HALDispatch, func(), error) {
 	if hw == nil {
 		hw = halhost.Discard{}
 	}

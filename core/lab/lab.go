@@ -23,8 +23,9 @@ import (
 	"github.com/proflab/proflab/kernel"
 )
 
-// Machine describes one machine to assemble, every field resolved.
-type Machine struct {
+// Spec describes the machine of one lab to assemble, every field
+// resolved.
+type Spec struct {
 	Version kernel.Version
 	Arch    kernel.Arch
 	CPUs    int
@@ -42,17 +43,17 @@ type Machine struct {
 }
 
 // FromConfig resolves a configuration's [machine] table (as loaded, its
-// defaults filled) into a Machine with the given seed.
-func FromConfig(m config.Machine, seed uint64) (Machine, error) {
+// defaults filled) into a Spec with the given seed.
+func FromConfig(m config.Machine, seed uint64) (Spec, error) {
 	ver, err := kernel.ParseVersion(m.Version)
 	if err != nil {
-		return Machine{}, fmt.Errorf("machine.version: %w", err)
+		return Spec{}, fmt.Errorf("machine.version: %w", err)
 	}
 	arch, err := kernel.ParseArch(m.Arch)
 	if err != nil {
-		return Machine{}, fmt.Errorf("machine.arch: %w", err)
+		return Spec{}, fmt.Errorf("machine.arch: %w", err)
 	}
-	return Machine{
+	return Spec{
 		Version: ver, Arch: arch, CPUs: m.CPUs, Vendor: m.CPUVendor, PEBS: m.PEBS,
 		FreqMHz: m.FreqMHz, Seed: seed, HALs: append([]string(nil), m.HAL...),
 	}, nil
@@ -60,7 +61,7 @@ func FromConfig(m config.Machine, seed uint64) (Machine, error) {
 
 // HALMachine is what the machine's HALs are told about it (the plugins'
 // configure call).
-func (m Machine) HALMachine() hal.Machine {
+func (m Spec) HALMachine() hal.Machine {
 	return hal.Machine{
 		CPUs:    m.CPUs,
 		FreqMHz: uint32(m.FreqMHz),
@@ -80,7 +81,7 @@ type Lab struct {
 	// Sim is the simulated hardware, which runs workloads on the machine.
 	Sim *sim.Sim
 	// Spec is the description the lab was assembled from.
-	Spec Machine
+	Spec Spec
 
 	release func()
 }
@@ -103,7 +104,7 @@ func (e *OpenError) Unwrap() error { return e.Err }
 // them, attached to the simulator. A HAL failure is an *OpenError or (a
 // HAL failing while the machine is built) a *kernel.HALError. On error
 // nothing is left open.
-func Assemble(p HALProvider, m Machine) (*Lab, error) {
+func Assemble(p HALProvider, m Spec) (*Lab, error) {
 	sm := sim.New(sim.Options{Seed: m.Seed, FreqMHz: m.FreqMHz})
 	hals, release, err := p.Open(m.HALs, m, sm)
 	if err != nil {

@@ -14,7 +14,7 @@ import (
 	"github.com/proflab/proflab/kernel/nt"
 )
 
-func defaultMachine(t *testing.T, seed uint64) lab.Machine {
+func defaultSpec(t *testing.T, seed uint64) lab.Spec {
 	t.Helper()
 	m, err := lab.FromConfig(config.Default().Machine, seed)
 	if err != nil {
@@ -24,7 +24,7 @@ func defaultMachine(t *testing.T, seed uint64) lab.Machine {
 }
 
 func TestFromConfigIsTheDefaultMachine(t *testing.T) {
-	m := defaultMachine(t, 7)
+	m := defaultSpec(t, 7)
 	if m.Version.String() != kernel.DefaultVersion || m.Arch != kernel.X64 || m.CPUs != 4 || m.Vendor != nt.VendorIntel ||
 		!m.PEBS || m.FreqMHz != 3000 || m.Seed != 7 || strings.Join(m.HALs, ",") != "apic,pmu,pebs" {
 		t.Errorf("default machine %+v", m)
@@ -46,7 +46,7 @@ func TestAssembleWiresTheParts(t *testing.T) {
 	t.Parallel()
 	p := lab.ShippedInproc()
 	t.Cleanup(p.Host.Close)
-	spec := defaultMachine(t, 1)
+	spec := defaultSpec(t, 1)
 	spec.CPUs = 2
 	l, err := lab.Assemble(p, spec)
 	if err != nil {
@@ -76,14 +76,14 @@ type provider struct {
 }
 
 func (provider) Names() []string { return []string{"apic"} }
-func (p provider) Open(names []string, m lab.Machine, hw halhost.Hardware) ([]kernel.HALDispatch, func(), error) {
+func (p provider) Open(names []string, m lab.Spec, hw halhost.Hardware) ([]kernel.HALDispatch, func(), error) {
 	hals, err := p.open()
 	return hals, func() { *p.released++ }, err
 }
 
 func TestAssembleFailures(t *testing.T) {
 	t.Parallel()
-	spec := defaultMachine(t, 1)
+	spec := defaultSpec(t, 1)
 	spec.HALs = []string{"apic"}
 
 	released := 0
@@ -157,7 +157,7 @@ func TestNewHostHALsServesManyLabs(t *testing.T) {
 	p.SetLog(&log)
 	defer p.SetLog(nil)
 	for seed := uint64(1); seed <= 3; seed++ {
-		l, err := lab.Assemble(p, defaultMachine(t, seed))
+		l, err := lab.Assemble(p, defaultSpec(t, seed))
 		if err != nil {
 			t.Fatal(err)
 		}

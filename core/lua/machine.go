@@ -57,7 +57,7 @@ func (rt *Runtime) labMachine(L *lua.LState) int {
 	if arch == kernel.X64 && ver.Before("5.2") {
 		f.Errorf("arch", "Windows %s had no x64 build (x64 starts with 5.2); use arch = \"x86\"", ver)
 	}
-	spec := lab.Machine{
+	spec := lab.Spec{
 		Version: ver,
 		Arch:    arch,
 		CPUs:    f.Int("cpus", min(def.CPUs, arch.MaxCPUs()), 1, arch.MaxCPUs()),

@@ -281,7 +281,7 @@ lab.check(p:NtStartProfile(p:read_u64(hp)) == lab.STATUS_SUCCESS, "only the next
 type failingHALs struct{}
 
 func (failingHALs) Names() []string { return []string{"apic"} }
-func (failingHALs) Open(names []string, spec lab.Machine, hw halhost.Hardware) ([]kernel.HALDispatch, func(), error) {
+func (failingHALs) Open(names []string, spec lab.Spec, hw halhost.Hardware) ([]kernel.HALDispatch, func(), error) {
 	h := kernel.NewTestHAL("apic", nt.ProfileTime)
 	h.Fail = errors.New("plugin crashed")
 	return []kernel.HALDispatch{h}, nil, nil
@@ -291,7 +291,7 @@ func (failingHALs) Open(names []string, spec lab.Machine, hw halhost.Hardware) (
 type brokenProvider struct{}
 
 func (brokenProvider) Names() []string { return []string{"apic"} }
-func (brokenProvider) Open([]string, lab.Machine, halhost.Hardware) ([]kernel.HALDispatch, func(), error) {
+func (brokenProvider) Open([]string, lab.Spec, halhost.Hardware) ([]kernel.HALDispatch, func(), error) {
 	return nil, nil, errors.New("proflab-hal-apic not found; run make build")
 }
 
@@ -303,7 +303,7 @@ func (panickyHAL) QuerySource([]int, nt.Source) ([]kernel.SourceInfo, error) { p
 type panickyProvider struct{}
 
 func (panickyProvider) Names() []string { return []string{"apic"} }
-func (panickyProvider) Open([]string, lab.Machine, halhost.Hardware) ([]kernel.HALDispatch, func(), error) {
+func (panickyProvider) Open([]string, lab.Spec, halhost.Hardware) ([]kernel.HALDispatch, func(), error) {
 	return []kernel.HALDispatch{panickyHAL{kernel.NewTestHAL("apic", nt.ProfileTime)}}, nil, nil
 }
 
@@ -356,7 +356,7 @@ func TestHALProviderSeam(t *testing.T) {
 type recordingProvider struct{ released *int }
 
 func (r recordingProvider) Names() []string { return []string{"apic"} }
-func (r recordingProvider) Open(names []string, spec lab.Machine, hw halhost.Hardware) ([]kernel.HALDispatch, func(), error) {
+func (r recordingProvider) Open(names []string, spec lab.Spec, hw halhost.Hardware) ([]kernel.HALDispatch, func(), error) {
 	hals, _, err := lab.TestHALs{}.Open(names, spec, hw)
 	return hals, func() { *r.released++ }, err
 }
