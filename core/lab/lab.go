@@ -61,14 +61,14 @@ func FromConfig(m config.Machine, seed uint64) (Spec, error) {
 
 // HALMachine is what the machine's HALs are told about it (the plugins'
 // configure call).
-func (m Spec) HALMachine() hal.Machine {
+func (s Spec) HALMachine() hal.Machine {
 	return hal.Machine{
-		CPUs:    m.CPUs,
-		FreqMHz: uint32(m.FreqMHz),
-		Vendor:  m.Vendor,
-		Arch:    m.Arch.String(),
-		Version: m.Version.String(),
-		Seed:    m.Seed,
+		CPUs:    s.CPUs,
+		FreqMHz: uint32(s.FreqMHz),
+		Vendor:  s.Vendor,
+		Arch:    s.Arch.String(),
+		Version: s.Version.String(),
+		Seed:    s.Seed,
 	}
 }
 
@@ -93,45 +93,47 @@ type OpenError struct {
 	Err  error
 }
 
+// Error says which HALs could not be opened, and why.
 func (e *OpenError) Error() string {
 	return fmt.Sprintf("opening the HALs %s: %v", strings.Join(e.HALs, ", "), e.Err)
 }
 
+// Unwrap returns the provider's error.
 func (e *OpenError) Unwrap() error { return e.Err }
 
-// Assemble builds the lab m describes on the HALs p opens: first the
+// Assemble builds the lab s describes on the HALs p opens: first the
 // simulator, then the HALs programming it, then the kernel machine on
 // them, attached to the simulator. A HAL failure is an *OpenError or (a
 // HAL failing while the machine is built) a *kernel.HALError. On error
 // nothing is left open.
-func Assemble(p HALProvider, m Spec) (*Lab, error) {
-	sm := sim.New(sim.Options{Seed: m.Seed, FreqMHz: m.FreqMHz})
-	hals, release, err := p.Open(m.HALs, m, sm)
+func Assemble(p HALProvider, s Spec) (*Lab, error) {
+	sm := sim.New(sim.Options{Seed: s.Seed, FreqMHz: s.FreqMHz})
+	hals, release, err := p.Open(s.HALs, s, sm)
 	if err != nil {
-		return nil, &OpenError{HALs: m.HALs, Err: err}
+		return nil, &OpenError{HALs: s.HALs, Err: err}
 	}
 	if release == nil {
 		release = func() {}
 	}
 	km, err := kernel.NewMachine(kernel.Config{
-		Version: m.Version, Arch: m.Arch, CPUs: m.CPUs, Vendor: m.Vendor, PEBS: m.PEBS,
-		FreqMHz: m.FreqMHz, CacheErrataInterval: m.CacheErrataInterval, HALs: hals,
+		Version: s.Version, Arch: s.Arch, CPUs: s.CPUs, Vendor: s.Vendor, PEBS: s.PEBS,
+		FreqMHz: s.FreqMHz, CacheErrataInterval: s.CacheErrataInterval, HALs: hals,
 	})
 	if err != nil {
 		release()
 		return nil, err
 	}
-	simHALs := make([]sim.Driver, len(hals))
+	drivers := make([]sim.Driver, len(hals)) // nil for a HAL that drives no hardware (the kernel's test HALs)
 	for i, h := range hals {
-		if sh, ok := h.(sim.Driver); ok {
-			simHALs[i] = sh
+		if d, ok := h.(sim.Driver); ok {
+			drivers[i] = d
 		}
 	}
-	if err := sm.Attach(km, simHALs); err != nil {
+	if err := sm.Attach(km, drivers); err != nil {
 		release()
 		return nil, err
 	}
-	return &Lab{Machine: km, Sim: sm, Spec: m, release: release}, nil
+	return &Lab{Machine: km, Sim: sm, Spec: s, release: release}, nil
 }
 
 // Close releases the lab's HALs (their instances in the plugin
