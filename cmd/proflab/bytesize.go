@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	luart "github.com/proflab/proflab/core/lua"
+	"github.com/proflab/proflab/core/scenario"
 )
 
 // byteSize is a flag holding a size in bytes, written as people write
@@ -55,7 +55,7 @@ func (b *byteSize) String() string {
 	if b.n == 0 {
 		return "none"
 	}
-	return strings.ReplaceAll(luart.FormatBytes(b.n), " ", "")
+	return strings.ReplaceAll(scenario.FormatBytes(b.n), " ", "")
 }
 
 func (b *byteSize) Type() string { return "size" }

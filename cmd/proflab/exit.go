@@ -3,7 +3,7 @@ package main
 import (
 	"errors"
 
-	luart "github.com/proflab/proflab/core/lua"
+	"github.com/proflab/proflab/core/runerr"
 	"github.com/proflab/proflab/core/scenario"
 )
 
@@ -63,13 +63,13 @@ func exitCodeFor(r scenario.Result) int {
 
 // exitCodeOfKind is the exit code of a run that ended with an error of
 // kind k.
-func exitCodeOfKind(k luart.ErrorKind) int {
+func exitCodeOfKind(k runerr.Kind) int {
 	switch k {
-	case luart.KindInput:
+	case runerr.KindInput:
 		return ExitUsage
-	case luart.KindPlugin:
+	case runerr.KindPlugin:
 		return ExitPlugin
-	case luart.KindBug:
+	case runerr.KindBug:
 		return ExitInternal
 	}
 	// KindLua (a stack overflow included), KindMemory, KindTimeout and

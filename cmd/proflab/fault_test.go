@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	luart "github.com/proflab/proflab/core/lua"
+	"github.com/proflab/proflab/core/runerr"
 	"github.com/proflab/proflab/halplugins/haltest"
 )
 
@@ -406,7 +406,7 @@ func TestExitCodeOfEachErrorKind(t *testing.T) {
 		"lua": ExitFailed, "memory": ExitFailed, "timeout": ExitFailed, "interrupted": ExitFailed,
 		"input": ExitUsage, "plugin": ExitPlugin, "bug": ExitInternal,
 	} {
-		if got := exitCodeOfKind(luart.ErrorKind(kind)); got != want {
+		if got := exitCodeOfKind(runerr.Kind(kind)); got != want {
 			t.Errorf("kind %s: exit code %d, want %d", kind, got, want)
 		}
 	}

@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/proflab/proflab/core/halhost"
-	luart "github.com/proflab/proflab/core/lua"
 	"github.com/proflab/proflab/core/scenario"
 )
 
@@ -30,7 +29,7 @@ func (f *scenarioFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringArrayVar(&f.sets, "set", nil, "a parameter for lab.params, key=value (value read as a TOML literal); repeatable")
 	cmd.Flags().Uint64Var(&f.seed, "seed", 1, "the run's seed (math.random, machines' default seed); default: the configuration's machine.seed")
 	cmd.Flags().DurationVar(&f.timeout, "timeout", 0, "wall-clock budget per scenario (0: none); default: the configuration's run.timeout")
-	f.memory = byteSize{n: luart.DefaultMemoryLimit}
+	f.memory = byteSize{n: scenario.DefaultMemory}
 	cmd.Flags().Var(&f.memory, "memory", "memory budget per scenario, like 1GiB or 512MiB (0: none); runs side by side share their budgets' sum")
 }
 

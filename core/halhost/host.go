@@ -1,9 +1,9 @@
 // Package halhost is the host side of HAL plugins: it finds plugin
 // executables, verifies their sha256, starts one process per HAL and keeps
 // it for the worker's lifetime (reused across runs and machines), opens one
-// HAL instance per machine, and adapts each to the kernel's HAL interface
-// ([MachineHAL]) with the machine's simulated [Hardware] receiving the
-// programming. A crash, hang or nonsense answer becomes an error naming
+// HAL instance per machine, and adapts each to the kernel's view of a HAL,
+// kernel.HALDispatch ([MachineHAL]), with the machine's simulated
+// [Hardware] receiving the programming. A crash, hang or nonsense answer becomes an error naming
 // the HAL and the call, failing that run only; [Host.Close] kills every
 // process it started.
 //
@@ -68,7 +68,7 @@ var ErrClosed = errors.New("halhost: host is closed")
 
 // client returns the running process for HAL name, starting (or
 // restarting, after a crash or hang) it if needed.
-func (h *Host) client(name string, spec config.HAL) (*halrpc.Client, error) {
+func (h *Host) client(ctx context.Context, name string, spec config.HAL) (*halrpc.Client, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
@@ -85,6 +85,7 @@ func (h *Host) client(name string, spec config.HAL) (*halrpc.Client, error) {
 		Path:    path,
 		SHA256:  spec.SHA256,
 		Timeout: spec.Timeout.Duration,
+		Context: ctx,
 		Logger:  h.log.With("hal", name),
 	})
 	if err != nil {
@@ -121,7 +122,7 @@ func (h *Host) OpenContext(ctx context.Context, name string, m hal.Machine, hw H
 		}
 		inst, where = hal.Local(f), "in-process"
 	} else {
-		c, err := h.client(name, spec)
+		c, err := h.client(ctx, name, spec)
 		if err != nil {
 			return nil, err
 		}

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/proflab/proflab/core/runerr"
 )
 
 // A scenario's memory budget.
@@ -88,7 +90,7 @@ func (rt *Runtime) checkSize(L *lua.LState, fn string, n int64) {
 func (rt *Runtime) raiseBudget(L *lua.LState, format string, args ...any) {
 	msg := rt.callerWhere(L) + ": " + fmt.Sprintf(format, args...)
 	if rt.budgetError == nil {
-		rt.budgetError = &Error{Kind: KindMemory, Message: msg}
+		rt.budgetError = &runerr.Error{Kind: runerr.KindMemory, Message: msg}
 	}
 	L.Error(lua.LString(msg), 0)
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/proflab/proflab/core/config"
+	"github.com/proflab/proflab/core/lab"
 	"github.com/proflab/proflab/core/output"
 	"io"
 	"io/fs"
@@ -12,6 +14,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/proflab/proflab/core/runerr"
 	"github.com/proflab/proflab/scripts"
 )
 
@@ -34,16 +37,17 @@ type Config struct {
 	// Library is the Lua library require finds besides the scenario's
 	// folder; nil means the embedded scripts/ library.
 	Library fs.FS
-	// HALs builds machines' HALs from their hal = {...} names; nil means
-	// the shipped HALs in-process (ShippedInproc).
-	HALs HALProvider
-	// Machine are the defaults of lab.machine{...}'s fields (from the
-	// configuration); zero fields take lua-api.md's defaults.
-	Machine MachineDefaults
+	// HALs opens machines' HALs from their hal = {...} names; nil means
+	// the shipped HALs in-process (lab.ShippedInproc).
+	HALs lab.HALProvider
+	// Machine, when set, is the configuration's [machine] table, the
+	// defaults of lab.machine{...}'s fields; nil means the embedded
+	// default configuration's (lua-api.md's defaults).
+	Machine *config.Machine
 	// MemoryLimit is the run's memory budget in bytes: 0 means
 	// DefaultMemoryLimit, a negative value none. The bounded builtins
-	// (budget.go) refuse results over it; the caller runs the heap
-	// watchdog (WatchMemory) over the run's context.
+	// (budget.go) refuse results over it; SetContext puts the run under
+	// the heap watchdog (watchdog.go).
 	MemoryLimit int64
 }
 
@@ -70,21 +74,22 @@ type Runtime struct {
 	lab     *lua.LTable
 	checks  []Check
 	records map[string]any
-	bugs    []*Error
+	bugs    []*runerr.Error
 	trace   string // traceback captured by the message handler
 
-	defaultHALs HALProvider // the shipped HALs in-process, when cfg.HALs is nil
+	defaultHALs    lab.HALProvider // the shipped HALs in-process, when cfg.HALs is nil
+	defaultMachine *config.Machine // the default configuration's [machine], when cfg.Machine is nil
 
 	ctx    context.Context         // the run's context (SetContext), also ended by a plugin's death
 	cancel context.CancelCauseFunc // ends ctx; a *pluginDeath cause says which plugin died
 
-	pluginFailure *Error   // the first HAL failure, which fails the run as a plugin error
-	releases      []func() // release machines' HALs at Close
+	pluginFailure *runerr.Error // the first HAL failure, which fails the run as a plugin error
+	releases      []func()      // release machines' HALs at Close
 	closed        bool
 
 	ids         map[any]uint64 // stable names of reference values (stableid.go)
 	unwatch     func()         // takes the run off the memory watchdog
-	budgetError *Error         // the first budget refusal, which fails the run even if caught
+	budgetError *runerr.Error  // the first budget refusal, which fails the run even if caught
 	resumeDepth int            // coroutines resumed inside one another
 
 	loaded    map[string]lua.LValue // require's cache
@@ -165,13 +170,13 @@ func (rt *Runtime) SetContext(ctx context.Context) {
 // builtin refused a result over the budget, coroutines nested too deep, or
 // the heap watchdog ended the run. It fails the run (exit status 1) even
 // when the script caught the error.
-func (rt *Runtime) BudgetFailure() *Error {
+func (rt *Runtime) BudgetFailure() *runerr.Error {
 	if rt.budgetError != nil {
 		return rt.budgetError
 	}
 	var m *MemoryBudgetError
 	if errors.As(context.Cause(rt.ctx), &m) {
-		return &Error{Kind: KindMemory, Message: m.Error()}
+		return &runerr.Error{Kind: runerr.KindMemory, Message: m.Error()}
 	}
 	return nil
 }
@@ -209,7 +214,7 @@ func (rt *Runtime) Records() map[string]any {
 
 // Bug returns the first proflab bug (a recovered Go panic) of the run, or
 // nil. A bug fails the run even when the script caught the error.
-func (rt *Runtime) Bug() *Error {
+func (rt *Runtime) Bug() *runerr.Error {
 	if len(rt.bugs) == 0 {
 		return nil
 	}
@@ -218,11 +223,11 @@ func (rt *Runtime) Bug() *Error {
 
 // PluginFailure returns the first HAL failure of the run, or nil. It
 // fails the run (exit status 3) even when the script caught the error.
-func (rt *Runtime) PluginFailure() *Error {
+func (rt *Runtime) PluginFailure() *runerr.Error {
 	if rt.pluginFailure == nil {
 		var d *pluginDeath
 		if errors.As(context.Cause(rt.ctx), &d) {
-			return &Error{Kind: KindPlugin, Message: d.Error()}
+			return &runerr.Error{Kind: runerr.KindPlugin, Message: d.Error()}
 		}
 	}
 	return rt.pluginFailure

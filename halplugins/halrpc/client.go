@@ -67,6 +67,10 @@ type Options struct {
 	// 0). A plugin that has not connected by then is killed with everything
 	// it started.
 	StartTimeout time.Duration
+	// Context, when set, cancels the start (Ctrl-C, a run's budget): the
+	// plugin is killed and Start fails with ErrCanceled. It does not
+	// bound the started plugin's life.
+	Context context.Context
 	// Logger receives the plugin's stderr lines and go-plugin's messages
 	// (nil discards them).
 	Logger *slog.Logger
@@ -78,18 +82,19 @@ type Options struct {
 // Kill: a plugin that does not answer, or does not exit, is killed with
 // everything it started.
 type Client struct {
-	path    string
-	timeout time.Duration
-	pc      *plugin.Client
-	cmd     *exec.Cmd
-	rpc     pb.HALClient
-	pid     int
-	log     *slog.Logger
-	next    atomic.Uint64
-	once    sync.Once
-	killing atomic.Bool   // Kill was called: an exit from now on is expected
-	done    chan struct{} // closed when the process has exited
-	exitErr error         // why it exited, if not through Kill; set before done closes
+	path     string
+	timeout  time.Duration
+	pc       *plugin.Client
+	cmd      *exec.Cmd
+	rpc      pb.HALClient
+	pid      int
+	log      *slog.Logger
+	next     atomic.Uint64
+	once     sync.Once
+	killProc func()        // kills the process group while the process runs (its command's context)
+	killing  atomic.Bool   // Kill was called: an exit from now on is expected
+	done     chan struct{} // closed when the process has exited
+	exitErr  error         // why it exited, if not through Kill; set before done closes
 }
 
 // Start starts the plugin at opts.Path and completes the handshake. The
@@ -110,12 +115,14 @@ func Start(opts Options) (*Client, error) {
 	if start <= 0 {
 		start = timeout
 	}
+	ctx := opts.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	cmd := exec.Command(opts.Path, opts.Args...)
-	setProcessAttrs(cmd)
 	var secure *plugin.SecureConfig
 	var want []byte
 	if opts.SHA256 != "" {
@@ -126,6 +133,15 @@ func Start(opts Options) (*Client, error) {
 		}
 		secure = &plugin.SecureConfig{Checksum: want, Hash: sha256.New()}
 	}
+	// The command's context is the kill switch: cancelling it makes
+	// os/exec call Cancel, which kills the plugin's process group, at any
+	// time after the process started (go-plugin owns cmd.Process until its
+	// start returns, so it cannot be read here before).
+	life, killProc := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(life, opts.Path, opts.Args...)
+	setProcessAttrs(cmd)
+	cmd.Cancel = func() error { killGroup(cmd.Process.Pid); return nil }
+	cmd.WaitDelay = time.Second // then Wait closes the pipes whoever holds them
 	pc := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  handshake(ProtocolVersion),
 		VersionedPlugins: PluginSets(nil),
@@ -135,44 +151,52 @@ func Start(opts Options) (*Client, error) {
 		StartTimeout:     start,
 		Logger:           newSlogLogger(opts.Logger, "plugin"),
 	})
-	deadline := time.Now().Add(start)
-	// Start runs the process and waits for the handshake line, within the
-	// start budget; once it returns, cmd.Process is ours to read.
-	_, err := pc.Start()
-	pid := 0
-	if cmd.Process != nil {
-		pid = cmd.Process.Pid
-	}
-	c := &Client{path: opts.Path, timeout: timeout, pc: pc, cmd: cmd, pid: pid, log: log, done: make(chan struct{})}
-	if err != nil {
-		c.kill(0)
-		return nil, startError(opts.Path, want, err)
-	}
-	// Connecting and dispensing may block on a plugin that printed a
-	// handshake but does not serve it: bound them by what is left of the
-	// budget.
+	c := &Client{path: opts.Path, timeout: timeout, pc: pc, cmd: cmd, log: log, killProc: killProc, done: make(chan struct{})}
+	// Start (process and handshake), connect and dispense, within the
+	// start budget and until ctx ends: a plugin that printed a handshake
+	// but does not serve it, or whose children hold its stdout, cannot
+	// hold the host.
 	type connected struct {
 		hc  pb.HALClient
 		err error
 	}
 	ch := make(chan connected, 1)
 	go func() {
+		if _, err := pc.Start(); err != nil {
+			ch <- connected{nil, startError(opts.Path, want, err)}
+			return
+		}
 		hc, err := dispense(pc, opts.Path)
 		ch <- connected{hc, err}
 	}()
+	var fail error
 	select {
 	case r := <-ch:
-		if r.err != nil {
-			c.kill(0)
-			return nil, r.err
+		if r.err == nil {
+			c.rpc = r.hc
+			if rc := pc.ReattachConfig(); rc != nil {
+				c.pid = rc.Pid
+			}
+			go c.watchExit()
+			return c, nil
 		}
-		c.rpc = r.hc
-	case <-time.After(time.Until(deadline)):
-		c.kill(0)
-		return nil, fmt.Errorf("plugin %s: printed its handshake but did not serve it within %s; it was stopped with everything it started (is it a proflab HAL plugin built with halrpc.Serve?)", opts.Path, start)
+		fail = r.err
+	case <-time.After(start):
+		fail = fmt.Errorf("plugin %s: did not complete the handshake in time (%s; is it a proflab HAL plugin built with halrpc.Serve?); it was stopped with everything it started", opts.Path, start)
+	case <-ctx.Done():
+		fail = fmt.Errorf("plugin %s: start: %w: %w", opts.Path, ErrCanceled, context.Cause(ctx))
 	}
-	go c.watchExit()
-	return c, nil
+	killProc()
+	select {
+	case <-ch:
+	case <-time.After(killWait):
+		log.Error("the plugin's process group was killed but its start did not return", "plugin", opts.Path)
+	}
+	if rc := pc.ReattachConfig(); rc != nil {
+		c.pid = rc.Pid
+	}
+	c.kill(0)
+	return nil, fail
 }
 
 // dispense connects to a started plugin and returns its HAL client.
@@ -267,7 +291,7 @@ func (c *Client) kill(grace time.Duration) {
 	c.once.Do(func() {
 		c.killing.Store(true)
 		if grace <= 0 {
-			killGroup(c.pid)
+			c.killProc()
 		}
 		done := make(chan struct{})
 		go func() { defer close(done); c.pc.Kill() }()
@@ -276,7 +300,7 @@ func (c *Client) kill(grace time.Duration) {
 			case <-done:
 			case <-time.After(grace):
 				c.log.Warn("the plugin did not exit in time; killing its process group", "pid", c.pid, "grace", grace)
-				killGroup(c.pid)
+				c.killProc()
 			}
 		}
 		select {
@@ -286,6 +310,7 @@ func (c *Client) kill(grace time.Duration) {
 		}
 		// Whatever the plugin started and left behind (its group outlives
 		// it while any member runs).
+		c.killProc()
 		killGroup(c.pid)
 	})
 }

@@ -187,3 +187,17 @@ func TestGrandchildHoldingStdoutDoesNotHangStartUp(t *testing.T) {
 		})
 	}
 }
+
+func TestCancelledStartKillsThePlugin(t *testing.T) {
+	script, pidFile := grandchildScript(t, false)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	var err error
+	within(t, 2*time.Second, "a cancelled start", func() {
+		_, err = halrpc.Start(halrpc.Options{Path: script, Timeout: time.Minute, Context: ctx})
+	})
+	if !errors.Is(err, halrpc.ErrCanceled) || !strings.Contains(err.Error(), script) {
+		t.Fatalf("error %v, want ErrCanceled naming the script", err)
+	}
+	waitGone(t, grandchildPid(t, pidFile))
+}
