@@ -40,7 +40,22 @@
 //     signed range, anything wider is an error (services, by contrast,
 //     truncate as the calling convention does).
 //   - alloc, alloc_at and protect take at most 4 GB at once (the model
-//     keeps per-page metadata); read_u32s at most 2^24 values.
+//     keeps per-page metadata); read_u32s at most 2^24 values; a machine's
+//     allocations hold at most 8 GiB at once.
+//   - A scenario has a memory budget (Config.MemoryLimit, 1 GiB by
+//     default): string.rep and table.concat refuse larger results, unpack
+//     returns at most 8000 values and coroutines nest at most 200 deep
+//     (Lua 5.1's LUAI_MAXCSTACK and LUAI_MAXCCALLS), and a heap watchdog
+//     ends the run past the budget (budget.go, watchdog.go). A budget
+//     error fails the run even when the script catches it.
+//   - tostring, print, string.format's %s and lab.check show tables,
+//     functions, userdata and coroutines as "table: 0x00000001", numbered
+//     per run in the order first shown, never by heap address, so that
+//     the same seed gives the same bytes (stableid.go).
+//   - A Lua call stack overflow (more than 1024 nested calls) is the
+//     scenario's error with its file:line; a method of p, k or t called
+//     on the wrong kind of object names the method and the kinds it works
+//     on; long error messages keep 4 KiB (head and tail) and their length.
 //   - Records (lab.record) accept numbers, strings, booleans, u64 values
 //     and tables of them (arrays or string-keyed); a later record replaces
 //     the earlier values of the same keys; a bad record changes nothing.
