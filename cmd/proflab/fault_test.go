@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -50,10 +51,28 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// syncBuffer is a bytes.Buffer safe for a writer and readers at once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
 // proflabProcess is proflab running as a separate process.
 type proflabProcess struct {
 	cmd     *exec.Cmd
-	out     bytes.Buffer
+	out     syncBuffer
 	started time.Time
 	plugins map[int]bool // every plugin pid seen
 }
@@ -85,10 +104,17 @@ func startProflab(t *testing.T, args ...string) *proflabProcess {
 	return p
 }
 
-// plugin waits for proflab's apic plugin process and returns its pid.
+// plugin waits until the scenario has printed "ready" (its machine is
+// made) and returns the pid of proflab's apic plugin process.
 func (p *proflabProcess) plugin(t *testing.T) int {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
+	for !strings.Contains(p.out.String(), "ready\n") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the scenario did not get ready; output:\n%s", p.out.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	for time.Now().Before(deadline) {
 		for _, pid := range children(p.cmd.Process.Pid) {
 			if strings.Contains(cmdline(pid), "proflab-hal-apic") {
@@ -199,6 +225,7 @@ func stopProcess(t *testing.T, pid int) {
 const busyScenario = `local lab = require "proflab"
 local m = lab.machine{ cpus = 2, hal = { "apic" } }
 local p = m:process{ name = "server", privileges = { "SeSystemProfilePrivilege" } }
+print("ready")
 for i = 1, 1e9 do
   p:NtSetIntervalProfile(1221 + i % 100, lab.ProfileTime)
   m:run{ duration_us = 1000, workload = "server.toml" }
@@ -210,6 +237,7 @@ const longRunScenario = `local lab = require "proflab"
 local m = lab.machine{ cpus = 2, hal = { "apic" } }
 local p = m:process{ name = "server", privileges = { "SeSystemProfilePrivilege" } }
 p:NtSetIntervalProfile(1221, lab.ProfileTime)
+print("ready")
 m:run{ duration_us = 3600e6, workload = "server.toml" }
 `
 
@@ -246,7 +274,7 @@ func TestFaultFrozenPluginAndTheTimeBudget(t *testing.T) {
 	if code != ExitFailed {
 		t.Errorf("exit code %d, want %d", code, ExitFailed)
 	}
-	expectOutput(t, p.out.String(), "s.lua:5: scenario exceeded its time budget of 4s (--timeout)")
+	expectOutput(t, p.out.String(), "s.lua:6: scenario exceeded its time budget of 4s (--timeout)")
 	noneLeft(t, p.plugins)
 }
 
@@ -315,7 +343,7 @@ func TestFaultPluginDiesMidRun(t *testing.T) {
 	if code != ExitPlugin {
 		t.Errorf("exit code %d, want %d", code, ExitPlugin)
 	}
-	expectOutput(t, p.out.String(), "s.lua:5: m:run: hal \"apic\"", "the plugin process died", "signal: killed", "FAIL ")
+	expectOutput(t, p.out.String(), "s.lua:6: m:run: hal \"apic\"", "the plugin process died", "signal: killed", "FAIL ")
 	noneLeft(t, p.plugins)
 }
 

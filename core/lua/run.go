@@ -53,27 +53,33 @@ func (rt *Runtime) machineRun(L *lua.LState) int {
 		err = minimalError(err)
 	}
 	if err != nil {
-		var he *kernel.HALError
-		switch {
-		case errors.As(err, &he):
-			rt.raisePlugin(L, fmt.Errorf("%s: %w", fn, err))
-		case ctx.Err() != nil:
-			var d *pluginDeath
-			if errors.As(context.Cause(ctx), &d) {
-				rt.raisePlugin(L, fmt.Errorf("%s: %w", fn, d.err))
-			}
-			L.RaiseError("%s: %v", fn, ctx.Err())
-		case errors.Is(err, kernel.ErrHalted):
-			rt.mustRun(L, m, fn)
-		case strings.HasPrefix(err.Error(), "proflab bug"):
-			// The simulator's own consistency checks: a bug in proflab
-			// (exit status 4), even if the script catches the error.
-			rt.bugs = append(rt.bugs, &runerr.Error{Kind: runerr.KindBug, Message: fmt.Sprintf("%s: %s: %v", rt.callerWhere(L), fn, err)})
-		}
-		L.RaiseError("%s: %v", fn, err)
+		rt.raiseRunError(L, m, fn, ctx, err)
 	}
 	L.Push(runResultTable(L, res))
 	return 1
+}
+
+// raiseRunError raises m:run's failure as the kind of error it is: a HAL
+// failure or a plugin's death (exit status 3), the simulator's own "proflab
+// bug" (exit status 4), a stopped machine, or the scenario's error.
+func (rt *Runtime) raiseRunError(L *lua.LState, m *machine, fn string, ctx context.Context, err error) {
+	var he *kernel.HALError
+	var d *pluginDeath
+	switch {
+	case errors.As(err, &he):
+		rt.raisePlugin(L, fmt.Errorf("%s: %w", fn, err))
+	case ctx.Err() != nil && errors.As(context.Cause(ctx), &d):
+		rt.raisePlugin(L, fmt.Errorf("%s: %w", fn, d.err))
+	case ctx.Err() != nil:
+		L.RaiseError("%s: %v", fn, ctx.Err())
+	case errors.Is(err, kernel.ErrHalted):
+		rt.mustRun(L, m, fn)
+	case strings.HasPrefix(err.Error(), "proflab bug"):
+		// The simulator's own consistency checks: a bug in proflab (exit
+		// status 4), even if the script catches the error.
+		rt.bugs = append(rt.bugs, &runerr.Error{Kind: runerr.KindBug, Message: fmt.Sprintf("%s: %s: %v", rt.callerWhere(L), fn, err)})
+	}
+	L.RaiseError("%s: %v", fn, err)
 }
 
 // workloadSpec reads the workload field: a path (resolved from the

@@ -226,7 +226,7 @@ func TestCrashMidCall(t *testing.T) {
 
 func TestHang(t *testing.T) {
 	t.Parallel()
-	c := start(t, halrpc.Options{Path: testPlugin, Args: []string{"-mode", "hang"}, Timeout: 300 * time.Millisecond})
+	c := start(t, halrpc.Options{Path: testPlugin, Args: []string{"-mode", "hang"}, Timeout: 300 * time.Millisecond, StartTimeout: 10 * time.Second})
 	in := configured(t, c)
 	_, err := in.StartInterrupt([]int{0}, hal.ProfileTime)
 	if !errors.Is(err, halrpc.ErrTimeout) || !strings.Contains(err.Error(), "300ms") {
