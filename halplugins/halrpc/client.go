@@ -170,8 +170,10 @@ func Start(opts Options) (*Client, error) {
 		ch <- connected{hc, err}
 	}()
 	var fail error
+	finished := false
 	select {
 	case r := <-ch:
+		finished = true
 		if r.err == nil {
 			c.rpc = r.hc
 			if rc := pc.ReattachConfig(); rc != nil {
@@ -187,10 +189,12 @@ func Start(opts Options) (*Client, error) {
 		fail = fmt.Errorf("plugin %s: start: %w: %w", opts.Path, ErrCanceled, context.Cause(ctx))
 	}
 	killProc()
-	select {
-	case <-ch:
-	case <-time.After(killWait):
-		log.Error("the plugin's process group was killed but its start did not return", "plugin", opts.Path)
+	if !finished {
+		select {
+		case <-ch:
+		case <-time.After(killWait):
+			log.Error("the plugin's process group was killed but its start did not return", "plugin", opts.Path)
+		}
 	}
 	if rc := pc.ReattachConfig(); rc != nil {
 		c.pid = rc.Pid
@@ -204,6 +208,11 @@ func dispense(pc *plugin.Client, path string) (pb.HALClient, error) {
 	rpcc, err := pc.Client()
 	if err != nil {
 		return nil, fmt.Errorf("plugin %s: could not connect: %w (is it a proflab HAL plugin? `make build` builds the shipped ones)", path, err)
+	}
+	// A handshake line is not a server: ask go-plugin's health service
+	// once, so that a plugin that printed one but serves nothing fails here.
+	if err := rpcc.Ping(); err != nil {
+		return nil, fmt.Errorf("plugin %s: printed its handshake but does not answer: %w", path, err)
 	}
 	raw, err := rpcc.Dispense(PluginName)
 	if err != nil {

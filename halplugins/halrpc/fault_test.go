@@ -141,11 +141,11 @@ func grandchildScript(t *testing.T, handshake bool) (script, pidFile string) {
 	t.Helper()
 	dir := t.TempDir()
 	script, pidFile = filepath.Join(dir, "hal-grandchild"), filepath.Join(dir, "grandchild.pid")
-	body := "#!/bin/sh\n"
+	body := fmt.Sprintf("#!/bin/sh\nsleep 1000 &\necho $! > %s.tmp && mv %s.tmp %s\n", pidFile, pidFile, pidFile)
 	if handshake {
 		body += fmt.Sprintf("echo '1|%d|unix|%s|grpc|'\n", halrpc.ProtocolVersion, filepath.Join(dir, "no-such-socket"))
 	}
-	body += fmt.Sprintf("sleep 1000 &\necho $! > %s\nwait\n", pidFile)
+	body += "wait\n"
 	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
 		t.Fatal(err)
 	}
