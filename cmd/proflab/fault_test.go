@@ -343,7 +343,7 @@ func TestFaultPluginDiesMidRun(t *testing.T) {
 	if code != ExitPlugin {
 		t.Errorf("exit code %d, want %d", code, ExitPlugin)
 	}
-	expectOutput(t, p.out.String(), "s.lua:6: m:run: hal \"apic\"", "the plugin process died", "signal: killed", "FAIL ")
+	expectOutput(t, p.out.String(), "s.lua:6: m:run: hal \"apic\"", "died during the run: the plugin process exited", "signal: killed", "FAIL ")
 	noneLeft(t, p.plugins)
 }
 

@@ -100,7 +100,7 @@ func (h *MachineHAL) Err() error {
 		return nil
 	}
 	if err := h.proc.Err(); err != nil {
-		return fmt.Errorf("hal %q (%s): the plugin process died: %w", h.name, h.where, err)
+		return fmt.Errorf("hal %q (%s) died during the run: %w", h.name, h.where, err)
 	}
 	return nil
 }
