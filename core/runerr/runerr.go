@@ -17,7 +17,7 @@ const (
 	KindLua         Kind = "lua"         // the scenario raised an error (or did not compile)
 	KindBug         Kind = "bug"         // a Go panic inside proflab: a bug, not the scenario's fault
 	KindTimeout     Kind = "timeout"     // the wall-clock budget ran out
-	KindInterrupted Kind = "interrupted" // the run was cancelled (Ctrl-C)
+	KindInterrupted Kind = "interrupted" // the run was cancelled (Ctrl-C, SIGTERM)
 	KindInput       Kind = "input"       // the scenario file could not be read
 	KindPlugin      Kind = "plugin"      // a HAL plugin failed
 	KindMemory      Kind = "memory"      // the scenario exceeded its memory budget
