@@ -39,6 +39,6 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newRunCmd(), newTestCmd(), newHalCmd(), newConfigCmd())
+	root.AddCommand(newRunCmd(), newTestCmd(), newHalCmd(), newConfigCmd(), newSweepCmd(), newReportCmd())
 	return root
 }

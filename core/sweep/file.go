@@ -97,7 +97,11 @@ func ReadFile(path string) (*File, error) {
 // resolving the scenario).
 func Parse(name string, data []byte) (*File, error) {
 	var raw rawFile
-	if _, err := tomlstrict.Decode(name, data, &raw, tomlstrict.Options{Hint: hint}); err != nil {
+	if _, err := tomlstrict.Decode(name, data, &raw, tomlstrict.Options{
+		Hint: hint,
+		// ranges' keys: checked by rangeValues with their own messages
+		Ignore: func(k toml.Key) bool { return len(k) > 2 && (k[0] == "grid" || k[0] == "zip") },
+	}); err != nil {
 		return nil, err
 	}
 	f := &File{Path: name, Set: map[string]any{}, Config: map[string]string{}, Seed: 1, Repeats: 1, data: data}
