@@ -7,9 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 
 	luart "github.com/proflab/proflab/core/lua"
+	"github.com/proflab/proflab/core/scenario"
 	"github.com/proflab/proflab/core/sweep/report"
 	"github.com/proflab/proflab/core/sweep/results"
 )
@@ -244,7 +246,7 @@ func pool(ctx context.Context, plan *Plan, source []byte, todo []Run, jobs int, 
 				if res.Error != nil && res.Error.Kind == luart.KindInterrupted {
 					continue // a partial run: discarded
 				}
-				out <- done{r, lineOf(r, res), res.Log}
+				out <- done{r, lineOf(r, res), runLog(res)}
 			}
 		}()
 	}
@@ -268,6 +270,20 @@ func pool(ctx context.Context, plan *Plan, source []byte, todo []Run, jobs int, 
 		n++
 	}
 	return n < len(todo)
+}
+
+// runLog is what the log file of a run that did not end ok holds: its
+// log, its failed checks and its error with the traceback.
+func runLog(res scenario.Result) string {
+	var b strings.Builder
+	b.WriteString(res.Log)
+	for _, c := range res.Failed() {
+		fmt.Fprintf(&b, "check failed: %s: %s\n", c.Where, c.Message)
+	}
+	if res.Error != nil {
+		fmt.Fprintf(&b, "%s error: %s\n", res.Error.Kind, res.Error.Detail())
+	}
+	return b.String()
 }
 
 // writeRunLog keeps the log of a run that did not end ok in Out/logs.

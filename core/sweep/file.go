@@ -111,13 +111,13 @@ func Parse(name string, data []byte) (*File, error) {
 	if raw.Scenario == "" {
 		p.add(nil, "missing key \"scenario\": name the Lua scenario each run executes (a path relative to this file)")
 	} else {
-		f.Scenario = filepath.Join(dir, filepath.FromSlash(raw.Scenario))
+		f.Scenario = resolve(dir, raw.Scenario)
 		if _, err := os.Stat(f.Scenario); err != nil {
 			p.add(toml.Key{"scenario"}, "%s: no such scenario (paths are relative to the sweep file's folder)", f.Scenario)
 		}
 	}
 	if raw.ConfigFile != "" {
-		f.ConfigFile = filepath.Join(dir, filepath.FromSlash(raw.ConfigFile))
+		f.ConfigFile = resolve(dir, raw.ConfigFile)
 	}
 	if raw.Seed != nil {
 		if *raw.Seed < 0 {
@@ -191,6 +191,15 @@ func Parse(name string, data []byte) (*File, error) {
 		p.add(nil, "the sweep expands to %d runs, more than %d", n*f.Repeats, maxRuns)
 	}
 	return f, p.err()
+}
+
+// resolve makes a path of the file relative to its folder.
+func resolve(dir, p string) string {
+	p = filepath.FromSlash(p)
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(dir, p)
 }
 
 // hint explains the top-level keys when one is unknown.
