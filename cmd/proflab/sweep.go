@@ -34,8 +34,8 @@ func newSweepCmd() *cobra.Command {
 		Long: "Run every run of a sweep file on -j workers, appending each finished run to OUT/results.jsonl, then\n" +
 			"write results.csv, summary.md, plots/ and report.html. --shard K/N (or auto/N under a Slurm job array\n" +
 			"or a Kubernetes Indexed Job) runs one deterministic slice; `proflab sweep merge` joins the slices.\n" +
-			"Exit status: 0 when every run ended ok, 1 when some failed or the sweep was interrupted (Ctrl-C or\n" +
-			"SIGTERM: --resume goes on), 2 for a bad sweep file or command line.",
+			"Exit status: 0 when every run ended ok, 1 when some did not, 2 for a bad sweep file or command line,\n" +
+			"130 when Ctrl-C or SIGTERM stopped it (the finished runs are kept: --resume goes on).",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := sweep.ReadFile(args[0])
@@ -77,7 +77,7 @@ func newSweepCmd() *cobra.Command {
 			fmt.Fprintln(cmd.OutOrStdout(), sum)
 			switch {
 			case errors.Is(err, sweep.ErrInterrupted):
-				return withCode(ExitFailed, fmt.Errorf("interrupted: %d finished runs are in %s; add --resume to go on", sum.Finished(), out))
+				return withCode(ExitInterrupted, fmt.Errorf("interrupted: %d finished runs are in %s; add --resume to go on", sum.Finished(), out))
 			case err != nil:
 				return withCode(ExitUsage, err)
 			}

@@ -246,7 +246,7 @@ func pool(ctx context.Context, plan *Plan, source []byte, todo []Run, jobs int, 
 				if res.Error != nil && res.Error.Kind == luart.KindInterrupted {
 					continue // a partial run: discarded
 				}
-				out <- done{r, lineOf(r, res), runLog(res)}
+				out <- done{r, w.lineOf(r, res), runLog(res)}
 			}
 		}()
 	}

@@ -38,6 +38,10 @@ type File struct {
 	Path string
 	// Scenario is the scenario's path, resolved against the file's folder.
 	Scenario string
+	// ScenarioName is the scenario as the file names it: results show
+	// checks and errors at this name, so that they do not depend on the
+	// folder the sweep was started from.
+	ScenarioName string
 	// ConfigFile is the lab configuration's path, resolved, or "".
 	ConfigFile string
 	// Seed is the master seed.
@@ -112,6 +116,7 @@ func Parse(name string, data []byte) (*File, error) {
 		p.add(nil, "missing key \"scenario\": name the Lua scenario each run executes (a path relative to this file)")
 	} else {
 		f.Scenario = resolve(dir, raw.Scenario)
+		f.ScenarioName = filepath.ToSlash(filepath.Clean(raw.Scenario))
 		if _, err := os.Stat(f.Scenario); err != nil {
 			p.add(toml.Key{"scenario"}, "%s: no such scenario (paths are relative to the sweep file's folder)", f.Scenario)
 		}

@@ -3,6 +3,8 @@ package sweep
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/proflab/proflab/core/config"
@@ -96,7 +98,10 @@ func halKey(c *config.Config) string {
 }
 
 // lineOf turns a run's result into its results line.
-func lineOf(r Run, res scenario.Result) results.Line {
+func (w *worker) lineOf(r Run, res scenario.Result) results.Line {
+	// the runner names the scenario by the path it ran; results name it
+	// as the sweep file does
+	where := strings.NewReplacer(filepath.ToSlash(filepath.Clean(w.plan.File.Scenario))+":", w.plan.File.ScenarioName+":")
 	l := results.Line{
 		Index: r.Index, ID: r.ID, Params: r.Params, Repeat: r.Repeat, Seed: r.Seed,
 		Status:     statusOf(res),
@@ -106,7 +111,7 @@ func lineOf(r Run, res scenario.Result) results.Line {
 		Timings:    results.Timings{WallSeconds: res.Timings.Wall.Round(time.Microsecond).Seconds()},
 	}
 	for _, c := range res.Checks {
-		l.Checks = append(l.Checks, results.Check{Passed: c.Passed, Where: c.Where, Message: c.Message})
+		l.Checks = append(l.Checks, results.Check{Passed: c.Passed, Where: where.Replace(c.Where), Message: c.Message})
 	}
 	for _, m := range res.Machines {
 		for src, n := range m.Interrupts {
@@ -114,7 +119,7 @@ func lineOf(r Run, res scenario.Result) results.Line {
 		}
 	}
 	if e := res.Error; e != nil {
-		l.Error = &results.Error{Kind: string(e.Kind), Message: results.Scrub(e.Message), Traceback: results.Scrub(e.Traceback)}
+		l.Error = &results.Error{Kind: string(e.Kind), Message: results.Scrub(where.Replace(e.Message)), Traceback: results.Scrub(where.Replace(e.Traceback))}
 	}
 	return l
 }

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -106,7 +107,7 @@ func load(dir string) (*data, error) {
 			Sweep string `json:"sweep"`
 		}
 		if json.Unmarshal(b, &m) == nil {
-			d.sweep = m.Sweep
+			d.sweep = path.Base(m.Sweep) // the name, whatever folder it ran from
 		}
 	}
 	params := map[string]*param{}
