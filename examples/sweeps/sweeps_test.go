@@ -6,7 +6,9 @@ package sweeps_test
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"gopkg.in/yaml.v3"
 
 	"github.com/proflab/proflab/core/sweep/results"
 	"github.com/proflab/proflab/halplugins/haltest"
@@ -255,4 +259,168 @@ func TestSlurmJobArray(t *testing.T) {
 	whole := filepath.Join(tmp, "whole")
 	sweep(t, ".", nil, "sweep", "sampling_error.toml", "-j", "2", "--out", whole)
 	sameOutputs(t, whole, filepath.Join(tmp, "out", "merged"))
+}
+
+// k8sObject is the part of a Kubernetes object the test reads.
+type k8sObject struct {
+	APIVersion string                `yaml:"apiVersion"`
+	Kind       string                `yaml:"kind"`
+	Metadata   struct{ Name string } `yaml:"metadata"`
+	Data       map[string]string     `yaml:"data"`
+	Spec       struct {
+		CompletionMode string `yaml:"completionMode"`
+		Completions    int    `yaml:"completions"`
+		Parallelism    int    `yaml:"parallelism"`
+		Template       struct {
+			Spec struct {
+				RestartPolicy string `yaml:"restartPolicy"`
+				Containers    []struct {
+					Command []string `yaml:"command"`
+					Args    []string `yaml:"args"`
+					Env     []struct {
+						Name      string `yaml:"name"`
+						ValueFrom struct {
+							FieldRef struct {
+								FieldPath string `yaml:"fieldPath"`
+							} `yaml:"fieldRef"`
+						} `yaml:"valueFrom"`
+					} `yaml:"env"`
+					VolumeMounts []struct {
+						Name      string `yaml:"name"`
+						MountPath string `yaml:"mountPath"`
+					} `yaml:"volumeMounts"`
+				} `yaml:"containers"`
+				Volumes []struct {
+					Name      string `yaml:"name"`
+					ConfigMap *struct {
+						Name string `yaml:"name"`
+					} `yaml:"configMap"`
+					PersistentVolumeClaim *struct {
+						ClaimName string `yaml:"claimName"`
+					} `yaml:"persistentVolumeClaim"`
+				} `yaml:"volumes"`
+			} `yaml:"spec"`
+		} `yaml:"template"`
+	} `yaml:"spec"`
+}
+
+// readK8s decodes every document of a manifest.
+func readK8s(t *testing.T, path string) map[string]k8sObject {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	out := map[string]k8sObject{}
+	d := yaml.NewDecoder(f)
+	for {
+		var o k8sObject
+		err := d.Decode(&o)
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		out[o.Kind+"/"+o.Metadata.Name] = o
+	}
+}
+
+// expand does what the kubelet does to a container's args: $(VAR) of a
+// variable in the container's environment becomes its value.
+func expand(args []string, env map[string]string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		for k, v := range env {
+			a = strings.ReplaceAll(a, "$("+k+")", v)
+		}
+		out[i] = a
+	}
+	return out
+}
+
+// The Kubernetes example is the Indexed Job it claims to be, and its
+// pods' command lines, run with JOB_COMPLETION_INDEX as the Job
+// controller sets it and the ConfigMap and volume mounted as folders,
+// followed by the merge Job's, give the unsharded sweep's results.
+func TestKubernetesIndexedJob(t *testing.T) {
+	objs := readK8s(t, "k8s-indexed-job.yaml")
+	job, ok := objs["Job/proflab-sweep"]
+	if !ok || job.APIVersion != "batch/v1" {
+		t.Fatalf("no batch/v1 Job proflab-sweep in %v", objs)
+	}
+	if job.Spec.CompletionMode != "Indexed" || job.Spec.Completions != 3 || job.Spec.Template.Spec.RestartPolicy != "Never" {
+		t.Fatalf("job spec: completionMode %q, completions %d, restartPolicy %q", job.Spec.CompletionMode, job.Spec.Completions, job.Spec.Template.Spec.RestartPolicy)
+	}
+	c := job.Spec.Template.Spec.Containers[0]
+	if len(c.Env) != 1 || c.Env[0].Name != "JOB_COMPLETION_INDEX" ||
+		c.Env[0].ValueFrom.FieldRef.FieldPath != "metadata.annotations['batch.kubernetes.io/job-completion-index']" {
+		t.Errorf("the container's JOB_COMPLETION_INDEX is not the controller's annotation: %+v", c.Env)
+	}
+	if got := strings.Join(c.Command, " ") + " " + strings.Join(c.Args, " "); !strings.Contains(got, fmt.Sprintf("--shard auto/%d", job.Spec.Completions)) {
+		t.Errorf("the pods run %q: want --shard auto/%d (completions)", got, job.Spec.Completions)
+	}
+	cm, ok := objs["ConfigMap/proflab-sweep"]
+	if !ok || cm.APIVersion != "v1" {
+		t.Fatal("no v1 ConfigMap proflab-sweep")
+	}
+	mounts := map[string]string{}
+	for _, m := range c.VolumeMounts {
+		mounts[m.Name] = m.MountPath
+	}
+	for _, v := range job.Spec.Template.Spec.Volumes {
+		switch {
+		case v.ConfigMap != nil && v.ConfigMap.Name != "proflab-sweep":
+			t.Errorf("volume %s mounts ConfigMap %s", v.Name, v.ConfigMap.Name)
+		case v.PersistentVolumeClaim != nil && objs["PersistentVolumeClaim/"+v.PersistentVolumeClaim.ClaimName].Kind == "":
+			t.Errorf("volume %s claims %s, which the manifest does not define", v.Name, v.PersistentVolumeClaim.ClaimName)
+		}
+	}
+	// the ConfigMap carries the example's files unchanged
+	for name, text := range cm.Data {
+		b, err := os.ReadFile(name)
+		if err != nil || string(b) != text {
+			t.Errorf("ConfigMap file %s differs from examples/sweeps/%s (%v)", name, name, err)
+		}
+	}
+
+	// run the pods: the mount paths become folders of the test
+	tmp := t.TempDir()
+	root := func(p string) string {
+		for name, mp := range mounts {
+			if rest, ok := strings.CutPrefix(p, mp); ok {
+				return filepath.Join(tmp, name) + rest
+			}
+		}
+		return p
+	}
+	os.MkdirAll(filepath.Join(tmp, "sweep"), 0o755)
+	os.MkdirAll(filepath.Join(tmp, "results"), 0o755)
+	for name, text := range cm.Data {
+		os.WriteFile(filepath.Join(tmp, "sweep", name), []byte(text), 0o644)
+	}
+	for k := range job.Spec.Completions {
+		index := fmt.Sprint(k)
+		args := expand(c.Args, map[string]string{"JOB_COMPLETION_INDEX": index})
+		for i := range args {
+			args[i] = root(args[i])
+		}
+		out := sweep(t, tmp, []string{"JOB_COMPLETION_INDEX=" + index, "SLURM_ARRAY_TASK_ID="}, args...)
+		if !strings.Contains(out, "index from JOB_COMPLETION_INDEX") {
+			t.Errorf("pod %d did not take its shard from JOB_COMPLETION_INDEX:\n%s", k, out)
+		}
+	}
+	merge := readK8s(t, "k8s-merge-job.yaml")["Job/proflab-sweep-merge"]
+	if merge.APIVersion != "batch/v1" || len(merge.Spec.Template.Spec.Containers) != 1 {
+		t.Fatalf("k8s-merge-job.yaml: no batch/v1 Job proflab-sweep-merge")
+	}
+	margs := merge.Spec.Template.Spec.Containers[0].Args
+	for i := range margs {
+		margs[i] = root(margs[i])
+	}
+	sweep(t, tmp, nil, margs...)
+	whole := filepath.Join(tmp, "whole")
+	sweep(t, ".", nil, "sweep", "sampling_error.toml", "--out", whole)
+	sameOutputs(t, whole, filepath.Join(tmp, "results", "merged"))
 }
