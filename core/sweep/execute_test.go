@@ -215,9 +215,10 @@ func TestBadRunsAndRetry(t *testing.T) {
 	}
 }
 
-// A run that crashes its HAL plugin (a real process that exits) is
-// recorded as failed with the plugin's error; the sweep completes, and
-// the same worker's later runs get a fresh plugin process.
+// A run that crashes its HAL plugin (a real process that exits) or hangs
+// it (past the HAL's call timeout) is recorded as failed with the
+// plugin's error; the sweep completes, and the same worker's later runs
+// get a fresh plugin process.
 func TestPluginCrash(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a plugin")
@@ -228,23 +229,27 @@ func TestPluginCrash(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := filepath.Join(dir, "lab.toml")
-	os.WriteFile(cfg, []byte("[machine]\nhal = [\"crashy\"]\n[hal.crashy]\nplugin = "+quote(plugin)+"\n"), 0o644)
+	os.WriteFile(cfg, []byte("[machine]\nhal = [\"crashy\"]\n[hal.crashy]\nplugin = "+quote(plugin)+"\ntimeout = \"500ms\"\n"), 0o644)
 	path := filepath.Join(dir, "sweep.toml")
-	os.WriteFile(path, []byte("scenario = "+quote(probe(t))+"\nconfig_file = \"lab.toml\"\nrepeats = 2\n[set]\nhal = \"crashy\"\n[grid]\ninterval = [5000, 4242, 6000]\n"), 0o644)
+	os.WriteFile(path, []byte("scenario = "+quote(probe(t))+"\nconfig_file = \"lab.toml\"\nrepeats = 2\n[set]\nhal = \"crashy\"\n[grid]\ninterval = [5000, 4242, 6000, 4343, 7000]\n"), 0o644)
 	p := plan(t, path)
 	out := filepath.Join(dir, "out")
 	sum := run(t, p, out, sweep.Options{Jobs: 1})
-	if sum.OK != 4 || sum.Failed != 2 {
-		t.Fatalf("%v, want 4 ok and the 2 crashes failed", sum)
+	if sum.OK != 6 || sum.Failed != 4 {
+		t.Fatalf("%v, want 6 ok, the 2 crashes and the 2 hangs failed", sum)
 	}
 	lines, _, _ := results.Read(filepath.Join(out, results.FileName))
 	for _, l := range lines {
-		crash := fmt.Sprint(l.Params["interval"]) == "4242"
-		if crash != (l.Status == results.StatusFailed) {
-			t.Errorf("interval %v: status %s", l.Params["interval"], l.Status)
+		iv := fmt.Sprint(l.Params["interval"])
+		bad := iv == "4242" || iv == "4343"
+		if bad != (l.Status == results.StatusFailed) {
+			t.Errorf("interval %v: status %s", iv, l.Status)
 		}
-		if crash && (l.Error == nil || l.Error.Kind != "plugin" || !strings.Contains(l.Error.Message, "pid N")) {
-			t.Errorf("crash run's error: %+v", l.Error)
+		if bad && (l.Error == nil || l.Error.Kind != "plugin" || !strings.Contains(l.Error.Message, "pid N")) {
+			t.Errorf("interval %s: the run's error is %+v, want a plugin error", iv, l.Error)
+		}
+		if iv == "4343" && !strings.Contains(l.Error.Message, "did not answer in time") {
+			t.Errorf("hang: %s", l.Error.Message)
 		}
 	}
 	if kids := children(t); len(kids) > 0 {
