@@ -42,7 +42,9 @@ type Bar struct {
 	bar      *mpb.Bar
 	failures int64
 	mu       sync.Mutex
+	start    time.Time
 	last     time.Time
+	base     int64 // runs done before Start
 }
 
 // NewBar returns a Bar drawing on w (a terminal).
@@ -50,7 +52,8 @@ func NewBar(w io.Writer) *Bar { return &Bar{w: w} }
 
 // Start implements Progress.
 func (b *Bar) Start(total, done int) {
-	b.p = mpb.New(mpb.WithOutput(b.w), mpb.WithWidth(40), mpb.WithRefreshRate(150*time.Millisecond))
+	b.start, b.last, b.base = time.Now(), time.Now(), int64(done)
+	b.p = mpb.New(mpb.WithOutput(b.w), mpb.WithWidth(40), mpb.WithRefreshRate(150*time.Millisecond), mpb.WithAutoRefresh())
 	b.bar = b.p.AddBar(int64(total),
 		mpb.PrependDecorators(
 			decor.Name("sweep "),
@@ -62,14 +65,20 @@ func (b *Bar) Start(total, done int) {
 			}),
 		),
 		mpb.AppendDecorators(
-			decor.AverageSpeed(0, "%.1f runs/s"),
+			decor.Any(func(st decor.Statistics) string {
+				b.mu.Lock()
+				defer b.mu.Unlock()
+				rate := 0.0
+				if el := time.Since(b.start).Seconds(); el > 0 {
+					rate = float64(st.Current-b.base) / el
+				}
+				return fmt.Sprintf("%.1f runs/s", rate)
+			}),
 			decor.Name("  ETA "),
 			decor.AverageETA(decor.ET_STYLE_GO),
 		),
 	)
 	b.bar.SetCurrent(int64(done))
-	b.bar.SetPriority(0)
-	b.last = time.Now()
 }
 
 // Add implements Progress.
