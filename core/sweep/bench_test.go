@@ -46,11 +46,15 @@ func BenchmarkSweep1000(b *testing.B) {
 // BenchmarkSweepRun measures one run (one op) of a sweep on one worker:
 // "one-second" is the whole run, "overhead" the same run with no
 // simulated time — machine and Lua state creation, HAL plugin round
-// trips, the result line — so the engine's share is the difference.
+// trips, the result line — so the engine's share is the difference;
+// "overhead-inproc" is the overhead with the HALs in proflab's process,
+// so the plugin round trips' share is the difference with "overhead".
 func BenchmarkSweepRun(b *testing.B) {
+	inproc, _ := filepath.Abs(filepath.Join("testdata", "inproc.toml"))
 	for _, c := range []struct{ name, set string }{
 		{"one-second", ""},
 		{"overhead", "[set]\nduration_us = 0\n"},
+		{"overhead-inproc", "config_file = " + quote(inproc) + "\n[set]\nduration_us = 0\n"},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			dir := b.TempDir()
