@@ -414,3 +414,36 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 		t.Error("killed-and-resumed results differ from an uninterrupted sweep")
 	}
 }
+
+// [config] applies a parameter to the run's configuration: the machine's
+// defaults (machine.cpus) and a HAL's settings (hal.apic.settings.min,
+// which gets the worker its own plugin host per value).
+func TestConfigOverrides(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "s.lua"), []byte(`local lab = require "proflab"
+local m = lab.machine{ hal = { "apic" } }
+local min
+for _, s in ipairs(m:hal_sources()) do if s.name == "ProfileTime" then min = s.min end end
+lab.record{ cpus = m:cpu_count(), min = min }`), 0o644)
+	cfg, _ := filepath.Abs(filepath.Join("testdata", "inproc.toml"))
+	path := filepath.Join(dir, "sweep.toml")
+	os.WriteFile(path, []byte("scenario = \"s.lua\"\nconfig_file = "+quote(cfg)+`
+[grid]
+cpus = [1, 3]
+min = [1221, 2000]
+[config]
+cpus = "machine.cpus"
+min = "hal.apic.settings.min"
+`), 0o644)
+	out := filepath.Join(dir, "out")
+	run(t, plan(t, path), out, sweep.Options{Jobs: 1})
+	lines, _, _ := results.Read(filepath.Join(out, results.FileName))
+	if len(lines) != 4 {
+		t.Fatalf("%d lines", len(lines))
+	}
+	for _, l := range lines {
+		if fmt.Sprint(l.Metrics["cpus"]) != fmt.Sprint(l.Params["cpus"]) || fmt.Sprint(l.Metrics["min"]) != fmt.Sprint(l.Params["min"]) {
+			t.Errorf("params %v: the machine had %v cpus and ProfileTime minimum %v", l.Params, l.Metrics["cpus"], l.Metrics["min"])
+		}
+	}
+}

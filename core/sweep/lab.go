@@ -57,7 +57,7 @@ func (w *worker) run(ctx context.Context, r Run) scenario.Result {
 
 // setup returns the Setup of r's configuration.
 func (w *worker) setup(r Run) scenario.Setup {
-	key := overridesKey(r.Overrides)
+	key := strings.Join(r.Overrides, "\n")
 	s, ok := w.setups[key]
 	if !ok {
 		s = scenario.SetupFromConfig(w.plan.File.ConfigFile, w.plan.Configs[key], halhost.Options{})
@@ -138,15 +138,4 @@ func statusOf(res scenario.Result) results.Status {
 		return results.StatusFailed
 	}
 	return results.StatusOK
-}
-
-func overridesKey(over []string) string {
-	key := ""
-	for i, o := range over {
-		if i > 0 {
-			key += "\n"
-		}
-		key += o
-	}
-	return key
 }

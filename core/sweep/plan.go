@@ -42,8 +42,8 @@ type Plan struct {
 	// resumed outputs of a plan with another hash are refused.
 	Hash string
 	Runs []Run
-	// Configs are the run's configurations, by the run's overrides joined
-	// with newlines (loaded and checked once).
+	// Configs are the runs' configurations by the runs' overrides joined
+	// with newlines (each loaded and checked once).
 	Configs map[string]*config.Config
 }
 
