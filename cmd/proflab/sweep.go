@@ -72,7 +72,7 @@ func newSweepCmd() *cobra.Command {
 			defer stop()
 			sum, err := sweep.Execute(ctx, plan, sweep.Options{
 				Out: out, Jobs: jobs, Shard: shard, Resume: resume, RetryFailed: retry,
-				Progress: progressFor(stderr),
+				Progress: progressFor(stderr), RunOutputs: runOutputs,
 			})
 			fmt.Fprintln(cmd.OutOrStdout(), sum)
 			switch {
@@ -95,6 +95,7 @@ func newSweepCmd() *cobra.Command {
 	fl.BoolVar(&retry, "retry-failed", false, "like --resume, and rerun the runs that did not end ok")
 	fl.BoolVar(&dry, "dry-run", false, "list the runs (index, id, repeat, seed, parameters) and run nothing")
 	fl.StringVar(&shardArg, "shard", "", "run slice K of N (K from 0), or auto/N: K from SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX")
+	fl.BoolVar(&runOutputs, "run-outputs", false, "also write each run's output folder (result.json, config, buckets, pprof profiles) to OUT/runs/ID")
 	fl.StringArrayVar(&sets, "set", nil, "pin a parameter, key=value (a TOML literal), over [grid], [zip] and [set]; repeatable")
 	cmd.AddCommand(newSweepMergeCmd())
 	return cmd

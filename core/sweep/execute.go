@@ -31,7 +31,15 @@ type Options struct {
 	RetryFailed bool
 	// Progress follows the sweep (nil: silent).
 	Progress Progress
+	// RunOutputs also writes each finished run's output folder,
+	// Out/runs/ID (result.json, config.toml, buckets.csv, a pprof profile
+	// per profile, trace.json: scenario.WriteResult), to compare sampled
+	// profiles with the ground truth run by run.
+	RunOutputs bool
 }
+
+// RunsDir is the folder of the runs' output folders (Options.RunOutputs).
+const RunsDir = "runs"
 
 // Summary counts a sweep's runs.
 type Summary struct {
@@ -133,7 +141,11 @@ func Execute(ctx context.Context, plan *Plan, opt Options) (Summary, error) {
 	}
 	progress.Start(len(runs), len(done))
 	var writeErr error
-	interrupted := pool(ctx, plan, source, todo, opt.Jobs, func(r Run, l results.Line, log string) {
+	var runsDir string
+	if opt.RunOutputs {
+		runsDir = filepath.Join(opt.Out, RunsDir)
+	}
+	interrupted := pool(ctx, plan, source, todo, opt.Jobs, runsDir, func(r Run, l results.Line, log string) {
 		if writeErr != nil {
 			return
 		}
@@ -222,7 +234,9 @@ func prepare(opt Options, man Manifest, path string, runs []Run) ([]results.Line
 // pool runs todo on jobs workers and calls finish, from one goroutine, with
 // each finished run as it finishes. It reports whether ctx ended first (the
 // runs it interrupted are not passed to finish).
-func pool(ctx context.Context, plan *Plan, source []byte, todo []Run, jobs int, finish func(Run, results.Line, string)) (interrupted bool) {
+// With runsDir set, each finished run's output folder is written there
+// (by its worker, before the run counts as finished).
+func pool(ctx context.Context, plan *Plan, source []byte, todo []Run, jobs int, runsDir string, finish func(Run, results.Line, string)) (interrupted bool) {
 	if jobs < 1 {
 		jobs = runtime.NumCPU()
 	}
@@ -246,7 +260,16 @@ func pool(ctx context.Context, plan *Plan, source []byte, todo []Run, jobs int, 
 				if res.Error != nil && res.Error.Kind == luart.KindInterrupted {
 					continue // a partial run: discarded
 				}
-				out <- done{r, w.lineOf(r, res), runLog(res)}
+				line := w.lineOf(r, res)
+				if runsDir != "" {
+					if err := scenario.WriteResult(filepath.Join(runsDir, r.ID), res); err != nil {
+						if line.Error == nil {
+							line.Status = results.StatusError
+							line.Error = &results.Error{Kind: "output", Message: "writing the run's output folder: " + err.Error()}
+						}
+					}
+				}
+				out <- done{r, line, runLog(res)}
 			}
 		}()
 	}

@@ -447,3 +447,22 @@ min = "hal.apic.settings.min"
 		}
 	}
 }
+
+// RunOutputs writes each run's output folder, named by its id, with its
+// result and its sampled profile as pprof.
+func TestRunOutputs(t *testing.T) {
+	dir := t.TempDir()
+	p := plan(t, writeSweep(t, dir, "repeats = 2\n"))
+	out := filepath.Join(dir, "out")
+	run(t, p, out, sweep.Options{RunOutputs: true})
+	for _, r := range p.Runs {
+		runDir := filepath.Join(out, sweep.RunsDir, r.ID)
+		if _, err := os.Stat(filepath.Join(runDir, "result.json")); err != nil {
+			t.Errorf("run %s: %v", r.ID, err)
+		}
+		if pprofs, _ := filepath.Glob(filepath.Join(runDir, "*.pb.gz")); len(pprofs) == 0 {
+			entries, _ := os.ReadDir(runDir)
+			t.Errorf("run %s: no pprof profile among %v", r.ID, entries)
+		}
+	}
+}
