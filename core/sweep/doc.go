@@ -17,6 +17,9 @@
 //   - Ids: the first 16 hex digits of the sha256 of the canonical JSON of
 //     {params, repeat}; seeds: sha256("proflab seed", master seed, id),
 //     kept below 2^53 so Lua's numbers hold them.
+//   - A parameter's value is a string, number, boolean, or a list of them
+//     (a HAL order); [config] hands it to the configuration as a TOML
+//     literal.
 //   - --set pins a parameter: a swept one becomes fixed.
 //   - Shards: run i belongs to shard i mod N (round-robin balances slow
 //     and fast grid points over the shards).

@@ -466,3 +466,29 @@ func TestRunOutputs(t *testing.T) {
 		}
 	}
 }
+
+// A HAL order is a list parameter: [config] hands it to machine.hal, and
+// the scenario sees it in lab.params as a table.
+func TestHALOrderParameter(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "s.lua"), []byte(`local lab = require "proflab"
+local m = lab.machine{}
+local n = 0
+for _ in ipairs(m:hal_sources()) do n = n + 1 end
+lab.record{ sources = n, listed = #lab.params.hal }`), 0o644)
+	cfg, _ := filepath.Abs(filepath.Join("testdata", "inproc.toml"))
+	path := filepath.Join(dir, "sweep.toml")
+	os.WriteFile(path, []byte("scenario = \"s.lua\"\nconfig_file = "+quote(cfg)+`
+[grid]
+hal = [["apic"], ["apic", "pmu"]]
+[config]
+hal = "machine.hal"
+`), 0o644)
+	out := filepath.Join(dir, "out")
+	run(t, plan(t, path), out, sweep.Options{})
+	lines, _, _ := results.Read(filepath.Join(out, results.FileName))
+	if len(lines) != 2 || fmt.Sprint(lines[0].Metrics["sources"]) != "1" || fmt.Sprint(lines[0].Metrics["listed"]) != "1" ||
+		fmt.Sprint(lines[1].Metrics["listed"]) != "2" || fmt.Sprint(lines[1].Metrics["sources"]) == "1" {
+		t.Fatalf("lines %+v", lines)
+	}
+}

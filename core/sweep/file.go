@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -103,8 +104,9 @@ func Parse(name string, data []byte) (*File, error) {
 	var raw rawFile
 	if _, err := tomlstrict.Decode(name, data, &raw, tomlstrict.Options{
 		Hint: hint,
-		// ranges' keys: checked by rangeValues with their own messages
-		Ignore: func(k toml.Key) bool { return len(k) > 2 && (k[0] == "grid" || k[0] == "zip") },
+		// tables inside [grid], [zip] and [set] (ranges, mistakes): checked
+		// by Parse with their own messages
+		Ignore: func(k toml.Key) bool { return len(k) > 2 && (k[0] == "grid" || k[0] == "zip" || k[0] == "set") },
 	}); err != nil {
 		return nil, err
 	}
@@ -155,9 +157,9 @@ func Parse(name string, data []byte) (*File, error) {
 			}
 			seen[name] = table
 			if table == "set" {
-				v, ok := scalar(src[name])
+				v, ok := value(src[name])
 				if !ok {
-					p.add(key, "a fixed parameter is a string, number or boolean, not %s", describe(src[name]))
+					p.add(key, "a fixed parameter is a string, number, boolean or a list of them, not %s", describe(src[name]))
 				}
 				f.Set[name] = v
 				continue
@@ -221,9 +223,9 @@ func (f *File) Line(key ...string) int { return tomlstrict.KeyLine(f.data, toml.
 // Override pins a parameter to one value, as --set name=value does: it
 // replaces the parameter's axis in [grid] or [zip], or its [set] value.
 func (f *File) Override(name string, v any) error {
-	v, ok := scalar(v)
+	v, ok := value(v)
 	if !ok {
-		return fmt.Errorf("--set %s: a parameter is a string, number or boolean", name)
+		return fmt.Errorf("--set %s: a parameter is a string, number, boolean or a list of them", name)
 	}
 	drop := func(axes []Axis) []Axis {
 		return slices.DeleteFunc(axes, func(a Axis) bool { return a.Name == name })
@@ -295,25 +297,24 @@ func (p *problems) values(key toml.Key, v any) ([]any, bool) {
 			return nil, false
 		}
 		out := make([]any, len(x))
+		seen := map[string]bool{}
 		for i, e := range x {
-			s, ok := scalar(e)
+			s, ok := value(e)
 			if !ok {
-				p.add(key, "value %d is %s; list strings, numbers or booleans", i+1, describe(e))
+				p.add(key, "value %d is %s; list strings, numbers, booleans or lists of them (a HAL order: [[\"apic\", \"pmu\"], [\"apic\", \"pebs\"]])", i+1, describe(e))
 				return nil, false
 			}
-			if kind(s) != kind(out[0]) && i > 0 {
+			if i > 0 && kind(s) != kind(out[0]) {
 				p.add(key, "value %d is a %s but value 1 a %s; a parameter's values are of one kind", i+1, kind(s), kind(out[0]))
 				return nil, false
 			}
-			out[i] = s
-		}
-		for i := range out {
-			for j := range i {
-				if out[i] == out[j] {
-					p.add(key, "value %v is listed twice", out[i])
-					return nil, false
-				}
+			text := literal(s)
+			if seen[text] {
+				p.add(key, "value %s is listed twice", text)
+				return nil, false
 			}
+			seen[text] = true
+			out[i] = s
 		}
 		return out, true
 	case map[string]any:
@@ -403,7 +404,24 @@ func (p *problems) rangeValues(key toml.Key, t map[string]any) ([]any, bool) {
 	return out, true
 }
 
-// scalar accepts the parameter values a run can have.
+// value accepts the parameter values a run can have: a scalar, or a list
+// of scalars (a HAL order).
+func value(v any) (any, bool) {
+	if l, ok := v.([]any); ok {
+		out := make([]any, len(l))
+		for i, e := range l {
+			s, ok := scalar(e)
+			if !ok {
+				return nil, false
+			}
+			out[i] = s
+		}
+		return out, true
+	}
+	return scalar(v)
+}
+
+// scalar accepts a string, number or boolean.
 func scalar(v any) (any, bool) {
 	switch x := v.(type) {
 	case string, int64, float64, bool:
@@ -422,8 +440,28 @@ func kind(v any) string {
 		return "number"
 	case bool:
 		return "boolean"
+	case []any:
+		return "list"
 	}
 	return "value"
+}
+
+// literal renders a parameter value as a TOML literal: how [config]
+// hands it to the configuration, and how messages show it.
+func literal(v any) string {
+	switch x := v.(type) {
+	case string:
+		return strconv.Quote(x)
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = literal(e)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	}
+	return fmt.Sprint(v)
 }
 
 func describe(v any) string {

@@ -133,7 +133,7 @@ func (plan *Plan) overrides(p map[string]any) ([]string, error) {
 	names := sortedKeys(f.Config)
 	sort.Slice(names, func(i, j int) bool { return f.Config[names[i]] < f.Config[names[j]] })
 	for _, name := range names {
-		over = append(over, f.Config[name]+"="+fmt.Sprint(p[name]))
+		over = append(over, f.Config[name]+"="+literal(p[name]))
 	}
 	key := strings.Join(over, "\n")
 	if _, done := plan.Configs[key]; done {
