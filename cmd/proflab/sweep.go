@@ -26,6 +26,7 @@ func newSweepCmd() *cobra.Command {
 		jobs               int
 		out, shardArg      string
 		resume, retry, dry bool
+		runOutputs         bool
 		sets               []string
 	)
 	cmd := &cobra.Command{

@@ -57,6 +57,15 @@ func TestSweepCommand(t *testing.T) {
 		t.Errorf("report: code %d, %s", code, stdout)
 	}
 
+	// --run-outputs: a folder per run
+	ro := filepath.Join(t.TempDir(), "ro")
+	if code, _, _ := runCLI("sweep", file, "--out", ro, "--run-outputs"); code != ExitOK {
+		t.Errorf("--run-outputs: code %d", code)
+	}
+	if runs, _ := filepath.Glob(filepath.Join(ro, "runs", "*", "result.json")); len(runs) != 6 {
+		t.Errorf("--run-outputs wrote %d result.json files, want 6", len(runs))
+	}
+
 	// --set pins a parameter and a failing run gives exit status 1
 	code, stdout, _ = runCLI("sweep", file, "--out", filepath.Join(t.TempDir(), "f"), "--set", "mode=fail", "--set", "x=9")
 	if code != ExitFailed || !strings.Contains(stdout, "2 runs: 0 ok, 2 failed") {
