@@ -10,7 +10,7 @@ import (
 	"strings"
 	"sync"
 
-	luart "github.com/proflab/proflab/core/lua"
+	"github.com/proflab/proflab/core/runerr"
 	"github.com/proflab/proflab/core/scenario"
 	"github.com/proflab/proflab/core/sweep/report"
 	"github.com/proflab/proflab/core/sweep/results"
@@ -257,7 +257,7 @@ func pool(ctx context.Context, plan *Plan, source []byte, todo []Run, jobs int, 
 			defer w.close()
 			for r := range next {
 				res := w.run(ctx, r)
-				if res.Error != nil && res.Error.Kind == luart.KindInterrupted {
+				if res.Error != nil && res.Error.Kind == runerr.KindInterrupted {
 					continue // a partial run: discarded
 				}
 				line := w.lineOf(r, res)

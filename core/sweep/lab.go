@@ -9,7 +9,8 @@ import (
 
 	"github.com/proflab/proflab/core/config"
 	"github.com/proflab/proflab/core/halhost"
-	luart "github.com/proflab/proflab/core/lua"
+	"github.com/proflab/proflab/core/lab"
+	"github.com/proflab/proflab/core/runerr"
 	"github.com/proflab/proflab/core/scenario"
 	"github.com/proflab/proflab/core/sweep/results"
 )
@@ -23,12 +24,12 @@ type worker struct {
 	plan   *Plan
 	source []byte
 	setups map[string]scenario.Setup
-	hals   map[string]luart.HALProvider
+	hals   map[string]lab.HALProvider
 	closes []func()
 }
 
 func newWorker(plan *Plan, source []byte) *worker {
-	return &worker{plan: plan, source: source, setups: map[string]scenario.Setup{}, hals: map[string]luart.HALProvider{}}
+	return &worker{plan: plan, source: source, setups: map[string]scenario.Setup{}, hals: map[string]lab.HALProvider{}}
 }
 
 // run runs r in a fresh machine and Lua state. This is the one place the
@@ -67,7 +68,7 @@ func (w *worker) setup(r Run) scenario.Setup {
 }
 
 // provider returns the worker's HAL provider for setup's [hal] table.
-func (w *worker) provider(setup scenario.Setup) (luart.HALProvider, error) {
+func (w *worker) provider(setup scenario.Setup) (lab.HALProvider, error) {
 	key := halKey(setup.Config)
 	if h, ok := w.hals[key]; ok {
 		return h, nil
@@ -130,7 +131,7 @@ func (w *worker) lineOf(r Run, res scenario.Result) results.Line {
 // "error".
 func statusOf(res scenario.Result) results.Status {
 	switch {
-	case res.Error != nil && (res.Error.Kind == luart.KindPlugin || res.Error.Kind == luart.KindTimeout):
+	case res.Error != nil && (res.Error.Kind == runerr.KindPlugin || res.Error.Kind == runerr.KindTimeout):
 		return results.StatusFailed
 	case res.Error != nil:
 		return results.StatusError
