@@ -17,11 +17,11 @@ test: build
 	$(BIN)/proflab test scenarios/ examples/first-scenario.lua examples/workload-file.lua
 
 ## race: the race detector over the packages that run work concurrently
-## (workers sharing a plugin host, concurrent HAL calls, the plugin
+## (workers sharing a plugin host, sweep workers, concurrent HAL calls, the plugin
 ## protocol, a simulator programmed while HALs open). It needs cgo, hence
 ## a C compiler (.ci/run installs one if missing).
 RACE_PKGS := ./core/scenario/ ./core/halhost/ ./core/lab/ ./core/sim/ ./core/output/ \
-	./halplugins/hal/ ./halplugins/halrpc/ ./scenarios/
+	./halplugins/hal/ ./halplugins/halrpc/ ./scenarios/ ./core/sweep/...
 race:
 	CGO_ENABLED=1 $(GO) test -race -count=1 $(RACE_PKGS)
 
