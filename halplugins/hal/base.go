@@ -108,10 +108,10 @@ func (b *Base) Configure(m Machine) error {
 	for i := range specs {
 		s := &specs[i]
 		if s.Name == "" {
-			s.Name = s.Source.Name()
+			s.Name = SourceName(m.Vendor, s.Source)
 		}
 		if s.Description == "" {
-			s.Description = s.Source.Description()
+			s.Description = SourceDescription(m.Vendor, s.Source)
 		}
 		if _, dup := b.state[s.Source]; dup {
 			return fmt.Errorf("hal.Base: source %s listed twice by Sources", s.Source)

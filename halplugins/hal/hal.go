@@ -104,7 +104,8 @@ type Machine struct {
 	Vendor string
 	// Arch is "x86" or "x64".
 	Arch string
-	// Version is the modelled Windows version ("10.0.19041", "6.1", …).
+	// Version is the modelled Windows version ("10.0.19041", "6.1", …);
+	// empty means the lab's default, 10.0.19041.
 	Version string
 	// Seed seeds anything random the HAL does (skid draws, jitter): the
 	// same seed must give the same programming.
@@ -131,11 +132,11 @@ type Description struct {
 type SourceSpec struct {
 	// Source is the KPROFILE_SOURCE value.
 	Source Source
-	// Name is the source's name, "Profile" + Description ("ProfileTime").
-	// Empty means Source.Name().
+	// Name is the source's name, "Profile" + Description
+	// ("ProfileTotalIssues"). Empty means SourceName(vendor, Source).
 	Name string
-	// Description is the HAL's description string ("Time"). Empty means
-	// Source.Description().
+	// Description is the HAL's description string ("Timer",
+	// "TotalIssues"). Empty means SourceDescription(vendor, Source).
 	Description string
 	// Units is the interval's unit: Units100ns or UnitsEvents.
 	Units string

@@ -186,8 +186,11 @@ func CheckDescription(d hal.Description) error {
 		if i > 0 && s.Source <= d.Sources[i-1].Source {
 			errs = append(errs, fmt.Errorf("sources are not in ascending order without repeats: %s after %s", s.Source, d.Sources[i-1].Source))
 		}
-		if s.Name != s.Source.Name() {
+		if s.Source < 0x18 /* ProfileMaximum: the sources WDM.H names */ && s.Name != s.Source.Name() {
 			errs = append(errs, fmt.Errorf("source 0x%X is named %q, NT names it %q", uint32(s.Source), s.Name, s.Source.Name()))
+		}
+		if s.Source >= 0x18 && s.Name != "Profile"+s.Description {
+			errs = append(errs, fmt.Errorf("source 0x%X is named %q: a processor-specific source's name is \"Profile\" + its description %q (nt-profiling.md §4.4)", uint32(s.Source), s.Name, s.Description))
 		}
 		if s.Description == "" {
 			errs = append(errs, fmt.Errorf("%s has no description", s.Name))

@@ -5,7 +5,9 @@
 //
 // Behaviour:
 //
-//   - Sources (GenuineIntel only; on AuthenticAMD it supports nothing):
+//   - Sources (GenuineIntel only, and only where the machine's version
+//     has Intel counter sources, x64 from 6.0 and x86 from 6.2, unless
+//     `every_version` is set; on AuthenticAMD it supports nothing):
 //     the PEBS-capable counter sources of the Emon interface —
 //     ProfileTotalIssues, ProfileBranchInstructions, ProfileCacheMisses,
 //     ProfileBranchMispredictions, ProfileInstructionRetired,
@@ -67,6 +69,10 @@ type Settings struct {
 	Min     uint32 `json:"min"`
 	Max     uint32 `json:"max"`
 	Default uint32 `json:"default"`
+	// EveryVersion offers the sources whatever the machine's Windows
+	// version and architecture (by default, only where the version's HAL
+	// has Intel counter sources: x64 from 6.0, x86 from 6.2).
+	EveryVersion bool `json:"every_version"`
 }
 
 // DefaultSettings returns the documented defaults.
@@ -125,7 +131,7 @@ func (p *PEBS) Configure(m hal.Machine) error {
 }
 
 func (p *PEBS) sources(m hal.Machine) []hal.SourceSpec {
-	if m.Vendor != hal.VendorIntel {
+	if m.Vendor != hal.VendorIntel || hal.CounterSourcesFor(m) == nil && !p.settings.EveryVersion {
 		return nil
 	}
 	b := hal.Bounds{Min: p.settings.Min, Max: p.settings.Max, Default: p.settings.Default}
