@@ -31,6 +31,9 @@ func TestSkidSetting(t *testing.T) {
 	if err := hal.Local(newHAL).Configure(haltest.Machines()[0], []byte(`{"skid": 5000}`)); err == nil {
 		t.Fatal("skid 5000 accepted")
 	}
+	if n, err := in.NumberOfCounters(); n != 2 || err != nil {
+		t.Fatalf("HalQueryProfileNumberOfCounters: %d, %v, want 2 (one counter per source)", n, err)
+	}
 }
 
 // Built as a plugin, it passes `proflab hal check` and shows in
@@ -49,7 +52,7 @@ func TestProflabHalCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, err := exec.Command(proflab, "hal", "check", plugin).CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "16 passed, 0 failed") {
+	if err != nil || !strings.Contains(string(out), "18 passed, 0 failed") {
 		t.Fatalf("proflab hal check: %v\n%s", err, out)
 	}
 

@@ -88,6 +88,25 @@ type InterruptHook interface {
 	Interrupts(batch []Interrupt) (Programming, error)
 }
 
+// CounterReporter is a HAL that answers HalQuerySystemInformation with
+// HalQueryProfileNumberOfCounters (HAL information class 0x2C, Windows 10
+// 1903 and later): how many performance counters each processor has for
+// profiling. From 1903 the kernel takes its limit on the counters one ETW
+// logger may collect (SystemPerformanceTraceInformation sub-class 0x0F)
+// from it: the largest count any of the machine's HALs reports
+// (nt-profiling.md §5.1). [Base] implements it (from Base.Counters); a HAL
+// that is not a CounterReporter reports 0.
+type CounterReporter interface {
+	// NumberOfCounters returns the counters per processor, 0…MaxCounters;
+	// 0 for a HAL with no counters (a timer HAL, or a PMU HAL whose
+	// interface offers no counter sources).
+	NumberOfCounters() (uint32, error)
+}
+
+// MaxCounters is the most counters a HAL may report: no x86 or x64
+// processor has more general-purpose performance counters per processor.
+const MaxCounters = 32
+
 // InterruptBatchMax is the largest batch the lab hands an [InterruptHook].
 const InterruptBatchMax = 4096
 

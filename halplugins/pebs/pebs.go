@@ -114,12 +114,21 @@ var (
 // New returns a fresh PEBS HAL with the default settings.
 func New() hal.HAL {
 	p := &PEBS{settings: DefaultSettings()}
-	p.Base = hal.Base{Name: Name, Version: Version, Sources: p.sources, Program: p.program}
+	p.Base = hal.Base{Name: Name, Version: Version, Sources: p.sources, Program: p.program, Counters: p.counters}
 	return p
 }
 
 // Settings returns the settings for the SDK to decode into.
 func (p *PEBS) Settings() any { return &p.settings }
+
+// counters answers HalQueryProfileNumberOfCounters: the PEBS-capable
+// counters per processor, or 0 where the HAL offers no source.
+func (p *PEBS) counters(hal.Machine) uint32 {
+	if len(p.Describe().Sources) == 0 {
+		return 0
+	}
+	return uint32(p.settings.Counters)
+}
 
 // Configure checks the settings and sets up the counters.
 func (p *PEBS) Configure(m hal.Machine) error {

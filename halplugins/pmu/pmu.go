@@ -169,8 +169,17 @@ var (
 // New returns a fresh PMU HAL with the default settings.
 func New() hal.HAL {
 	p := &PMU{settings: DefaultSettings()}
-	p.Base = hal.Base{Name: Name, Version: Version, Sources: p.sources, Program: p.program}
+	p.Base = hal.Base{Name: Name, Version: Version, Sources: p.sources, Program: p.program, Counters: p.counters}
 	return p
+}
+
+// counters answers HalQueryProfileNumberOfCounters: the counters per
+// processor, or 0 where the interface offers no counter source.
+func (p *PMU) counters(hal.Machine) uint32 {
+	if len(p.Describe().Sources) == 0 {
+		return 0
+	}
+	return uint32(p.settings.Counters)
 }
 
 // Settings returns the settings for the SDK to decode into.

@@ -7,7 +7,8 @@
 // from its name, so a host configuration can choose it without arguments.
 // ok behaves as the apic HAL; crash exits in StartInterrupt; hang never
 // answers StartInterrupt; nonsense answers queries with the wrong number of
-// entries and programs a processor it was not asked about. -protocol serves
+// entries and programs a processor it was not asked about; counters reports
+// 6 for HalQueryProfileNumberOfCounters (the others 0). -protocol serves
 // another protocol version than halrpc's.
 package main
 
@@ -46,6 +47,13 @@ func (f *faulty) StartInterrupt(cpus []int, src hal.Source) (hal.Programming, er
 	return f.HAL.StartInterrupt(cpus, src)
 }
 
+func (f *faulty) NumberOfCounters() (uint32, error) {
+	if f.mode == "counters" {
+		return 6, nil
+	}
+	return 0, nil
+}
+
 func (f *faulty) QuerySource(cpus []int, src hal.Source) ([]hal.SourceInfo, error) {
 	info, err := f.HAL.QuerySource(cpus, src)
 	if f.mode == "nonsense" {
@@ -59,7 +67,7 @@ func main() {
 	if m, ok := strings.CutPrefix(filepath.Base(os.Args[0]), "hal-"); ok {
 		def = m
 	}
-	mode := flag.String("mode", def, "ok, crash, hang or nonsense")
+	mode := flag.String("mode", def, "ok, crash, hang, nonsense or counters")
 	protocol := flag.Int("protocol", halrpc.ProtocolVersion, "protocol version to serve")
 	flag.Parse()
 	factory := func() hal.HAL { return &faulty{HAL: apic.New(), mode: *mode} }
