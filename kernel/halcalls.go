@@ -12,10 +12,10 @@ import (
 type HALCall struct {
 	HAL      string    // the HAL owning the source; "" when none does
 	CPU      int       // the processor addressed
-	Call     string    // "query", "set", "start" or "stop"
-	Class    int       // HAL information class: 1 for query, 0 for set; -1 otherwise
+	Call     string    // "query", "set", "start", "stop" or "counters" (HalQueryProfileNumberOfCounters)
+	Class    int       // HAL information class: 1 for query, 0 for set, 0x2C for counters; -1 otherwise
 	Source   nt.Source // the source asked about
-	Interval uint32    // set: what the kernel passed; query: what the HAL answered
+	Interval uint32    // set: what the kernel passed; query: what the HAL answered; counters: the count
 	// HasInterval is false for start and stop, which carry no interval.
 	HasInterval bool
 	Supported   bool // query only
