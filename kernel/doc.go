@@ -56,9 +56,10 @@
 //     ignored, as the Object Manager does. NtCurrentProcess (-1 at pointer
 //     width) is valid wherever a process handle is; closing it is
 //     STATUS_INVALID_HANDLE. A kernel-mode caller's handles live in the
-//     System process's table and are not access-checked. Handles cannot be
-//     duplicated, so closing a profile's only handle deletes it (and stops
-//     it if started).
+//     System process's table and are not access-checked. The lab's
+//     Process.DuplicateHandle makes another handle with any access mask; a
+//     profile lives until its last handle is closed (which stops it if
+//     started).
 //   - Probes: ProbeForWrite/ProbeForRead check alignment first, then the
 //     range against MmUserProbeAddress; ProbeForWrite then touches every
 //     page. Pointer-sized and ULONG variables (ProfileHandle, Interval,

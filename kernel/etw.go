@@ -202,6 +202,9 @@ func (m *Machine) maxPMCCounters() (int, error) {
 	case m.ver.key() >= k10_0_18362:
 		most := 0
 		for _, h := range m.cfg.HALs {
+			if err := m.hook("counters", h, 0, []int{0}); err != nil {
+				return 0, err
+			}
 			n, err := h.NumberOfCounters()
 			if err != nil {
 				return 0, m.halFailed(h, "number of counters", err)
