@@ -25,6 +25,10 @@ type MachineSpec struct {
 	// Hardware receives every HAL call's hardware programming: the
 	// machine's simulated processors (core/sim). nil discards it.
 	Hardware Hardware
+	// HALSettings are, per HAL name, settings merged key by key over the
+	// configuration's for this machine only (lab.machine{ hal_settings =
+	// {...} }); nil for none.
+	HALSettings map[string]map[string]any
 }
 
 // Hardware is the sink of the HALs' hardware programming (the method set
@@ -57,6 +61,9 @@ func (TestHALs) Names() []string { return []string{"apic", "pmu", "pebs"} }
 
 // Open implements HALProvider.
 func (TestHALs) Open(names []string, spec MachineSpec) ([]kernel.HAL, func(), error) {
+	for n := range spec.HALSettings {
+		return nil, nil, fmt.Errorf("hal_settings.%s: the in-process test HALs take no settings", n)
+	}
 	hals := make([]kernel.HAL, 0, len(names))
 	for _, n := range names {
 		switch n {
@@ -106,7 +113,7 @@ func (h *HostHALs) Open(names []string, spec MachineSpec) ([]kernel.HAL, func(),
 	if spec.Hardware != nil {
 		hw = spec.Hardware
 	}
-	mhs, err := h.Host.OpenMachine(names, m, hw)
+	mhs, err := h.Host.OpenMachineWith(names, m, hw, spec.HALSettings)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -19,7 +19,7 @@ import (
 const machineTypeName = "proflab.machine"
 
 // machineFields are the fields lab.machine{...} takes.
-var machineFields = []string{"version", "arch", "cpus", "cpu_vendor", "pebs", "freq_mhz", "hal", "seed", "cache_errata_interval"}
+var machineFields = []string{"version", "arch", "cpus", "cpu_vendor", "pebs", "freq_mhz", "hal", "seed", "cache_errata_interval", "hal_settings"}
 
 // machine is the Go side of a machine userdata.
 type machine struct {
@@ -78,6 +78,8 @@ func (rt *Runtime) labMachine(L *lua.LState) int {
 			}
 		}
 	}
+
+	spec.HALSettings = halSettings(f, names)
 
 	sm := sim.New(sim.Options{Seed: spec.Seed})
 	spec.Hardware = sm
@@ -206,6 +208,7 @@ func (rt *Runtime) registerMachine(L *lua.LState) {
 		"hal_sources":         rt.machineHALSources,
 		"hal_log":             rt.machineHALLog,
 		"inject":              rt.machineInject,
+		"on_hal_call":         rt.machineOnHALCall,
 		"run":                 rt.machineRun,
 		"start_kernel_logger": rt.machineStartKernelLogger,
 		"version":             rt.machineVersion,
@@ -316,6 +319,40 @@ func (rt *Runtime) machineHALLog(L *lua.LState) int {
 	}
 	L.Push(out)
 	return 1
+}
+
+// machineOnHALCall is m:on_hal_call(fn): fn(call) runs at the start of
+// every kernel call into a HAL, before the HAL acts, with
+// call = { call = "query"|"set"|"start"|"stop"|"counters", hal = NAME,
+// source = n, cpus = { n, ... } } (kernel.Machine.OnHALCall). HAL calls fn
+// itself causes do not run it again; an error in fn stops the machine and
+// ends the service call with it. m:on_hal_call(nil) removes the hook.
+func (rt *Runtime) machineOnHALCall(L *lua.LState) int {
+	const fn = "m:on_hal_call"
+	m := checkMachine(L, fn)
+	if L.GetTop() > 2 {
+		L.RaiseError("%s: takes one argument (a function, or nil), got %d", fn, L.GetTop()-1)
+	}
+	switch f := L.Get(2).(type) {
+	case *lua.LNilType:
+		m.km.OnHALCall(nil)
+	case *lua.LFunction:
+		m.km.OnHALCall(func(call, hal string, src nt.Source, cpus []int) error {
+			row := L.CreateTable(0, 4)
+			row.RawSetString("call", lua.LString(call))
+			row.RawSetString("hal", lua.LString(hal))
+			row.RawSetString("source", lua.LNumber(src))
+			cs := L.CreateTable(len(cpus), 0)
+			for _, c := range cpus {
+				cs.Append(lua.LNumber(c))
+			}
+			row.RawSetString("cpus", cs)
+			return L.CallByParam(lua.P{Fn: f, NRet: 0, Protect: true}, row)
+		})
+	default:
+		L.RaiseError("%s: argument #1 (hook): expected a function or nil, got %s", fn, typeName(L.Get(2)))
+	}
+	return 0
 }
 
 // machineInject is m:inject{ pool_failures = n, map_failures = n }.
