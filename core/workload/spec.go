@@ -322,6 +322,26 @@ type Resolved struct {
 	Idle int
 }
 
+// outsideAddressSpace says why [addr, addr+size) cannot exist on a machine
+// of arch, or returns "": an x86 machine's addresses are 32 bits (0 …
+// 0xFFFFFFFF); an x64 machine's are canonical, user space 0 …
+// 0x7FFFFFFFFFFF and system space from 0xFFFF800000000000, a range lying
+// in one of them.
+func outsideAddressSpace(arch kernel.Arch, addr, size uint64) string {
+	last := addr + size - 1
+	if arch == kernel.X86 {
+		if last > 0xFFFFFFFF {
+			return fmt.Sprintf("0x%X…0x%X lies above the x86 machine's 4 GB address space (0x0…0xFFFFFFFF): use an address below 0x80000000 for user code or from 0x80000000 for kernel code, or make the machine x64", addr, last)
+		}
+		return ""
+	}
+	const userEnd, systemStart = 0x7FFFFFFFFFFF, 0xFFFF800000000000
+	if (last <= userEnd) || (addr >= systemStart) {
+		return ""
+	}
+	return fmt.Sprintf("0x%X…0x%X is not in the x64 machine's address space (user 0x0…0x7FFFFFFFFFFF, system from 0xFFFF800000000000: the addresses between are not canonical)", addr, last)
+}
+
 // kernelImage is the built-in kernel image for arch.
 func kernelImage(arch kernel.Arch) Image {
 	base := Address(0xFFFFF80000000000)
@@ -397,6 +417,12 @@ func (s *Spec) Resolve(arch kernel.Arch) (*Resolved, error) {
 			c.add(join(field, "size"), "must be > 0")
 		} else if rf.Addr+f.Size-1 < rf.Addr {
 			c.add(join(field, "size"), "base + size overflows 64 bits")
+		} else if msg := outsideAddressSpace(arch, rf.Addr, f.Size); msg != "" {
+			name := "base"
+			if img != nil && img.Base != 0 {
+				name = "offset"
+			}
+			c.add(join(field, name), "%s", msg)
 		}
 		c.weight(join(field, "weight"), f.Weight)
 		if math.IsNaN(rf.CPI) || rf.CPI <= 0 || rf.CPI > 1000 {
