@@ -55,6 +55,19 @@ A.expect_eq(ids, { 0, 2, 6, 10, 11, 19, 25, 26, 27, 28, 29, 30, 31 }, "Intel: Ti
 A.expect_eq({ intel[1].name, intel[1].interval, intel[1].min, intel[1].max }, { "Timer", 10000, 1221, 1000000 }, "Intel: the Timer row")
 A.expect_eq({ intel[2].name, intel[2].interval, intel[2].min, intel[2].max }, { "TotalIssues", 65536, 4096, 2147483647 }, "Intel: a counter row")
 
+-- The interval column is live: a listing after a set shows the value set,
+-- machine-wide (Microsoft's page shows TotalIssues at 698400 after a tool
+-- set it).
+do
+  local m = lab.machine{ version = "10.0.19041", hal = { "apic", "pmu" } }
+  local p = m:process{ privileges = { "SeSystemProfilePrivilege" } }
+  local iv = p:alloc(8)
+  A.expect_status(p:NtSetIntervalProfile(698400, lab.ProfileTotalIssues), lab.STATUS_SUCCESS, "set TotalIssues")
+  p:write_u32(iv, lab.ProfileTotalIssues)
+  A.expect_win32(p:TraceQueryInformation(0, lab.TraceSampledProfileIntervalInfo, iv, 8, 0), lab.ERROR_SUCCESS, "class 5")
+  A.expect_eq(p:read_u32(iv + 4), 698400, "the listing's interval column after the set")
+end
+
 local amd = listing("AuthenticAMD")
 A.expect_eq(#amd, 1 + 8 + 167, "AMD: Timer, 8 general sources, 0x19 … 0xBF")
 local byid = {}
