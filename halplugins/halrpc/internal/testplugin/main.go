@@ -8,7 +8,9 @@
 // ok behaves as the apic HAL; crash exits in StartInterrupt; hang never
 // answers StartInterrupt; nonsense answers queries with the wrong number of
 // entries and programs a processor it was not asked about; counters reports
-// 6 for HalQueryProfileNumberOfCounters (the others 0). -protocol serves
+// 6 for HalQueryProfileNumberOfCounters (the others 0); old answers it
+// UNIMPLEMENTED, as a plugin built before the call existed does. -protocol
+// serves
 // another protocol version than halrpc's.
 package main
 
@@ -48,8 +50,11 @@ func (f *faulty) StartInterrupt(cpus []int, src hal.Source) (hal.Programming, er
 }
 
 func (f *faulty) NumberOfCounters() (uint32, error) {
-	if f.mode == "counters" {
+	switch f.mode {
+	case "counters":
 		return 6, nil
+	case "old":
+		return 0, hal.ErrUnsupported // UNIMPLEMENTED on the wire
 	}
 	return 0, nil
 }
@@ -67,7 +72,7 @@ func main() {
 	if m, ok := strings.CutPrefix(filepath.Base(os.Args[0]), "hal-"); ok {
 		def = m
 	}
-	mode := flag.String("mode", def, "ok, crash, hang, nonsense or counters")
+	mode := flag.String("mode", def, "ok, crash, hang, nonsense, counters or old")
 	protocol := flag.Int("protocol", halrpc.ProtocolVersion, "protocol version to serve")
 	flag.Parse()
 	factory := func() hal.HAL { return &faulty{HAL: apic.New(), mode: *mode} }
