@@ -68,7 +68,7 @@ func TestProflabHalCheck(t *testing.T) {
 	if errors.As(err, &ee) && strings.Contains(string(out), "proflab-hal-") {
 		t.Skipf("the shipped plugins are not built (make build): %s", out)
 	}
-	if err != nil || !strings.Contains(string(out), "skid (fixed-skid 1.0.0): 2 sources") {
+	if err != nil || !strings.Contains(string(out), "skid (fixed-skid 1.0.0): 2 sources, 2 counters per processor") {
 		t.Fatalf("proflab hal list: %v\n%s", err, out)
 	}
 

@@ -41,7 +41,7 @@ import (
 const Name = "pebs"
 
 // Version is the HAL's version.
-const Version = "1.0.0"
+const Version = "1.1.0"
 
 // Sources are the sources the PEBS HAL supports on GenuineIntel.
 func Sources() []hal.Source {

@@ -62,7 +62,7 @@ import (
 const Name = "pmu"
 
 // Version is the HAL's version.
-const Version = "1.0.0"
+const Version = "1.1.0"
 
 // MaxCounters is the most counters per processor a setting may ask for
 // (IA32_PERFEVTSEL0–7).
