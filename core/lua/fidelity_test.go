@@ -44,6 +44,15 @@ lab.check(old == 0, "84 Old is 0")
 m:on_hal_call(nil)
 lab.check(p:NtSetIntervalProfile(30000, lab.ProfileTime) == lab.STATUS_SUCCESS and #seen == 2, "removed")
 `)
+	labScript(t, `
+local m = lab.machine{ cpus = 2 }
+local p = m:process{ privileges = { "SeSystemProfilePrivilege" } }
+local seen = {}
+m:on_hal_call(function(c) seen[#seen + 1] = c.call end)
+local co = coroutine.create(function() return p:NtSetIntervalProfile(20000, lab.ProfileTime) end)
+local ok, st = coroutine.resume(co)
+lab.check(ok and st == lab.STATUS_SUCCESS and #seen == 1 and seen[1] == "set", "the hook runs for a call made in a coroutine")
+`)
 	wantLabError(t, `local m = lab.machine{} m:on_hal_call(5)`, "expected a function or nil")
 	wantLabError(t, `local m = lab.machine{}
 local p = m:process{ privileges = { "SeSystemProfilePrivilege" } }

@@ -338,6 +338,7 @@ func (rt *Runtime) machineOnHALCall(L *lua.LState) int {
 		m.km.OnHALCall(nil)
 	case *lua.LFunction:
 		m.km.OnHALCall(func(call, hal string, src nt.Source, cpus []int) error {
+			L := rt.active // the state whose service call reached the HAL (a coroutine's, maybe)
 			row := L.CreateTable(0, 4)
 			row.RawSetString("call", lua.LString(call))
 			row.RawSetString("hal", lua.LString(hal))
