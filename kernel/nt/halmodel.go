@@ -33,7 +33,10 @@ func TimerBoundsFor(version string) Bounds {
 // implements counter-overflow sources on a vendor's processors (§1.2,
 // §3.4): no 32-bit HAL before 6.2 implements anything but ProfileTime; the
 // x64 HAL has AuthenticAMD sources from its first release (2003 SP1,
-// modelled as 5.2) and GenuineIntel sources from 6.0 (x64 Vista).
+// modelled as 5.2) and GenuineIntel sources from 6.0 (x64 Vista). From
+// 6.2 the 32-bit HAL offers the vendor's sources too: the lab's AMD
+// processors are all 64-bit capable, so §4.4's x86 pre-check (CPUID
+// 0x80000001 EDX bit 29) always passes.
 func HasCounterSources(vendor, arch, version string) bool {
 	major, minor := versionNumbers(version)
 	atLeast := func(ma, mi int) bool { return major > ma || major == ma && minor >= mi }
