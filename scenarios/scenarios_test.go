@@ -39,6 +39,7 @@ var golden = map[string]bool{
 	"timer_aliasing.lua":        true,
 	"etw_profiling.lua":         true,
 	"source_listing.lua":        true,
+	"hal_versions.lua":          true,
 }
 
 func TestMain(m *testing.M) {
