@@ -39,9 +39,10 @@ for _, s in ipairs(c96) do A.expect_eq(s ~= 0x1B, true, "96 no UnhaltedReference
 -- 97: Emon's per-processor counter memory cannot be allocated: every
 -- source unsupported
 A.expect_eq(#counters(machine("GenuineIntel", { counter_allocation_fails = true })), 0, "97 every Emon source unsupported")
--- (The Amd64 interface bug-checks HAL_MEMORY_ALLOCATION instead: its HAL
--- refuses to configure, so lab.machine fails the run as a plugin failure;
--- halplugins/pmu's TestInterfaceChoice covers it.)
+-- The Amd64 interface bug-checks HAL_MEMORY_ALLOCATION instead: its HAL
+-- refuses to configure, so the machine cannot be built
+A.expect_error(function() machine("AuthenticAMD", { counter_allocation_fails = true }) end,
+  "HAL_MEMORY_ALLOCATION", "97 the Amd64 interface bug-checks")
 
 -- From 1903 the ETW counter limit (sub-class 0x0F) is what the HALs report
 -- for HalQueryProfileNumberOfCounters: a pmu with 4 counters takes 4, not

@@ -63,6 +63,20 @@ func New(hals map[string]config.HAL, opts Options) *Host {
 	return h
 }
 
+// ConfigureError is a HAL's refusal of its configure call: settings it
+// rejects, or a machine it cannot serve.
+type ConfigureError struct {
+	HAL   string // the HAL's config name
+	Where string // "plugin /path, pid 123" or "in-process"
+	Err   error
+}
+
+func (e *ConfigureError) Error() string {
+	return fmt.Sprintf("hal %q (%s): configure: %v", e.HAL, e.Where, e.Err)
+}
+
+func (e *ConfigureError) Unwrap() error { return e.Err }
+
 // ErrClosed is returned by a closed Host.
 var ErrClosed = errors.New("halhost: host is closed")
 
@@ -135,7 +149,7 @@ func (h *Host) open(name string, m hal.Machine, hw Hardware, extra map[string]an
 	}
 	if err := inst.Configure(m, settings); err != nil {
 		inst.Close()
-		return nil, fmt.Errorf("hal %q (%s): configure: %w", name, where, err)
+		return nil, &ConfigureError{HAL: name, Where: where, Err: err}
 	}
 	mh, err := NewMachineHAL(name, where, inst, m, hw, h.log)
 	if err != nil {

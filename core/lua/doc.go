@@ -60,7 +60,9 @@
 //     settings key by key over the configuration's [hal.NAME.settings] for
 //     that machine only; NAME must be one of the machine's HALs; values are
 //     booleans, strings, integers (a fraction is an error) and tables of
-//     them ({} is an empty list). The HAL decodes them strictly. The
+//     them ({} is an empty list). The HAL decodes them strictly; a HAL
+//     that refuses to configure with them raises a Lua error naming
+//     hal_settings (the scenario's error, not a plugin failure). The
 //     kernel's in-process test HALs take none.
 //   - m:on_hal_call(fn) runs fn inside every kernel call into a HAL,
 //     before the HAL acts; HAL calls fn causes do not run it again (no

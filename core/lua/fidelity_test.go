@@ -15,14 +15,17 @@ local s = lab.machine{ hal = { "apic" }, hal_settings = { apic = { max = 5000000
 lab.check(s.max == 5000000 and s.default == 10000, "an explicit bound wins, the others are the version's")
 lab.check(lab.machine{}:hal_sources()[1].max == 1000000, "the next machine has the configuration's settings")
 `)
-	for _, tc := range []struct{ src, want string }{
-		{`lab.machine{ hal_settings = 3 }`, "hal_settings"},
-		{`lab.machine{ hal = { "apic" }, hal_settings = { pmu = {} } }`, `"pmu" is not one of this machine's HALs`},
-		{`lab.machine{ hal_settings = { pmu = { counters = 2.5 } } }`, "pmu.counters = 2.5: settings are integers"},
-		{`lab.machine{ hal_settings = { pmu = { counters = print } } }`, "pmu.counters: a function cannot be a setting"},
-		{`lab.machine{ hal_settings = { pmu = { countres = 2 } } }`, `unknown setting "countres"`},
+	for _, tc := range []struct {
+		src  string
+		want []string
+	}{
+		{`lab.machine{ hal_settings = 3 }`, []string{"hal_settings"}},
+		{`lab.machine{ hal = { "apic" }, hal_settings = { pmu = {} } }`, []string{`"pmu" is not one of this machine's HALs`}},
+		{`lab.machine{ hal_settings = { pmu = { counters = 2.5 } } }`, []string{"pmu.counters = 2.5: settings are integers"}},
+		{`lab.machine{ hal_settings = { pmu = { counters = print } } }`, []string{"pmu.counters: a function cannot be a setting"}},
+		{`lab.machine{ hal_settings = { pmu = { countres = 2 } } }`, []string{`hal_settings`, `pmu refused them`, `unknown setting "countres"`}},
 	} {
-		wantLabError(t, tc.src, tc.want)
+		wantLabError(t, tc.src, tc.want...)
 	}
 }
 

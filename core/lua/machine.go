@@ -10,6 +10,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/proflab/proflab/core/halhost"
 	"github.com/proflab/proflab/core/sim"
 	"github.com/proflab/proflab/kernel"
 	"github.com/proflab/proflab/kernel/nt"
@@ -84,6 +85,11 @@ func (rt *Runtime) labMachine(L *lua.LState) int {
 	sm := sim.New(sim.Options{Seed: spec.Seed})
 	spec.Hardware = sm
 	hals, release, err := provider.Open(names, spec)
+	var ce *halhost.ConfigureError
+	if errors.As(err, &ce) && spec.HALSettings[ce.HAL] != nil {
+		// the scenario's own settings were refused: its error, not a plugin's
+		f.Errorf("hal_settings", "%s refused them: %v", ce.HAL, ce.Err)
+	}
 	if err != nil {
 		rt.raisePlugin(L, fmt.Errorf("%s: opening the HALs %s: %w", fn, strings.Join(names, ", "), err))
 	}
