@@ -62,7 +62,7 @@ type Runtime struct {
 	checks  []Check
 	records map[string]any
 	bugs    []*Error
-	trace   string // traceback captured by the message handler
+	trace   string      // traceback captured by the message handler
 	active  *lua.LState // the state (main or coroutine) of the binding running now
 
 	defaultHALs HALProvider // the shipped HALs in-process, when cfg.HALs is nil
