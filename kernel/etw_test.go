@@ -126,13 +126,13 @@ func TestCounterList(t *testing.T) {
 // is what the HALs report for HalQueryProfileNumberOfCounters, the largest
 // of them, 0 with no counter HAL (nt-profiling.md §5.1 and its choice).
 func TestCounterLimitFromHAL(t *testing.T) {
-	pmu := func(n uint32) HAL {
+	pmu := func(n uint32) HALDispatch {
 		h := NewTestHAL("pmu", nt.IntelCounterSources...)
 		h.Counters = n
 		return h
 	}
-	apic := func() HAL { return NewTestHAL("apic", nt.ProfileTime) }
-	other := func(n uint32) HAL {
+	apic := func() HALDispatch { return NewTestHAL("apic", nt.ProfileTime) }
+	other := func(n uint32) HALDispatch {
 		h := NewTestHAL("other", 0x40)
 		h.Counters = n
 		return h
@@ -140,14 +140,14 @@ func TestCounterLimitFromHAL(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		version string
-		hals    []HAL
+		hals    []HALDispatch
 		limit   int
 	}{
-		{"1809 keeps 8 whatever the HAL has", "10.0.17763", []HAL{apic(), pmu(4)}, 8},
-		{"1903 pmu with 4 counters", "10.0.18362", []HAL{apic(), pmu(4)}, 4},
-		{"2004 pmu with 2 counters", "10.0.19041", []HAL{apic(), pmu(2)}, 2},
-		{"several HALs: the largest count", "10.0.19041", []HAL{apic(), pmu(4), other(6)}, 6},
-		{"no counter HAL", "10.0.19041", []HAL{apic()}, 0},
+		{"1809 keeps 8 whatever the HALDispatch has", "10.0.17763", []HALDispatch{apic(), pmu(4)}, 8},
+		{"1903 pmu with 4 counters", "10.0.18362", []HALDispatch{apic(), pmu(4)}, 4},
+		{"2004 pmu with 2 counters", "10.0.19041", []HALDispatch{apic(), pmu(2)}, 2},
+		{"several HALs: the largest count", "10.0.19041", []HALDispatch{apic(), pmu(4), other(6)}, 6},
+		{"no counter HALDispatch", "10.0.19041", []HALDispatch{apic()}, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t, tc.version, "", withHALs(tc.hals...))
@@ -163,7 +163,7 @@ func TestCounterLimitFromHAL(t *testing.T) {
 				}
 			}
 			if e.m.ver.AtLeast("10.0.18362") && (len(rows) != len(tc.hals) || rows[0].Class != 0x2C) {
-				t.Errorf("HAL log rows of the query: %+v, want one per HAL with class 0x2C", rows)
+				t.Errorf("HALDispatch log rows of the query: %+v, want one per HALDispatch with class 0x2C", rows)
 			}
 			if tc.limit == 0 {
 				return

@@ -34,7 +34,7 @@ type HALHook func(call, hal string, src nt.Source, cpus []int) error
 func (m *Machine) OnHALCall(f HALHook) { m.halHook = f }
 
 // hook runs the HALHook, if any, for a call about to be made.
-func (m *Machine) hook(call string, h HAL, src nt.Source, cpus []int) error {
+func (m *Machine) hook(call string, h HALDispatch, src nt.Source, cpus []int) error {
 	if m.halHook == nil || m.inHook {
 		return nil
 	}
@@ -93,14 +93,14 @@ func sortDescs(d []SourceDescriptor) {
 }
 
 // halFor returns the HAL owning src, or nil.
-func (m *Machine) halFor(src nt.Source) HAL {
+func (m *Machine) halFor(src nt.Source) HALDispatch {
 	if i, ok := m.owner[src]; ok {
 		return m.cfg.HALs[i]
 	}
 	return nil
 }
 
-func (m *Machine) halFailed(h HAL, call string, err error) error {
+func (m *Machine) halFailed(h HALDispatch, call string, err error) error {
 	e := &HALError{HAL: h.Name(), Call: call, Err: err}
 	if m.halted == nil {
 		m.halted = e
