@@ -23,7 +23,9 @@ func MachineOf(m config.Machine) hal.Machine {
 type Listing struct {
 	Name        string
 	Description hal.Description
-	Err         error
+	// Counters is what the HAL reports for HalQueryProfileNumberOfCounters.
+	Counters uint32
+	Err      error
 }
 
 // List opens every configured HAL (concurrently) on the configuration's
@@ -44,6 +46,7 @@ func List(h *Host, cfg *config.Config) []Listing {
 			}
 			defer mh.Close()
 			out[i].Description = mh.Description()
+			out[i].Counters, out[i].Err = mh.NumberOfCounters()
 		}()
 	}
 	for range names {
@@ -75,7 +78,7 @@ func WriteList(w io.Writer, ls []Listing, m config.Machine) error {
 			continue
 		}
 		d := l.Description
-		fmt.Fprintf(w, "%s (%s %s): %d sources\n", l.Name, d.Name, d.Version, len(d.Sources))
+		fmt.Fprintf(w, "%s (%s %s): %d sources, %d counters per processor\n", l.Name, d.Name, d.Version, len(d.Sources), l.Counters)
 		if len(d.Sources) == 0 {
 			fmt.Fprintln(w)
 			continue
