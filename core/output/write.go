@@ -40,8 +40,14 @@ type MachineSummary struct {
 	// InterruptsByCPU by processor, then source name.
 	InterruptsByCPU []map[string]uint64 `json:"interrupts_by_cpu"`
 	// InterruptCount is each processor's KPRCB InterruptCount (every
-	// interrupt, m:interrupt's included).
-	InterruptCount []uint32 `json:"interrupt_count"`
+	// interrupt, m:interrupt's included), labelled with the processor.
+	InterruptCount []CPUInterruptCount `json:"interrupt_count"`
+}
+
+// CPUInterruptCount is one processor's KPRCB InterruptCount.
+type CPUInterruptCount struct {
+	CPU            int    `json:"cpu"`
+	InterruptCount uint32 `json:"kprcb_interrupt_count"`
 }
 
 // Summarize sums the machines' simulator results.
@@ -53,7 +59,7 @@ func Summarize(reg *Registry) Summary {
 		ms.InterruptsByCPU = make([]map[string]uint64, n)
 		for c := range n {
 			ms.InterruptsByCPU[c] = map[string]uint64{}
-			ms.InterruptCount = append(ms.InterruptCount, e.Kernel.InterruptCount(c))
+			ms.InterruptCount = append(ms.InterruptCount, CPUInterruptCount{CPU: c, InterruptCount: e.Kernel.InterruptCount(c)})
 		}
 		if e.Sim != nil {
 			for _, r := range e.Sim.Results() {

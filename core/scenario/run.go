@@ -95,6 +95,7 @@ func Run(ctx context.Context, opt Options) (res Result) {
 	rt.SetContext(ctx)
 
 	err := rt.Exec(chunkName(opt.File), src)
+	res.Outputs.Capture() // the profiles' intervals, while the HALs still run
 	res.Checks = append(res.Checks, rt.Checks()...)
 	res.Records = rt.Records()
 	lw.mu.Lock()
