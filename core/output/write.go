@@ -79,11 +79,26 @@ func Summarize(reg *Registry) Summary {
 	return out
 }
 
+// Options choose the optional outputs (the configuration's [output]).
+type Options struct {
+	// Pprof writes a pprof profile per profile (output.pprof).
+	Pprof bool
+	// Trace writes trace.json when a kernel logger ran (output.trace).
+	Trace bool
+}
+
+// All is every output.
+var All = Options{Pprof: true, Trace: true}
+
 // Write writes the outputs of every registered machine into dir (which
 // it creates): buckets.csv, one pprof profile per profile with counts, and
 // trace.json when a kernel logger ran. It returns the summary with the
 // files it wrote (relative to dir), in a fixed order.
-func Write(dir string, reg *Registry) (Summary, error) {
+func Write(dir string, reg *Registry) (Summary, error) { return WriteWith(dir, reg, All) }
+
+// WriteWith is Write with the optional outputs opts chooses (buckets.csv
+// is always written).
+func WriteWith(dir string, reg *Registry, opts Options) (Summary, error) {
 	sum := Summarize(reg)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return sum, fmt.Errorf("cannot create the output folder: %w", err)
@@ -102,6 +117,9 @@ func Write(dir string, reg *Registry) (Summary, error) {
 		}
 		sum.Files = append(sum.Files, BucketsFile)
 	}
+	if !opts.Pprof {
+		profs = nil
+	}
 	for _, p := range profs {
 		var b bytes.Buffer
 		if err := p.prof.Write(&b); err != nil {
@@ -111,6 +129,9 @@ func Write(dir string, reg *Registry) (Summary, error) {
 			return sum, fmt.Errorf("cannot write %s: %w", p.file, err)
 		}
 		sum.Files = append(sum.Files, p.file)
+	}
+	if !opts.Trace {
+		return sum, nil
 	}
 	if tr, ok, err := Trace(reg); err != nil {
 		return sum, err

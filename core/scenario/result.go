@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"github.com/proflab/proflab/core/config"
+	"github.com/proflab/proflab/core/halhost"
 	"github.com/proflab/proflab/core/output"
 	"time"
 
@@ -29,7 +30,11 @@ const (
 
 // Result is everything a run produced.
 type Result struct {
-	Scenario string         `json:"scenario"`
+	// ProflabVersion is the proflab that ran it (core/version).
+	ProflabVersion string `json:"proflab_version"`
+	// Plugins are the configured HALs' plugins: path, sha256, protocol.
+	Plugins  []halhost.Plugin `json:"plugins,omitempty"`
+	Scenario string           `json:"scenario"`
 	Status   Status         `json:"status"`
 	Seed     uint64         `json:"seed"`
 	Params   map[string]any `json:"params"`

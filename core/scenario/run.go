@@ -14,6 +14,7 @@ import (
 	"time"
 
 	luart "github.com/proflab/proflab/core/lua"
+	"github.com/proflab/proflab/core/version"
 )
 
 // maxKeptLog bounds Result.Log (the live Log writer gets everything).
@@ -28,7 +29,7 @@ var errBudget = errors.New("time budget exceeded")
 // budget runs out (kind timeout).
 func Run(ctx context.Context, opt Options) (res Result) {
 	start := time.Now()
-	res = Result{Scenario: opt.File, Seed: opt.Seed, Params: opt.Params, Records: map[string]any{}, Checks: []Check{}}
+	res = Result{ProflabVersion: version.String(), Plugins: opt.Setup.Plugins, Scenario: opt.File, Seed: opt.Seed, Params: opt.Params, Records: map[string]any{}, Checks: []Check{}}
 	if res.Params == nil {
 		res.Params = map[string]any{}
 	}

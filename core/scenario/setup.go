@@ -21,6 +21,9 @@ type Setup struct {
 	Config *config.Config
 	// Machine are the defaults of lab.machine{...} ([machine]).
 	Machine luart.MachineDefaults
+	// Plugins are the configured HALs' plugins as Preflight found them
+	// (nil when the configuration was not preflighted), for result.json.
+	Plugins []halhost.Plugin
 	// Seed and Timeout are the configuration's run seed ([machine] seed)
 	// and budget ([run] timeout), for commands whose flags were not given.
 	Seed    uint64
