@@ -24,9 +24,17 @@ func newConfigCmd() *cobra.Command {
 	check := &cobra.Command{
 		Use:   "check",
 		Short: "Load a configuration (the default, --config FILE, --config-set) and report errors",
-		Args:  cobra.NoArgs,
+		Long: "check loads the configuration strictly, then starts every configured HAL and configures it\n" +
+			"with its settings on the default machine, as every run does before it starts: an unknown or\n" +
+			"wrong setting, or a plugin that is not there, is reported with its file, line and key (exit 2);\n" +
+			"a plugin that cannot be started exits 3.",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if _, err := cf.load(); err != nil {
+			cfg, err := cf.load()
+			if err != nil {
+				return err
+			}
+			if _, _, err := preflight(cmd, cfg); err != nil {
 				return err
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), "configuration OK")

@@ -35,6 +35,20 @@ type Plugin struct {
 	Version string `json:"version"`
 }
 
+// ErrConfig marks a Preflight error that is the configuration's fault (a
+// plugin that is not there, a setting the HAL rejects), not the plugin's.
+var ErrConfig = errors.New("configuration error")
+
+// configError is a Preflight error of the configuration.
+type configError struct{ msg string }
+
+func (e *configError) Error() string        { return e.msg }
+func (e *configError) Is(target error) bool { return target == ErrConfig }
+
+func configErrorf(format string, args ...any) error {
+	return &configError{msg: fmt.Sprintf(format, args...)}
+}
+
 // Preflight checks every configured HAL before anything runs: it finds
 // its plugin, starts it, and configures an instance on the
 // configuration's default machine with its settings, so that a plugin
@@ -101,7 +115,7 @@ func preflightOne(h *Host, cfg *config.Config, name string) (Plugin, map[string]
 	if p.Transport == config.TransportPlugin {
 		path, err := h.search.Find(spec.Plugin)
 		if err != nil {
-			return p, nil, fmt.Errorf("%s: %v", where("hal."+name+".plugin"), err)
+			return p, nil, configErrorf("%s: %v", where("hal."+name+".plugin"), err)
 		}
 		sum, err := fileSHA256(path)
 		if err != nil {
@@ -112,17 +126,23 @@ func preflightOne(h *Host, cfg *config.Config, name string) (Plugin, map[string]
 	mh, err := h.Open(name, MachineOf(cfg.Machine), Discard{})
 	if err != nil {
 		msg := err.Error()
+		if errors.Is(err, halrpc.ErrExited) || errors.Is(err, halrpc.ErrTimeout) {
+			return p, nil, fmt.Errorf("%s: %w", where("hal."+name+".plugin"), err)
+		}
 		if m := settingRe.FindStringSubmatch(msg); m != nil {
 			// the SDK's message, without the host's "hal "x": configure:" prefixes
 			if i := strings.LastIndex(msg, "configure: "); i >= 0 {
 				msg = msg[i+len("configure: "):]
 			}
-			return p, nil, fmt.Errorf("%s: %s (the HAL rejects it; `proflab hal list` shows its settings)", where("hal."+name+".settings."+m[1]), msg)
+			return p, nil, configErrorf("%s: %s (the HAL rejects it; `proflab hal list` shows its settings)", where("hal."+name+".settings."+m[1]), msg)
 		}
 		if strings.Contains(msg, "configure: ") {
-			return p, nil, fmt.Errorf("%s: %s", where("hal."+name+".settings"), msg)
+			return p, nil, configErrorf("%s: %s", where("hal."+name+".settings"), msg)
 		}
-		return p, nil, fmt.Errorf("%s: %s", where("hal."+name+".plugin"), msg)
+		if p.Transport == config.TransportInproc {
+			return p, nil, configErrorf("%s: %s", where("hal."+name+".plugin"), msg)
+		}
+		return p, nil, fmt.Errorf("%s: %w", where("hal."+name+".plugin"), err)
 	}
 	defer mh.Close()
 	d := mh.Description()

@@ -35,12 +35,12 @@ type Result struct {
 	// Plugins are the configured HALs' plugins: path, sha256, protocol.
 	Plugins  []halhost.Plugin `json:"plugins,omitempty"`
 	Scenario string           `json:"scenario"`
-	Status   Status         `json:"status"`
-	Seed     uint64         `json:"seed"`
-	Params   map[string]any `json:"params"`
-	Records  map[string]any `json:"records"`
-	Checks   []Check        `json:"checks"`
-	Error    *Error         `json:"error"`
+	Status   Status           `json:"status"`
+	Seed     uint64           `json:"seed"`
+	Params   map[string]any   `json:"params"`
+	Records  map[string]any   `json:"records"`
+	Checks   []Check          `json:"checks"`
+	Error    *Error           `json:"error"`
 	// Machines are the interrupt counts of the machines the run made, per
 	// source and processor.
 	Machines []output.MachineSummary `json:"machines,omitempty"`
