@@ -59,6 +59,7 @@ type Runtime struct {
 	pcg     *rand.PCG
 	rng     *rand.Rand
 	lab     *lua.LTable
+	machIdx *lua.LTable // the machine methods, for Bindings
 	checks  []Check
 	records map[string]any
 	bugs    []*Error
