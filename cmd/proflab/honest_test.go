@@ -234,3 +234,33 @@ func TestFlagsSayWhatIsWrong(t *testing.T) {
 		}
 	}
 }
+
+func TestHalListSaysWhoOwnsASource(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeFile(t, dir, "lab.toml", "[machine]\nhal = [\"apic\", \"pebs\", \"pmu\"]\n[hal.spare]\nplugin = \"proflab-hal-apic\"\n")
+	code, out, errOut := runCLI("hal", "list", "--config", cfg)
+	if code != ExitOK {
+		t.Fatalf("code %d %s", code, errOut)
+	}
+	if strings.Contains(out, "HALs on the default machine") || !strings.Contains(out, "The default machine uses apic, pebs, pmu") {
+		t.Errorf("header:\n%s", out)
+	}
+	line := func(hal, source string) string {
+		_, rest, _ := strings.Cut(out, "\n"+hal+" (")
+		for _, l := range strings.Split(rest, "\n") {
+			if strings.Contains(l, " "+source+" ") {
+				return l
+			}
+		}
+		return ""
+	}
+	if l := line("pmu", "ProfileCacheMisses"); !strings.HasSuffix(l, "pebs owns it") {
+		t.Errorf("pmu's ProfileCacheMisses: %q", l)
+	}
+	if l := line("pebs", "ProfileCacheMisses"); !strings.HasSuffix(l, " owns it") || strings.HasSuffix(l, "pebs owns it") {
+		t.Errorf("pebs's ProfileCacheMisses: %q", l)
+	}
+	if !strings.Contains(out, "spare (apic 1.0.0): 1 sources, not used by the default machine") || !strings.HasSuffix(strings.TrimSpace(line("spare", "ProfileTime")), "-") {
+		t.Errorf("spare HAL:\n%s", out)
+	}
+}
