@@ -6,6 +6,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/proflab/proflab/core/config"
+	"github.com/proflab/proflab/core/halhost"
+	"github.com/proflab/proflab/core/scenario"
 )
 
 func newConfigCmd() *cobra.Command {
@@ -34,9 +36,12 @@ func newConfigCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if _, _, err := preflight(cmd, cfg); err != nil {
+			setup := scenario.SetupFromConfig(cf.file, cfg, halhost.Options{})
+			_, closeHALs, err := preflight(&setup)
+			if err != nil {
 				return err
 			}
+			closeHALs()
 			fmt.Fprintln(cmd.OutOrStdout(), "configuration OK")
 			return nil
 		},

@@ -3,13 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
-	"log/slog"
 	"strconv"
 
-	"github.com/spf13/cobra"
-
-	"github.com/proflab/proflab/core/config"
 	"github.com/proflab/proflab/core/halhost"
+	luart "github.com/proflab/proflab/core/lua"
+	"github.com/proflab/proflab/core/scenario"
 )
 
 // seedValue is --seed: an unsigned 64-bit integer, with an error that says
@@ -30,14 +28,13 @@ func (s *seedValue) Set(v string) error {
 func (s *seedValue) Type() string { return "uint64" }
 
 // preflight checks the configured HALs against the HALs themselves
-// (halhost.Preflight) and returns the configuration in force. A setting a
-// HAL rejects or a plugin that is not there is bad input (exit 2); a plugin
-// that cannot be started or answered is a plugin failure (exit 3).
-func preflight(cmd *cobra.Command, cfg *config.Config) (*config.Config, []halhost.Plugin, error) {
-	host := halhost.New(cfg.HAL, halhost.Options{Logger: slog.New(slog.DiscardHandler)})
-	defer host.Close()
-	defer host.CloseWhenDone(cmd.Context())()
-	out, plugins, err := halhost.Preflight(host, cfg)
+// (scenario.Setup.Preflight): setup then holds the configuration in force
+// and the plugins, and the returned provider is the warm plugin host of
+// one worker, closed by the returned function. A setting a HAL rejects or
+// a plugin that is not there is bad input (exit 2); a plugin that cannot
+// be started or answer is a plugin failure (exit 3).
+func preflight(setup *scenario.Setup) (luart.HALProvider, func(), error) {
+	prov, closeFn, err := setup.Preflight(halhost.Options{})
 	if err != nil {
 		code := ExitPlugin
 		if errors.Is(err, halhost.ErrConfig) {
@@ -45,5 +42,5 @@ func preflight(cmd *cobra.Command, cfg *config.Config) (*config.Config, []halhos
 		}
 		return nil, nil, withCode(code, fmt.Errorf("the configuration's HALs:\n%w", err))
 	}
-	return out, plugins, nil
+	return prov, closeFn, nil
 }

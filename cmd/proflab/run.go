@@ -34,26 +34,27 @@ func (f *scenarioFlags) register(cmd *cobra.Command) {
 }
 
 // options builds the run options shared by every scenario of a command:
-// the configuration's Setup, with the flags given overriding its seed and
-// budget.
-func (f *scenarioFlags) options(cmd *cobra.Command) (scenario.Options, error) {
+// the configuration's Setup, checked against its HALs (preflight), with
+// the flags given overriding its seed and budget. It returns the
+// preflight's warm HAL provider, for a command that runs one scenario,
+// and the function that closes it.
+func (f *scenarioFlags) options(cmd *cobra.Command) (scenario.Options, luart.HALProvider, func(), error) {
 	params, err := scenario.ParseSets(f.sets)
 	if err != nil {
-		return scenario.Options{}, withCode(ExitUsage, err)
+		return scenario.Options{}, nil, nil, withCode(ExitUsage, err)
 	}
 	cfg, err := f.config.load()
 	if err != nil {
 		if f.config.file != "" {
 			err = withCode(ExitUsage, fmt.Errorf("--config %s: %w", f.config.file, err))
 		}
-		return scenario.Options{}, err
-	}
-	cfg, plugins, err := preflight(cmd, cfg)
-	if err != nil {
-		return scenario.Options{}, err
+		return scenario.Options{}, nil, nil, err
 	}
 	setup := scenario.SetupFromConfig(f.config.file, cfg, halhost.Options{})
-	setup.Plugins = plugins
+	hals, closeHALs, err := preflight(&setup)
+	if err != nil {
+		return scenario.Options{}, nil, nil, err
+	}
 	opt := scenario.Options{Params: params, Seed: setup.Seed, Timeout: setup.Timeout, Setup: setup}
 	if cmd.Flags().Changed("seed") {
 		opt.Seed = uint64(f.seed)
@@ -64,7 +65,7 @@ func (f *scenarioFlags) options(cmd *cobra.Command) (scenario.Options, error) {
 	if opt.Timeout == 0 {
 		opt.Timeout = -1 // 0 means no budget on the command line and in the configuration
 	}
-	return opt, nil
+	return opt, hals, closeHALs, nil
 }
 
 // signalContext is cancelled on Ctrl-C.
@@ -112,10 +113,12 @@ func newRunCmd() *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opt, err := flags.options(cmd)
+			opt, hals, closeHALs, err := flags.options(cmd)
 			if err != nil {
 				return err
 			}
+			defer closeHALs()
+			opt.HALs = hals // the preflight's plugins serve the run
 			if out == "" && opt.Setup.Config != nil {
 				out = opt.Setup.Config.Output.Dir
 			}
@@ -165,10 +168,11 @@ func newTestCmd() *cobra.Command {
 			"with its failures and closes with \"N passed, N failed\". Exit status 1 if any failed.",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			base, err := flags.options(cmd)
+			base, _, closeHALs, err := flags.options(cmd)
 			if err != nil {
 				return err
 			}
+			closeHALs() // each worker starts its own plugins
 			files, err := scenario.Discover(args)
 			if err != nil {
 				return withCode(ExitUsage, err)
