@@ -27,7 +27,7 @@ type scenarioFlags struct {
 
 func (f *scenarioFlags) register(cmd *cobra.Command) {
 	f.config.add(cmd)
-	cmd.Flags().StringArrayVar(&f.sets, "set", nil, "a parameter for lab.params, key=value (value read as a TOML literal); repeatable")
+	cmd.Flags().StringArrayVar(&f.sets, "set", nil, "a parameter for lab.params, key=value: a TOML literal (8, 0.5, true, \"text\", [1, 2]) or a bare word (apic, 10.0.19041) as a string; repeatable")
 	f.seed = 1
 	cmd.Flags().Var(&f.seed, "seed", "the run's seed, 0…18446744073709551615 (math.random, machines' default seed); default: the configuration's machine.seed")
 	cmd.Flags().DurationVar(&f.timeout, "timeout", 0, "wall-clock budget per scenario (0: none); default: the configuration's run.timeout")
