@@ -25,7 +25,7 @@ func ParseSet(arg string) (string, any, error) {
 	if !ok || key == "" {
 		return "", nil, fmt.Errorf("--set %q: expected key=value (for example --set interval=10000)", arg)
 	}
-	v, err := literal(text)
+	v, err := literal(key, text)
 	if err != nil {
 		return "", nil, fmt.Errorf("--set %s: %v", arg, err)
 	}
@@ -51,7 +51,7 @@ func ParseSets(args []string) (map[string]any, error) {
 
 // literal reads text as a TOML value, or a bare word as a string (see
 // ParseSet).
-func literal(text string) (any, error) {
+func literal(key, text string) (any, error) {
 	t := strings.TrimSpace(text)
 	var doc map[string]any
 	if _, err := toml.Decode("v = "+t, &doc); err == nil {
@@ -63,10 +63,10 @@ func literal(text string) (any, error) {
 		return t, nil
 	}
 	if t == "" {
-		return nil, fmt.Errorf("the value is empty; for an empty string write --set 'key=\"\"'")
+		return nil, fmt.Errorf("the value is empty; for an empty string write --set '%s=\"\"'", key)
 	}
 	return nil, fmt.Errorf("%q is not a TOML value (a number such as 1221, true/false, a list such as [1, 2]); "+
-		"to pass it as a string, quote it: --set 'key=\"%s\"'", t, strings.ReplaceAll(t, `"`, `\"`))
+		"to pass it as a string, quote it: --set '%s=\"%s\"'", t, key, strings.ReplaceAll(t, `"`, `\"`))
 }
 
 // plain replaces the TOML date and time types by their text.

@@ -162,8 +162,8 @@ func TestParseSet(t *testing.T) {
 	for bad, want := range map[string]string{
 		"interval=1221ms": `--set interval=1221ms: "1221ms" is not a TOML value`,
 		"b=[1,2":          `--set b=[1,2: "[1,2" is not a TOML value`,
-		"a=":              `--set a=: the value is empty; for an empty string write --set 'key=""'`,
-		"s=hello world":   `quote it: --set 'key="hello world"'`,
+		"a=":              `--set a=: the value is empty; for an empty string write --set 'a=""'`,
+		"s=hello world":   `quote it: --set 's="hello world"'`,
 	} {
 		if _, _, err := ParseSet(bad); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("ParseSet(%q) = %v, want %q", bad, err, want)
