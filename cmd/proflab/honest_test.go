@@ -69,6 +69,11 @@ func TestConfigCheckAsksTheHALs(t *testing.T) {
 			}
 		})
 	}
+	// an override names itself
+	if code, _, errOut := runCLI("config", "check", "--config-set", `hal.pmu.settings.counters="four"`); code != ExitUsage ||
+		!strings.Contains(errOut, "--config-set hal.pmu.settings.counters:1: hal.pmu.settings.counters: setting \"counters\": got a string") {
+		t.Errorf("--config-set: code %d, stderr:\n%s", code, errOut)
+	}
 	if code, out, errOut := runCLI("config", "check"); code != ExitOK || !strings.Contains(out, "configuration OK") {
 		t.Errorf("the default: code %d %s %s", code, out, errOut)
 	}
