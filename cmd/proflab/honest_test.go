@@ -233,7 +233,7 @@ func TestFlagsSayWhatIsWrong(t *testing.T) {
 		t.Errorf("--version: %d %q", code, out)
 	}
 	_, help, _ := runCLI("run", "-h")
-	for _, f := range []string{"result.json", "log.txt", "config.toml", "workload-mM-rN.toml", "buckets.csv", ".pb.gz", "trace.json", "--force"} {
+	for _, f := range []string{"result.json", "log.txt", "config.toml", "workload-mM-rN.toml", "buckets.csv", "profile-mM", "samples-mM-SOURCE.pb.gz", "trace.json", "--force"} {
 		if !strings.Contains(help, f) {
 			t.Errorf("run -h does not mention %s", f)
 		}

@@ -143,7 +143,6 @@ func (g *callGraph) mappingName(fn string) string {
 // are in trace.json.
 func buildPprof(e *Machine, rec kernel.ProfileRecord, rows []row) *profile.Profile {
 	per := periodOf(e, rec.Info.Source)
-	g := newCallGraph(e)
 	p := &profile.Profile{
 		SampleType: []*profile.ValueType{
 			{Type: "samples", Unit: "count"},
@@ -173,13 +172,46 @@ func buildPprof(e *Machine, rec kernel.ProfileRecord, rows []row) *profile.Profi
 		return int64(v + 0.5)
 	}
 
-	// mappings: one per image (or per process for its own functions)
+	b := newProfileBuilder(p, e)
+	labels := map[string][]string{"source": {rec.Info.Source.Name()}, "processor": processors(cpuMask(rec.Info), e.Kernel.CPUCount())}
+	if pid := rec.Info.Process; pid != 0 {
+		labels["process"] = []string{processName(e.Kernel, pid)}
+	} else {
+		labels["process"] = []string{"all"}
+	}
+	for _, r := range rows {
+		p.Sample = append(p.Sample, &profile.Sample{
+			Location: b.stackAt(r.addr, r.function),
+			Value:    []int64{int64(r.count), int64(r.count) * per.per, truthValue(r)},
+			Label:    labels,
+		})
+	}
+	return p
+}
+
+// profileBuilder makes a profile's mappings, functions and locations from
+// a machine's workloads: a mapping per image (a process's own functions:
+// one named after the process), a function per name, a location per
+// sampled address, and one frame per caller.
+type profileBuilder struct {
+	p         *profile.Profile
+	g         *callGraph
+	sy        *symbols
+	mapByName map[string]*profile.Mapping
+	funcs     map[string]*profile.Function
+	frames    map[string]*profile.Location // a caller's frame, by function
+	leaves    map[uint64]*profile.Location // a sampled address's location
+}
+
+func newProfileBuilder(p *profile.Profile, e *Machine) *profileBuilder {
+	b := &profileBuilder{p: p, g: newCallGraph(e), sy: newSymbols(e.Sim), mapByName: map[string]*profile.Mapping{},
+		funcs: map[string]*profile.Function{}, frames: map[string]*profile.Location{}, leaves: map[uint64]*profile.Location{}}
 	type span struct{ start, limit uint64 }
 	spans := map[string]*span{}
 	if e.Sim != nil {
 		for _, res := range e.Sim.Results() {
 			for _, f := range res.Workload.Funcs {
-				name := g.mappingName(f.Name)
+				name := b.g.mappingName(f.Name)
 				s := spans[name]
 				if s == nil {
 					spans[name] = &span{f.Addr, f.Addr + f.Size}
@@ -199,64 +231,65 @@ func buildPprof(e *Machine, rec kernel.ProfileRecord, rows []row) *profile.Profi
 		}
 		return names[i] < names[j]
 	})
-	mapByName := map[string]*profile.Mapping{}
 	for _, n := range names {
 		m := &profile.Mapping{ID: uint64(len(p.Mapping) + 1), Start: spans[n].start, Limit: spans[n].limit, File: n, HasFunctions: true}
 		p.Mapping = append(p.Mapping, m)
-		mapByName[n] = m
+		b.mapByName[n] = m
 	}
+	return b
+}
 
-	funcs := map[string]*profile.Function{}
-	function := func(name string) *profile.Function {
-		fn := funcs[name]
-		if fn == nil {
-			fn = &profile.Function{ID: uint64(len(p.Function) + 1), Name: name, SystemName: name, Filename: g.image[name]}
-			funcs[name] = fn
-			p.Function = append(p.Function, fn)
-		}
-		return fn
+func (b *profileBuilder) function(name string) *profile.Function {
+	fn := b.funcs[name]
+	if fn == nil {
+		fn = &profile.Function{ID: uint64(len(b.p.Function) + 1), Name: name, SystemName: name, Filename: b.g.image[name]}
+		b.funcs[name] = fn
+		b.p.Function = append(b.p.Function, fn)
 	}
-	frames := map[string]*profile.Location{} // a caller's frame, one per function
-	frame := func(name string) *profile.Location {
-		loc := frames[name]
-		if loc == nil {
-			loc = &profile.Location{ID: uint64(len(p.Location) + 1), Mapping: mapByName[g.mappingName(name)], Address: g.addr[name],
-				Line: []profile.Line{{Function: function(name)}}}
-			frames[name] = loc
-			p.Location = append(p.Location, loc)
-		}
-		return loc
-	}
+	return fn
+}
 
-	labels := map[string][]string{"source": {rec.Info.Source.Name()}, "processor": processors(cpuMask(rec.Info), e.Kernel.CPUCount())}
-	if pid := rec.Info.Process; pid != 0 {
-		labels["process"] = []string{processName(e.Kernel, pid)}
-	} else {
-		labels["process"] = []string{"all"}
-	}
-	for _, r := range rows {
-		name := r.function
-		var m *profile.Mapping
-		if name == "" {
-			name = fmt.Sprintf("0x%X", r.addr)
+func (b *profileBuilder) location(addr uint64, m *profile.Mapping, fn string) *profile.Location {
+	loc := &profile.Location{ID: uint64(len(b.p.Location) + 1), Mapping: m, Address: addr, Line: []profile.Line{{Function: b.function(fn)}}}
+	b.p.Location = append(b.p.Location, loc)
+	return loc
+}
+
+// stackAt is the stack of a sample at addr in function fn ("": none
+// known, a one-frame stack named by the address): the leaf, then fn's
+// callers.
+func (b *profileBuilder) stackAt(addr uint64, fn string) []*profile.Location {
+	leaf := b.leaves[addr]
+	if leaf == nil {
+		if fn == "" {
+			leaf = b.location(addr, nil, fmt.Sprintf("0x%X", addr))
 		} else {
-			m = mapByName[g.mappingName(name)]
+			leaf = b.location(addr, b.mapByName[b.g.mappingName(fn)], fn)
 		}
-		leaf := &profile.Location{ID: uint64(len(p.Location) + 1), Mapping: m, Address: r.addr, Line: []profile.Line{{Function: function(name)}}}
-		p.Location = append(p.Location, leaf)
-		locs := []*profile.Location{leaf}
-		if r.function != "" {
-			for _, c := range g.stack(r.function)[1:] {
-				locs = append(locs, frame(c))
-			}
-		}
-		p.Sample = append(p.Sample, &profile.Sample{
-			Location: locs,
-			Value:    []int64{int64(r.count), int64(r.count) * per.per, truthValue(r)},
-			Label:    labels,
-		})
+		b.leaves[addr] = leaf
 	}
-	return p
+	out := []*profile.Location{leaf}
+	if fn == "" {
+		return out
+	}
+	for _, c := range b.g.stack(fn)[1:] {
+		f := b.frames[c]
+		if f == nil {
+			f = b.location(b.g.addr[c], b.mapByName[b.g.mappingName(c)], c)
+			b.frames[c] = f
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// stack is the stack of a sample at instruction pointer ip.
+func (b *profileBuilder) stack(ip uint64) []*profile.Location {
+	name := ""
+	if f, ok := b.sy.lookup(ip, ip+1); ok {
+		name = f.Name
+	}
+	return b.stackAt(ip, name)
 }
 
 // cpuMask is the processors a profile counts on: while started, those

@@ -195,3 +195,73 @@ func TestPprofMappingsAndStacks(t *testing.T) {
 		t.Errorf("main flat %v%% cum %v%%, want 20%% and 100%%:\n%s", fl, cu, top)
 	}
 }
+
+func TestSamplesProfilesHaveProcessorsAndThreads(t *testing.T) {
+	l := simtest.Inproc(t, 2, 1)
+	reg := &output.Registry{}
+	reg.AddMachine(l.M, l.Sim)
+	l.SetInterval(t, nt.ProfileTime, 10000) // before the logger: no set event
+	s, err := l.M.StartKernelLogger(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg.AddSession(l.M, s)
+	if _, err := l.Sim.Run(50_000, simtest.ThreeFuncs(l.P)); err != nil {
+		t.Fatal(err)
+	}
+	l.SetInterval(t, nt.ProfileTime, 20000) // logged: 1 ms, then 2 ms a sample
+	if _, err := l.Sim.Run(50_000, simtest.ThreeFuncs(l.P)); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	sum, err := output.Write(dir, reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const file = "samples-m1-ProfileTime.pb.gz"
+	if !strings.Contains(strings.Join(sum.Files, " "), file) {
+		t.Fatalf("files %v", sum.Files)
+	}
+	p := readProfile(t, filepath.Join(dir, file))
+	weights := map[int64]int64{}
+	threads := map[string]bool{}
+	var total int64
+	for _, smp := range p.Sample {
+		weights[smp.Value[1]/smp.Value[0]] += smp.Value[0]
+		total += smp.Value[1]
+		for _, k := range []string{"processor", "thread", "process", "context", "source"} {
+			if len(smp.Label[k]) != 1 {
+				t.Fatalf("sample labels %v lack %s", smp.Label, k)
+			}
+		}
+		if strings.HasPrefix(smp.Label["process"][0], "app (pid ") {
+			threads[smp.Label["thread"][0]] = true
+		}
+	}
+	if len(weights) != 2 || weights[1_000_000] == 0 || weights[2_000_000] == 0 {
+		t.Errorf("sample weights %v, want 1 ms before the set and 2 ms after", weights)
+	}
+	// 100 ms on each of 2 processors
+	if total < 190_000_000 || total > 210_000_000 {
+		t.Errorf("total %d ns", total)
+	}
+	// the app's samples name the workload's thread(s), by NT thread id
+	ids := map[string]bool{}
+	for _, th := range l.P.Threads() {
+		ids[strconv.FormatUint(uint64(th.ID()), 10)] = true
+	}
+	if len(threads) == 0 {
+		t.Error("no sample of the app")
+	}
+	for th := range threads {
+		if !ids[th] {
+			t.Errorf("thread %s is not one of the app's %v", th, ids)
+		}
+	}
+	tags := pprofTool(t, "-tags", filepath.Join(dir, file))
+	for _, w := range []string{"processor:", "thread:", "process:", "app (pid "} {
+		if !strings.Contains(tags, w) {
+			t.Errorf("pprof -tags lacks %q:\n%s", w, tags)
+		}
+	}
+}

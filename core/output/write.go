@@ -91,7 +91,8 @@ type Options struct {
 var All = Options{Pprof: true, Trace: true}
 
 // Write writes the outputs of every registered machine into dir (which
-// it creates): buckets.csv, one pprof profile per profile with counts, and
+// it creates): buckets.csv, one pprof profile per profile with counts, one
+// per source of the kernel logger's sampled events (samples-*.pb.gz), and
 // trace.json when a kernel logger ran. It returns the summary with the
 // files it wrote (relative to dir), in a fixed order.
 func Write(dir string, reg *Registry) (Summary, error) { return WriteWith(dir, reg, All) }
@@ -119,6 +120,11 @@ func WriteWith(dir string, reg *Registry, opts Options) (Summary, error) {
 	}
 	if !opts.Pprof {
 		profs = nil
+	}
+	for _, e := range reg.Machines() {
+		if opts.Pprof {
+			profs = append(profs, samplesProfiles(e)...)
+		}
 	}
 	for _, p := range profs {
 		var b bytes.Buffer
