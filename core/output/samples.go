@@ -132,31 +132,48 @@ func buildSamples(e *Machine, src nt.Source, events []kernel.Event, iv intervalA
 		p.DurationNanos = int64(e.Kernel.Now()) * 100
 	}
 	b := newProfileBuilder(p, e)
+	type who struct {
+		cpu      int
+		tid      uint32
+		isr, dpc bool
+	}
+	labelSets := map[who]map[string][]string{} // shared by the samples of one processor, thread and context
 	for _, k := range keys {
 		n := counts[k]
-		proc := threads[k.tid]
-		if k.tid == 0 {
-			proc = "idle"
-		} else if proc == "" {
-			proc = "thread " + strconv.FormatUint(uint64(k.tid), 10)
-		}
-		labels := map[string][]string{
-			"source":    {src.Name()},
-			"processor": {strconv.Itoa(k.cpu)},
-			"thread":    {strconv.FormatUint(uint64(k.tid), 10)},
-			"process":   {proc},
-		}
-		if src == nt.ProfileTime {
-			ctx := "thread"
-			switch {
-			case k.isr:
-				ctx = "isr"
-			case k.dpc:
-				ctx = "dpc"
-			}
-			labels["context"] = []string{ctx}
+		w := who{k.cpu, k.tid, k.isr, k.dpc}
+		labels := labelSets[w]
+		if labels == nil {
+			labels = sampleLabels(src, k, threads)
+			labelSets[w] = labels
 		}
 		p.Sample = append(p.Sample, &profile.Sample{Location: b.stack(k.ip), Value: []int64{n, n * k.weight}, Label: labels})
 	}
 	return p
+}
+
+// sampleLabels are the labels of a sampled event's sample.
+func sampleLabels(src nt.Source, k sampleKey, threads map[uint32]string) map[string][]string {
+	proc := threads[k.tid]
+	if k.tid == 0 {
+		proc = "idle"
+	} else if proc == "" {
+		proc = "thread " + strconv.FormatUint(uint64(k.tid), 10)
+	}
+	labels := map[string][]string{
+		"source":    {src.Name()},
+		"processor": {strconv.Itoa(k.cpu)},
+		"thread":    {strconv.FormatUint(uint64(k.tid), 10)},
+		"process":   {proc},
+	}
+	if src == nt.ProfileTime {
+		ctx := "thread"
+		switch {
+		case k.isr:
+			ctx = "isr"
+		case k.dpc:
+			ctx = "dpc"
+		}
+		labels["context"] = []string{ctx}
+	}
+	return labels
 }
