@@ -6,7 +6,7 @@ import (
 	"strconv"
 
 	"github.com/proflab/proflab/core/halhost"
-	luart "github.com/proflab/proflab/core/lua"
+	"github.com/proflab/proflab/core/lab"
 	"github.com/proflab/proflab/core/scenario"
 )
 
@@ -33,7 +33,7 @@ func (s *seedValue) Type() string { return "uint64" }
 // one worker, closed by the returned function. A setting a HAL rejects or
 // a plugin that is not there is bad input (exit 2); a plugin that cannot
 // be started or answer is a plugin failure (exit 3).
-func preflight(setup *scenario.Setup) (luart.HALProvider, func(), error) {
+func preflight(setup *scenario.Setup) (lab.HALProvider, func(), error) {
 	prov, closeFn, err := setup.Preflight(halhost.Options{})
 	if err != nil {
 		code := ExitPlugin

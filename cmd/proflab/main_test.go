@@ -3,17 +3,18 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/proflab/proflab/core/halhost"
+	"github.com/proflab/proflab/halplugins/halrpc/halrpctest"
 )
 
 // TestMain makes the shipped HAL plugins findable: every run starts the
 // configured HALs before it begins. `make test` points PROFLAB_PLUGIN_PATH
-// at ./bin; a bare `go test` builds them into a temporary folder.
+// at ./bin; a bare `go test` serves them from this test executable,
+// linked under their names (halrpctest).
 func TestMain(m *testing.M) {
+	halrpctest.ServeIfPlugin()
 	os.Exit(func() int {
 		if os.Getenv(halhost.EnvPluginPath) == "" {
 			dir, err := os.MkdirTemp("", "proflab-plugins-")
@@ -22,12 +23,9 @@ func TestMain(m *testing.M) {
 				return 1
 			}
 			defer os.RemoveAll(dir)
-			for _, p := range []string{"apic", "pmu", "pebs"} {
-				out, err := exec.Command("go", "build", "-o", filepath.Join(dir, "proflab-hal-"+p), "../../halplugins/"+p+"/cmd/proflab-hal-"+p).CombinedOutput()
-				if err != nil {
-					fmt.Fprintf(os.Stderr, "building the %s plugin: %v\n%s", p, err, out)
-					return 1
-				}
+			if _, err := halrpctest.Install(dir, "proflab-hal-apic", "proflab-hal-pmu", "proflab-hal-pebs"); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 1
 			}
 			os.Setenv(halhost.EnvPluginPath, dir)
 		}

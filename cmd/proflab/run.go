@@ -13,7 +13,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/proflab/proflab/core/halhost"
-	luart "github.com/proflab/proflab/core/lua"
+	"github.com/proflab/proflab/core/lab"
+	"github.com/proflab/proflab/core/runerr"
 	"github.com/proflab/proflab/core/scenario"
 )
 
@@ -38,7 +39,7 @@ func (f *scenarioFlags) register(cmd *cobra.Command) {
 // the flags given overriding its seed and budget. It returns the
 // preflight's warm HAL provider, for a command that runs one scenario,
 // and the function that closes it.
-func (f *scenarioFlags) options(cmd *cobra.Command) (scenario.Options, luart.HALProvider, func(), error) {
+func (f *scenarioFlags) options(cmd *cobra.Command) (scenario.Options, lab.HALProvider, func(), error) {
 	params, err := scenario.ParseSets(f.sets)
 	if err != nil {
 		return scenario.Options{}, nil, nil, withCode(ExitUsage, err)
@@ -77,11 +78,11 @@ func signalContext() (context.Context, context.CancelFunc) {
 func exitCodeFor(r scenario.Result) int {
 	if r.Error != nil {
 		switch r.Error.Kind {
-		case luart.KindInput:
+		case runerr.KindInput:
 			return ExitUsage
-		case luart.KindPlugin:
+		case runerr.KindPlugin:
 			return ExitPlugin
-		case luart.KindBug:
+		case runerr.KindBug:
 			return ExitInternal
 		}
 	}

@@ -1,10 +1,8 @@
 package scenario
 
 import (
-	"log/slog"
-
 	"github.com/proflab/proflab/core/halhost"
-	luart "github.com/proflab/proflab/core/lua"
+	"github.com/proflab/proflab/core/lab"
 )
 
 // Preflight starts every configured HAL on a fresh worker's plugin host
@@ -15,17 +13,13 @@ import (
 // host is returned as a HAL provider for one worker (Options.HALs), with
 // the function that closes it; a command with a single run saves starting
 // the plugins twice.
-func (s *Setup) Preflight(opts halhost.Options) (luart.HALProvider, func(), error) {
-	sw := &logSwitch{}
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.NewTextHandler(sw, &slog.HandlerOptions{ReplaceAttr: dropTime}))
-	}
-	host := halhost.New(s.Config.HAL, opts)
-	cfg, plugins, err := halhost.Preflight(host, s.Config)
+func (s *Setup) Preflight(opts halhost.Options) (lab.HALProvider, func(), error) {
+	h, closeHost := lab.NewHostHALs(s.Config, opts)
+	cfg, plugins, err := halhost.Preflight(h.Host, s.Config)
 	if err != nil {
-		host.Close()
+		closeHost()
 		return nil, nil, err
 	}
 	s.Config, s.Plugins = cfg, plugins
-	return &hostHALs{HostHALs: luart.HostHALs{Host: host, HALNames: cfg.HALNames()}, log: sw}, host.Close, nil
+	return h, closeHost, nil
 }

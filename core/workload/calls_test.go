@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/proflab/proflab/core/workload"
-	"github.com/proflab/proflab/kernel"
 )
 
 const callsTOML = `
@@ -52,7 +51,7 @@ func TestCallersTOML(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := s.Resolve(kernel.X64)
+	r, err := s.Resolve(x64)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,43 +70,21 @@ func TestCallersTOML(t *testing.T) {
 	}
 }
 
-func TestCallersTable(t *testing.T) {
-	p := newMachine(t).NewProcess("app", kernel.Token{})
-	fn := func(name string, base float64, caller string) map[string]any {
-		f := map[string]any{"name": name, "base": base, "size": float64(0x100), "weight": float64(1)}
-		if caller != "" {
-			f["caller"] = caller
-		}
-		return f
+func TestCallersErrors(t *testing.T) {
+	fn := func(name string, base uint64, caller string) workload.Function {
+		return workload.Function{Name: name, Base: workload.Address(base), Size: 0x100, Weight: 1, Caller: caller}
 	}
-	s, err := workload.FromTable(map[string]any{"process": p, "functions": []any{
-		fn("main", 0x10000, ""), fn("work", 0x10100, "main"), fn("helper", 0x10200, "work")}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := s.Resolve(kernel.X64)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := stackNames(r, "helper"); got != "helper<work<main" {
-		t.Errorf("stack %s", got)
-	}
-	bad := []struct {
-		fns  []any
+	for _, tc := range []struct {
+		fns  []workload.Function
 		want string
 	}{
-		{[]any{fn("a", 0x10000, "nobody")}, `functions[1].caller: no function named "nobody"`},
-		{[]any{fn("a", 0x10000, "a")}, `functions[1].caller: function "a" cannot call itself`},
-		{[]any{fn("a", 0x10000, "b"), fn("b", 0x10100, "a")}, `function "a" is in a cycle of callers`},
-		{[]any{map[string]any{"name": "a", "base": float64(0x10000), "size": float64(16), "caller": 3.0}}, "functions[1].caller: must be a string"},
-	}
-	for _, b := range bad {
-		s, err := workload.FromTable(map[string]any{"process": p, "functions": b.fns})
-		if err == nil {
-			_, err = s.Resolve(kernel.X64)
-		}
-		if err == nil || !strings.Contains(err.Error(), b.want) {
-			t.Errorf("error %v, want %q", err, b.want)
+		{[]workload.Function{fn("a", 0x10000, "nobody")}, `process[1].function[1].caller: no function named "nobody"`},
+		{[]workload.Function{fn("a", 0x10000, "a")}, `process[1].function[1].caller: function "a" cannot call itself`},
+		{[]workload.Function{fn("a", 0x10000, "b"), fn("b", 0x10100, "a")}, `function "a" is in a cycle of callers`},
+	} {
+		s := &workload.Spec{Processes: []workload.Process{{Name: "app", Functions: tc.fns}}}
+		if _, err := s.Resolve(x64); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("error %v, want %q", err, tc.want)
 		}
 	}
 }
