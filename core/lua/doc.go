@@ -55,8 +55,8 @@
 //   - m:run's result also has start and end (simulated time, 100 ns
 //     units), bugcheck (when an interrupt bug-checked the machine), log
 //     (the simulator's lines), and per function image, base, size and
-//     events, and with call structure (a workload's caller keys) each
-//     function's caller and inclusive = { instructions, cycles };
+//     events, inclusive = { instructions, cycles } (its own plus its
+//     callees', by the workload's caller keys) and caller when it has one;
 //     interrupts_by_cpu is keyed by processor number from 0.
 //   - Extras: lab.seed, lab.win32_name(code), lab.bugcheck_name(code),
 //     m:version(), m:arch(), x:cpu(), s:running(), and units and precise
