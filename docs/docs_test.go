@@ -14,33 +14,48 @@ import (
 	luart "github.com/proflab/proflab/core/lua"
 )
 
-// entryRe finds the bindings an entry heading documents: lab.NAME,
-// m:NAME, p:/t:/k:/s:NAME, and c:NAME for any caller (p, t and k).
-var entryRe = regexp.MustCompile(`\b(lab\.|[mptksc]:)([A-Za-z_][A-Za-z0-9_]*)`)
+// entryRe finds the bindings an entry documents: lab.NAME, m:NAME,
+// p:/t:/k:/s:NAME, and c:NAME or x:NAME for any caller (p, t and k).
+var entryRe = regexp.MustCompile(`\b(lab\.|[mptkscx]:)([A-Za-z_][A-Za-z0-9_]*)`)
 
-// documented returns the bindings named in the headings of a Markdown
-// document. Only headings count, so that a binding mentioned in passing
-// is not taken for documented; sections may come in any order, and
-// sections the test does not know are simply read too.
+// documented returns the bindings an entry names: in a heading, or at
+// the start of the first line after a heading (a signature such as
+// "`m:on_hal_call(fn)` — …"). A binding mentioned in passing elsewhere is
+// not taken for documented; sections may come in any order, and sections
+// the test does not know (other authors' additions) are read the same
+// way.
 func documented(md string) map[string]bool {
 	out := map[string]bool{}
-	inCode := false
-	for _, line := range strings.Split(md, "\n") {
-		if strings.HasPrefix(line, "```") {
-			inCode = !inCode
-			continue
-		}
-		if inCode || !strings.HasPrefix(line, "#") {
-			continue
-		}
+	add := func(line string) {
 		for _, m := range entryRe.FindAllStringSubmatch(line, -1) {
-			if m[1] == "c:" {
+			if m[1] == "c:" || m[1] == "x:" {
 				for _, r := range []string{"p:", "t:", "k:"} {
 					out[r+m[2]] = true
 				}
 				continue
 			}
 			out[m[1]+m[2]] = true
+		}
+	}
+	inCode, afterHeading := false, false
+	for _, line := range strings.Split(md, "\n") {
+		if strings.HasPrefix(line, "```") {
+			inCode = !inCode
+			afterHeading = false
+			continue
+		}
+		switch {
+		case inCode:
+		case strings.HasPrefix(line, "#"):
+			add(line)
+			afterHeading = true
+		case strings.TrimSpace(line) == "":
+		case afterHeading:
+			if strings.HasPrefix(line, "`") {
+				sig, _, _ := strings.Cut(line[1:], "`")
+				add(sig)
+			}
+			afterHeading = false
 		}
 	}
 	return out
@@ -72,13 +87,14 @@ func TestScenarioAPIReferenceIsComplete(t *testing.T) {
 }
 
 func TestDocumentedParsesHeadingsOnly(t *testing.T) {
-	got := documented("# Title\n\nm:run in text\n### `m:run{ x }`\n```\n### lab.fake\n```\n## Extra section\n### `c:alloc(size)` and `lab.u64(v)`\n")
-	for _, want := range []string{"m:run", "p:alloc", "t:alloc", "k:alloc", "lab.u64"} {
+	got := documented("# Title\n\nm:run in text\n### `m:run{ x }`\n```\n### lab.fake\n```\n## Extra section\n### `c:alloc(size)` and `lab.u64(v)`\n" +
+		"### A hook\n\n`m:on_hal_call(fn)` — calls m:passing in text\n\nAlso `m:mentioned()` in passing.\n### Handles\n`x:dup(h)` → a handle\n")
+	for _, want := range []string{"m:run", "p:alloc", "t:alloc", "k:alloc", "lab.u64", "m:on_hal_call", "p:dup", "t:dup", "k:dup"} {
 		if !got[want] {
 			t.Errorf("%s not found in %v", want, got)
 		}
 	}
-	if got["lab.fake"] || len(got) != 5 {
+	if got["lab.fake"] || got["m:passing"] || got["m:mentioned"] || len(got) != 9 {
 		t.Errorf("found too much: %v", got)
 	}
 }

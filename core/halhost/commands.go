@@ -23,7 +23,9 @@ func MachineOf(m config.Machine) hal.Machine {
 type Listing struct {
 	Name        string
 	Description hal.Description
-	Err         error
+	// Counters is what the HAL reports for HalQueryProfileNumberOfCounters.
+	Counters uint32
+	Err      error
 }
 
 // List opens every configured HAL (concurrently) on the configuration's
@@ -44,6 +46,7 @@ func List(h *Host, cfg *config.Config) []Listing {
 			}
 			defer mh.Close()
 			out[i].Description = mh.Description()
+			out[i].Counters, out[i].Err = mh.NumberOfCounters()
 		}()
 	}
 	for range names {
@@ -101,7 +104,7 @@ func WriteList(w io.Writer, ls []Listing, m config.Machine) error {
 		if used[l.Name] {
 			role = "used by the default machine"
 		}
-		fmt.Fprintf(w, "%s (%s %s): %d sources, %s\n", l.Name, d.Name, d.Version, len(d.Sources), role)
+		fmt.Fprintf(w, "%s (%s %s): %d sources, %d counters per processor, %s\n", l.Name, d.Name, d.Version, len(d.Sources), l.Counters, role)
 		if len(d.Sources) == 0 {
 			fmt.Fprintln(w)
 			continue

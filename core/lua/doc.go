@@ -61,4 +61,25 @@
 //   - Extras: lab.seed, lab.win32_name(code), lab.bugcheck_name(code),
 //     m:version(), m:arch(), x:cpu(), s:running(), and units and precise
 //     in m:hal_sources() rows.
+//
+// # Fidelity additions (docs/scenario-api.md, "Fidelity additions")
+//
+//   - lab.machine{ hal_settings = { NAME = { key = value } } } merges
+//     settings key by key over the configuration's [hal.NAME.settings] for
+//     that machine only; NAME must be one of the machine's HALs; values are
+//     booleans, strings, integers (a fraction is an error) and tables of
+//     them ({} is an empty list). The HAL decodes them strictly; a HAL
+//     that refuses to configure with them raises a Lua error naming
+//     hal_settings (the scenario's error, not a plugin failure). The
+//     kernel's in-process test HALs take none.
+//   - m:on_hal_call(fn) runs fn inside every kernel call into a HAL,
+//     before the HAL acts; HAL calls fn causes do not run it again (no
+//     recursion); an error in fn stops the machine like a HAL failure and
+//     ends the service call with it. One hook per machine; nil removes it.
+//   - p:duplicate_handle(h, access [, target]) is the lab's stand-in for
+//     NtDuplicateObject: any access mask is granted (no check against the
+//     object's security), the new handle lands in target's table (p's by
+//     default); a handle p does not have is a Lua error, not a status.
+//   - m:hal_log() rows of call "counters" are HalQueryProfileNumberOfCounters
+//     (class 0x2C, one row per HAL, on processor 0, interval = the count).
 package luart

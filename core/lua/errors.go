@@ -27,7 +27,10 @@ func (rt *Runtime) Func(name string, f lua.LGFunction) *lua.LFunction { return r
 // guard returns f protected against Go panics.
 func (rt *Runtime) guard(name string, f lua.LGFunction) lua.LGFunction {
 	return func(L *lua.LState) (n int) {
+		prev := rt.active
+		rt.active = L
 		defer func() {
+			rt.active = prev
 			r := recover()
 			if r == nil {
 				return
