@@ -2,13 +2,15 @@
 GO       ?= go
 BIN      ?= bin
 PLUGINS  := $(wildcard halplugins/*/cmd/proflab-hal-*)
+# VERSION is what `proflab --version` and result.json report.
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
 
 .PHONY: build test check quickstart bench clean proto race
 
 ## build: proflab and every shipped HAL plugin into ./bin
 build:
 	@mkdir -p $(BIN)
-	$(GO) build -o $(BIN)/proflab ./cmd/proflab
+	$(GO) build -ldflags "-X github.com/proflab/proflab/core/version.Stamp=$(VERSION)" -o $(BIN)/proflab ./cmd/proflab
 	@for p in $(PLUGINS); do echo "$(GO) build -o $(BIN)/$$(basename $$p) ./$$p"; $(GO) build -o $(BIN)/$$(basename $$p) ./$$p || exit 1; done
 
 ## test: the whole suite (builds first; plugin tests use ./bin)

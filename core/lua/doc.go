@@ -47,11 +47,17 @@
 //   - u64 arithmetic also accepts the strings lab.u64 accepts, and has
 //     ^ (modulo 2^64) and unary minus. A u64 is a userdata: as a table
 //     key, two equal u64 values are different keys (use tostring(u)).
-//   - Syntax errors read "file:line:column: syntax error near 'x'".
+//   - Syntax errors read "file:line:column: syntax error near 'x'"; one
+//     at the end of the file names the file's last non-blank line.
+//   - Reading io, os, debug, package, load, loadstring, loadfile, dofile
+//     or module raises an error saying the sandbox leaves them out (a
+//     metatable on _G); other missing globals are nil as in Lua.
 //   - m:run's result also has start and end (simulated time, 100 ns
 //     units), bugcheck (when an interrupt bug-checked the machine), log
 //     (the simulator's lines), and per function image, base, size and
-//     events; interrupts_by_cpu is keyed by processor number from 0.
+//     events, inclusive = { instructions, cycles } (its own plus its
+//     callees', by the workload's caller keys) and caller when it has one;
+//     interrupts_by_cpu is keyed by processor number from 0.
 //   - Extras: lab.seed, lab.win32_name(code), lab.bugcheck_name(code),
 //     m:version(), m:arch(), x:cpu(), s:running(), and units and precise
 //     in m:hal_sources() rows.

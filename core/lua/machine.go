@@ -222,6 +222,7 @@ func (rt *Runtime) registerMachine(L *lua.LState) {
 	for name, f := range methods {
 		idx.RawSetString(name, rt.fn("m:"+name, f))
 	}
+	rt.machIdx = idx
 	mt.RawSetString("__index", rt.fn("machine index", func(L *lua.LState) int {
 		key := L.Get(2)
 		if v := idx.RawGet(key); v != lua.LNil {

@@ -63,6 +63,7 @@ type Runtime struct {
 	pcg     *rand.PCG
 	rng     *rand.Rand
 	lab     *lua.LTable
+	machIdx *lua.LTable // the machine methods, for Bindings
 	checks  []Check
 	records map[string]any
 	bugs    []*runerr.Error

@@ -136,6 +136,13 @@ type Function struct {
 	// the loop in order (no randomness), so a timer of a matching period
 	// aliases with it.
 	LoopInstructions uint64 `toml:"loop_instructions,omitempty"`
+	// Caller names the function that calls this one (optional): the
+	// workload's call structure, see [Resolved.Stack]. Each function has
+	// at most one caller, so the functions form call trees; a sample in a
+	// function gets the stack function ← caller ← caller's caller … .
+	// Weight stays the function's own (self) share of execution: a
+	// caller's inclusive time is its own plus its callees'.
+	Caller string `toml:"caller,omitempty"`
 }
 
 // Hotspot is a sub-range of a function with its share of the function's
@@ -295,6 +302,11 @@ type Func struct {
 	// Process is the process whose functions list defined it (-1: an
 	// image's).
 	Process int
+	// Caller is the index in Resolved.Funcs of the function's caller
+	// (-1: none); see Function.Caller.
+	Caller int
+
+	field string // where it was defined, for messages
 }
 
 // ResolvedThread is a thread with its function mix.
@@ -403,7 +415,7 @@ func (s *Spec) Resolve(target Target) (*Resolved, error) {
 	r := &Resolved{}
 	byName := map[string]int{}
 	addFunc := func(field string, f Function, img *Image, proc int) {
-		rf := Func{Function: f, Index: len(r.Funcs), Process: proc}
+		rf := Func{Function: f, Index: len(r.Funcs), Process: proc, field: field}
 		if rf.CPI == 0 {
 			rf.CPI = 1
 		}
@@ -602,6 +614,7 @@ func (s *Spec) Resolve(target Target) (*Resolved, error) {
 			}
 		}
 	}
+	checkCallers(c, r, byName)
 	if err := errors.Join(c.errs...); err != nil {
 		return nil, err
 	}
