@@ -4,7 +4,8 @@ package main
 // or an attacker tried ends promptly, with its documented exit code and a
 // message that says what happened, and leaves no process behind. The
 // plugin cases run proflab as a real process (this test binary, re-run as
-// proflab) with the real apic plugin, built once by TestMain.
+// proflab) with the real apic plugin (./bin's under make test, else the
+// one TestMain serves from this binary).
 
 import (
 	"bytes"
@@ -22,33 +23,18 @@ import (
 	"time"
 
 	"github.com/proflab/proflab/core/runerr"
-	"github.com/proflab/proflab/halplugins/haltest"
+	"github.com/proflab/proflab/halplugins/halrpc"
 )
 
 // envFaultMain makes this test binary behave as proflab.
 const envFaultMain = "PROFLAB_FAULT_SUITE_MAIN"
 
-// pluginDir holds the plugins the fault suite builds.
-var pluginDir string
-
-func TestMain(m *testing.M) {
-	if os.Getenv(envFaultMain) != "" {
+// init runs proflab instead of the tests when the fault suite starts this
+// binary as proflab (and not as a plugin, which inherits the variable).
+func init() {
+	if os.Getenv(envFaultMain) != "" && os.Getenv(halrpc.MagicCookieKey) == "" {
 		os.Exit(execute(os.Args[1:], os.Stdout, os.Stderr))
 	}
-	dir, err := os.MkdirTemp("", "proflab-fault-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	if _, err := haltest.Build(dir, "github.com/proflab/proflab/halplugins/apic/cmd/proflab-hal-apic"); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	pluginDir = dir
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
 }
 
 // syncBuffer is a bytes.Buffer safe for a writer and readers at once.
@@ -86,7 +72,7 @@ func startProflab(t *testing.T, args ...string) *proflabProcess {
 	}
 	p := &proflabProcess{plugins: map[int]bool{}}
 	p.cmd = exec.Command(exe, args...)
-	p.cmd.Env = append(os.Environ(), envFaultMain+"=1", "PROFLAB_PLUGIN_PATH="+pluginDir)
+	p.cmd.Env = append(os.Environ(), envFaultMain+"=1") // TestMain set PROFLAB_PLUGIN_PATH
 	p.cmd.Stdout, p.cmd.Stderr = &p.out, &p.out
 	p.started = time.Now()
 	if err := p.cmd.Start(); err != nil {

@@ -63,6 +63,20 @@ func New(hals map[string]config.HAL, opts Options) *Host {
 	return h
 }
 
+// ConfigureError is a HAL's refusal of its configure call: settings it
+// rejects, or a machine it cannot serve.
+type ConfigureError struct {
+	HAL   string // the HAL's config name
+	Where string // "plugin /path, pid 123" or "in-process"
+	Err   error
+}
+
+func (e *ConfigureError) Error() string {
+	return fmt.Sprintf("hal %q (%s): configure: %v", e.HAL, e.Where, e.Err)
+}
+
+func (e *ConfigureError) Unwrap() error { return e.Err }
+
 // ErrClosed is returned by a closed Host.
 var ErrClosed = errors.New("halhost: host is closed")
 
@@ -98,15 +112,29 @@ func (h *Host) client(ctx context.Context, name string, spec config.HAL) (*halrp
 // Open opens a configured instance of HAL name for machine m, whose
 // programming goes to hw, and describes it.
 func (h *Host) Open(name string, m hal.Machine, hw Hardware) (*MachineHAL, error) {
-	return h.OpenContext(context.Background(), name, m, hw)
+	return h.open(context.Background(), name, m, hw, nil)
 }
 
 // OpenContext is Open whose plugin calls, now and later, also end when ctx
 // ends (the run's budget, Ctrl-C), leaving the plugin running.
 func (h *Host) OpenContext(ctx context.Context, name string, m hal.Machine, hw Hardware) (*MachineHAL, error) {
+	return h.open(ctx, name, m, hw, nil)
+}
+
+// open is OpenContext with settings merged key by key over the configured
+// ones.
+func (h *Host) open(ctx context.Context, name string, m hal.Machine, hw Hardware, extra map[string]any) (*MachineHAL, error) {
 	spec, ok := h.hals[name]
 	if !ok {
 		return nil, fmt.Errorf("hal %q is not configured (configured: %v); add a [hal.%s] table", name, h.names(), name)
+	}
+	if len(extra) > 0 {
+		merged := maps.Clone(spec.Settings)
+		if merged == nil {
+			merged = map[string]any{}
+		}
+		maps.Copy(merged, extra)
+		spec.Settings = merged
 	}
 	settings, err := spec.SettingsJSON()
 	if err != nil {
@@ -130,7 +158,7 @@ func (h *Host) OpenContext(ctx context.Context, name string, m hal.Machine, hw H
 	}
 	if err := inst.Configure(m, settings); err != nil {
 		inst.Close()
-		return nil, fmt.Errorf("hal %q (%s): configure: %w", name, where, err)
+		return nil, &ConfigureError{HAL: name, Where: where, Err: err}
 	}
 	mh, err := NewMachineHAL(name, where, inst, m, hw, h.log)
 	if err != nil {
@@ -146,11 +174,19 @@ func (h *Host) OpenContext(ctx context.Context, name string, m hal.Machine, hw H
 // OpenMachine opens the HALs a machine lists, concurrently, in list order.
 // On any failure it closes what it opened and returns every error.
 func (h *Host) OpenMachine(names []string, m hal.Machine, hw Hardware) ([]*MachineHAL, error) {
-	return h.OpenMachineContext(context.Background(), names, m, hw)
+	return h.OpenMachineWith(names, m, hw, nil)
 }
 
-// OpenMachineContext is OpenMachine with OpenContext's ctx.
-func (h *Host) OpenMachineContext(ctx context.Context, names []string, m hal.Machine, hw Hardware) ([]*MachineHAL, error) {
+// OpenMachineWith is OpenMachine with, per HAL name, settings merged key by
+// key over the configured ones for this machine only (lab.machine{
+// hal_settings = {...} }).
+func (h *Host) OpenMachineWith(names []string, m hal.Machine, hw Hardware, settings map[string]map[string]any) ([]*MachineHAL, error) {
+	return h.OpenMachineContext(context.Background(), names, m, hw, settings)
+}
+
+// OpenMachineContext is OpenMachineWith whose plugin calls, now and later,
+// also end when ctx ends (see OpenContext).
+func (h *Host) OpenMachineContext(ctx context.Context, names []string, m hal.Machine, hw Hardware, settings map[string]map[string]any) ([]*MachineHAL, error) {
 	out := make([]*MachineHAL, len(names))
 	errs := make([]error, len(names))
 	var wg sync.WaitGroup
@@ -158,7 +194,7 @@ func (h *Host) OpenMachineContext(ctx context.Context, names []string, m hal.Mac
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			out[i], errs[i] = h.OpenContext(ctx, n, m, hw)
+			out[i], errs[i] = h.open(ctx, n, m, hw, settings[n])
 		}()
 	}
 	wg.Wait()

@@ -44,6 +44,10 @@ type Spec struct {
 	// Context, when set, bounds the HALs' plugin calls: they end when it
 	// ends (the run's budget, Ctrl-C), leaving the plugins running.
 	Context context.Context
+	// HALSettings are, per HAL name, settings merged key by key over the
+	// configuration's for this machine only (lab.machine{ hal_settings =
+	// {...} }); nil for none.
+	HALSettings map[string]map[string]any
 }
 
 // FromConfig resolves a configuration's [machine] table (as loaded, its

@@ -15,6 +15,7 @@ import (
 
 	"github.com/proflab/proflab/core/sim"
 	"github.com/proflab/proflab/kernel"
+	"github.com/proflab/proflab/kernel/nt"
 )
 
 // Registry collects the machines and trace sessions of one run. It is
@@ -34,6 +35,8 @@ type Machine struct {
 	Sim *sim.Sim
 	// Sessions are the kernel logger sessions started on it.
 	Sessions []*kernel.TraceSession
+
+	intervals map[nt.Source]uint32 // see Registry.Capture
 }
 
 // AddMachine registers a machine and its simulator (which may be nil).
