@@ -15,8 +15,8 @@ const (
 	ExitPlugin   = 3 // a HAL plugin could not be found, started or kept running
 	ExitInternal = 4 // a bug in proflab
 
-	// ExitInterrupted: a sweep stopped by Ctrl-C or SIGTERM before its
-	// last run (the shell's code for SIGINT); --resume goes on.
+	// ExitInterrupted: Ctrl-C or SIGTERM stopped a run, a test or a sweep
+	// (the shell's code for SIGINT); a sweep's --resume goes on.
 	ExitInterrupted = 130
 )
 
@@ -75,8 +75,10 @@ func exitCodeOfKind(k runerr.Kind) int {
 		return ExitPlugin
 	case runerr.KindBug:
 		return ExitInternal
+	case runerr.KindInterrupted:
+		return ExitInterrupted
 	}
-	// KindLua (a stack overflow included), KindMemory, KindTimeout and
-	// KindInterrupted (Ctrl-C, SIGTERM): the scenario did not pass.
+	// KindLua (a stack overflow included), KindMemory and KindTimeout:
+	// the scenario did not pass.
 	return ExitFailed
 }

@@ -295,8 +295,8 @@ func TestFaultSignalsEndARunStuckOnAFrozenPlugin(t *testing.T) {
 			if took := time.Since(sent); took > 5*time.Second {
 				t.Errorf("proflab ended %s after %s", took, sig)
 			}
-			if code != ExitFailed {
-				t.Errorf("exit code %d, want %d", code, ExitFailed)
+			if code != ExitInterrupted {
+				t.Errorf("exit code %d, want %d", code, ExitInterrupted)
 			}
 			expectOutput(t, p.out.String(), "scenario interrupted", "FAIL ")
 			b, err := os.ReadFile(filepath.Join(out, "result.json"))
@@ -417,7 +417,7 @@ func TestFaultScenarioBudgetsAndErrors(t *testing.T) {
 // Item 7: error kinds map to the documented exit codes in one place.
 func TestExitCodeOfEachErrorKind(t *testing.T) {
 	for kind, want := range map[string]int{
-		"lua": ExitFailed, "memory": ExitFailed, "timeout": ExitFailed, "interrupted": ExitFailed,
+		"lua": ExitFailed, "memory": ExitFailed, "timeout": ExitFailed, "interrupted": ExitInterrupted,
 		"input": ExitUsage, "plugin": ExitPlugin, "bug": ExitInternal,
 	} {
 		if got := exitCodeOfKind(runerr.Kind(kind)); got != want {

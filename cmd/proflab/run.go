@@ -98,7 +98,8 @@ func newRunCmd() *cobra.Command {
 		Short: "Run one scenario",
 		Long: "Run one Lua scenario in a fresh sandboxed state. The scenario's log goes to standard output,\n" +
 			"then each failed check with its file:line and a summary line. Exit status: 0 when every check\n" +
-			"passed and nothing raised, 1 otherwise (2: bad input, 3: HAL plugin failure, 4: proflab bug).\n\n" +
+			"passed and nothing raised, 1 otherwise (2: bad input, 3: HAL plugin failure, 4: proflab bug,\n" +
+			"130: stopped by Ctrl-C or SIGTERM, after writing --out for what ran).\n\n" +
 			"Before the run, every configured HAL is started and configured with its settings, so that a\n" +
 			"wrong setting or a missing plugin is reported at once, with its file, line and key.\n\n" +
 			"--out DIR (or the configuration's output.dir) writes the run's outputs into DIR, which must be\n" +
@@ -192,6 +193,9 @@ func newTestCmd() *cobra.Command {
 				totals.Add(r)
 			})
 			fmt.Fprintln(stdout, totals.String())
+			if ctx.Err() != nil {
+				return silentExit(ExitInterrupted)
+			}
 			if totals.Failed > 0 {
 				return silentExit(ExitFailed)
 			}
