@@ -115,6 +115,11 @@ func newRunCmd() *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// Signals are caught from the start: a Ctrl-C while the HALs
+			// start ends the command after stopping them, not by the default
+			// handler (plugins run in their own process groups).
+			ctx, stop := signalContext()
+			defer stop()
 			opt, hals, closeHALs, err := flags.options(cmd)
 			if err != nil {
 				return err
@@ -132,8 +137,6 @@ func newRunCmd() *cobra.Command {
 			opt.File = args[0]
 			stdout := cmd.OutOrStdout()
 			opt.Log = stdout
-			ctx, stop := signalContext()
-			defer stop()
 			r := scenario.Run(ctx, opt)
 			if out != "" {
 				write := scenario.WriteResult
@@ -170,6 +173,8 @@ func newTestCmd() *cobra.Command {
 			"with its failures and closes with \"N passed, N failed\". Exit status 1 if any failed.",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, stop := signalContext() // from the start, as run does
+			defer stop()
 			base, _, closeHALs, err := flags.options(cmd)
 			if err != nil {
 				return err
@@ -184,8 +189,6 @@ func newTestCmd() *cobra.Command {
 				runs[i] = base
 				runs[i].File = f
 			}
-			ctx, stop := signalContext()
-			defer stop()
 			stdout := cmd.OutOrStdout()
 			var totals scenario.Totals
 			scenario.RunAll(ctx, runs, jobs, func(_ int, r scenario.Result) {
