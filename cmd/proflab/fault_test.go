@@ -369,7 +369,31 @@ func runFault(t *testing.T, src string, max time.Duration, args ...string) (int,
 	if took := time.Since(start); took > max {
 		t.Errorf("the run took %s, want at most %s", took.Round(time.Millisecond), max)
 	}
+	noPluginLeft(t)
 	return code, out + errOut
+}
+
+// noPluginLeft fails t if a plugin process this test process started is
+// still running (a second after a command returned).
+func noPluginLeft(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(time.Second)
+	for {
+		var left []string
+		for _, pid := range children(os.Getpid()) {
+			if c := cmdline(pid); strings.Contains(c, "proflab-hal-") && processAlive(pid) {
+				left = append(left, fmt.Sprintf("%d (%s)", pid, c))
+			}
+		}
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("plugin processes outlived the command: %s", strings.Join(left, ", "))
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // Items 5, 6 and 7: the scenario-side faults, each an error of the
