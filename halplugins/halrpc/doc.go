@@ -12,4 +12,18 @@
 // the host forwards those lines to its log. A plugin exits when its parent
 // dies: the host sets the parent-death signal on Linux and Serve also polls
 // its parent's pid.
+//
+// Every call and every shutdown has a deadline and a kill. A plugin runs
+// in a process group of its own, so that killing the group also ends
+// whatever it started (a shell script's children keep its stdout open,
+// and go-plugin waits for stdout to close). Start, handshake and
+// connection are bounded by Options.StartTimeout and cancelled by
+// Options.Context; a call that outlives Options.Timeout kills the plugin
+// at once; a call whose instance context ends (NewInstanceContext)
+// returns ErrCanceled and leaves the plugin running; Kill allows
+// ShutdownTimeout for go-plugin's graceful shutdown and then kills the
+// group (a SIGSTOPped plugin never answers the shutdown call). Done and
+// Err tell a host that the process died between calls. When the host
+// itself is killed with SIGKILL, the parent-death signal ends the plugin
+// but not what the plugin started.
 package halrpc
