@@ -192,12 +192,15 @@ func Start(opts Options) (*Client, error) {
 	if !finished {
 		select {
 		case <-ch:
+			finished = true
 		case <-time.After(killWait):
 			log.Error("the plugin's process group was killed but its start did not return", "plugin", opts.Path)
 		}
 	}
-	if rc := pc.ReattachConfig(); rc != nil {
-		c.pid = rc.Pid
+	if finished { // else go-plugin may still hold its lock
+		if rc := pc.ReattachConfig(); rc != nil {
+			c.pid = rc.Pid
+		}
 	}
 	c.kill(0)
 	return nil, fail
