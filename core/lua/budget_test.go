@@ -2,6 +2,7 @@ package luart
 
 import (
 	"context"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -133,5 +134,34 @@ end`)
 		if err := rt.Exec("bench.lua", src); err != nil {
 			b.Fatal(err.Detail())
 		}
+	}
+}
+
+// Naming short-lived tables keeps neither them nor their entries; numbers
+// are never reused.
+func TestStableNamesForgetDeadObjects(t *testing.T) {
+	rt, log := newTestRuntime(t, Config{})
+	if err := rt.Exec("s.lua", []byte(`for i = 1, 1000 do local s = tostring({}) end`)); err != nil {
+		t.Fatal(err.Detail())
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		runtime.GC()
+		rt.ids.mu.Lock()
+		n := len(rt.ids.ids)
+		rt.ids.mu.Unlock()
+		if n < 1000 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d entries still held after collections", n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := rt.Exec("s.lua", []byte(`print(tostring({}))`)); err != nil {
+		t.Fatal(err.Detail())
+	}
+	if got := log.String(); got != "table: 0x000003e9\n" {
+		t.Errorf("a new table after 1000 is %q, want number 1001", got)
 	}
 }

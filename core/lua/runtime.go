@@ -89,10 +89,10 @@ type Runtime struct {
 	releases      []func()      // release machines' HALs at Close
 	closed        bool
 
-	ids         map[any]uint64 // stable names of reference values (stableid.go)
-	unwatch     func()         // takes the run off the memory watchdog
-	budgetError *runerr.Error  // the first budget refusal, which fails the run even if caught
-	resumeDepth int            // coroutines resumed inside one another
+	ids         stableIDs     // stable names of reference values (stableid.go)
+	unwatch     func()        // takes the run off the memory watchdog
+	budgetError *runerr.Error // the first budget refusal, which fails the run even if caught
+	resumeDepth int           // coroutines resumed inside one another
 
 	loaded    map[string]lua.LValue // require's cache
 	loading   []string              // require's stack, for loop detection
@@ -111,7 +111,6 @@ func New(cfg Config) *Runtime {
 		records:   map[string]any{},
 		loaded:    map[string]lua.LValue{},
 		libChunks: map[string]bool{},
-		ids:       map[any]uint64{},
 		unwatch:   func() {},
 	}
 	if rt.lib == nil {

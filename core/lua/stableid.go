@@ -2,6 +2,8 @@ package luart
 
 import (
 	"fmt"
+	"runtime"
+	"sync"
 	"weak"
 
 	lua "github.com/yuin/gopher-lua"
@@ -22,25 +24,53 @@ import (
 // strings, numbers, booleans and nil as Lua shows them, reference values
 // with their per-run number.
 func (rt *Runtime) stableName(lv lua.LValue) string {
-	var key any
+	var id uint64
 	switch v := lv.(type) {
 	case *lua.LTable:
-		key = weak.Make(v)
+		id = idOf(&rt.ids, v)
 	case *lua.LFunction:
-		key = weak.Make(v)
+		id = idOf(&rt.ids, v)
 	case *lua.LUserData:
-		key = weak.Make(v)
+		id = idOf(&rt.ids, v)
 	case *lua.LState:
-		key = weak.Make(v)
+		id = idOf(&rt.ids, v)
 	default:
 		return lv.String()
 	}
-	id, ok := rt.ids[key]
-	if !ok {
-		id = uint64(len(rt.ids) + 1)
-		rt.ids[key] = id
-	}
 	return fmt.Sprintf("%s: 0x%08x", lv.Type().String(), id)
+}
+
+// stableIDs numbers objects in the order they are first asked about. It
+// holds weak references and forgets an object when the collector frees it
+// (numbers are never reused), so naming millions of short-lived tables
+// does not keep them, or their entries, alive.
+type stableIDs struct {
+	mu   sync.Mutex // cleanups run on a goroutine of the runtime package
+	ids  map[any]uint64
+	next uint64
+}
+
+// idOf is the number of p, given on first use.
+func idOf[T any](s *stableIDs, p *T) uint64 {
+	key := weak.Make(p)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if id, ok := s.ids[key]; ok {
+		return id
+	}
+	if s.ids == nil {
+		s.ids = map[any]uint64{}
+	}
+	s.next++
+	s.ids[key] = s.next
+	runtime.AddCleanup(p, s.forget, any(key))
+	return s.next
+}
+
+func (s *stableIDs) forget(key any) {
+	s.mu.Lock()
+	delete(s.ids, key)
+	s.mu.Unlock()
 }
 
 // tostring is Lua's tostring through __tostring, with stable names.
