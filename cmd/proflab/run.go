@@ -33,8 +33,7 @@ func (f *scenarioFlags) register(cmd *cobra.Command) {
 	f.seed = 1
 	cmd.Flags().Var(&f.seed, "seed", "the run's seed, 0…18446744073709551615 (math.random, machines' default seed); default: the configuration's machine.seed")
 	cmd.Flags().DurationVar(&f.timeout, "timeout", 0, "wall-clock budget per scenario (0: none); default: the configuration's run.timeout")
-	f.memory = byteSize{n: scenario.DefaultMemory}
-	cmd.Flags().Var(&f.memory, "memory", "memory budget per scenario, like 1GiB or 512MiB (0: none); runs side by side share their budgets' sum")
+	cmd.Flags().Var(&f.memory, "memory", "memory budget per scenario, like 1GiB or 512MiB (0: none; runs side by side share their budgets' sum); default: the configuration's run.memory")
 }
 
 // options builds the run options shared by every scenario of a command:
@@ -69,9 +68,12 @@ func (f *scenarioFlags) options(cmd *cobra.Command) (scenario.Options, lab.HALPr
 	if cmd.Flags().Changed("timeout") {
 		opt.Timeout = f.timeout
 	}
-	opt.Memory = f.memory.n
+	opt.Memory = setup.Memory
+	if cmd.Flags().Changed("memory") {
+		opt.Memory = int64(f.memory)
+	}
 	if opt.Memory == 0 {
-		opt.Memory = -1 // 0 means no budget on the command line
+		opt.Memory = -1 // 0 means no budget on the command line and in the configuration
 	}
 	if opt.Timeout == 0 {
 		opt.Timeout = -1 // 0 means no budget on the command line and in the configuration

@@ -91,6 +91,8 @@ func (h HAL) SettingsJSON() ([]byte, error) {
 type Run struct {
 	// Timeout is a run's wall-clock budget.
 	Timeout Duration `toml:"timeout"`
+	// Memory is a run's memory budget (0: none).
+	Memory ByteSize `toml:"memory"`
 }
 
 // Output is the `[output]` table.

@@ -198,3 +198,35 @@ func FuzzMerge(f *testing.F) {
 		}
 	})
 }
+
+func TestByteSize(t *testing.T) {
+	for in, want := range map[string]ByteSize{"1GiB": 1 << 30, "512MiB": 512 << 20, "1.5KiB": 1536, "2GB": 2e9, "4096": 4096, "0": 0, "none": 0, " 3 M ": 3 << 20} {
+		got, err := ParseByteSize(in)
+		if err != nil || got != want {
+			t.Errorf("ParseByteSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "-1GiB", "lots", "1PiB", "1e30"} {
+		if _, err := ParseByteSize(in); err == nil {
+			t.Errorf("ParseByteSize(%q) accepted", in)
+		}
+	}
+	for n, want := range map[ByteSize]string{1 << 30: "1GiB", 1536: "1536", 3 << 20: "3MiB", 0: "0"} {
+		if got := n.String(); got != want {
+			t.Errorf("ByteSize(%d) = %q, want %q", int64(n), got, want)
+		}
+		if back, err := ParseByteSize(n.String()); err != nil || back != n {
+			t.Errorf("round trip of %d: %d, %v", int64(n), back, err)
+		}
+	}
+	c := Default()
+	if c.Run.Memory != 1<<30 {
+		t.Errorf("default run.memory %d, want 1GiB", int64(c.Run.Memory))
+	}
+	if err := c.Set(`run.memory="12MB"`); err != nil || c.Run.Memory != 12e6 {
+		t.Errorf("--config-set run.memory: %d, %v", int64(c.Run.Memory), err)
+	}
+	if err := c.Set(`run.memory="lots"`); err == nil || !strings.Contains(err.Error(), "run.memory") {
+		t.Errorf("a bad run.memory: %v, want an error naming the key", err)
+	}
+}

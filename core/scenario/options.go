@@ -5,18 +5,11 @@ import (
 	"time"
 
 	"github.com/proflab/proflab/core/lab"
-	luart "github.com/proflab/proflab/core/lua"
 )
 
 // DefaultTimeout is the wall-clock budget of a run when Options.Timeout is
 // zero.
 const DefaultTimeout = 30 * time.Second
-
-// DefaultMemory is the memory budget of a run when Options.Memory is zero.
-const DefaultMemory = luart.DefaultMemoryLimit
-
-// FormatBytes shows a size as budgets are written ("1 GiB").
-func FormatBytes(n int64) string { return luart.FormatBytes(n) }
 
 // Options describe one run.
 type Options struct {

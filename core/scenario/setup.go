@@ -26,6 +26,9 @@ type Setup struct {
 	// and budget ([run] timeout), for commands whose flags were not given.
 	Seed    uint64
 	Timeout time.Duration
+	// Memory is the configuration's memory budget in bytes ([run]
+	// memory; 0: none).
+	Memory int64
 	// NewHALs makes the HAL provider of one worker (for the configured
 	// HALs, a plugin host whose processes serve every run of the worker)
 	// and the function that closes it. nil: the shipped HALs' logic
@@ -55,6 +58,7 @@ func SetupFromConfig(path string, cfg *config.Config, opts halhost.Options) Setu
 		Machine:    &m,
 		Seed:       uint64(cfg.Machine.Seed),
 		Timeout:    cfg.Run.Timeout.Duration,
+		Memory:     int64(cfg.Run.Memory),
 	}
 	s.NewHALs = func() (lab.HALProvider, func(), error) {
 		h, closeHost := lab.NewHostHALs(cfg, opts)

@@ -50,6 +50,9 @@ func (w *worker) run(ctx context.Context, r Run) scenario.Result {
 	if opt.Timeout == 0 {
 		opt.Timeout = -1 // the configuration said no budget
 	}
+	if opt.Memory = setup.Memory; opt.Memory == 0 {
+		opt.Memory = -1 // the configuration said no budget
+	}
 	if hals, err := w.provider(setup); err == nil {
 		opt.HALs = hals
 	} // else: Run makes its own and reports the error
