@@ -172,7 +172,8 @@ func newTestCmd() *cobra.Command {
 		Short: "Run scenarios: files, or every .lua file in folders",
 		Long: "Run every scenario found in the files and folders given (.lua files, recursively; files whose\n" +
 			"names start with \"_\" are helper modules), each in its own Lua state. Prints a line per scenario\n" +
-			"with its failures and closes with \"N passed, N failed\". Exit status 1 if any failed.",
+			"with its failures and closes with \"N passed, N failed\". Exit status 1 if any failed, 130 if\n" +
+			"Ctrl-C or SIGTERM stopped it.",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, stop := signalContext() // from the start, as run does
