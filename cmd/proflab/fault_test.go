@@ -529,3 +529,48 @@ lab.check(a > 0 and b > 0 and math.abs(a - b) / (a + b) < 0.1, ("a %s, b %s"):fo
 		})
 	}
 }
+
+// Item 6: a builtin that loops in Go without looking at the context (a
+// pathological string pattern) cannot hold proflab: after the budget or
+// a signal the run is abandoned a few seconds later.
+func TestFaultUninterruptibleBuiltin(t *testing.T) {
+	src := "print('ready')\nprint(string.find(string.rep('a', 5000), '.-.-.-b'))\n"
+	for _, tc := range []struct {
+		name string
+		args []string
+		sig  syscall.Signal
+		code int
+		want string
+	}{
+		{"time budget", []string{"--timeout", "1s"}, 0, ExitFailed, "scenario exceeded its time budget of 1s (--timeout); the scenario was inside a builtin call that cannot be interrupted"},
+		{"SIGTERM", nil, syscall.SIGTERM, ExitInterrupted, "scenario interrupted; the scenario was inside a builtin call that cannot be interrupted"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := startProflab(t, append([]string{"run", writeScenario(t, t.TempDir(), "s.lua", src)}, tc.args...)...)
+			for !strings.Contains(p.out.String(), "ready\n") && time.Since(p.started) < 20*time.Second {
+				time.Sleep(10 * time.Millisecond)
+			}
+			for _, pid := range children(p.cmd.Process.Pid) {
+				if strings.Contains(cmdline(pid), "proflab-hal-") {
+					p.plugins[pid] = true
+				}
+			}
+			ready := time.Now()
+			if tc.sig != 0 {
+				time.Sleep(200 * time.Millisecond)
+				if err := p.cmd.Process.Signal(tc.sig); err != nil {
+					t.Fatal(err)
+				}
+			}
+			code, _ := p.wait(t, time.Since(p.started)+10*time.Second)
+			if took := time.Since(ready); took > 8*time.Second {
+				t.Errorf("proflab ended %s after the scenario got stuck", took)
+			}
+			if code != tc.code {
+				t.Errorf("exit code %d, want %d", code, tc.code)
+			}
+			expectOutput(t, p.out.String(), tc.want)
+			noneLeft(t, p.plugins)
+		})
+	}
+}

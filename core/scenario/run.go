@@ -95,10 +95,21 @@ func Run(ctx context.Context, opt Options) (res Result) {
 
 		MemoryLimit: opt.Memory,
 	})
-	defer rt.Close()
 	rt.SetContext(ctx)
 
-	err := rt.Exec(chunkName(opt.File), src)
+	err, abandoned := execBounded(rt, chunkName(opt.File), src)
+	if abandoned {
+		// The state is still busy in a builtin that ignores cancellation:
+		// leave it, its machines and its goroutine alone (it stops at its
+		// next instruction if the builtin ever returns).
+		lw.mu.Lock()
+		res.Log = logs.String()
+		lw.mu.Unlock()
+		res.Outputs = nil
+		res.Error = abandonedError(ctx, opt, rt.Context())
+		return res
+	}
+	defer rt.Close()
 	res.Outputs.Capture() // the profiles' intervals, while the HALs still run
 	res.Checks = append(res.Checks, rt.Checks()...)
 	res.Records = rt.Records()
@@ -108,6 +119,57 @@ func Run(ctx context.Context, opt Options) (res Result) {
 	res.Error = finalError(ctx, opt, err, rt.Bug(), rt.BudgetFailure(), rt.PluginFailure())
 	res.Machines = output.Summarize(res.Outputs).Machines
 	return res
+}
+
+// abandonGrace is how long a run may go on after its context ended (time
+// budget, Ctrl-C, memory budget, a plugin's death) before Run gives up on
+// it: long enough for any binding to notice, short enough that proflab
+// always ends promptly.
+const abandonGrace = 3 * time.Second
+
+// execBounded runs the scenario on its own goroutine and waits for it, or,
+// once the run's context has ended, for abandonGrace more. A builtin that
+// loops in Go without looking at the context (a pathological string
+// pattern) cannot hold the run: execBounded then reports it abandoned and
+// leaves the goroutine to finish on its own.
+func execBounded(rt *luart.Runtime, name string, src []byte) (err *Error, abandoned bool) {
+	done := make(chan *Error, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- &Error{Kind: runerr.KindBug, Message: fmt.Sprintf("proflab bug while running %s: %v (please report it)", name, r), GoStack: string(debug.Stack())}
+			}
+		}()
+		done <- rt.Exec(name, src)
+	}()
+	select {
+	case err := <-done:
+		return err, false
+	case <-rt.Context().Done():
+	}
+	select {
+	case err := <-done:
+		return err, false
+	case <-time.After(abandonGrace):
+		return nil, true
+	}
+}
+
+// abandonedError is the error of a run abandoned by execBounded: why its
+// context ended, and that it had to be abandoned.
+func abandonedError(ctx context.Context, opt Options, runCtx context.Context) *Error {
+	var e *Error
+	var m *luart.MemoryBudgetError
+	switch {
+	case ctx.Err() != nil:
+		e = finalError(ctx, opt, nil, nil, nil, nil)
+	case errors.As(context.Cause(runCtx), &m):
+		e = &Error{Kind: runerr.KindMemory, Message: m.Error()}
+	default:
+		e = &Error{Kind: runerr.KindPlugin, Message: fmt.Sprint(context.Cause(runCtx))}
+	}
+	e.Message += fmt.Sprintf("; the scenario was inside a builtin call that cannot be interrupted (such as a string pattern match) and was abandoned %s later", formatDuration(abandonGrace))
+	return e
 }
 
 // finalError decides the run's error: the time budget or a cancellation
