@@ -30,7 +30,6 @@ type HAL interface {
 	Interrupts(batch []hal.Interrupt) error
 }
 
-
 // Options configure a Sim.
 type Options struct {
 	// Seed seeds the simulator's generator (the machine's seed).
