@@ -47,11 +47,6 @@ type dsHW struct {
 	pending []pebsRecord
 }
 
-type pebsRecord struct {
-	source nt.Source
-	ip     uint64
-	kind   segKind
-}
 
 // bank is the hardware one HAL instance programs: a timer, counters and
 // a DS save area programming per processor.
@@ -76,6 +71,7 @@ func (b *bank) ensure(n int) {
 func (s *Sim) Apply(halName string, p hal.Programming) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.hwGen++
 	b := s.bank(halName)
 	for _, l := range p.Log {
 		s.logf("%s: %s", halName, l)

@@ -92,6 +92,7 @@ type Sim struct {
 
 	cpus      []*cpuRun // during a run
 	refilling bool
+	hwGen     uint64 // counts Apply calls: processors rebuild what depends on their counters
 	dsDirty   bool
 	caPresent []bool
 

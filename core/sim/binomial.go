@@ -1,0 +1,100 @@
+package sim
+
+import (
+	"math"
+	"math/rand/v2"
+	"sort"
+)
+
+// This file draws counts: how many of n independent segments fell in each
+// class, without drawing the segments one by one.
+
+// binomial draws from Binomial(n, p) exactly: by inversion when n·p is
+// small (Kachitvichyanukul and Schmeiser's BINV), otherwise by rejection
+// from a Lorentzian envelope (Press et al., Numerical Recipes, bnldev).
+// Both cost O(1) draws in expectation, whatever n.
+func binomial(rng *rand.Rand, n uint64, p float64) uint64 {
+	switch {
+	case n == 0 || p <= 0:
+		return 0
+	case p >= 1:
+		return n
+	case p > 0.5:
+		return n - binomial(rng, n, 1-p)
+	}
+	en := float64(n)
+	if en*p < 16 {
+		q := 1 - p
+		s, a := p/q, (en+1)*p/q
+		r0 := math.Pow(q, en)
+		for {
+			u, r, x := rng.Float64(), r0, uint64(0)
+			for u > r && x <= n {
+				u -= r
+				x++
+				r *= a/float64(x) - s
+			}
+			if x <= n {
+				return x
+			}
+		}
+	}
+	am := en * p
+	pc := 1 - p
+	g, _ := math.Lgamma(en + 1)
+	plog, pclog := math.Log(p), math.Log(pc)
+	sq := math.Sqrt(2 * am * pc)
+	for {
+		var y, em float64
+		for {
+			y = math.Tan(math.Pi * rng.Float64())
+			em = sq*y + am
+			if em >= 0 && em < en+1 {
+				break
+			}
+		}
+		em = math.Floor(em)
+		l1, _ := math.Lgamma(em + 1)
+		l2, _ := math.Lgamma(en - em + 1)
+		t := 1.2 * sq * (1 + y*y) * math.Exp(g-l1-l2+em*plog+(en-em)*pclog)
+		if rng.Float64() <= t {
+			return uint64(em)
+		}
+	}
+}
+
+// multinomial splits n draws over categories of probabilities p (summing
+// to 1) into out, by conditional binomials.
+func multinomial(rng *rand.Rand, n uint64, p []float64, out []uint64) {
+	rest := 1.0
+	for i := range p {
+		out[i] = 0
+		if n == 0 {
+			continue
+		}
+		if i == len(p)-1 || rest <= 0 {
+			out[i] = n
+			n = 0
+			continue
+		}
+		q := min(max(p[i]/rest, 0), 1)
+		k := binomial(rng, n, q)
+		out[i] = k
+		n -= k
+		rest -= p[i]
+	}
+}
+
+// pick is the category a uniform u in [0, 1) falls in, given cumulative
+// weights.
+func pick(cum []float64, u float64) int {
+	u *= cum[len(cum)-1]
+	i := sort.SearchFloat64s(cum, u)
+	if i >= len(cum) {
+		i = len(cum) - 1
+	}
+	for i < len(cum)-1 && cum[i] <= u {
+		i++
+	}
+	return i
+}
