@@ -414,16 +414,15 @@ func TestEquivalentProcessProfile(t *testing.T) {
 // follow it.
 func TestEquivalentISRDPC(t *testing.T) {
 	run := func(ref bool) (isr, dpc, n float64) {
-		l := newEngineLab(t, ref, 2, 9)
+		l := newEngineLab(t, ref, 4, 9)
 		s, err := l.M.StartKernelLogger(true)
 		if err != nil {
 			t.Fatal(err)
 		}
 		l.SetInterval(t, nt.ProfileTime, 1221)
 		w := fourThreads(l.P)
-		w.Processes[0].Threads = w.Processes[0].Threads[:2]
 		w.Kernel.InterruptShare, w.Kernel.DPCShare = 0.1, 0.05
-		if _, err := l.run(300_000, w); err != nil {
+		if _, err := l.run(1_000_000, w); err != nil {
 			t.Fatal(err)
 		}
 		for _, e := range s.Events() {
