@@ -89,6 +89,14 @@ func multinomial(rng *rand.Rand, n uint64, p []float64, out []uint64) {
 // weights.
 func pick(cum []float64, u float64) int {
 	u *= cum[len(cum)-1]
+	if len(cum) <= 16 {
+		for i, c := range cum[:len(cum)-1] {
+			if u < c {
+				return i
+			}
+		}
+		return len(cum) - 1
+	}
 	i := sort.SearchFloat64s(cum, u)
 	if i >= len(cum) {
 		i = len(cum) - 1

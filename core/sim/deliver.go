@@ -76,7 +76,7 @@ func (rs *runState) overflow(c *cpuRun, b *bank, i int, k *counterHW) {
 			}
 		}
 		kind, fn := rs.current(c)
-		rs.deliver(c, b.name, k.source, rs.interruptedIP(c, skid), kind, fn, false)
+		rs.deliver(c, b, k.source, rs.interruptedIP(c, skid), kind, fn, false)
 		return
 	}
 	rs.pebsOverflow(c, b, i, k)
@@ -84,7 +84,7 @@ func (rs *runState) overflow(c *cpuRun, b *bank, i int, k *counterHW) {
 
 // deliver raises a profile interrupt from src on c at ip, taken while c
 // executed fn as kind (for a PEBS record: when the record was written).
-func (rs *runState) deliver(c *cpuRun, halName string, src nt.Source, ip uint64, kind segKind, fn int, pebs bool) {
+func (rs *runState) deliver(c *cpuRun, b *bank, src nt.Source, ip uint64, kind segKind, fn int, pebs bool) {
 	s := rs.s
 	if now := s.time100ns(s.now); now > s.m.Now() {
 		s.m.Advance(now - s.m.Now())
@@ -102,7 +102,7 @@ func (rs *runState) deliver(c *cpuRun, halName string, src nt.Source, ip uint64,
 		return
 	}
 	rs.res.count(c.idx, src)
-	if h := rs.halByNm[halName]; h != nil && h.Abilities().InterruptHook {
+	if h := rs.hookHAL(b); h != nil {
 		var flags uint32
 		if in.Mode == kernel.UserMode {
 			flags |= hal.InterruptUser
@@ -116,15 +116,26 @@ func (rs *runState) deliver(c *cpuRun, halName string, src nt.Source, ip uint64,
 		if pebs {
 			flags |= hal.InterruptPEBS
 		}
-		rs.hooks[halName] = append(rs.hooks[halName], hal.Interrupt{Time: s.m.Now(), IP: ip, CPU: uint16(c.idx), Source: src, Flags: flags})
-		if len(rs.hooks[halName]) >= hal.InterruptBatchMax {
-			b := rs.hooks[halName]
-			rs.hooks[halName] = nil
-			if err := h.Interrupts(b); err != nil {
+		rs.hooks[b.name] = append(rs.hooks[b.name], hal.Interrupt{Time: s.m.Now(), IP: ip, CPU: uint16(c.idx), Source: src, Flags: flags})
+		if len(rs.hooks[b.name]) >= hal.InterruptBatchMax {
+			batch := rs.hooks[b.name]
+			rs.hooks[b.name] = nil
+			if err := h.Interrupts(batch); err != nil {
 				rs.stopErr = err
 			}
 		}
 	}
+}
+
+// hookHAL is b's HAL when it has the InterruptHook ability.
+func (rs *runState) hookHAL(b *bank) HAL {
+	if b.run != rs {
+		b.run, b.hook = rs, nil
+		if h := rs.halByNm[b.name]; h != nil && h.Abilities().InterruptHook {
+			b.hook = h
+		}
+	}
+	return b.hook
 }
 
 func (rs *runState) flushHooks() error {

@@ -39,6 +39,7 @@ type cpuRun struct {
 	// in progress.
 	gen       uint64
 	ctrs      []*counterHW
+	ctrRefs   []counterRef
 	classes   []segClass
 	classCum  []float64
 	classP    []float64
@@ -49,6 +50,12 @@ type cpuRun struct {
 	seg       segment
 
 	times [5]uint64 // cycles: user, kernel, interrupt, DPC, idle
+}
+
+// counterRef is where an enabled counter is: its bank and index.
+type counterRef struct {
+	b *bank
+	i int
 }
 
 // segClass is a class of segment types that advance a processor alike.
@@ -117,7 +124,7 @@ func (rs *runState) buildClasses(c *cpuRun) {
 	}
 	s := rs.s
 	c.gen = s.hwGen
-	c.ctrs = c.ctrs[:0]
+	c.ctrs, c.ctrRefs = c.ctrs[:0], c.ctrRefs[:0]
 	for _, b := range s.banks {
 		if c.idx >= len(b.counters) {
 			continue
@@ -125,6 +132,7 @@ func (rs *runState) buildClasses(c *cpuRun) {
 		for i := range b.counters[c.idx] {
 			if k := &b.counters[c.idx][i]; k.enabled {
 				c.ctrs = append(c.ctrs, k)
+				c.ctrRefs = append(c.ctrRefs, counterRef{b, i})
 			}
 		}
 	}
@@ -214,9 +222,9 @@ func (rs *runState) execute(c *cpuRun, t uint64) uint64 {
 				if r <= 0 {
 					continue
 				}
-				need := uint64(math.Max(1, math.Ceil(k.remaining/r-eps)))
-				if k.remaining <= eps {
-					need = 0
+				var need uint64
+				if k.remaining > eps {
+					need = max(1, uint64(math.Ceil(k.remaining/r-eps)))
 				}
 				if c.seg.done+need <= cl.n {
 					if e := cl.cycleAt(c.seg.start, c.seg.done+need); e < stop {

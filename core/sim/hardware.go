@@ -55,6 +55,9 @@ type bank struct {
 	timers   []timerHW
 	counters [][8]counterHW
 	ds       []dsHW
+
+	run  *runState // the run hook was looked up for
+	hook HAL       // the bank's HAL if it hooks interrupts
 }
 
 func (b *bank) ensure(n int) {

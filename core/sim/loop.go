@@ -86,18 +86,20 @@ func (rs *runState) step(c *cpuRun) {
 	rs.events++
 	rs.idleUntil(c, t)
 	if c.th != nil {
-		for _, b := range s.banks {
-			if c.idx >= len(b.counters) {
-				continue
-			}
-			for i := range b.counters[c.idx] {
-				k := &b.counters[c.idx][i]
+		if c.gen == s.hwGen {
+			// the enabled counters, as execute saw them
+			for j, k := range c.ctrs {
 				if k.enabled && k.remaining <= eps {
-					rs.overflow(c, b, i, k)
+					rs.overflow(c, c.ctrRefs[j].b, c.ctrRefs[j].i, k)
 					if rs.stopErr != nil {
 						return
 					}
 				}
+			}
+		} else {
+			rs.overflowAll(c)
+			if rs.stopErr != nil {
+				return
 			}
 		}
 	}
@@ -108,7 +110,7 @@ func (rs *runState) step(c *cpuRun) {
 		tm := &b.timers[c.idx]
 		if tm.enabled && tm.armed && tm.next <= t {
 			kind, fn := rs.current(c)
-			rs.deliver(c, b.name, tm.source, rs.interruptedIP(c, 0), kind, fn, false)
+			rs.deliver(c, b, tm.source, rs.interruptedIP(c, 0), kind, fn, false)
 			if rs.stopErr != nil {
 				return
 			}
@@ -122,3 +124,22 @@ func (rs *runState) step(c *cpuRun) {
 
 // progress reports the run's progress to Options.Progress.
 func (rs *runState) progress() {}
+
+// overflowAll handles every counter of c that overflowed, looking at
+// every bank (the hardware changed since c's counters were listed).
+func (rs *runState) overflowAll(c *cpuRun) {
+	for _, b := range rs.s.banks {
+		if c.idx >= len(b.counters) {
+			continue
+		}
+		for i := range b.counters[c.idx] {
+			k := &b.counters[c.idx][i]
+			if k.enabled && k.remaining <= eps {
+				rs.overflow(c, b, i, k)
+				if rs.stopErr != nil {
+					return
+				}
+			}
+		}
+	}
+}

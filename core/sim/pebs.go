@@ -47,7 +47,7 @@ func (rs *runState) pebsOverflow(c *cpuRun, b *bank, i int, k *counterHW) {
 		ds.index = 0
 		s.writeIndex(ds)
 		for _, r := range pend {
-			rs.deliver(c, b.name, r.source, r.ip, r.kind, r.fn, true)
+			rs.deliver(c, b, r.source, r.ip, r.kind, r.fn, true)
 			if rs.stopErr != nil {
 				return
 			}

@@ -40,6 +40,7 @@ type runState struct {
 	stopErr error
 	counts  []uint64 // scratch for multinomial draws
 	events  uint64   // events handled (progress)
+	wakeAt  uint64   // the earliest sleeping thread's wake (nextWake)
 }
 
 // Run runs w on the processors for durationUS more microseconds of

@@ -30,6 +30,7 @@ func (rs *runState) setup() error {
 	s := rs.s
 	r := rs.w
 	rs.ctxPID = []uint32{0}
+	rs.wakeAt = math.MaxUint64
 	procs := make([]*kernel.Process, len(r.Spec.Processes))
 	for i, p := range r.Spec.Processes {
 		kp := p.Proc
@@ -151,6 +152,7 @@ func (rs *runState) quantumEnd(c *cpuRun) {
 	if th.busy < 1 {
 		th.sleeping = true
 		th.wake = c.clock + uint64(float64(rs.quantum)*(1-th.busy)/th.busy)
+		rs.updateWake()
 	} else {
 		rs.ready = append(rs.ready, th)
 	}
@@ -166,14 +168,17 @@ func (rs *runState) quantumEnd(c *cpuRun) {
 	rs.fillIdle()
 }
 
-func (rs *runState) nextWake() uint64 {
-	t := uint64(math.MaxUint64)
+// nextWake is the cycle the earliest sleeping thread wakes at.
+func (rs *runState) nextWake() uint64 { return rs.wakeAt }
+
+// updateWake recomputes nextWake after threads slept or woke.
+func (rs *runState) updateWake() {
+	rs.wakeAt = math.MaxUint64
 	for _, th := range rs.threads {
-		if th.sleeping && th.wake < t {
-			t = th.wake
+		if th.sleeping && th.wake < rs.wakeAt {
+			rs.wakeAt = th.wake
 		}
 	}
-	return t
 }
 
 func (rs *runState) wakeThreads() {
@@ -183,5 +188,6 @@ func (rs *runState) wakeThreads() {
 			rs.ready = append(rs.ready, th)
 		}
 	}
+	rs.updateWake()
 	rs.fillIdle()
 }
