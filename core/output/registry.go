@@ -34,6 +34,9 @@ type Machine struct {
 	Sim *sim.Sim
 	// Sessions are the kernel logger sessions started on it.
 	Sessions []*kernel.TraceSession
+
+	spools   []*eventSpool // each session's events, on disk
+	switches *switchSpool  // the simulator's scheduling decisions, on disk
 }
 
 // AddMachine registers a machine and its simulator (which may be nil).
@@ -41,21 +44,31 @@ func (r *Registry) AddMachine(m *kernel.Machine, s *sim.Sim) *Machine {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	e := &Machine{Index: len(r.machines) + 1, Kernel: m, Sim: s}
+	if s != nil {
+		e.switches = newSwitchSpool()
+		s.ObserveSchedule(e.switches.add)
+	}
 	r.machines = append(r.machines, e)
 	return e
 }
 
-// AddSession registers a kernel logger session of machine m.
+// AddSession registers a kernel logger session of machine m. From then
+// on the session keeps its events in a spool file (through a bounded
+// buffer), where s.Events() and the trace writer read them back: a long
+// session does not grow the memory.
 func (r *Registry) AddSession(m *kernel.Machine, s *kernel.TraceSession) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	sp := newEventSpool()
+	s.SetStore(sp)
 	for _, e := range r.machines {
 		if e.Kernel == m {
 			e.Sessions = append(e.Sessions, s)
+			e.spools = append(e.spools, sp)
 			return
 		}
 	}
-	e := &Machine{Index: len(r.machines) + 1, Kernel: m, Sessions: []*kernel.TraceSession{s}}
+	e := &Machine{Index: len(r.machines) + 1, Kernel: m, Sessions: []*kernel.TraceSession{s}, spools: []*eventSpool{sp}}
 	r.machines = append(r.machines, e)
 }
 

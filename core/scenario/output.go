@@ -27,7 +27,7 @@ const (
 // anything, the resolved configuration (config.toml, every default filled
 // in), each run's resolved workload (workload-mM-rN.toml), and the
 // profile outputs of core/output (buckets.csv, a pprof profile per
-// profile, trace.json when a kernel logger ran).
+// profile, the Perfetto trace when a kernel logger ran).
 func WriteResult(dir string, r Result) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("cannot create the output folder: %w", err)

@@ -12,6 +12,7 @@ import (
 	"github.com/proflab/proflab/core/config"
 	"github.com/proflab/proflab/core/halhost"
 	luart "github.com/proflab/proflab/core/lua"
+	"github.com/proflab/proflab/core/output"
 	"github.com/proflab/proflab/core/scenario"
 )
 
@@ -61,7 +62,7 @@ func TestWriteResultOutputs(t *testing.T) {
 	if len(got.Machines) != 1 || got.Machines[0].InterruptsByCPU[0]["ProfileTime"] != 99 {
 		t.Errorf("machines %+v", got.Machines)
 	}
-	for _, f := range []string{"config.toml", "workload-m1-r1.toml", "buckets.csv", "trace.json"} {
+	for _, f := range []string{"config.toml", "workload-m1-r1.toml", "buckets.csv", output.TraceFile} {
 		if !slices.Contains(got.Files, f) {
 			t.Errorf("files %v lack %s", got.Files, f)
 		}

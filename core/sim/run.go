@@ -101,6 +101,7 @@ func (s *Sim) RunContext(ctx context.Context, durationUS uint64, w *workload.Spe
 	s.cpus = nil
 	for _, c := range rs.cpus {
 		rs.retire(c)
+		s.reportSwitch(c.idx, c.clock, 0, 0)
 	}
 	if err := rs.flushHooks(); err != nil && rs.stopErr == nil {
 		rs.stopErr = err

@@ -100,6 +100,7 @@ func (rs *runState) setup() error {
 // idle puts the idle context on c.
 func (rs *runState) idle(c *cpuRun) {
 	c.th = nil
+	rs.s.reportSwitch(c.idx, c.clock, 0, 0)
 	c.classes = nil
 	c.dirty = true
 }
@@ -114,6 +115,9 @@ func (rs *runState) dispatch(c *cpuRun, th *thread) {
 	}
 	rs.buildClasses(c)
 	c.dirty = true
+	if th.kt != nil {
+		rs.s.reportSwitch(c.idx, c.clock, th.kt.Process().ID(), th.kt.ID())
+	}
 }
 
 // fillIdle dispatches ready threads onto idle processors they allow,

@@ -98,6 +98,48 @@ type Sim struct {
 
 	log     []string
 	results []*Result
+
+	schedObs []func(Switch)
+	running  []uint32 // per processor, the thread id last reported running
+}
+
+// Switch is one of the scheduler's decisions: from Time on, processor
+// CPU runs thread Thread of process Process (both 0: the idle loop).
+type Switch struct {
+	// Time is simulated time in 100 ns units since the machine was
+	// created.
+	Time            uint64
+	CPU             int
+	Process, Thread uint32
+}
+
+// ObserveSchedule has fn called with every change of the thread running
+// on a processor during runs, in time order; at the end of each run
+// every processor reports the idle loop. (The output's trace draws
+// thread-run slices from it.)
+func (s *Sim) ObserveSchedule(fn func(Switch)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.schedObs = append(s.schedObs, fn)
+}
+
+// reportSwitch tells the schedule observers that cpu runs th (nil: idle)
+// from cycle t, if that changed.
+func (s *Sim) reportSwitch(cpu int, t uint64, proc, thread uint32) {
+	if len(s.schedObs) == 0 {
+		return
+	}
+	for len(s.running) < s.ncpu {
+		s.running = append(s.running, 0)
+	}
+	if s.running[cpu] == thread {
+		return
+	}
+	s.running[cpu] = thread
+	sw := Switch{Time: s.time100ns(t), CPU: cpu, Process: proc, Thread: thread}
+	for _, fn := range s.schedObs {
+		fn(sw)
+	}
 }
 
 // New returns a simulator whose hardware is not yet attached to a machine:
