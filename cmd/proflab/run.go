@@ -12,6 +12,7 @@ import (
 
 	"github.com/proflab/proflab/core/halhost"
 	luart "github.com/proflab/proflab/core/lua"
+	"github.com/proflab/proflab/core/sim"
 	"github.com/proflab/proflab/core/scenario"
 )
 
@@ -99,6 +100,10 @@ func newRunCmd() *cobra.Command {
 			opt.Log = stdout
 			ctx, stop := signalContext()
 			defer stop()
+			if errw := cmd.ErrOrStderr(); isTerminal(errw) {
+				// a long run shows its progress on the terminal
+				ctx = sim.WithProgress(ctx, progressEvery, (&progressLine{w: errw}).report)
+			}
 			r := scenario.Run(ctx, opt)
 			if out != "" {
 				if err := scenario.WriteResult(out, r); err != nil {

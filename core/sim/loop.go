@@ -122,9 +122,6 @@ func (rs *runState) step(c *cpuRun) {
 	}
 }
 
-// progress reports the run's progress to Options.Progress.
-func (rs *runState) progress() {}
-
 // overflowAll handles every counter of c that overflowed, looking at
 // every bank (the hardware changed since c's counters were listed).
 func (rs *runState) overflowAll(c *cpuRun) {

@@ -21,26 +21,28 @@ type tally struct {
 
 // runState is one Run in progress.
 type runState struct {
-	ctx     context.Context
-	s       *Sim
-	res     *Result
-	w       *workload.Resolved
-	fns     []fnInfo
-	threads []*thread
-	ready   []*thread
-	quantum uint64
-	segLen  uint64
-	end     uint64
-	ctxPID  []uint32 // context → process id (0: none)
-	tallies [][]tally
-	nf      int
-	cpus    []*cpuRun
-	hooks   map[string][]hal.Interrupt
-	halByNm map[string]HAL
-	stopErr error
-	counts  []uint64 // scratch for multinomial draws
-	events  uint64   // events handled (progress)
-	wakeAt  uint64   // the earliest sleeping thread's wake (nextWake)
+	ctx            context.Context
+	s              *Sim
+	res            *Result
+	w              *workload.Resolved
+	fns            []fnInfo
+	threads        []*thread
+	ready          []*thread
+	quantum        uint64
+	segLen         uint64
+	end            uint64
+	ctxPID         []uint32 // context → process id (0: none)
+	tallies        [][]tally
+	nf             int
+	cpus           []*cpuRun
+	hooks          map[string][]hal.Interrupt
+	halByNm        map[string]HAL
+	stopErr        error
+	counts         []uint64 // scratch for multinomial draws
+	events         uint64   // events handled (progress)
+	wakeAt         uint64   // the earliest sleeping thread's wake (nextWake)
+	prog           *progressState
+	durationCycles uint64
 }
 
 // Run runs w on the processors for durationUS more microseconds of
@@ -89,6 +91,8 @@ func (s *Sim) RunContext(ctx context.Context, durationUS uint64, w *workload.Spe
 	rs.segLen = r.Spec.SegmentInstructions
 	start := s.now
 	rs.end = start + durationUS*s.freq
+	rs.durationCycles = durationUS * s.freq
+	rs.startProgress()
 	rs.res = newResult(s, r, s.time100ns(start))
 	logStart := len(s.log)
 	if err := rs.setup(); err != nil {
@@ -113,6 +117,7 @@ func (s *Sim) RunContext(ctx context.Context, durationUS uint64, w *workload.Spe
 	}
 	rs.account()
 	rs.finish()
+	rs.endProgress()
 	rs.res.End = s.m.Now()
 	rs.res.Log = append([]string(nil), s.log[logStart:]...)
 	s.results = append(s.results, rs.res)
