@@ -3,7 +3,7 @@ GO       ?= go
 BIN      ?= bin
 PLUGINS  := $(wildcard halplugins/*/cmd/proflab-hal-*)
 
-.PHONY: build test check quickstart bench clean proto
+.PHONY: build test check quickstart bench clean proto scale
 
 ## build: proflab and every shipped HAL plugin into ./bin
 build:
@@ -32,6 +32,11 @@ bench:
 
 clean:
 	rm -rf $(BIN)
+
+## scale: wall time, peak memory and trace size of 1, 10 and 60 simulated
+## seconds with and without the kernel logger and --out (issue 9)
+scale: build
+	BIN=$(BIN) .ci/scale
 
 ## proto: regenerate the HAL plugin protocol's Go code (checked in) from
 ## halplugins/halrpc/proto/hal.proto. Needs protoc from Debian's
