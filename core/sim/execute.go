@@ -37,6 +37,7 @@ type cpuRun struct {
 	// hardware generation gen), the thread's classes, the whole segments
 	// of each class whose functions are not drawn yet, and the segment
 	// in progress.
+	built     bool // classes are c.th's
 	gen       uint64
 	ctrs      []*counterHW
 	ctrRefs   []counterRef
@@ -116,7 +117,7 @@ const eps = 1e-6
 // (its type is drawn first if it was not).
 func (rs *runState) buildClasses(c *cpuRun) {
 	th := c.th
-	if c.classes != nil { // the hardware changed under a running thread
+	if c.built { // the hardware changed under a running thread
 		rs.flushDeferred(c)
 		if c.seg.active {
 			rs.reveal(c)
@@ -135,6 +136,10 @@ func (rs *runState) buildClasses(c *cpuRun) {
 				c.ctrRefs = append(c.ctrRefs, counterRef{b, i})
 			}
 		}
+	}
+	for gi := range c.classes[:cap(c.classes)] {
+		cl := &c.classes[:cap(c.classes)][gi]
+		cl.members, cl.cum, cl.rate, cl.ev = cl.members[:0], cl.cum[:0], cl.rate[:0], cl.ev[:0]
 	}
 	c.classes = c.classes[:0]
 	c.typeClass = c.typeClass[:0]
@@ -160,7 +165,14 @@ func (rs *runState) buildClasses(c *cpuRun) {
 			}
 		}
 		if g < 0 {
-			cl := segClass{n: n, cpi: f.cpi, cycles: uint64(float64(n) * f.cpi)}
+			if len(c.classes) < cap(c.classes) {
+				c.classes = c.classes[:len(c.classes)+1] // reuse the slices of an earlier class
+			} else {
+				c.classes = append(c.classes, segClass{})
+			}
+			g = len(c.classes) - 1
+			cl := &c.classes[g]
+			cl.n, cl.cpi, cl.p, cl.cycles = n, f.cpi, 0, uint64(float64(n)*f.cpi)
 			if f.cpi == 1 {
 				cl.cycles = n
 			}
@@ -168,8 +180,6 @@ func (rs *runState) buildClasses(c *cpuRun) {
 				cl.rate = append(cl.rate, f.rate[k.event])
 				cl.ev = append(cl.ev, float64(n)*f.rate[k.event])
 			}
-			c.classes = append(c.classes, cl)
-			g = len(c.classes) - 1
 		}
 		cl := &c.classes[g]
 		cl.members = append(cl.members, j)
@@ -198,6 +208,7 @@ func (rs *runState) buildClasses(c *cpuRun) {
 	if c.seg.active && c.seg.typ >= 0 {
 		c.seg.class = c.typeClass[c.seg.typ]
 	}
+	c.built = true
 }
 
 func (ty segType) isLoop(rs *runState) bool { return ty.kind == kindThread && rs.fns[ty.fn].loop > 0 }
@@ -383,13 +394,15 @@ func (rs *runState) flushDeferred(c *cpuRun) {
 			rs.commit(c, c.th.types[cl.members[0]], n*cl.n, n*cl.cycles)
 			continue
 		}
-		p := make([]float64, len(cl.members))
+		p := rs.probs[:0]
 		prev := 0.0
-		for i, cu := range cl.cum {
-			p[i] = (cu - prev) / cl.p
+		for _, cu := range cl.cum {
+			p = append(p, (cu-prev)/cl.p)
 			prev = cu
 		}
-		counts := make([]uint64, len(cl.members))
+		rs.probs = p
+		counts := append(rs.counts[:0], make([]uint64, len(cl.members))...)
+		rs.counts = counts
 		multinomial(rs.s.rng, n, p, counts)
 		for i, k := range counts {
 			if k > 0 {
@@ -407,7 +420,7 @@ func (rs *runState) retire(c *cpuRun) {
 	}
 	rs.closeSegment(c)
 	rs.flushDeferred(c)
-	c.classes = nil
+	c.built = false
 }
 
 // commit adds instr instructions over cycles cycles of ty to c's truth.

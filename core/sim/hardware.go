@@ -47,7 +47,6 @@ type dsHW struct {
 	pending []pebsRecord
 }
 
-
 // bank is the hardware one HAL instance programs: a timer, counters and
 // a DS save area programming per processor.
 type bank struct {

@@ -38,9 +38,10 @@ type runState struct {
 	hooks          map[string][]hal.Interrupt
 	halByNm        map[string]HAL
 	stopErr        error
-	counts         []uint64 // scratch for multinomial draws
-	events         uint64   // events handled (progress)
-	wakeAt         uint64   // the earliest sleeping thread's wake (nextWake)
+	counts         []uint64  // scratch for multinomial draws
+	probs          []float64 // scratch for multinomial draws
+	events         uint64    // events handled (progress)
+	wakeAt         uint64    // the earliest sleeping thread's wake (nextWake)
 	prog           *progressState
 	durationCycles uint64
 }

@@ -101,7 +101,7 @@ func (rs *runState) setup() error {
 func (rs *runState) idle(c *cpuRun) {
 	c.th = nil
 	rs.s.reportSwitch(c.idx, c.clock, 0, 0)
-	c.classes = nil
+	c.built = false
 	c.dirty = true
 }
 
