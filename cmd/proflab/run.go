@@ -105,6 +105,7 @@ func newRunCmd() *cobra.Command {
 				ctx = sim.WithProgress(ctx, progressEvery, (&progressLine{w: errw}).report)
 			}
 			r := scenario.Run(ctx, opt)
+			defer r.Outputs.Close() // the spooled events of its logger sessions
 			if out != "" {
 				if err := scenario.WriteResult(out, r); err != nil {
 					return withCode(ExitUsage, fmt.Errorf("--out %s: %w", out, err))
@@ -155,6 +156,7 @@ func newTestCmd() *cobra.Command {
 			scenario.RunAll(ctx, runs, jobs, func(_ int, r scenario.Result) {
 				scenario.WriteTestResult(stdout, r, verbose)
 				totals.Add(r)
+				r.Outputs.Close() // the spooled events of its logger sessions
 			})
 			fmt.Fprintln(stdout, totals.String())
 			if totals.Failed > 0 {

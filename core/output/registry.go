@@ -103,6 +103,24 @@ func (r *Registry) AddSession(m *kernel.Machine, s *kernel.TraceSession) {
 	r.machines = append(r.machines, e)
 }
 
+// Close releases the spool files of the registry's sessions and
+// schedules; their events can no longer be read. A nil registry is fine.
+func (r *Registry) Close() {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, e := range r.machines {
+		for _, sp := range e.spools {
+			sp.sp.close()
+		}
+		if e.switches != nil {
+			e.switches.sp.close()
+		}
+	}
+}
+
 // Machines returns the registered machines in the order they were added.
 func (r *Registry) Machines() []*Machine {
 	if r == nil {

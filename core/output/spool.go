@@ -3,6 +3,7 @@ package output
 import (
 	"bufio"
 	"encoding/binary"
+	"errors"
 	"io"
 	"os"
 
@@ -29,6 +30,9 @@ const spoolBuffer = 64 << 10
 func newSpool(size int) *spool { return &spool{size: size} }
 
 func (s *spool) append(rec []byte) {
+	if s.err == errSpoolClosed {
+		return
+	}
 	if s.f == nil && s.mem == nil && s.err == nil {
 		f, err := os.CreateTemp("", "proflab-spool-*")
 		if err == nil {
@@ -47,6 +51,17 @@ func (s *spool) append(rec []byte) {
 		s.err = err
 	}
 }
+
+// close releases the file; the spool then holds nothing.
+func (s *spool) close() {
+	if s.f != nil {
+		_ = s.f.Close()
+	}
+	s.f, s.w, s.mem, s.n = nil, nil, nil, 0
+	s.err = errSpoolClosed
+}
+
+var errSpoolClosed = errors.New("the run's spooled events were released")
 
 // each calls fn with every record in order (rec is only valid during the
 // call).

@@ -388,3 +388,38 @@ func TestTraceFileWritten(t *testing.T) {
 		t.Error("no SampledProfile instants in", output.TraceFile)
 	}
 }
+
+// TestSessionEventsSpooled: a registered session keeps its events in the
+// spool, where Events reads them back whole, in order; Close releases
+// them.
+func TestSessionEventsSpooled(t *testing.T) {
+	l := simtest.Inproc(t, 1, 1)
+	reg := &output.Registry{}
+	reg.AddMachine(l.M, l.Sim)
+	s, err := l.M.StartKernelLogger(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.SetInterval(t, nt.ProfileTime, 1221) // logged (0x0F48) before the session is registered
+	before := len(s.Events())
+	reg.AddSession(l.M, s)
+	if _, err := l.Sim.Run(200_000, simtest.ThreeFuncs(l.P)); err != nil {
+		t.Fatal(err)
+	}
+	evs := s.Events()
+	if before == 0 || len(evs) < 1000 || evs[0].Hook != nt.PERFINFO_LOG_TYPE_SAMPLED_PROFILE_SET_INTERVAL {
+		t.Fatalf("%d events (%d before registration), first %+v", len(evs), before, evs[0])
+	}
+	for i := 1; i < len(evs); i++ {
+		if evs[i].Time < evs[i-1].Time {
+			t.Fatalf("event %d at %d after %d", i, evs[i].Time, evs[i-1].Time)
+		}
+	}
+	if last := evs[len(evs)-1]; last.Hook != nt.PERFINFO_LOG_TYPE_SAMPLED_PROFILE || last.InstructionPointer < 0x10000 || last.Count != 1 {
+		t.Errorf("last event read back as %+v", last)
+	}
+	reg.Close()
+	if n := len(s.Events()); n != 0 {
+		t.Errorf("%d events after Close", n)
+	}
+}
