@@ -12,8 +12,8 @@ import (
 
 	"github.com/proflab/proflab/core/halhost"
 	luart "github.com/proflab/proflab/core/lua"
-	"github.com/proflab/proflab/core/sim"
 	"github.com/proflab/proflab/core/scenario"
+	"github.com/proflab/proflab/core/sim"
 )
 
 // scenarioFlags are the flags run and test share.
