@@ -32,6 +32,10 @@ type counterHW struct {
 	warned     bool // "no control area" logged this run
 }
 
+// eps is the events left at or below which a counter has overflowed
+// (remaining counts fractional expected events).
+const eps = 1e-6
+
 // dsHW is one processor's PEBS DS save area programming.
 type dsHW struct {
 	enabled          bool
