@@ -50,7 +50,6 @@ func (cl *segClass) instrAt(start, t uint64) uint64 {
 	return min(d, cl.n)
 }
 
-
 // buildClasses groups c's thread's segment types by how they advance c
 // with the counters enabled now. The segment in progress keeps running
 // (its type is drawn first if it was not).
