@@ -3,7 +3,7 @@ GO       ?= go
 BIN      ?= bin
 PLUGINS  := $(wildcard halplugins/*/cmd/proflab-hal-*)
 
-.PHONY: build test check quickstart bench clean proto scale
+.PHONY: build test check quickstart bench clean proto race scale
 
 ## build: proflab and every shipped HAL plugin into ./bin
 build:
@@ -15,6 +15,15 @@ build:
 test: build
 	PROFLAB_PLUGIN_PATH=$(CURDIR)/$(BIN) $(GO) test -count=1 ./...
 	$(BIN)/proflab test scenarios/ examples/first-scenario.lua examples/workload-file.lua
+
+## race: the race detector over the packages that run work concurrently
+## (workers sharing a plugin host, concurrent HAL calls, the plugin
+## protocol, a simulator programmed while HALs open). It needs cgo, hence
+## a C compiler (.ci/run installs one if missing).
+RACE_PKGS := ./core/scenario/ ./core/halhost/ ./core/lab/ ./core/sim/ ./core/output/ \
+	./halplugins/hal/ ./halplugins/halrpc/ ./scenarios/
+race:
+	CGO_ENABLED=1 $(GO) test -race -count=1 $(RACE_PKGS)
 
 ## check: gofmt, go vet and staticcheck
 check:

@@ -17,11 +17,11 @@ type env struct {
 
 type envOpt func(*Config)
 
-func withCPUs(n int) envOpt       { return func(c *Config) { c.CPUs = n } }
-func withVendor(v string) envOpt  { return func(c *Config) { c.Vendor = v } }
-func withPEBS(b bool) envOpt      { return func(c *Config) { c.PEBS = b } }
-func withErrata(iv uint32) envOpt { return func(c *Config) { c.CacheErrataInterval = iv } }
-func withHALs(h ...HAL) envOpt    { return func(c *Config) { c.HALs = h } }
+func withCPUs(n int) envOpt            { return func(c *Config) { c.CPUs = n } }
+func withVendor(v string) envOpt       { return func(c *Config) { c.Vendor = v } }
+func withPEBS(b bool) envOpt           { return func(c *Config) { c.PEBS = b } }
+func withErrata(iv uint32) envOpt      { return func(c *Config) { c.CacheErrataInterval = iv } }
+func withHALs(h ...HALDispatch) envOpt { return func(c *Config) { c.HALs = h } }
 func privileged() func(*Token) {
 	return func(t *Token) { t.Privileges[nt.SeSystemProfilePrivilege] = true }
 }

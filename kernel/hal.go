@@ -2,7 +2,7 @@ package kernel
 
 import "github.com/proflab/proflab/kernel/nt"
 
-// HAL is the kernel's view of one hardware abstraction layer: the
+// HALDispatch is the kernel's view of one hardware abstraction layer: the
 // HAL_DISPATCH entries and HAL exports the profiling code uses
 // (HalQuerySystemInformation with HalProfileSourceInformation,
 // HalSetSystemInformation with HalProfileSourceInterval,
@@ -18,7 +18,7 @@ import "github.com/proflab/proflab/kernel/nt"
 // answered nonsense): the machine stops with that error, it is not an
 // NTSTATUS. What a HAL does with a value it dislikes (clamping,
 // quantising, refusing) is not an error: it is reflected in later queries.
-type HAL interface {
+type HALDispatch interface {
 	// Name is the HAL's name as the configuration lists it ("apic").
 	Name() string
 	// Sources describes the profile sources this HAL supports, in source

@@ -63,14 +63,14 @@ func sortDescs(d []SourceDescriptor) {
 }
 
 // halFor returns the HAL owning src, or nil.
-func (m *Machine) halFor(src nt.Source) HAL {
+func (m *Machine) halFor(src nt.Source) HALDispatch {
 	if i, ok := m.owner[src]; ok {
 		return m.cfg.HALs[i]
 	}
 	return nil
 }
 
-func (m *Machine) halFailed(h HAL, call string, err error) error {
+func (m *Machine) halFailed(h HALDispatch, call string, err error) error {
 	e := &HALError{HAL: h.Name(), Call: call, Err: err}
 	if m.halted == nil {
 		m.halted = e

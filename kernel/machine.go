@@ -70,7 +70,7 @@ type Config struct {
 	CacheErrataInterval uint32
 	// HALs are composed in order: each source belongs to the first HAL
 	// that lists it.
-	HALs []HAL
+	HALs []HALDispatch
 }
 
 // Machine is one simulated computer running one modelled Windows version.

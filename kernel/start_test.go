@@ -108,6 +108,7 @@ func TestStartStop(t *testing.T) {
 
 // TestStartLimit covers items 48–50.
 func TestStartLimit(t *testing.T) {
+	t.Parallel()
 	startMany := func(e *env, procs []*Process, n int) (Status, int) {
 		for i := 0; i < n; i++ {
 			th := procs[i%len(procs)].MainThread()

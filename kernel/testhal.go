@@ -24,7 +24,7 @@ type TestHAL struct {
 	Fail error
 }
 
-var _ HAL = (*TestHAL)(nil)
+var _ HALDispatch = (*TestHAL)(nil)
 
 // NewTestHAL returns a HAL named name supporting sources with the
 // standard bounds: nt.TimerBounds for ProfileTime, nt.CounterBounds for
@@ -45,18 +45,18 @@ func NewTestHAL(name string, sources ...nt.Source) *TestHAL {
 // StandardTestHALs returns the in-process stand-ins for the shipped HALs
 // for a vendor: "apic" (ProfileTime) and "pmu" (the vendor's counter
 // sources).
-func StandardTestHALs(vendor string) []HAL {
+func StandardTestHALs(vendor string) []HALDispatch {
 	counters := nt.IntelCounterSources
 	if vendor == nt.VendorAMD {
 		counters = nt.AMDCounterSources
 	}
-	return []HAL{NewTestHAL("apic", nt.ProfileTime), NewTestHAL("pmu", counters...)}
+	return []HALDispatch{NewTestHAL("apic", nt.ProfileTime), NewTestHAL("pmu", counters...)}
 }
 
-// Name implements HAL.
+// Name implements HALDispatch.
 func (h *TestHAL) Name() string { return h.name }
 
-// Sources implements HAL.
+// Sources implements HALDispatch.
 func (h *TestHAL) Sources() []SourceDescriptor { return append([]SourceDescriptor(nil), h.descs...) }
 
 func (h *TestHAL) desc(src nt.Source) (SourceDescriptor, bool) {
@@ -68,7 +68,7 @@ func (h *TestHAL) desc(src nt.Source) (SourceDescriptor, bool) {
 	return SourceDescriptor{}, false
 }
 
-// QuerySource implements HAL.
+// QuerySource implements HALDispatch.
 func (h *TestHAL) QuerySource(cpus []int, src nt.Source) ([]SourceInfo, error) {
 	if h.Fail != nil {
 		return nil, h.Fail
@@ -91,7 +91,7 @@ func (h *TestHAL) QuerySource(cpus []int, src nt.Source) ([]SourceInfo, error) {
 	return out, nil
 }
 
-// SetInterval implements HAL: the value is clamped into the bounds.
+// SetInterval implements HALDispatch: the value is clamped into the bounds.
 func (h *TestHAL) SetInterval(cpus []int, src nt.Source, interval uint32) ([]uint32, error) {
 	if h.Fail != nil {
 		return nil, h.Fail
@@ -112,7 +112,7 @@ func (h *TestHAL) SetInterval(cpus []int, src nt.Source, interval uint32) ([]uin
 	return out, nil
 }
 
-// StartInterrupt implements HAL.
+// StartInterrupt implements HALDispatch.
 func (h *TestHAL) StartInterrupt(cpus []int, src nt.Source) error {
 	if h.Fail != nil {
 		return h.Fail
@@ -126,7 +126,7 @@ func (h *TestHAL) StartInterrupt(cpus []int, src nt.Source) error {
 	return nil
 }
 
-// StopInterrupt implements HAL.
+// StopInterrupt implements HALDispatch.
 func (h *TestHAL) StopInterrupt(cpus []int, src nt.Source) error {
 	if h.Fail != nil {
 		return h.Fail

@@ -1,6 +1,8 @@
 // Package scenarios_test runs every scenario in this folder (and the
-// newcomer's tour in examples/) through the real HAL plugins, as
-// `proflab test` does, and compares the logs of those whose output is the
+// newcomer's tour in examples/) through HAL plugin processes, as
+// `proflab test` does (the executables in PROFLAB_PLUGIN_PATH, which make
+// test points at ./bin; else this test executable serving the same HALs),
+// and compares the logs of those whose output is the
 // point with golden files in testdata/. Refresh them with
 //
 //	go test ./scenarios -update
@@ -10,14 +12,13 @@ import (
 	"context"
 	"flag"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/proflab/proflab/core/halhost"
 	"github.com/proflab/proflab/core/scenario"
+	"github.com/proflab/proflab/halplugins/halrpc/halrpctest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -41,6 +42,7 @@ var golden = map[string]bool{
 }
 
 func TestMain(m *testing.M) {
+	halrpctest.ServeIfPlugin()
 	flag.Parse()
 	cleanup := ensurePlugins()
 	code := m.Run()
@@ -48,10 +50,11 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// ensurePlugins builds the shipped HAL plugins into a temporary folder
-// unless PROFLAB_PLUGIN_PATH already holds them (make test sets it to ./bin).
+// ensurePlugins uses the shipped HAL plugins in PROFLAB_PLUGIN_PATH (make
+// test sets it to ./bin, where make build put them); without them, it
+// links the test executable under their names into a temporary folder
+// (halrpctest), so that nothing is built.
 func ensurePlugins() func() {
-	names := []string{"apic", "pmu", "pebs"}
 	if dir := os.Getenv(halhost.EnvPluginPath); dir != "" {
 		if _, err := os.Stat(filepath.Join(dir, "proflab-hal-apic")); err == nil {
 			return func() {}
@@ -61,36 +64,11 @@ func ensurePlugins() func() {
 	if err != nil {
 		panic(err)
 	}
-	var wg sync.WaitGroup
-	errs := make([]error, len(names))
-	for i, n := range names {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "proflab-hal-"+n), "../halplugins/"+n+"/cmd/proflab-hal-"+n)
-			if out, err := cmd.CombinedOutput(); err != nil {
-				errs[i] = &buildError{n, err, out}
-			}
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			panic(err)
-		}
+	if _, err := halrpctest.Install(dir, "proflab-hal-apic", "proflab-hal-pmu", "proflab-hal-pebs"); err != nil {
+		panic(err)
 	}
 	os.Setenv(halhost.EnvPluginPath, dir)
 	return func() { os.RemoveAll(dir) }
-}
-
-type buildError struct {
-	name string
-	err  error
-	out  []byte
-}
-
-func (e *buildError) Error() string {
-	return "building " + e.name + ": " + e.err.Error() + "\n" + string(e.out)
 }
 
 func TestScenarios(t *testing.T) {
@@ -136,8 +114,8 @@ func TestScenarios(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v (run `go test ./scenarios -update` to create it)", err)
 			}
-			if string(want) != r.Log {
-				t.Errorf("%s: the log differs from %s (run with -update if the change is intended)\n--- got ---\n%s\n--- want ---\n%s", name, path, r.Log, want)
+			if d := lineDiff(string(want), r.Log, 3); d != "" {
+				t.Errorf("%s: the log differs from %s (run with -update if the change is intended); - golden, + got:\n%s", name, path, d)
 			}
 		})
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/proflab/proflab/core/halhost"
-	luart "github.com/proflab/proflab/core/lua"
+	"github.com/proflab/proflab/core/runerr"
 	"github.com/proflab/proflab/core/scenario"
 	"github.com/proflab/proflab/core/sim"
 )
@@ -69,11 +69,11 @@ func signalContext() (context.Context, context.CancelFunc) {
 func exitCodeFor(r scenario.Result) int {
 	if r.Error != nil {
 		switch r.Error.Kind {
-		case luart.KindInput:
+		case runerr.KindInput:
 			return ExitUsage
-		case luart.KindPlugin:
+		case runerr.KindPlugin:
 			return ExitPlugin
-		case luart.KindBug:
+		case runerr.KindBug:
 			return ExitInternal
 		}
 	}

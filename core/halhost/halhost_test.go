@@ -16,16 +16,18 @@ import (
 	"github.com/proflab/proflab/core/halhost"
 	"github.com/proflab/proflab/halplugins/hal"
 	"github.com/proflab/proflab/halplugins/halrpc"
-	"github.com/proflab/proflab/halplugins/haltest"
+	"github.com/proflab/proflab/halplugins/halrpc/halrpctest"
 	"github.com/proflab/proflab/kernel"
 	"github.com/proflab/proflab/kernel/nt"
 )
 
 // pluginDir holds the shipped plugins and the misbehaving test plugin
-// (as hal-crash, hal-hang, hal-nonsense), built once by TestMain.
+// (as hal-crash, hal-hang, hal-nonsense): the test executable itself,
+// linked under their names by TestMain (halrpctest), so nothing is built.
 var pluginDir string
 
 func TestMain(m *testing.M) {
+	halrpctest.ServeIfPlugin()
 	dir, err := os.MkdirTemp("", "halhost-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -34,22 +36,10 @@ func TestMain(m *testing.M) {
 	pluginDir = dir
 	code := func() int {
 		defer os.RemoveAll(dir)
-		for _, pkg := range []string{
-			"github.com/proflab/proflab/halplugins/apic/cmd/proflab-hal-apic",
-			"github.com/proflab/proflab/halplugins/pmu/cmd/proflab-hal-pmu",
-			"github.com/proflab/proflab/halplugins/pebs/cmd/proflab-hal-pebs",
-			"github.com/proflab/proflab/halplugins/halrpc/internal/testplugin",
-		} {
-			if _, err := haltest.Build(dir, pkg); err != nil {
-				fmt.Fprintln(os.Stderr, err)
-				return 1
-			}
-		}
-		for _, mode := range []string{"crash", "hang", "nonsense"} {
-			if err := os.Link(filepath.Join(dir, "testplugin"), filepath.Join(dir, "hal-"+mode)); err != nil {
-				fmt.Fprintln(os.Stderr, err)
-				return 1
-			}
+		if _, err := halrpctest.Install(dir, "proflab-hal-apic", "proflab-hal-pmu", "proflab-hal-pebs", halrpctest.Faulty,
+			halrpctest.FaultyAs("crash"), halrpctest.FaultyAs("hang"), halrpctest.FaultyAs("nonsense")); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
 		}
 		return m.Run()
 	}()
@@ -160,7 +150,7 @@ func TestFind(t *testing.T) {
 func session(t testing.TB, hals []*halhost.MachineHAL) {
 	t.Helper()
 	all := []int{0, 1, 2, 3}
-	var owner = map[nt.Source]kernel.HAL{}
+	var owner = map[nt.Source]kernel.HALDispatch{}
 	for _, h := range hals {
 		for _, s := range h.Sources() {
 			if _, ok := owner[s.Source]; !ok {
@@ -266,6 +256,7 @@ func TestMissingPlugin(t *testing.T) {
 }
 
 func TestChecksum(t *testing.T) {
+	t.Parallel()
 	sum, err := halrpc.FileSHA256(filepath.Join(pluginDir, "proflab-hal-apic"))
 	if err != nil {
 		t.Fatal(err)
@@ -280,6 +271,7 @@ func TestChecksum(t *testing.T) {
 }
 
 func TestCrashFailsThatRunOnly(t *testing.T) {
+	t.Parallel()
 	h := newHost(t, "[hal.crash]\nplugin = \"hal-crash\"\n")
 	mh, err := h.Open("crash", machine, nil)
 	if err != nil {
@@ -308,6 +300,7 @@ func TestCrashFailsThatRunOnly(t *testing.T) {
 }
 
 func TestHangTimesOut(t *testing.T) {
+	t.Parallel()
 	h := newHost(t, "[hal.hang]\nplugin = \"hal-hang\"\ntimeout = \"300ms\"\n")
 	mh, err := h.Open("hang", machine, nil)
 	if err != nil {
@@ -341,6 +334,7 @@ func TestNonsenseAnswers(t *testing.T) {
 }
 
 func TestCloseKillsEveryPlugin(t *testing.T) {
+	t.Parallel()
 	h := newHost(t, "")
 	if _, err := h.OpenMachine([]string{"apic", "pmu", "pebs"}, machine, nil); err != nil {
 		t.Fatal(err)

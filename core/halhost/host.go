@@ -1,9 +1,9 @@
 // Package halhost is the host side of HAL plugins: it finds plugin
 // executables, verifies their sha256, starts one process per HAL and keeps
 // it for the worker's lifetime (reused across runs and machines), opens one
-// HAL instance per machine, and adapts each to the kernel's HAL interface
-// ([MachineHAL]) with the machine's simulated [Hardware] receiving the
-// programming. A crash, hang or nonsense answer becomes an error naming
+// HAL instance per machine, and adapts each to the kernel's view of a HAL,
+// kernel.HALDispatch ([MachineHAL]), with the machine's simulated
+// [Hardware] receiving the programming. A crash, hang or nonsense answer becomes an error naming
 // the HAL and the call, failing that run only; [Host.Close] kills every
 // process it started.
 //

@@ -14,8 +14,8 @@ import (
 )
 
 // MachineHAL is one machine's HAL instance of one configured HAL, as the
-// kernel sees it: it implements kernel.HAL by forwarding to the instance
-// (a plugin or in-process), checks every answer, hands each call's
+// kernel sees it: it implements kernel.HALDispatch by forwarding to the
+// instance (a plugin or in-process), checks every answer, hands each call's
 // programming to the machine's Hardware and returns the kernel-relevant
 // part. Errors name the HAL, where it runs and the call; a plugin answer
 // that makes no sense is an error, never a panic.
@@ -38,7 +38,7 @@ type MachineHAL struct {
 	failed error // the first failure; later calls repeat it
 }
 
-var _ kernel.HAL = (*MachineHAL)(nil)
+var _ kernel.HALDispatch = (*MachineHAL)(nil)
 
 // NewMachineHAL wraps a configured instance for one machine: it describes
 // it once and checks the description. name is the HAL's config name,

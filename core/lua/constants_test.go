@@ -10,6 +10,7 @@ import (
 )
 
 func TestGeneratedConstantsAreUpToDate(t *testing.T) {
+	t.Parallel()
 	want, err := constgen.Generate("../../kernel/nt")
 	if err != nil {
 		t.Fatal(err)

@@ -12,13 +12,15 @@
 // turns a Go panic into a Lua error labelled as a proflab bug (and marks the
 // run as failed even if the script catches the error).
 //
-// HALs reach machines through one seam, HALProvider: the shipped HALs
-// running in-process (ShippedInproc) by default, the configuration's
-// plugin host (HostHALs) when core/scenario is given a Setup. Each machine has its
-// simulated processors (core/sim), which receive the HALs' hardware
-// programming and which m:run drives. (The kernel's own TestHALs, still
-// available as a provider, program no hardware: m:run raises no
-// interrupts on them.)
+// The runtime builds no machine itself: lab.machine{...} resolves its
+// fields (defaults from the configuration's [machine] table) and asks the
+// composition root, core/lab, to assemble the lab — the simulated
+// processors (core/sim) that receive the HALs' hardware programming and
+// that m:run drives, the HALs from the runtime's lab.HALProvider (the
+// shipped HALs in-process by default, the configuration's plugin host
+// when core/scenario is given a Setup), and the kernel machine on them.
+// The runtime converts lua-api.md's workload table forms to the workload
+// model (core/workload) itself (workload_table.go).
 //
 // # Choices where lua-api.md is silent
 //

@@ -8,47 +8,9 @@ import (
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/proflab/proflab/core/runerr"
 )
-
-// ErrorKind classifies why a run stopped.
-type ErrorKind string
-
-// The kinds of Error.
-const (
-	KindLua         ErrorKind = "lua"         // the scenario raised an error (or did not compile)
-	KindBug         ErrorKind = "bug"         // a Go panic inside proflab: a bug, not the scenario's fault
-	KindTimeout     ErrorKind = "timeout"     // the wall-clock budget ran out
-	KindInterrupted ErrorKind = "interrupted" // the run was cancelled (Ctrl-C)
-	KindInput       ErrorKind = "input"       // the scenario file could not be read
-	KindPlugin      ErrorKind = "plugin"      // a HAL plugin failed
-)
-
-// Error is why a run failed with an error (as opposed to failed checks).
-type Error struct {
-	Kind      ErrorKind `json:"kind"`
-	Message   string    `json:"message"`             // with the scenario's file:line where known
-	Traceback string    `json:"traceback,omitempty"` // Lua stack traceback
-	GoStack   string    `json:"go_stack,omitempty"`  // for bugs: where Go panicked
-}
-
-// Error implements error.
-func (e *Error) Error() string { return e.Message }
-
-// Detail is the message followed by the traceback (and the Go stack of a
-// bug), for people.
-func (e *Error) Detail() string {
-	var b strings.Builder
-	b.WriteString(e.Message)
-	if e.Traceback != "" {
-		b.WriteString("\n")
-		b.WriteString(e.Traceback)
-	}
-	if e.GoStack != "" {
-		b.WriteString("\nGo stack (include it in the bug report):\n")
-		b.WriteString(e.GoStack)
-	}
-	return b.String()
-}
 
 // fn wraps a Go function for Lua under the panic guard: a Go panic becomes
 // a Lua error labelled as a proflab bug and is recorded, so the run fails
@@ -73,8 +35,8 @@ func (rt *Runtime) guard(name string, f lua.LGFunction) lua.LGFunction {
 			if _, ok := r.(*lua.ApiError); ok {
 				panic(r)
 			}
-			bug := &Error{
-				Kind: KindBug,
+			bug := &runerr.Error{
+				Kind: runerr.KindBug,
 				Message: fmt.Sprintf("%s proflab bug in %s: %v (a bug in proflab, not in the scenario; please report it with the scenario)",
 					L.Where(1), name, r),
 				GoStack: string(debug.Stack()),
@@ -89,10 +51,10 @@ func (rt *Runtime) guard(name string, f lua.LGFunction) lua.LGFunction {
 // Exec compiles src as a chunk named name (the name that error messages
 // and tracebacks show, e.g. the scenario's path) and runs it. It returns
 // nil when the chunk ran to its end, or the error with a traceback.
-func (rt *Runtime) Exec(name string, src []byte) *Error {
+func (rt *Runtime) Exec(name string, src []byte) *runerr.Error {
 	fn, err := rt.L.Load(strings.NewReader(string(src)), name)
 	if err != nil {
-		return &Error{Kind: KindLua, Message: compileMessage(err)}
+		return &runerr.Error{Kind: runerr.KindLua, Message: compileMessage(err)}
 	}
 	rt.L.Push(fn)
 	return rt.pcall(0)
@@ -100,24 +62,24 @@ func (rt *Runtime) Exec(name string, src []byte) *Error {
 
 // pcall calls the function below nargs arguments on the stack with the
 // traceback handler.
-func (rt *Runtime) pcall(nargs int) *Error {
+func (rt *Runtime) pcall(nargs int) *runerr.Error {
 	rt.trace = ""
 	handler := rt.L.NewFunction(rt.messageHandler)
 	err := rt.L.PCall(nargs, 0, handler)
 	if err == nil {
 		return nil
 	}
-	e := &Error{Kind: KindLua, Message: err.Error(), Traceback: rt.trace}
+	e := &runerr.Error{Kind: runerr.KindLua, Message: err.Error(), Traceback: rt.trace}
 	var api *lua.ApiError
 	if errors.As(err, &api) {
 		e.Message = errorText(rt.L, api.Object)
 		if api.Type == lua.ApiErrorPanic {
-			e.Kind = KindBug
+			e.Kind = runerr.KindBug
 			e.Message = "proflab bug (the Lua interpreter panicked): " + api.Error()
 		}
 	}
-	if b := rt.Bug(); b != nil && e.Kind == KindLua && strings.Contains(e.Message, "proflab bug in") {
-		e.Kind, e.GoStack = KindBug, b.GoStack
+	if b := rt.Bug(); b != nil && e.Kind == runerr.KindLua && strings.Contains(e.Message, "proflab bug in") {
+		e.Kind, e.GoStack = runerr.KindBug, b.GoStack
 	}
 	return e
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/proflab/proflab/core/runerr"
 )
 
 func TestErrorsCarryFileLineAndTraceback(t *testing.T) {
@@ -14,7 +16,7 @@ func TestErrorsCarryFileLineAndTraceback(t *testing.T) {
 	if err == nil {
 		t.Fatal("no error")
 	}
-	if err.Kind != KindLua || err.Message != "scenarios/x.lua:2: boom" {
+	if err.Kind != runerr.KindLua || err.Message != "scenarios/x.lua:2: boom" {
 		t.Errorf("error = %+v", err)
 	}
 	for _, want := range []string{"stack traceback:", "scenarios/x.lua:2: in function 'inner'", "scenarios/x.lua:4: in function 'outer'", "scenarios/x.lua:5: in main chunk"} {
@@ -58,7 +60,7 @@ func TestGoPanicsAreReportedAsBugs(t *testing.T) {
 			rt, _ := newTestRuntime(t, Config{})
 			rt.L.SetGlobal("boom", rt.Func("lab.boom", func(*lua.LState) int { tc.panic(); return 0 }))
 			err := rt.Exec("s.lua", []byte("local x = 1\nboom()"))
-			if err == nil || err.Kind != KindBug {
+			if err == nil || err.Kind != runerr.KindBug {
 				t.Fatalf("error = %+v, want a bug", err)
 			}
 			if !strings.Contains(err.Message, "proflab bug in lab.boom") || !strings.Contains(err.Message, "s.lua:2") || err.GoStack == "" {
@@ -71,7 +73,7 @@ func TestGoPanicsAreReportedAsBugs(t *testing.T) {
 			if err := rt2.Exec("s.lua", []byte(`local ok, e = pcall(boom) assert(not ok and e:find("proflab bug"))`)); err != nil {
 				t.Fatal(err.Detail())
 			}
-			if b := rt2.Bug(); b == nil || b.Kind != KindBug {
+			if b := rt2.Bug(); b == nil || b.Kind != runerr.KindBug {
 				t.Errorf("Bug() = %v, want the caught panic", b)
 			}
 		})

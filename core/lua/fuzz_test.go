@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/proflab/proflab/core/runerr"
 )
 
 // fuzzChunk feeds the fuzzed number X and string S to every binding, each
@@ -68,7 +70,7 @@ func FuzzBindings(f *testing.F) {
 		rt.L.SetGlobal("X", lua.LNumber(n))
 		rt.L.SetGlobal("S", lua.LString(s))
 		if err := rt.Exec("fuzz.lua", []byte(fuzzChunk)); err != nil {
-			if err.Kind == KindBug {
+			if err.Kind == runerr.KindBug {
 				t.Fatalf("X=%v S=%q: %s", n, s, err.Detail())
 			}
 			return // an error outside pcall (the machine, say) is fine

@@ -10,6 +10,9 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/proflab/proflab/core/config"
+	"github.com/proflab/proflab/core/lab"
+	"github.com/proflab/proflab/core/runerr"
 	"github.com/proflab/proflab/core/sim"
 	"github.com/proflab/proflab/kernel"
 	"github.com/proflab/proflab/kernel/nt"
@@ -29,11 +32,13 @@ type machine struct {
 	hals []string
 }
 
-// labMachine is lab.machine{...}: a simulated computer.
+// labMachine is lab.machine{...}: a simulated computer, assembled by
+// core/lab from the fields (their defaults from the configuration's
+// [machine] table) on the runtime's HAL provider.
 func (rt *Runtime) labMachine(L *lua.LState) int {
 	const fn = "lab.machine"
 	f := CheckFields(L, fn, L.Get(1), machineFields...)
-	def := rt.cfg.Machine.withContractDefaults()
+	def := rt.machineDefaults()
 
 	verText := f.String("version", def.Version)
 	ver, err := kernel.ParseVersion(verText)
@@ -52,16 +57,17 @@ func (rt *Runtime) labMachine(L *lua.LState) int {
 	if arch == kernel.X64 && ver.Before("5.2") {
 		f.Errorf("arch", "Windows %s had no x64 build (x64 starts with 5.2); use arch = \"x86\"", ver)
 	}
-	spec := MachineSpec{
+	spec := lab.Spec{
 		Version: ver,
 		Arch:    arch,
 		CPUs:    f.Int("cpus", min(def.CPUs, arch.MaxCPUs()), 1, arch.MaxCPUs()),
-		Vendor:  f.Enum("cpu_vendor", def.Vendor, nt.VendorIntel, nt.VendorAMD),
-		PEBS:    f.Bool("pebs", *def.PEBS),
+		Vendor:  f.Enum("cpu_vendor", def.CPUVendor, nt.VendorIntel, nt.VendorAMD),
+		PEBS:    f.Bool("pebs", def.PEBS),
 		FreqMHz: f.Int("freq_mhz", def.FreqMHz, 1, 1_000_000),
 		Seed:    f.Uint("seed", rt.cfg.Seed, 0, math.MaxUint64),
+
+		CacheErrataInterval: uint32(f.Uint("cache_errata_interval", 0, 1, math.MaxUint32)),
 	}
-	errata := uint32(f.Uint("cache_errata_interval", 0, 1, math.MaxUint32))
 	names := f.Strings("hal", def.HAL)
 	provider := rt.halProvider()
 	for i, n := range names {
@@ -79,40 +85,20 @@ func (rt *Runtime) labMachine(L *lua.LState) int {
 		}
 	}
 
-	sm := sim.New(sim.Options{Seed: spec.Seed})
-	spec.Hardware = sm
-	hals, release, err := provider.Open(names, spec)
+	spec.HALs = names
+	l, err := lab.Assemble(provider, spec)
 	if err != nil {
-		rt.raisePlugin(L, fmt.Errorf("%s: opening the HALs %s: %w", fn, strings.Join(names, ", "), err))
-	}
-	if release != nil {
-		rt.releases = append(rt.releases, release)
-	}
-	km, err := kernel.NewMachine(kernel.Config{
-		Version: ver, Arch: arch, CPUs: spec.CPUs, Vendor: spec.Vendor, PEBS: spec.PEBS,
-		FreqMHz: spec.FreqMHz, CacheErrataInterval: errata, HALs: hals,
-	})
-	if err != nil {
-		var he *kernel.HALError
-		if errors.As(err, &he) {
+		if lab.IsHALFailure(err) {
 			rt.raisePlugin(L, fmt.Errorf("%s: %w", fn, err))
 		}
 		L.RaiseError("%s: %v", fn, err)
 	}
-	simHALs := make([]sim.HAL, len(hals))
-	for i, h := range hals {
-		if sh, ok := h.(sim.HAL); ok {
-			simHALs[i] = sh
-		}
-	}
-	if err := sm.Attach(km, simHALs); err != nil {
-		L.RaiseError("%s: %v", fn, err)
-	}
+	rt.releases = append(rt.releases, l.Close)
 	if rt.cfg.Outputs != nil {
-		rt.cfg.Outputs.AddMachine(km, sm)
+		rt.cfg.Outputs.AddMachine(l.Machine, l.Sim)
 	}
 	ud := L.NewUserData()
-	ud.Value = &machine{km: km, sim: sm, seed: spec.Seed, hals: names}
+	ud.Value = &machine{km: l.Machine, sim: l.Sim, seed: spec.Seed, hals: names}
 	ud.Metatable = L.GetTypeMetatable(machineTypeName)
 	L.Push(ud)
 	return 1
@@ -121,21 +107,34 @@ func (rt *Runtime) labMachine(L *lua.LState) int {
 // halProvider is the configured provider, or else the shipped HALs run
 // in-process (so that m:run behaves as it does through the plugins),
 // made once per runtime.
-func (rt *Runtime) halProvider() HALProvider {
+func (rt *Runtime) halProvider() lab.HALProvider {
 	if rt.cfg.HALs != nil {
 		return rt.cfg.HALs
 	}
 	if rt.defaultHALs == nil {
-		rt.defaultHALs = ShippedInproc()
+		rt.defaultHALs = lab.ShippedInproc()
 	}
 	return rt.defaultHALs
+}
+
+// machineDefaults are the defaults of lab.machine{...}'s fields: the
+// configured [machine] table, else the embedded default configuration's.
+func (rt *Runtime) machineDefaults() config.Machine {
+	if rt.cfg.Machine != nil {
+		return *rt.cfg.Machine
+	}
+	if rt.defaultMachine == nil {
+		m := config.Default().Machine
+		rt.defaultMachine = &m
+	}
+	return *rt.defaultMachine
 }
 
 // raisePlugin raises err as a Lua error and marks the run as failed by a
 // HAL plugin (exit status 3), even if the script catches it.
 func (rt *Runtime) raisePlugin(L *lua.LState, err error) {
 	if rt.pluginFailure == nil {
-		rt.pluginFailure = &Error{Kind: KindPlugin, Message: L.Where(1) + " " + err.Error()}
+		rt.pluginFailure = &runerr.Error{Kind: runerr.KindPlugin, Message: L.Where(1) + " " + err.Error()}
 	}
 	L.RaiseError("%s", err.Error())
 }

@@ -2,6 +2,8 @@ package luart
 
 import (
 	"testing"
+
+	"github.com/proflab/proflab/core/runerr"
 )
 
 // labScript runs src after `local lab = require "proflab"` (so scripts
@@ -36,7 +38,7 @@ func labError(t *testing.T, src string) string {
 	if err == nil {
 		return ""
 	}
-	if err.Kind == KindBug {
+	if err.Kind == runerr.KindBug {
 		t.Errorf("%s: a proflab bug: %s", src, err.Detail())
 	}
 	return err.Message

@@ -33,13 +33,21 @@ func (rt *Runtime) machineRun(L *lua.LState) int {
 	if !f.Has("workload") {
 		f.Errorf("workload", "is required: a workload file's path or a table { process = p, functions = { ... } }")
 	}
-	spec := rt.workloadSpec(L, f, m)
+	spec, minimal := rt.workloadSpec(L, f, m)
 	rt.mustRun(L, m, fn)
+	if minimal {
+		if err := checkMinimal(spec, sim.Target(m.km.Arch())); err != nil {
+			L.RaiseError("%s: %v", fn, err)
+		}
+	}
 	ctx := L.Context()
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	res, err := m.sim.RunContext(ctx, dur, spec)
+	if minimal {
+		err = minimalError(err)
+	}
 	if err != nil {
 		var he *kernel.HALError
 		switch {
@@ -57,15 +65,16 @@ func (rt *Runtime) machineRun(L *lua.LState) int {
 }
 
 // workloadSpec reads the workload field: a path (resolved from the
-// scenario's folder) or a table.
-func (rt *Runtime) workloadSpec(L *lua.LState, f *Fields, m *machine) *workload.Spec {
+// scenario's folder) or a table; minimal reports lua-api.md's minimal
+// table form.
+func (rt *Runtime) workloadSpec(L *lua.LState, f *Fields, m *machine) (spec *workload.Spec, minimal bool) {
 	switch v := f.Get("workload").(type) {
 	case lua.LString:
 		spec, err := workload.Load(rt.Resolve(string(v)))
 		if err != nil {
 			f.Errorf("workload", "%v", err)
 		}
-		return spec
+		return spec, false
 	case *lua.LTable:
 		gv, err := workloadValue(v, m, 0)
 		if err != nil {
@@ -75,19 +84,19 @@ func (rt *Runtime) workloadSpec(L *lua.LState, f *Fields, m *machine) *workload.
 		if !ok {
 			f.Errorf("workload", "expected a table with named fields, such as { process = p, functions = { ... } }")
 		}
-		spec, err := workload.FromTable(t)
+		spec, minimal, err := workloadFromTable(t)
 		if err != nil {
 			f.Errorf("workload", "%v", err)
 		}
-		return spec
+		return spec, minimal
 	default:
 		f.Errorf("workload", "expected a workload file's path or a table, got %s", typeName(v))
 	}
-	return nil
+	return nil, false
 }
 
 // workloadValue converts a workload table to the plain Go values
-// workload.FromTable takes: tables with named fields → map[string]any
+// workloadFromTable takes: tables with named fields → map[string]any
 // (also an empty table), arrays → []any, numbers → float64, u64 → uint64,
 // processes (p, or a thread's or kernel caller's process) → *kernel.Process.
 func workloadValue(lv lua.LValue, m *machine, depth int) (any, error) {

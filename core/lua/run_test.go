@@ -7,11 +7,12 @@ import (
 
 	"github.com/proflab/proflab/core/config"
 	"github.com/proflab/proflab/core/halhost"
+	"github.com/proflab/proflab/core/lab"
 )
 
 // inprocHALs is the plugin host over the shipped HALs' logic in-process
 // (transport "inproc"): real hardware programming without executables.
-func inprocHALs(t *testing.T) HALProvider {
+func inprocHALs(t *testing.T) lab.HALProvider {
 	t.Helper()
 	cfg := config.Default()
 	hals := map[string]config.HAL{}
@@ -21,7 +22,7 @@ func inprocHALs(t *testing.T) HALProvider {
 	}
 	host := halhost.New(hals, halhost.Options{})
 	t.Cleanup(host.Close)
-	return &HostHALs{Host: host, HALNames: cfg.HALNames()}
+	return &lab.HostHALs{Host: host, HALNames: cfg.HALNames()}
 }
 
 func runScript(t *testing.T, cfg Config, src string) *Runtime {

@@ -3,6 +3,8 @@ package luart
 import (
 	"context"
 	"fmt"
+	"github.com/proflab/proflab/core/config"
+	"github.com/proflab/proflab/core/lab"
 	"github.com/proflab/proflab/core/output"
 	"io"
 	"io/fs"
@@ -11,6 +13,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/proflab/proflab/core/runerr"
 	"github.com/proflab/proflab/scripts"
 )
 
@@ -33,12 +36,13 @@ type Config struct {
 	// Library is the Lua library require finds besides the scenario's
 	// folder; nil means the embedded scripts/ library.
 	Library fs.FS
-	// HALs builds machines' HALs from their hal = {...} names; nil means
-	// the shipped HALs in-process (ShippedInproc).
-	HALs HALProvider
-	// Machine are the defaults of lab.machine{...}'s fields (from the
-	// configuration); zero fields take lua-api.md's defaults.
-	Machine MachineDefaults
+	// HALs opens machines' HALs from their hal = {...} names; nil means
+	// the shipped HALs in-process (lab.ShippedInproc).
+	HALs lab.HALProvider
+	// Machine, when set, is the configuration's [machine] table, the
+	// defaults of lab.machine{...}'s fields; nil means the embedded
+	// default configuration's (lua-api.md's defaults).
+	Machine *config.Machine
 }
 
 // Check is one lab.check call.
@@ -61,13 +65,14 @@ type Runtime struct {
 	lab     *lua.LTable
 	checks  []Check
 	records map[string]any
-	bugs    []*Error
+	bugs    []*runerr.Error
 	trace   string // traceback captured by the message handler
 
-	defaultHALs HALProvider // the shipped HALs in-process, when cfg.HALs is nil
+	defaultHALs    lab.HALProvider // the shipped HALs in-process, when cfg.HALs is nil
+	defaultMachine *config.Machine // the default configuration's [machine], when cfg.Machine is nil
 
-	pluginFailure *Error   // the first HAL failure, which fails the run as a plugin error
-	releases      []func() // release machines' HALs at Close
+	pluginFailure *runerr.Error // the first HAL failure, which fails the run as a plugin error
+	releases      []func()      // release machines' HALs at Close
 	closed        bool
 
 	loaded    map[string]lua.LValue // require's cache
@@ -158,7 +163,7 @@ func (rt *Runtime) Records() map[string]any {
 
 // Bug returns the first proflab bug (a recovered Go panic) of the run, or
 // nil. A bug fails the run even when the script caught the error.
-func (rt *Runtime) Bug() *Error {
+func (rt *Runtime) Bug() *runerr.Error {
 	if len(rt.bugs) == 0 {
 		return nil
 	}
@@ -167,7 +172,7 @@ func (rt *Runtime) Bug() *Error {
 
 // PluginFailure returns the first HAL failure of the run, or nil. It
 // fails the run (exit status 3) even when the script caught the error.
-func (rt *Runtime) PluginFailure() *Error { return rt.pluginFailure }
+func (rt *Runtime) PluginFailure() *runerr.Error { return rt.pluginFailure }
 
 // logLine writes one line to the run log.
 func (rt *Runtime) logLine(s string) {

@@ -7,6 +7,10 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/proflab/proflab/core/config"
+	"github.com/proflab/proflab/core/halhost"
+	"github.com/proflab/proflab/core/lab"
+	"github.com/proflab/proflab/core/runerr"
 	"github.com/proflab/proflab/kernel"
 	"github.com/proflab/proflab/kernel/nt"
 )
@@ -277,17 +281,17 @@ lab.check(p:NtStartProfile(p:read_u64(hp)) == lab.STATUS_SUCCESS, "only the next
 type failingHALs struct{}
 
 func (failingHALs) Names() []string { return []string{"apic"} }
-func (failingHALs) Open(names []string, spec MachineSpec) ([]kernel.HAL, func(), error) {
+func (failingHALs) Open(names []string, spec lab.Spec, hw halhost.Hardware) ([]kernel.HALDispatch, func(), error) {
 	h := kernel.NewTestHAL("apic", nt.ProfileTime)
 	h.Fail = errors.New("plugin crashed")
-	return []kernel.HAL{h}, nil, nil
+	return []kernel.HALDispatch{h}, nil, nil
 }
 
 // brokenProvider cannot open its HALs at all.
 type brokenProvider struct{}
 
 func (brokenProvider) Names() []string { return []string{"apic"} }
-func (brokenProvider) Open([]string, MachineSpec) ([]kernel.HAL, func(), error) {
+func (brokenProvider) Open([]string, lab.Spec, halhost.Hardware) ([]kernel.HALDispatch, func(), error) {
 	return nil, nil, errors.New("proflab-hal-apic not found; run make build")
 }
 
@@ -299,13 +303,15 @@ func (panickyHAL) QuerySource([]int, nt.Source) ([]kernel.SourceInfo, error) { p
 type panickyProvider struct{}
 
 func (panickyProvider) Names() []string { return []string{"apic"} }
-func (panickyProvider) Open([]string, MachineSpec) ([]kernel.HAL, func(), error) {
-	return []kernel.HAL{panickyHAL{kernel.NewTestHAL("apic", nt.ProfileTime)}}, nil, nil
+func (panickyProvider) Open([]string, lab.Spec, halhost.Hardware) ([]kernel.HALDispatch, func(), error) {
+	return []kernel.HALDispatch{panickyHAL{kernel.NewTestHAL("apic", nt.ProfileTime)}}, nil, nil
 }
 
 func TestHALProviderSeam(t *testing.T) {
 	released := 0
-	rt, _ := newTestRuntime(t, Config{HALs: recordingProvider{&released}, Machine: MachineDefaults{HAL: []string{"apic"}, CPUs: 2}})
+	def := config.Default().Machine
+	def.HAL, def.CPUs = []string{"apic"}, 2
+	rt, _ := newTestRuntime(t, Config{HALs: recordingProvider{&released}, Machine: &def})
 	if err := rt.Exec("s.lua", []byte(`local lab = require "proflab"
 		local m = lab.machine{}
 		assert(m:cpu_count() == 2 and #m:hal_sources() == 1)
@@ -327,7 +333,7 @@ func TestHALProviderSeam(t *testing.T) {
 	if err != nil {
 		t.Fatal(err.Detail())
 	}
-	if pf := rt2.PluginFailure(); pf == nil || pf.Kind != KindPlugin || !strings.Contains(pf.Message, "plugin crashed") {
+	if pf := rt2.PluginFailure(); pf == nil || pf.Kind != runerr.KindPlugin || !strings.Contains(pf.Message, "plugin crashed") {
 		t.Errorf("PluginFailure = %+v", pf)
 	}
 
@@ -342,7 +348,7 @@ func TestHALProviderSeam(t *testing.T) {
 		local m = lab.machine{ hal = {"apic"} }
 		local p = m:process{}
 		p:NtQueryIntervalProfile(lab.ProfileTime, p:alloc(4))`))
-	if err == nil || err.Kind != KindBug || !strings.Contains(err.Message, "HAL bug") {
+	if err == nil || err.Kind != runerr.KindBug || !strings.Contains(err.Message, "HAL bug") {
 		t.Errorf("err = %+v", err)
 	}
 }
@@ -350,8 +356,8 @@ func TestHALProviderSeam(t *testing.T) {
 type recordingProvider struct{ released *int }
 
 func (r recordingProvider) Names() []string { return []string{"apic"} }
-func (r recordingProvider) Open(names []string, spec MachineSpec) ([]kernel.HAL, func(), error) {
-	hals, _, err := TestHALs{}.Open(names, spec)
+func (r recordingProvider) Open(names []string, spec lab.Spec, hw halhost.Hardware) ([]kernel.HALDispatch, func(), error) {
+	hals, _, err := lab.TestHALs{}.Open(names, spec, hw)
 	return hals, func() { *r.released++ }, err
 }
 

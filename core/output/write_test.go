@@ -81,6 +81,7 @@ func TestWriteOutputs(t *testing.T) {
 }
 
 func TestPprofTopListsFunctions(t *testing.T) {
+	t.Parallel()
 	gobin, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go tool")

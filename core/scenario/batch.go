@@ -4,13 +4,13 @@ import (
 	"context"
 	"sync"
 
-	luart "github.com/proflab/proflab/core/lua"
+	"github.com/proflab/proflab/core/lab"
 )
 
 // worker holds one worker's HAL provider (a plugin host), made on first
 // use and reused by its later runs.
 type worker struct {
-	hals     luart.HALProvider
+	hals     lab.HALProvider
 	closeFns []func()
 }
 

@@ -4,7 +4,7 @@ import (
 	"io"
 	"time"
 
-	luart "github.com/proflab/proflab/core/lua"
+	"github.com/proflab/proflab/core/lab"
 )
 
 // DefaultTimeout is the wall-clock budget of a run when Options.Timeout is
@@ -35,7 +35,7 @@ type Options struct {
 	Setup Setup
 	// HALs, when set, is the HAL provider to use (RunAll sets one per
 	// worker); otherwise Run makes one from Setup.NewHALs for the run.
-	HALs luart.HALProvider
+	HALs lab.HALProvider
 }
 
 // budget returns the effective timeout (0: none).

@@ -11,7 +11,7 @@ import (
 
 	"github.com/proflab/proflab/core/config"
 	"github.com/proflab/proflab/core/halhost"
-	luart "github.com/proflab/proflab/core/lua"
+	"github.com/proflab/proflab/core/lab"
 	"github.com/proflab/proflab/core/output"
 	"github.com/proflab/proflab/core/scenario"
 )
@@ -40,7 +40,7 @@ func TestWriteResultOutputs(t *testing.T) {
 	defer host.Close()
 	file := filepath.Join(t.TempDir(), "s.lua")
 	r := scenario.Run(context.Background(), scenario.Options{File: file, Source: []byte(runScenario), Seed: 1,
-		HALs: &luart.HostHALs{Host: host, HALNames: cfg.HALNames()}, Setup: scenario.SetupFromConfig("", cfg, halhost.Options{})})
+		HALs: &lab.HostHALs{Host: host, HALNames: cfg.HALNames()}, Setup: scenario.SetupFromConfig("", cfg, halhost.Options{})})
 	if !r.Passed() {
 		t.Fatalf("%+v", r.Error)
 	}

@@ -1,11 +1,12 @@
 package scenario
 
 import (
-	"github.com/proflab/proflab/core/config"
-	"github.com/proflab/proflab/core/output"
 	"time"
 
+	"github.com/proflab/proflab/core/config"
 	luart "github.com/proflab/proflab/core/lua"
+	"github.com/proflab/proflab/core/output"
+	"github.com/proflab/proflab/core/runerr"
 )
 
 // Check is one lab.check: whether it passed, the scenario's file:line and
@@ -15,7 +16,7 @@ type Check = luart.Check
 // Error is why a run stopped with an error: its kind (lua, bug, timeout,
 // interrupted, input, plugin), the message with file:line, the Lua
 // traceback and, for bugs, the Go stack.
-type Error = luart.Error
+type Error = runerr.Error
 
 // Status is a run's outcome.
 type Status string

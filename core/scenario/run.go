@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/proflab/proflab/core/output"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,6 +13,8 @@ import (
 	"time"
 
 	luart "github.com/proflab/proflab/core/lua"
+	"github.com/proflab/proflab/core/output"
+	"github.com/proflab/proflab/core/runerr"
 )
 
 // maxKeptLog bounds Result.Log (the live Log writer gets everything).
@@ -35,7 +36,7 @@ func Run(ctx context.Context, opt Options) (res Result) {
 	defer func() {
 		if r := recover(); r != nil {
 			res.Error = &Error{
-				Kind:    luart.KindBug,
+				Kind:    runerr.KindBug,
 				Message: fmt.Sprintf("proflab bug while running %s: %v (a bug in proflab, not in the scenario; please report it)", opt.File, r),
 				GoStack: string(debug.Stack()),
 			}
@@ -49,7 +50,7 @@ func Run(ctx context.Context, opt Options) (res Result) {
 	if src == nil {
 		b, err := os.ReadFile(opt.File)
 		if err != nil {
-			res.Error = &Error{Kind: luart.KindInput, Message: fmt.Sprintf("cannot read the scenario: %v", err)}
+			res.Error = &Error{Kind: runerr.KindInput, Message: fmt.Sprintf("cannot read the scenario: %v", err)}
 			return res
 		}
 		src = b
@@ -71,7 +72,7 @@ func Run(ctx context.Context, opt Options) (res Result) {
 	if hals == nil && opt.Setup.NewHALs != nil {
 		h, closeHALs, err := opt.Setup.NewHALs()
 		if err != nil {
-			res.Error = &Error{Kind: luart.KindPlugin, Message: fmt.Sprintf("cannot prepare the HALs: %v", err)}
+			res.Error = &Error{Kind: runerr.KindPlugin, Message: fmt.Sprintf("cannot prepare the HALs: %v", err)}
 			return res
 		}
 		defer closeHALs()
@@ -115,9 +116,9 @@ func finalError(ctx context.Context, opt Options, err, bug, plugin *Error) *Erro
 		if err != nil {
 			where = wherePrefix(err.Message)
 		}
-		e := &Error{Kind: luart.KindInterrupted, Message: where + "scenario interrupted"}
+		e := &Error{Kind: runerr.KindInterrupted, Message: where + "scenario interrupted"}
 		if errors.Is(context.Cause(ctx), errBudget) {
-			e = &Error{Kind: luart.KindTimeout, Message: fmt.Sprintf("%sscenario exceeded its time budget of %s (--timeout)", where, formatDuration(opt.budget()))}
+			e = &Error{Kind: runerr.KindTimeout, Message: fmt.Sprintf("%sscenario exceeded its time budget of %s (--timeout)", where, formatDuration(opt.budget()))}
 		}
 		if err != nil {
 			e.Traceback = err.Traceback
@@ -125,7 +126,7 @@ func finalError(ctx context.Context, opt Options, err, bug, plugin *Error) *Erro
 		return e
 	}
 	switch {
-	case err != nil && err.Kind == luart.KindBug:
+	case err != nil && err.Kind == runerr.KindBug:
 		return err
 	case bug != nil:
 		return bug

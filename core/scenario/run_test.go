@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	luart "github.com/proflab/proflab/core/lua"
+	"github.com/proflab/proflab/core/runerr"
 )
 
 func run(t *testing.T, src string, mod func(*Options)) Result {
@@ -27,13 +27,13 @@ func TestRunOutcomes(t *testing.T) {
 	tests := []struct {
 		name, src string
 		status    Status
-		kind      luart.ErrorKind
+		kind      runerr.Kind
 	}{
 		{"passes", `local lab = require "proflab" lab.check(true, "a")`, StatusPassed, ""},
 		{"no checks", `local x = 1`, StatusPassed, ""},
 		{"failed check", `local lab = require "proflab" lab.check(false, "a") lab.check(true)`, StatusFailed, ""},
-		{"raises", `error("x")`, StatusError, luart.KindLua},
-		{"syntax", `local = 1`, StatusError, luart.KindLua},
+		{"raises", `error("x")`, StatusError, runerr.KindLua},
+		{"syntax", `local = 1`, StatusError, runerr.KindLua},
 	}
 	for _, tc := range tests {
 		r := run(t, tc.src, nil)
@@ -75,6 +75,7 @@ lab.check(false, "nope")`, func(o *Options) {
 }
 
 func TestRunTimeout(t *testing.T) {
+	t.Parallel()
 	for _, src := range []string{
 		"local x = 0\nwhile true do x = x + 1 end",
 		"local x = 0\npcall(function() while true do x = x + 1 end end)", // caught: still a timeout
@@ -85,7 +86,7 @@ func TestRunTimeout(t *testing.T) {
 		if time.Since(start) > 10*time.Second {
 			t.Errorf("%q: took %s", src, time.Since(start))
 		}
-		if r.Error == nil || r.Error.Kind != luart.KindTimeout || !strings.Contains(r.Error.Message, "scenario exceeded its time budget of 100ms (--timeout)") {
+		if r.Error == nil || r.Error.Kind != runerr.KindTimeout || !strings.Contains(r.Error.Message, "scenario exceeded its time budget of 100ms (--timeout)") {
 			t.Errorf("%q: error = %+v", src, r.Error)
 		}
 	}
@@ -99,14 +100,14 @@ func TestRunInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
 	r := Run(ctx, Options{File: "s.lua", Source: []byte("while true do end"), Timeout: -1})
-	if r.Error == nil || r.Error.Kind != luart.KindInterrupted {
+	if r.Error == nil || r.Error.Kind != runerr.KindInterrupted {
 		t.Errorf("error = %+v", r.Error)
 	}
 }
 
 func TestRunMissingFile(t *testing.T) {
 	r := Run(context.Background(), Options{File: filepath.Join(t.TempDir(), "nope.lua")})
-	if r.Error == nil || r.Error.Kind != luart.KindInput || !strings.Contains(r.Error.Message, "nope.lua") {
+	if r.Error == nil || r.Error.Kind != runerr.KindInput || !strings.Contains(r.Error.Message, "nope.lua") {
 		t.Errorf("error = %+v", r.Error)
 	}
 }
@@ -252,7 +253,7 @@ func TestWriteResult(t *testing.T) {
 func TestSummaryAndTotals(t *testing.T) {
 	pass := Result{Scenario: "a.lua", Status: StatusPassed, Checks: []Check{{Passed: true}}}
 	fail := Result{Scenario: "b.lua", Status: StatusFailed, Checks: []Check{{Passed: true}, {Passed: false, Where: "b.lua:3", Message: "m"}}}
-	errd := Result{Scenario: "c.lua", Status: StatusError, Error: &Error{Kind: luart.KindTimeout, Message: "c.lua:1: scenario exceeded"}}
+	errd := Result{Scenario: "c.lua", Status: StatusError, Error: &Error{Kind: runerr.KindTimeout, Message: "c.lua:1: scenario exceeded"}}
 	for r, want := range map[*Result]string{
 		&pass: "PASS a.lua (1 check)",
 		&fail: "FAIL b.lua (2 checks, 1 failed)",

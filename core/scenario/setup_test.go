@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/proflab/proflab/core/halhost"
-	luart "github.com/proflab/proflab/core/lua"
+	"github.com/proflab/proflab/core/runerr"
 )
 
 // inprocConfig runs the shipped HALs' logic in-process, so that the plugin
@@ -82,7 +82,7 @@ func TestMissingPluginIsAPluginError(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := Run(context.Background(), Options{File: "s.lua", Source: []byte(`local lab = require "proflab" lab.machine{ hal = {"apic"} }`), Setup: setup})
-	if r.Error == nil || r.Error.Kind != luart.KindPlugin || !strings.Contains(r.Error.Message, "proflab-hal-nonexistent") {
+	if r.Error == nil || r.Error.Kind != runerr.KindPlugin || !strings.Contains(r.Error.Message, "proflab-hal-nonexistent") {
 		t.Errorf("error = %+v", r.Error)
 	}
 }

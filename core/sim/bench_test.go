@@ -10,7 +10,7 @@ import (
 	"github.com/proflab/proflab/core/halhost"
 	"github.com/proflab/proflab/core/sim/simtest"
 	"github.com/proflab/proflab/core/workload"
-	"github.com/proflab/proflab/halplugins/haltest"
+	"github.com/proflab/proflab/halplugins/halrpc/halrpctest"
 	"github.com/proflab/proflab/kernel"
 	"github.com/proflab/proflab/kernel/nt"
 )
@@ -21,31 +21,19 @@ var (
 	pluginErr  error
 )
 
-// plugins builds the shipped plugins once into a temporary folder (or
-// uses PROFLAB_PLUGIN_PATH when set).
+// plugins links the shipped plugins once into a temporary folder: the
+// test executable under their names (halrpctest), which TestMain serves.
 func plugins(tb testing.TB) *halhost.Host {
 	tb.Helper()
 	pluginOnce.Do(func() {
-		if p := os.Getenv("PROFLAB_PLUGIN_PATH"); p != "" {
-			pluginDir = p
-			return
-		}
 		pluginDir, pluginErr = os.MkdirTemp("", "sim-plugins-")
 		if pluginErr != nil {
 			return
 		}
-		for _, pkg := range []string{
-			"github.com/proflab/proflab/halplugins/apic/cmd/proflab-hal-apic",
-			"github.com/proflab/proflab/halplugins/pmu/cmd/proflab-hal-pmu",
-			"github.com/proflab/proflab/halplugins/pebs/cmd/proflab-hal-pebs",
-		} {
-			if _, pluginErr = haltest.Build(pluginDir, pkg); pluginErr != nil {
-				return
-			}
-		}
+		_, pluginErr = halrpctest.Install(pluginDir, "proflab-hal-apic", "proflab-hal-pmu", "proflab-hal-pebs")
 	})
 	if pluginErr != nil {
-		tb.Fatalf("building the plugins: %v", pluginErr)
+		tb.Fatalf("installing the plugins: %v", pluginErr)
 	}
 	h := halhost.New(simtest.HALs(config.TransportPlugin), halhost.Options{Search: &halhost.Search{PluginPath: pluginDir}})
 	tb.Cleanup(h.Close)
@@ -53,8 +41,9 @@ func plugins(tb testing.TB) *halhost.Host {
 }
 
 func TestTimerThroughPlugins(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
-		t.Skip("builds and starts plugin processes")
+		t.Skip("starts plugin processes")
 	}
 	l := simtest.New(t, plugins(t), 4, 1)
 	l.Profile(t, 0x10000, 0xC00, 10, nt.ProfileTime)

@@ -128,7 +128,7 @@ func (rs *runState) deliver(c *cpuRun, b *bank, src nt.Source, ip uint64, kind s
 }
 
 // hookHAL is b's HAL when it has the InterruptHook ability.
-func (rs *runState) hookHAL(b *bank) HAL {
+func (rs *runState) hookHAL(b *bank) Driver {
 	if b.run != rs {
 		b.run, b.hook = rs, nil
 		if h := rs.halByNm[b.name]; h != nil && h.Abilities().InterruptHook {

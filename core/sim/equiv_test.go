@@ -80,8 +80,8 @@ func newEngineLab(tb testing.TB, ref bool, cpus int, seed uint64, names ...strin
 	if err != nil {
 		tb.Fatal(err)
 	}
-	var khals []kernel.HAL
-	var shals []sim.HAL
+	var khals []kernel.HALDispatch
+	var shals []sim.Driver
 	var rhals []refengine.HAL
 	for _, h := range mh {
 		khals = append(khals, h)
@@ -330,7 +330,7 @@ func TestEquivalentCounters(t *testing.T) {
 // hot loop's end; PEBS reports the exact IP and writes its records.
 func TestEquivalentSkidAndPEBS(t *testing.T) {
 	fns := func(p *kernel.Process) *workload.Spec {
-		return workload.Minimal(p, []workload.Function{
+		return workload.OneProcess("", p, []workload.Function{
 			{Name: "hot", Base: 0x10000, Size: 0x40, Weight: 1},
 			{Name: "cold", Base: 0x10040, Size: 0x40, Weight: 0},
 		})
@@ -369,7 +369,7 @@ func TestEquivalentAliasing(t *testing.T) {
 			l := newEngineLab(t, ref, 1, 1, "apic")
 			h := l.Profile(t, 0x50000, n*4, 4, nt.ProfileTime)
 			l.SetInterval(t, nt.ProfileTime, 10000)
-			w := workload.Minimal(l.P, []workload.Function{{Name: "loop", Base: 0x50000, Size: n * 4, Weight: 1, LoopInstructions: n}})
+			w := workload.OneProcess("", l.P, []workload.Function{{Name: "loop", Base: 0x50000, Size: n * 4, Weight: 1, LoopInstructions: n}})
 			if _, err := l.run(300_000, w); err != nil {
 				t.Fatal(err)
 			}

@@ -60,7 +60,7 @@ type bank struct {
 	ds       []dsHW
 
 	run  *runState // the run hook was looked up for
-	hook HAL       // the bank's HAL if it hooks interrupts
+	hook Driver    // the bank's HAL if it hooks interrupts
 }
 
 func (b *bank) ensure(n int) {

@@ -36,7 +36,7 @@ type runState struct {
 	nf             int
 	cpus           []*cpuRun
 	hooks          map[string][]hal.Interrupt
-	halByNm        map[string]HAL
+	halByNm        map[string]Driver
 	stopErr        error
 	counts         []uint64  // scratch for multinomial draws
 	probs          []float64 // scratch for multinomial draws
@@ -72,7 +72,7 @@ func (s *Sim) RunContext(ctx context.Context, durationUS uint64, w *workload.Spe
 	if err := s.m.Err(); err != nil {
 		return nil, fmt.Errorf("the machine has stopped: %w", err)
 	}
-	r, err := w.Resolve(s.m.Arch())
+	r, err := w.Resolve(Target(s.m.Arch()))
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +82,7 @@ func (s *Sim) RunContext(ctx context.Context, durationUS uint64, w *workload.Spe
 		}
 	}
 	s.syncedNow()
-	rs := &runState{ctx: ctx, s: s, w: r, fns: prepare(r), nf: len(r.Funcs), hooks: map[string][]hal.Interrupt{}, halByNm: map[string]HAL{}}
+	rs := &runState{ctx: ctx, s: s, w: r, fns: prepare(r), nf: len(r.Funcs), hooks: map[string][]hal.Interrupt{}, halByNm: map[string]Driver{}}
 	for _, h := range s.hals {
 		if h != nil {
 			rs.halByNm[h.Name()] = h

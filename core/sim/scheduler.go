@@ -33,7 +33,13 @@ func (rs *runState) setup() error {
 	rs.wakeAt = math.MaxUint64
 	procs := make([]*kernel.Process, len(r.Spec.Processes))
 	for i, p := range r.Spec.Processes {
-		kp := p.Proc
+		var kp *kernel.Process
+		if p.Proc != nil {
+			var ok bool
+			if kp, ok = p.Proc.(*kernel.Process); !ok {
+				return fmt.Errorf("workload: process %q is a %T, not a machine's process", p.Name, p.Proc)
+			}
+		}
 		if kp == nil {
 			for _, q := range s.m.Processes() {
 				if q.Name() == p.Name {

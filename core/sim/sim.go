@@ -30,8 +30,11 @@
 // random draws differ, so a seed's numbers differ from that engine's.
 // The same seed and the same calls give the same results, bit for bit.
 //
-// A Sim is the machine's [halhost.Hardware]: make it first, hand it to the
-// HALs as they are opened, then [Sim.Attach] the machine built on them.
+// A Sim is the hardware the machine's HALs program (its [Sim.Apply] is
+// the plugin host's Hardware): make it first, hand it to the HALs as they
+// are opened, then [Sim.Attach] the machine built on them. The lab's
+// composition root (core/lab) does this; the simulator imports no plugin
+// host, gRPC or Lua (imports_test.go keeps it so).
 // A Sim is used by one goroutine at a time (like its machine).
 //
 // # Choices
@@ -77,15 +80,18 @@ import (
 	"math/rand/v2"
 	"sync"
 
-	"github.com/proflab/proflab/core/halhost"
 	"github.com/proflab/proflab/halplugins/hal"
 	"github.com/proflab/proflab/kernel"
 )
 
-// HAL is what the simulator needs of a machine's HAL for its own traffic:
-// timer refills, control-area notices and interrupt-hook batches.
-// *halhost.MachineHAL implements it.
-type HAL interface {
+// Driver is the simulator's view of a HAL: the software that drives one
+// bank of the simulated hardware, which the hardware asks for timer
+// refills, tells about control areas and hands interrupt-hook batches.
+// The plugin host's per-machine HAL implements it (core/lab checks so).
+// (The kernel's view of a HAL is kernel.HALDispatch; the contract a HAL
+// plugin implements is hal.HAL; the hardware the HALs program is the
+// plugin host's Hardware, which a Sim implements.)
+type Driver interface {
 	Name() string
 	Abilities() hal.Abilities
 	RefillTimer(cpus []int) error
@@ -93,13 +99,15 @@ type HAL interface {
 	Interrupts(batch []hal.Interrupt) error
 }
 
-var _ HAL = (*halhost.MachineHAL)(nil)
-var _ halhost.Hardware = (*Sim)(nil)
-
 // Options configure a Sim.
 type Options struct {
 	// Seed seeds the simulator's generator (the machine's seed).
 	Seed uint64
+	// FreqMHz is the processors' clock, which converts the HALs' periods
+	// (100 ns units) to cycles. Zero takes the attached machine's
+	// (kernel.Config.FreqMHz); give it when HALs program the simulator
+	// before Attach.
+	FreqMHz int
 	// Logger, if set, also receives the run log's lines.
 	Logger *slog.Logger
 }
@@ -111,7 +119,7 @@ type Sim struct {
 	rng  *rand.Rand
 
 	m     *kernel.Machine
-	hals  []HAL
+	hals  []Driver
 	ncpu  int
 	freq  uint64 // MHz
 	now   uint64 // cycles since the machine was created
@@ -172,24 +180,30 @@ func (s *Sim) reportSwitch(cpu int, t uint64, proc, thread uint32) {
 // New returns a simulator whose hardware is not yet attached to a machine:
 // HALs may program it (Apply) before [Sim.Attach].
 func New(opts Options) *Sim {
-	return &Sim{opts: opts, rng: rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9E3779B97F4A7C15))}
+	return &Sim{opts: opts, freq: uint64(max(opts.FreqMHz, 0)), rng: rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9E3779B97F4A7C15))}
 }
 
 // Attach connects the simulator to the machine built on the HALs it
 // serves. hals are the machine's HALs (for refills, control-area notices
 // and interrupt hooks); any of them may be nil-capable (no abilities).
-func (s *Sim) Attach(m *kernel.Machine, hals []HAL) error {
+func (s *Sim) Attach(m *kernel.Machine, hals []Driver) error {
 	if s.m != nil {
 		return errors.New("sim: already attached to a machine")
 	}
 	if m == nil {
 		return errors.New("sim: attach to a nil machine")
 	}
-	s.m, s.hals, s.ncpu = m, hals, m.CPUCount()
-	s.freq = uint64(m.Config().FreqMHz)
-	if s.freq == 0 {
-		s.freq = 3000
+	freq := uint64(max(m.Config().FreqMHz, 0))
+	switch {
+	case freq == 0 && s.freq == 0:
+		return errors.New("sim: the machine has no clock frequency (kernel.Config.FreqMHz)")
+	case freq == 0:
+		freq = s.freq
+	case s.freq != 0 && s.freq != freq:
+		return fmt.Errorf("sim: the simulator runs at %d MHz, the machine at %d MHz", s.freq, freq)
 	}
+	s.m, s.hals, s.ncpu = m, hals, m.CPUCount()
+	s.freq = freq
 	s.caPresent = make([]bool, s.ncpu)
 	for _, b := range s.banks {
 		b.ensure(s.ncpu)
@@ -217,11 +231,7 @@ func (s *Sim) logf(format string, args ...any) {
 
 // cycles100ns converts 100 ns units to cycles.
 func (s *Sim) cycles100ns(t uint64) uint64 {
-	f := s.freq
-	if f == 0 {
-		f = 3000
-	}
-	return t * f / 10
+	return t * s.freq / 10
 }
 
 // time100ns converts cycles to 100 ns units (rounded down).

@@ -73,6 +73,7 @@ func TestTimerOneSecondAtOneMillisecond(t *testing.T) {
 }
 
 func TestSeedDeterminism(t *testing.T) {
+	t.Parallel()
 	run := func(seed uint64) ([]uint32, *sim.Result) {
 		l := simtest.Inproc(t, 2, seed)
 		h := l.Profile(t, 0x10000, 0xC00, 4, nt.ProfileTime)
@@ -153,8 +154,8 @@ func TestMultipleRunsContinueTime(t *testing.T) {
 
 func TestBadWorkloadNamesField(t *testing.T) {
 	l := simtest.Inproc(t, 1, 1)
-	_, err := l.Sim.Run(10, workload.Minimal(l.P, []workload.Function{{Name: "f", Base: 0x10000, Size: 0, Weight: 1}}))
-	if err == nil || !strings.Contains(err.Error(), "functions[1].size: must be > 0") {
+	_, err := l.Sim.Run(10, workload.OneProcess("", l.P, []workload.Function{{Name: "f", Base: 0x10000, Size: 0, Weight: 1}}))
+	if err == nil || !strings.Contains(err.Error(), "process[1].function[1].size: must be > 0") {
 		t.Errorf("error %v", err)
 	}
 }
@@ -162,6 +163,7 @@ func TestBadWorkloadNamesField(t *testing.T) {
 // TestFractionalCPI covers CPIs that put several instructions in a cycle
 // and one instruction over several cycles, with counters on each.
 func TestFractionalCPI(t *testing.T) {
+	t.Parallel()
 	for _, cpi := range []float64{0.5, 0.3, 1.7, 4} {
 		l := simtest.Inproc(t, 1, 1)
 		l.Profile(t, 0x10000, 0xC00, 10, nt.ProfileTotalIssues)

@@ -2,13 +2,18 @@
 // at base addresses holding functions (address ranges) with their share of
 // execution and per-instruction behaviour, threads in processes with
 // affinities, and kernel-mode activity (interrupt and DPC time) and idle
-// time. A workload is data: a TOML file ([Load], [Parse]) or a Go value the
-// Lua bindings build ([Minimal] for lua-api.md's minimal table form).
+// time. A workload is data: a TOML file ([Load], [Parse]) or a Go value
+// its caller builds (the Lua bindings convert lua-api.md's table forms in
+// core/lua).
 //
 // [Spec.Resolve] checks a workload and fills every default, giving the
-// [Resolved] form the execution engine (core/sim) runs. Errors name the
-// field, with 1-based indexes as Lua and TOML users count
-// (`functions[2].size: must be > 0`).
+// [Resolved] form the execution engine (core/sim) runs. Errors are
+// [FieldError]s naming the field as TOML users write it, with 1-based
+// indexes (`process[1].function[2].size: must be > 0`).
+//
+// The package is a leaf: it imports no kernel, Lua, plugin or simulator
+// code (imports_test.go keeps it so). The machine it is resolved for is
+// described by a [Target].
 package workload
 
 import (
@@ -18,8 +23,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-
-	"github.com/proflab/proflab/kernel"
 )
 
 // Defaults of a workload's fields.
@@ -87,8 +90,6 @@ type Spec struct {
 	Processes []Process `toml:"process,omitempty"`
 	// Kernel is the kernel-mode activity of busy processors.
 	Kernel Kernel `toml:"kernel,omitempty"`
-
-	minimal bool
 }
 
 // Image is an executable image: a base address and the functions in it.
@@ -155,9 +156,11 @@ type Process struct {
 	// m:process{name = ...}); a missing one is created with no
 	// privileges.
 	Name string `toml:"name"`
-	// Proc is the machine's process itself, when the caller has it (the
-	// Lua bindings); it takes precedence over Name.
-	Proc *kernel.Process `toml:"-"`
+	// Proc is the machine's process itself, when the caller holds it (the
+	// Lua bindings attach the *kernel.Process of p); it takes precedence
+	// over Name. The workload treats it as an opaque handle: the engine
+	// (core/sim) requires a process of the machine it runs on.
+	Proc ProcessHandle `toml:"-"`
 	// Functions defined with the process (an anonymous image); a thread
 	// without Run executes these.
 	Functions []Function `toml:"function,omitempty"`
@@ -208,14 +211,21 @@ type Kernel struct {
 	DPC []Share `toml:"dpc,omitempty"`
 }
 
-// Minimal builds lua-api.md's minimal form: one thread of p, starting on
-// processor 0, executing fns with their weights.
-func Minimal(p *kernel.Process, fns []Function) *Spec {
-	name := ""
+// ProcessHandle is a machine's process as a workload's caller holds it
+// (core/sim wants a *kernel.Process); the workload only asks its name.
+type ProcessHandle interface {
+	// Name is the process's image name.
+	Name() string
+}
+
+// OneProcess is the workload of one process running fns: one thread,
+// starting on processor 0, executing them with their weights. p names the
+// process (and may be nil when name is given).
+func OneProcess(name string, p ProcessHandle, fns []Function) *Spec {
 	if p != nil {
 		name = p.Name()
 	}
-	return &Spec{Processes: []Process{{Name: name, Proc: p, Functions: fns}}, minimal: true}
+	return &Spec{Processes: []Process{{Name: name, Proc: p, Functions: fns}}}
 }
 
 // FieldError is a workload error naming the field.
@@ -322,10 +332,20 @@ type Resolved struct {
 	Idle int
 }
 
-// kernelImage is the built-in kernel image for arch.
-func kernelImage(arch kernel.Arch) Image {
+// Target is the machine a workload is resolved for.
+type Target struct {
+	// X86 selects the 32-bit layout: the built-in kernel image loads at
+	// 0x80400000 rather than 0xFFFFF80000000000.
+	X86 bool
+	// UserProbeAddress is the machine's MmUserProbeAddress: a function
+	// above it that no kernel image holds runs in kernel mode.
+	UserProbeAddress uint64
+}
+
+// kernelImage is the built-in kernel image for t.
+func kernelImage(t Target) Image {
 	base := Address(0xFFFFF80000000000)
-	if arch == kernel.X86 {
+	if t.X86 {
 		base = 0x80400000
 	}
 	return Image{Name: DefaultKernelImage, Base: base, Kernel: true, Functions: []Function{
@@ -335,9 +355,10 @@ func kernelImage(arch kernel.Arch) Image {
 	}}
 }
 
-// Resolve checks the workload and fills its defaults for a machine of the
-// given architecture. Every problem is reported, each naming its field.
-func (s *Spec) Resolve(arch kernel.Arch) (*Resolved, error) {
+// Resolve checks the workload and fills its defaults for the target
+// machine. Every problem is reported, each a [FieldError] naming its
+// field, joined with errors.Join in the order the fields are checked.
+func (s *Spec) Resolve(target Target) (*Resolved, error) {
 	c := &checker{}
 	sp := *s
 	if sp.InstructionBytes == 0 {
@@ -390,7 +411,7 @@ func (s *Spec) Resolve(arch kernel.Arch) (*Resolved, error) {
 				rf.Mode = KernelMode
 			}
 		}
-		if rf.Mode == User && rf.Addr > arch.MmUserProbeAddress() {
+		if rf.Mode == User && rf.Addr > target.UserProbeAddress {
 			rf.Mode = KernelMode
 		}
 		if f.Size == 0 {
@@ -441,12 +462,7 @@ func (s *Spec) Resolve(arch kernel.Arch) (*Resolved, error) {
 			addFunc(fmt.Sprintf("%s.function[%d]", field, j+1), f, img, -1)
 		}
 	}
-	procField := func(i int) string {
-		if sp.minimal {
-			return ""
-		}
-		return fmt.Sprintf("process[%d]", i+1)
-	}
+	procField := func(i int) string { return fmt.Sprintf("process[%d]", i+1) }
 	procFuncs := make([][]int, len(sp.Processes))
 	for i := range sp.Processes {
 		p := &sp.Processes[i]
@@ -454,23 +470,13 @@ func (s *Spec) Resolve(arch kernel.Arch) (*Resolved, error) {
 		if p.Name == "" && p.Proc == nil {
 			c.add(join(pf, "name"), "must be given (the process's name on the machine)")
 		}
-		if sp.minimal && p.Proc == nil {
-			c.add("process", "must be a process (from m:process{...})")
-		}
-		fname := "function"
-		if sp.minimal {
-			fname = "functions"
-		}
-		if sp.minimal && len(p.Functions) == 0 {
-			c.add("functions", "must list at least one function")
-		}
 		for j, f := range p.Functions {
 			procFuncs[i] = append(procFuncs[i], len(r.Funcs))
-			addFunc(fmt.Sprintf("%s[%d]", join(pf, fname), j+1), f, nil, i)
+			addFunc(fmt.Sprintf("%s[%d]", join(pf, "function"), j+1), f, nil, i)
 		}
 	}
 	// the built-in kernel image, unless the workload defines its names
-	ki := kernelImage(arch)
+	ki := kernelImage(target)
 	for _, f := range ki.Functions {
 		if _, ok := byName[f.Name]; !ok {
 			addFunc("", f, &ki, -1)

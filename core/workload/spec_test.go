@@ -1,20 +1,32 @@
 package workload_test
 
 import (
+	"errors"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/proflab/proflab/core/workload"
-	"github.com/proflab/proflab/kernel"
 )
+
+// x64 and x86 are the targets of the kernel's two architectures
+// (MmUserProbeAddress 0x7FFFFFEFFFF and 0x7FFEFFFF).
+var (
+	x64 = workload.Target{UserProbeAddress: 0x7FFFFFEFFFF}
+	x86 = workload.Target{X86: true, UserProbeAddress: 0x7FFEFFFF}
+)
+
+// proc is a process handle, as a caller attaches one.
+type proc string
+
+func (p proc) Name() string { return string(p) }
 
 func TestParseFull(t *testing.T) {
 	s, err := workload.Load("testdata/full.toml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := s.Resolve(kernel.X64)
+	r, err := s.Resolve(x64)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,35 +55,56 @@ func TestParseFull(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, b)
 	}
-	if _, err := s2.Resolve(kernel.X64); err != nil {
+	if _, err := s2.Resolve(x64); err != nil {
 		t.Fatalf("resolved spec does not resolve: %v\n%s", err, b)
 	}
 }
 
-func TestMinimal(t *testing.T) {
-	m := newMachine(t)
-	p := m.NewProcess("app", kernel.Token{})
-	r, err := workload.Minimal(p, []workload.Function{{Name: "f", Base: 0x10000, Size: 0x100, Weight: 2}, {Name: "g", Base: 0x10100, Size: 0x100, Weight: 6}}).Resolve(kernel.X64)
+func TestOneProcess(t *testing.T) {
+	p := proc("app")
+	w := workload.OneProcess("ignored", p, []workload.Function{{Name: "f", Base: 0x10000, Size: 0x100, Weight: 2}, {Name: "g", Base: 0x10100, Size: 0x100, Weight: 6}})
+	if w.Processes[0].Name != "app" || w.Processes[0].Proc != p {
+		t.Errorf("process %+v: the handle names it", w.Processes[0])
+	}
+	r, err := w.Resolve(x64)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r.Spec.InstructionBytes != 4 || r.Spec.QuantumUS != workload.DefaultQuantumUS || r.Threads[0].Mix[1].Weight != 0.75 || r.Funcs[0].CPI != 1 {
 		t.Errorf("defaults not filled: %+v", r.Spec)
 	}
-}
-
-func newMachine(t *testing.T) *kernel.Machine {
-	v, _ := kernel.ParseVersion(kernel.DefaultVersion)
-	m, err := kernel.NewMachine(kernel.Config{Version: v, Arch: kernel.X64, CPUs: 2, Vendor: "GenuineIntel", FreqMHz: 3000})
-	if err != nil {
-		t.Fatal(err)
+	if w := workload.OneProcess("bench", nil, nil); w.Processes[0].Name != "bench" {
+		t.Errorf("no handle: name %q", w.Processes[0].Name)
 	}
-	return m
 }
 
-func TestMinimalErrorsNameTheField(t *testing.T) {
-	m := newMachine(t)
-	p := m.NewProcess("app", kernel.Token{})
+func TestKernelImageAndModeFollowTheTarget(t *testing.T) {
+	w := workload.OneProcess("app", nil, []workload.Function{
+		{Name: "user", Base: 0x10000, Size: 0x100, Weight: 1},
+		{Name: "high", Base: 0x90000000, Size: 0x100, Weight: 1},
+	})
+	for _, tt := range []struct {
+		target   workload.Target
+		idle     uint64
+		highMode workload.Mode
+	}{
+		{x64, 0xFFFFF80000001000, workload.User},
+		{x86, 0x80401000, workload.KernelMode},
+	} {
+		r, err := w.Resolve(tt.target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.Funcs[r.Idle].Addr; got != tt.idle {
+			t.Errorf("%+v: idle loop at %#x, want %#x", tt.target, got, tt.idle)
+		}
+		if got := r.Funcs[1].Mode; got != tt.highMode {
+			t.Errorf("%+v: a function at 0x90000000 runs in mode %d, want %d", tt.target, got, tt.highMode)
+		}
+	}
+}
+
+func TestErrorsNameTheField(t *testing.T) {
 	f := func(mod func(*workload.Function)) []workload.Function {
 		fs := []workload.Function{{Name: "a", Base: 0x10000, Size: 0x100, Weight: 1}, {Name: "b", Base: 0x20000, Size: 0x100, Weight: 1}}
 		mod(&fs[1])
@@ -82,32 +115,36 @@ func TestMinimalErrorsNameTheField(t *testing.T) {
 		fns  []workload.Function
 		want string
 	}{
-		{"size", f(func(f *workload.Function) { f.Size = 0 }), "functions[2].size: must be > 0"},
-		{"weight", f(func(f *workload.Function) { f.Weight = -1 }), "functions[2].weight: must be >= 0"},
-		{"name", f(func(f *workload.Function) { f.Name = "" }), "functions[2].name: must be given"},
-		{"dup", f(func(f *workload.Function) { f.Name = "a" }), `functions[2].name: function "a" is defined twice`},
-		{"cpi", f(func(f *workload.Function) { f.CPI = -2 }), "functions[2].cpi"},
-		{"rate", f(func(f *workload.Function) { f.CacheMissRate = 2 }), "functions[2].cache_miss_rate: must be between 0 and 1"},
+		{"size", f(func(f *workload.Function) { f.Size = 0 }), "process[1].function[2].size: must be > 0"},
+		{"weight", f(func(f *workload.Function) { f.Weight = -1 }), "process[1].function[2].weight: must be >= 0"},
+		{"name", f(func(f *workload.Function) { f.Name = "" }), "process[1].function[2].name: must be given"},
+		{"dup", f(func(f *workload.Function) { f.Name = "a" }), `process[1].function[2].name: function "a" is defined twice`},
+		{"cpi", f(func(f *workload.Function) { f.CPI = -2 }), "process[1].function[2].cpi"},
+		{"rate", f(func(f *workload.Function) { f.CacheMissRate = 2 }), "process[1].function[2].cache_miss_rate: must be between 0 and 1"},
 		{"overlap", f(func(f *workload.Function) { f.Base = 0x10080 }), "overlap"},
-		{"offset", f(func(f *workload.Function) { f.Offset = 4 }), "functions[2].offset"},
-		{"hotspot", f(func(f *workload.Function) { f.Hotspots = []workload.Hotspot{{Offset: 0xF0, Size: 0x20, Weight: 0.5}} }), "functions[2].hotspot[1]: offset"},
+		{"offset", f(func(f *workload.Function) { f.Offset = 4 }), "process[1].function[2].offset"},
+		{"hotspot", f(func(f *workload.Function) { f.Hotspots = []workload.Hotspot{{Offset: 0xF0, Size: 0x20, Weight: 0.5}} }), "process[1].function[2].hotspot[1]: offset"},
 		{"hotweight", f(func(f *workload.Function) {
 			f.Hotspots = []workload.Hotspot{{Offset: 0, Size: 4, Weight: 0.7}, {Offset: 8, Size: 4, Weight: 0.7}}
-		}), "functions[2].hotspot: weights add up"},
-		{"loop", f(func(f *workload.Function) { f.LoopInstructions = 1000 }), "functions[2].loop_instructions"},
+		}), "process[1].function[2].hotspot: weights add up"},
+		{"loop", f(func(f *workload.Function) { f.LoopInstructions = 1000 }), "process[1].function[2].loop_instructions"},
 		{"zero", []workload.Function{{Name: "a", Base: 0x10000, Size: 4}}, "the weights add up to 0"},
-		{"none", nil, "functions: must list at least one function"},
+		{"nothing", nil, "process[1].thread[1]: has nothing to run"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := workload.Minimal(p, tt.fns).Resolve(kernel.X64)
+			_, err := workload.OneProcess("", proc("app"), tt.fns).Resolve(x64)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error %v, want %q", err, tt.want)
 			}
+			var fe *workload.FieldError
+			if !errors.As(err, &fe) {
+				t.Errorf("error %v is no FieldError", err)
+			}
 		})
 	}
-	if _, err := workload.Minimal(nil, f(func(*workload.Function) {})).Resolve(kernel.X64); err == nil || !strings.Contains(err.Error(), "process: must be a process") {
-		t.Errorf("nil process: %v", err)
+	if _, err := workload.OneProcess("", nil, f(func(*workload.Function) {})).Resolve(x64); err == nil || !strings.Contains(err.Error(), "process[1].name: must be given") {
+		t.Errorf("no name, no handle: %v", err)
 	}
 }
 
@@ -130,7 +167,7 @@ func TestTOMLErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = s.Resolve(kernel.X64)
+	_, err = s.Resolve(x64)
 	for _, want := range []string{"process[1].thread[1].busy", `process[1].thread[1].run[1].function: no function named "nope"`} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v, want %q", err, want)
@@ -163,50 +200,7 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			return
 		}
-		_, _ = s.Resolve(kernel.X64)
-		_, _ = s.Resolve(kernel.X86)
+		_, _ = s.Resolve(x64)
+		_, _ = s.Resolve(x86)
 	})
-}
-
-func TestFromTable(t *testing.T) {
-	m := newMachine(t)
-	p := m.NewProcess("app", kernel.Token{})
-	s, err := workload.FromTable(map[string]any{
-		"process": p,
-		"functions": []any{
-			map[string]any{"name": "f", "base": float64(0x10000), "size": float64(0x100), "weight": float64(1), "cache_miss_rate": 0.1,
-				"hotspots": []any{map[string]any{"offset": float64(0), "size": float64(16), "weight": 0.5}}},
-			map[string]any{"name": "g", "base": uint64(0x10100), "size": 64, "weight": 3.0, "loop_instructions": float64(8)},
-		},
-		"quantum_us": float64(2000),
-		"threads":    []any{map[string]any{"cpu": float64(1)}},
-		"kernel":     map[string]any{"interrupt_share": 0.1},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := s.Resolve(kernel.X64)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.Spec.QuantumUS != 2000 || r.Threads[0].CPU != 1 || r.Funcs[0].Hotspots[0].Size != 16 || r.Funcs[1].LoopInstructions != 8 || r.Spec.Kernel.InterruptShare != 0.1 {
-		t.Errorf("decoded %+v", r.Spec)
-	}
-	bad := []struct {
-		t    map[string]any
-		want string
-	}{
-		{map[string]any{"process": p, "functions": []any{map[string]any{"name": "f", "size": "big"}}}, "functions[1].size: must be a number"},
-		{map[string]any{"process": p, "functions": []any{map[string]any{"nam": "f"}}}, "functions[1].nam: unknown key"},
-		{map[string]any{"process": p, "functions": []any{map[string]any{"name": "f", "base": float64(1 << 60)}}}, "functions[1].base: 1.152921504606847e+18 is above 2^53"},
-		{map[string]any{"process": p, "functions": []any{map[string]any{"name": "f", "size": -1.0}}}, "functions[1].size: must be a non-negative integer"},
-		{map[string]any{"functions": []any{}}, "process: must be a process"},
-		{map[string]any{"process": []any{map[string]any{"proc": "x"}}}, "process[1].proc: must be a process"},
-	}
-	for _, b := range bad {
-		_, err := workload.FromTable(b.t)
-		if err == nil || !strings.Contains(err.Error(), b.want) {
-			t.Errorf("error %v, want %q", err, b.want)
-		}
-	}
 }

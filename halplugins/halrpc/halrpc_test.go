@@ -15,16 +15,19 @@ import (
 	"github.com/proflab/proflab/halplugins/apic"
 	"github.com/proflab/proflab/halplugins/hal"
 	"github.com/proflab/proflab/halplugins/halrpc"
+	"github.com/proflab/proflab/halplugins/halrpc/halrpctest"
 	"github.com/proflab/proflab/halplugins/haltest"
 )
 
-// Built once per package by TestMain.
+// The test executable itself, linked under the plugins' names by
+// TestMain (halrpctest): no plugin is built.
 var (
 	apicPlugin string
 	testPlugin string
 )
 
 func TestMain(m *testing.M) {
+	halrpctest.ServeIfPlugin()
 	if os.Getenv("HALRPC_TEST_ORPHAN_PARENT") != "" {
 		orphanParent()
 		return
@@ -36,17 +39,12 @@ func TestMain(m *testing.M) {
 	}
 	code := func() int {
 		defer os.RemoveAll(dir)
-		for pkg, dst := range map[string]*string{
-			"github.com/proflab/proflab/halplugins/apic/cmd/proflab-hal-apic":  &apicPlugin,
-			"github.com/proflab/proflab/halplugins/halrpc/internal/testplugin": &testPlugin,
-		} {
-			p, err := haltest.Build(dir, pkg)
-			if err != nil {
-				fmt.Fprintln(os.Stderr, err)
-				return 1
-			}
-			*dst = p
+		paths, err := halrpctest.Install(dir, "proflab-hal-apic", halrpctest.Faulty)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
 		}
+		apicPlugin, testPlugin = paths[0], paths[1]
 		return m.Run()
 	}()
 	os.Exit(code)
@@ -163,6 +161,7 @@ func TestNotAPlugin(t *testing.T) {
 }
 
 func TestChecksum(t *testing.T) {
+	t.Parallel()
 	sum, err := halrpc.FileSHA256(apicPlugin)
 	if err != nil {
 		t.Fatal(err)
@@ -226,6 +225,7 @@ func TestCrashMidCall(t *testing.T) {
 }
 
 func TestHang(t *testing.T) {
+	t.Parallel()
 	c := start(t, halrpc.Options{Path: testPlugin, Args: []string{"-mode", "hang"}, Timeout: 300 * time.Millisecond})
 	in := configured(t, c)
 	_, err := in.StartInterrupt([]int{0}, hal.ProfileTime)
@@ -259,6 +259,7 @@ func orphanParent() {
 }
 
 func TestPluginDiesWithItsParent(t *testing.T) {
+	t.Parallel()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)

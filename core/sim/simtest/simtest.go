@@ -1,5 +1,5 @@
-// Package simtest builds machines on the shipped HALs with a simulator
-// attached, for the tests and benchmarks of the lab's packages.
+// Package simtest assembles labs (core/lab) on the shipped HALs, for the
+// tests and benchmarks of the lab's packages.
 package simtest
 
 import (
@@ -8,9 +8,9 @@ import (
 
 	"github.com/proflab/proflab/core/config"
 	"github.com/proflab/proflab/core/halhost"
+	"github.com/proflab/proflab/core/lab"
 	"github.com/proflab/proflab/core/sim"
 	"github.com/proflab/proflab/core/workload"
-	"github.com/proflab/proflab/halplugins/hal"
 	"github.com/proflab/proflab/kernel"
 	"github.com/proflab/proflab/kernel/nt"
 )
@@ -48,29 +48,20 @@ func New(tb testing.TB, host *halhost.Host, cpus int, seed uint64, names ...stri
 	if len(names) == 0 {
 		names = []string{"apic", "pmu"}
 	}
-	s := sim.New(sim.Options{Seed: seed})
-	ver, _ := kernel.ParseVersion(kernel.DefaultVersion)
-	mh, err := host.OpenMachine(names, hal.Machine{CPUs: cpus, FreqMHz: 3000, Vendor: nt.VendorIntel, Arch: "x64", Version: kernel.DefaultVersion, Seed: seed}, s)
+	spec, err := lab.FromConfig(config.Default().Machine, seed)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tb.Cleanup(func() {
-		for _, h := range mh {
-			h.Close()
-		}
-	})
-	var khals []kernel.HAL
-	var shals []sim.HAL
-	for _, h := range mh {
-		khals = append(khals, h)
-		shals = append(shals, h)
-	}
-	m, err := kernel.NewMachine(kernel.Config{Version: ver, Arch: kernel.X64, CPUs: cpus, Vendor: nt.VendorIntel, PEBS: true, FreqMHz: 3000, HALs: khals})
+	spec.CPUs, spec.HALs = cpus, names
+	l, err := lab.Assemble(&lab.HostHALs{Host: host, HALNames: names}, spec)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if err := s.Attach(m, shals); err != nil {
-		tb.Fatal(err)
+	tb.Cleanup(l.Close)
+	m, s := l.Machine, l.Sim
+	var mh []*halhost.MachineHAL
+	for _, h := range m.Config().HALs {
+		mh = append(mh, h.(*halhost.MachineHAL))
 	}
 	p := m.NewProcess("app", kernel.Token{Privileges: map[int]bool{nt.SeSystemProfilePrivilege: true, nt.SeProfileSingleProcessPrivilege: true}, Integrity: kernel.IntegrityHigh})
 	return &Lab{M: m, Sim: s, P: p, HALs: mh}
@@ -137,7 +128,7 @@ func (l *Lab) Counters(tb testing.TB, h uint64) []uint32 {
 
 // ThreeFuncs is a minimal workload of three functions at 0x10000.
 func ThreeFuncs(p *kernel.Process) *workload.Spec {
-	return workload.Minimal(p, []workload.Function{
+	return workload.OneProcess("", p, []workload.Function{
 		{Name: "alpha", Base: 0x10000, Size: 0x400, Weight: 5},
 		{Name: "beta", Base: 0x10400, Size: 0x400, Weight: 3},
 		{Name: "gamma", Base: 0x10800, Size: 0x400, Weight: 2, CacheMissRate: 0.05},

@@ -166,7 +166,7 @@ func (s *Sim) RunContext(ctx context.Context, durationUS uint64, w *workload.Spe
 	if err := s.m.Err(); err != nil {
 		return nil, fmt.Errorf("the machine has stopped: %w", err)
 	}
-	r, err := w.Resolve(s.m.Arch())
+	r, err := w.Resolve(workload.Target{X86: s.m.Arch() == kernel.X86, UserProbeAddress: s.m.Arch().MmUserProbeAddress()})
 	if err != nil {
 		return nil, err
 	}
@@ -227,7 +227,13 @@ func (rs *runState) setup() error {
 	rs.ctxPID = []uint32{0}
 	procs := make([]*kernel.Process, len(r.Spec.Processes))
 	for i, p := range r.Spec.Processes {
-		kp := p.Proc
+		var kp *kernel.Process
+		if p.Proc != nil {
+			var ok bool
+			if kp, ok = p.Proc.(*kernel.Process); !ok {
+				return fmt.Errorf("workload: process %q is a %T, not a machine's process", p.Name, p.Proc)
+			}
+		}
 		if kp == nil {
 			for _, q := range s.m.Processes() {
 				if q.Name() == p.Name {

@@ -1,21 +1,8 @@
-// Command testplugin is a HAL plugin that misbehaves on request, for the
-// process-boundary tests of halrpc and the host:
-//
-//	testplugin [-mode ok|crash|hang|nonsense] [-protocol N]
-//
-// Installed under the name hal-MODE (a link or copy), it takes its mode
-// from its name, so a host configuration can choose it without arguments.
-// ok behaves as the apic HAL; crash exits in StartInterrupt; hang never
-// answers StartInterrupt; nonsense answers queries with the wrong number of
-// entries and programs a processor it was not asked about. -protocol serves
-// another protocol version than halrpc's.
-package main
+package halrpctest
 
 import (
 	"flag"
 	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	hclog "github.com/hashicorp/go-hclog"
@@ -25,6 +12,21 @@ import (
 	"github.com/proflab/proflab/halplugins/hal"
 	"github.com/proflab/proflab/halplugins/halrpc"
 )
+
+// Faulty is the name under which Install links the misbehaving plugin:
+//
+//	faulty [-mode ok|crash|hang|nonsense] [-protocol N]
+//
+// Linked as hal-MODE (FaultyAs), it takes its mode from its name, so a
+// host configuration can choose it without arguments. ok behaves as the
+// apic HAL; crash exits in StartInterrupt; hang never answers
+// StartInterrupt; nonsense answers queries with the wrong number of
+// entries and programs a processor it was not asked about. -protocol
+// serves another protocol version than halrpc's.
+const Faulty = "testplugin"
+
+// FaultyAs is the name of the misbehaving plugin in a mode ("hal-crash").
+func FaultyAs(mode string) string { return "hal-" + mode }
 
 type faulty struct {
 	hal.HAL
@@ -54,14 +56,14 @@ func (f *faulty) QuerySource(cpus []int, src hal.Source) ([]hal.SourceInfo, erro
 	return info, err
 }
 
-func main() {
-	def := "ok"
-	if m, ok := strings.CutPrefix(filepath.Base(os.Args[0]), "hal-"); ok {
-		def = m
-	}
-	mode := flag.String("mode", def, "ok, crash, hang or nonsense")
-	protocol := flag.Int("protocol", halrpc.ProtocolVersion, "protocol version to serve")
-	flag.Parse()
+// serveFaulty serves the misbehaving plugin in mode def, unless args say
+// otherwise (-mode, -protocol).
+func serveFaulty(def string, args []string) {
+	fs := flag.NewFlagSet(Faulty, flag.ExitOnError)
+	fs.SetOutput(os.Stderr)
+	mode := fs.String("mode", def, "ok, crash, hang or nonsense")
+	protocol := fs.Int("protocol", halrpc.ProtocolVersion, "protocol version to serve")
+	_ = fs.Parse(args)
 	factory := func() hal.HAL { return &faulty{HAL: apic.New(), mode: *mode} }
 	if *protocol == halrpc.ProtocolVersion {
 		halrpc.Serve(factory)

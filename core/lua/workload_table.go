@@ -1,4 +1,4 @@
-package workload
+package luart
 
 import (
 	"errors"
@@ -8,11 +8,12 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/proflab/proflab/core/workload"
 	"github.com/proflab/proflab/kernel"
 )
 
-// FromTable builds a workload from a table of plain Go values, as the Lua
-// bindings convert a workload table: maps with string keys
+// workloadFromTable builds a workload from a table of plain Go values, as
+// workloadValue converts a workload table: maps with string keys
 // (map[string]any), arrays ([]any), float64, uint64, int, string, bool, and
 // *kernel.Process for processes. Keys are the TOML keys; plurals are
 // accepted where Lua users write lists ("functions", "threads",
@@ -25,10 +26,12 @@ import (
 //   - the full form: process = { { name = "app" or proc = p, functions =
 //     {...}, threads = {...} }, ... }.
 //
-// Unknown keys and wrong types are errors naming the field.
-func FromTable(t map[string]any) (*Spec, error) {
+// Unknown keys and wrong types are errors naming the field. minimal
+// reports the minimal form, whose process is the workload's first: its
+// errors name fields as that form has them (see minimalFieldErrors).
+func workloadFromTable(t map[string]any) (s *workload.Spec, minimal bool, err error) {
 	d := &tdec{}
-	s := &Spec{}
+	s = &workload.Spec{}
 	top := map[string]any{}
 	for k, v := range t {
 		top[k] = v
@@ -40,25 +43,100 @@ func FromTable(t map[string]any) (*Spec, error) {
 		delete(top, "process")
 		minimalFns = pop(top, "functions", "function")
 		minimalThreads = pop(top, "threads", "thread")
-		s.minimal = true
+		minimal = true
 	} else if _, ok := top["functions"]; ok {
-		return nil, &FieldError{Field: "process", Msg: "must be a process (from m:process{...})"}
+		return nil, false, &workload.FieldError{Field: "process", Msg: "must be a process (from m:process{...})"}
 	}
 	d.decode("", top, reflect.ValueOf(s).Elem())
-	if s.minimal {
-		p := Process{Proc: minimalProc, Name: minimalProc.Name()}
+	if minimal {
+		p := workload.Process{Proc: minimalProc, Name: minimalProc.Name()}
 		if minimalFns != nil {
 			d.decode("functions", minimalFns, reflect.ValueOf(&p.Functions).Elem())
 		}
 		if minimalThreads != nil {
 			d.decode("threads", minimalThreads, reflect.ValueOf(&p.Threads).Elem())
 		}
-		s.Processes = append([]Process{p}, s.Processes...)
+		s.Processes = append([]workload.Process{p}, s.Processes...)
 	}
 	if err := errors.Join(d.errs...); err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	return s, nil
+	return s, minimal, nil
+}
+
+// checkMinimal is what the minimal form requires beyond the workload's
+// own checks: at least one function. Its error goes with the rest of
+// the workload's (resolved for target), where Resolve would have checked
+// it, after the images'.
+func checkMinimal(s *workload.Spec, target workload.Target) error {
+	if len(s.Processes) == 0 || len(s.Processes[0].Functions) > 0 {
+		return nil
+	}
+	none := &workload.FieldError{Field: "functions", Msg: "must list at least one function"}
+	_, err := s.Resolve(target)
+	var errs []error
+	placed := false
+	for _, e := range minimalFieldErrors(err) {
+		var fe *workload.FieldError
+		if errors.As(e, &fe) && fe.Field == "" {
+			// the overlap check, which Resolve runs only on an otherwise
+			// valid workload: the missing functions hide it
+			continue
+		}
+		if !placed && !(errors.As(e, &fe) && strings.HasPrefix(fe.Field, "image[")) {
+			errs, placed = append(errs, none), true
+		}
+		errs = append(errs, e)
+	}
+	if !placed {
+		errs = append(errs, none)
+	}
+	return errors.Join(errs...)
+}
+
+// minimalFieldErrors splits a workload error of the minimal form into its
+// errors, with their fields named as that form has them: the process's
+// functions are "functions[i]", its threads "thread[i]", not
+// "process[1].function[i]" and "process[1].thread[i]".
+func minimalFieldErrors(err error) []error {
+	if err == nil {
+		return nil
+	}
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	out := make([]error, len(errs))
+	for i, e := range errs {
+		out[i] = e
+		fe, ok := e.(*workload.FieldError)
+		if !ok {
+			continue
+		}
+		f := fe.Field
+		switch {
+		case strings.HasPrefix(f, "process[1].function["):
+			f = "functions[" + strings.TrimPrefix(f, "process[1].function[")
+		case strings.HasPrefix(f, "process[1]."):
+			f = strings.TrimPrefix(f, "process[1].")
+		case f == "process[1]":
+			f = ""
+		}
+		out[i] = &workload.FieldError{Field: f, Msg: fe.Msg}
+	}
+	return out
+}
+
+// minimalError is minimalFieldErrors joined again (nil for nil).
+func minimalError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var fe *workload.FieldError
+	if _, joined := err.(interface{ Unwrap() []error }); !joined && !errors.As(err, &fe) {
+		return err
+	}
+	return errors.Join(minimalFieldErrors(err)...)
 }
 
 func pop(m map[string]any, keys ...string) any {
@@ -74,18 +152,18 @@ func pop(m map[string]any, keys ...string) any {
 type tdec struct{ errs []error }
 
 func (d *tdec) fail(field, format string, args ...any) {
-	d.errs = append(d.errs, &FieldError{Field: field, Msg: fmt.Sprintf(format, args...)})
+	d.errs = append(d.errs, &workload.FieldError{Field: field, Msg: fmt.Sprintf(format, args...)})
 }
 
 var (
-	addressType = reflect.TypeOf(Address(0))
-	procPtrType = reflect.TypeOf((*kernel.Process)(nil))
+	addressType = reflect.TypeOf(workload.Address(0))
+	procType    = reflect.TypeOf((*workload.ProcessHandle)(nil)).Elem()
 )
 
 // decode stores v into dst (a settable value) at path field.
 func (d *tdec) decode(field string, v any, dst reflect.Value) {
 	switch {
-	case dst.Type() == procPtrType:
+	case dst.Type() == procType:
 		p, ok := v.(*kernel.Process)
 		if !ok {
 			d.fail(field, "must be a process (from m:process{...}), got %s", kind(v))
@@ -95,7 +173,7 @@ func (d *tdec) decode(field string, v any, dst reflect.Value) {
 		return
 	case dst.Type() == addressType:
 		if s, ok := v.(string); ok {
-			var a Address
+			var a workload.Address
 			if err := a.UnmarshalText([]byte(s)); err != nil {
 				d.fail(field, "%v", err)
 				return
@@ -138,10 +216,10 @@ func (d *tdec) decode(field string, v any, dst reflect.Value) {
 		for _, k := range keys {
 			i, ok := fields[k]
 			if !ok {
-				d.fail(join(field, k), "unknown key")
+				d.fail(joinField(field, k), "unknown key")
 				continue
 			}
-			d.decode(join(field, k), m[k], dst.Field(i))
+			d.decode(joinField(field, k), m[k], dst.Field(i))
 		}
 	case reflect.Slice:
 		arr, ok := v.([]any)
@@ -241,4 +319,12 @@ func kind(v any) string {
 		return "a process"
 	}
 	return fmt.Sprintf("%T", v)
+}
+
+// joinField is the path of field inside prefix ("process[1].name").
+func joinField(prefix, field string) string {
+	if prefix == "" {
+		return field
+	}
+	return prefix + "." + field
 }

@@ -1,0 +1,22 @@
+package sim_test
+
+import (
+	"testing"
+
+	"github.com/proflab/proflab/core/internal/leaftest"
+)
+
+// TestSimIsALeaf keeps the simulator free of the plugin host, gRPC,
+// go-plugin and Lua: it imports the kernel, the HAL contract and the
+// workload model, and the composition root (core/lab) wires it to the
+// rest.
+func TestSimIsALeaf(t *testing.T) {
+	t.Parallel()
+	leaftest.Check(t, "the simulator imports only the kernel, the HAL contract and the workload model (no plugin host, gRPC, go-plugin or Lua; core/lab does the wiring)",
+		"github.com/proflab/proflab/core/workload",
+		"github.com/proflab/proflab/core/tomlstrict",
+		"github.com/BurntSushi/toml/...",
+		"github.com/proflab/proflab/kernel/...",
+		"github.com/proflab/proflab/halplugins/hal",
+	)
+}
