@@ -36,10 +36,10 @@ func (rs *runState) slot(c *cpuRun, kind segKind, fn int) uint64 {
 	return k.lo + rng.Uint64N(k.hi-k.lo)
 }
 
-// interruptedIP is the IP of the instruction in progress on c, plus skid
+// interruptedIP is the IP of the instruction in progress on c (executing
+// fn as kind, from current), plus skid
 // instructions.
-func (rs *runState) interruptedIP(c *cpuRun, skid uint64) uint64 {
-	kind, fn := rs.current(c)
+func (rs *runState) interruptedIP(c *cpuRun, kind segKind, fn int, skid uint64) uint64 {
 	f := &rs.fns[fn]
 	sl := rs.slot(c, kind, fn)
 	if skid > 0 {
@@ -76,7 +76,7 @@ func (rs *runState) overflow(c *cpuRun, b *bank, i int, k *counterHW) {
 			}
 		}
 		kind, fn := rs.current(c)
-		rs.deliver(c, b, k.source, rs.interruptedIP(c, skid), kind, fn, false)
+		rs.deliver(c, b, k.source, rs.interruptedIP(c, kind, fn, skid), kind, fn, false)
 		return
 	}
 	rs.pebsOverflow(c, b, i, k)

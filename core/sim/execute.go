@@ -85,7 +85,10 @@ func (rs *runState) execute(c *cpuRun, t uint64) uint64 {
 				}
 				var need uint64
 				if k.remaining > eps {
-					need = max(1, uint64(math.Ceil(k.remaining/r-eps)))
+					need = 1
+					if x := int64(math.Ceil(k.remaining/r - eps)); x > 1 {
+						need = uint64(x)
+					}
 				}
 				if c.seg.done+need <= cl.n {
 					if e := cl.cycleAt(c.seg.start, c.seg.done+need); e < stop {
@@ -131,7 +134,7 @@ func (rs *runState) execute(c *cpuRun, t uint64) uint64 {
 				n = 0
 				break
 			}
-			if m := math.Ceil((k.remaining-eps)/c.emax[i]) - 1; m < float64(n) {
+			if m := int64(math.Ceil((k.remaining-eps)/c.emax[i])) - 1; m < int64(n) {
 				n = uint64(max(m, 0))
 			}
 		}

@@ -110,7 +110,7 @@ func (rs *runState) step(c *cpuRun) {
 		tm := &b.timers[c.idx]
 		if tm.enabled && tm.armed && tm.next <= t {
 			kind, fn := rs.current(c)
-			rs.deliver(c, b, tm.source, rs.interruptedIP(c, 0), kind, fn, false)
+			rs.deliver(c, b, tm.source, rs.interruptedIP(c, kind, fn, 0), kind, fn, false)
 			if rs.stopErr != nil {
 				return
 			}

@@ -36,7 +36,7 @@ func (rs *runState) pebsOverflow(c *cpuRun, b *bank, i int, k *counterHW) {
 		k.remaining = float64(ds.reset[i]) + min(k.remaining-float64(k.reload), 0)
 	}
 	kind, fn := rs.current(c)
-	ip := rs.interruptedIP(c, 0)
+	ip := rs.interruptedIP(c, kind, fn, 0)
 	rec := pebsRecord{source: k.source, ip: ip, kind: kind, fn: fn}
 	s.writeRecord(c.idx, ds, rec, i)
 	ds.pending = append(ds.pending, rec)
