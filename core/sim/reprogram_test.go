@@ -16,7 +16,9 @@ import (
 // processor at each refill and each interrupt-hook batch: the hardware
 // changes while the processors run, mid-segment.
 type reprogrammer struct {
-	hw       interface{ Apply(string, hal.Programming) error }
+	hw interface {
+		Apply(string, hal.Programming) error
+	}
 	cpus     int
 	toggles  int
 	reload   uint32
