@@ -93,3 +93,14 @@ func TestMultinomialSplitsEveryDraw(t *testing.T) {
 		}
 	}
 }
+
+func TestWholeAtLeast1(t *testing.T) {
+	for _, tc := range []struct {
+		x    float64
+		want uint64
+	}{{-3, 1}, {0, 1}, {0.2, 1}, {1, 1}, {1.0000001, 2}, {6210, 6210}, {6209.5, 6210}, {1e30, 1 << 62}, {math.Inf(1), 1 << 62}, {math.NaN(), 1}} {
+		if got := wholeAtLeast1(tc.x); got != tc.want {
+			t.Errorf("wholeAtLeast1(%v) = %d, want %d", tc.x, got, tc.want)
+		}
+	}
+}

@@ -85,10 +85,7 @@ func (rs *runState) execute(c *cpuRun, t uint64) uint64 {
 				}
 				var need uint64
 				if k.remaining > eps {
-					need = 1
-					if x := int64(math.Ceil(k.remaining/r - eps)); x > 1 {
-						need = uint64(x)
-					}
+					need = wholeAtLeast1(k.remaining/r - eps)
 				}
 				if c.seg.done+need <= cl.n {
 					if e := cl.cycleAt(c.seg.start, c.seg.done+need); e < stop {
@@ -134,8 +131,8 @@ func (rs *runState) execute(c *cpuRun, t uint64) uint64 {
 				n = 0
 				break
 			}
-			if m := int64(math.Ceil((k.remaining-eps)/c.emax[i])) - 1; m < int64(n) {
-				n = uint64(max(m, 0))
+			if m := wholeAtLeast1((k.remaining-eps)/c.emax[i]) - 1; m < n {
+				n = m
 			}
 		}
 		if n > 0 {
@@ -144,6 +141,19 @@ func (rs *runState) execute(c *cpuRun, t uint64) uint64 {
 		}
 		rs.startSegment(c)
 	}
+}
+
+// wholeAtLeast1 is ⌈x⌉, at least 1 and at most 2^62 (a rate so small
+// that the division overflows means: not in this run).
+func wholeAtLeast1(x float64) uint64 {
+	x = math.Ceil(x)
+	switch {
+	case x >= 1<<62:
+		return 1 << 62
+	case x > 1:
+		return uint64(int64(x))
+	}
+	return 1
 }
 
 // skip runs n whole segments on c: how many fell in each class is drawn,
