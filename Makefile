@@ -2,13 +2,15 @@
 GO       ?= go
 BIN      ?= bin
 PLUGINS  := $(wildcard halplugins/*/cmd/proflab-hal-*)
+# VERSION is what `proflab --version` and result.json report.
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
 
 .PHONY: build test check quickstart bench clean proto race scale
 
 ## build: proflab and every shipped HAL plugin into ./bin
 build:
 	@mkdir -p $(BIN)
-	$(GO) build -o $(BIN)/proflab ./cmd/proflab
+	$(GO) build -ldflags "-X github.com/proflab/proflab/core/version.Stamp=$(VERSION)" -o $(BIN)/proflab ./cmd/proflab
 	@for p in $(PLUGINS); do echo "$(GO) build -o $(BIN)/$$(basename $$p) ./$$p"; $(GO) build -o $(BIN)/$$(basename $$p) ./$$p || exit 1; done
 
 ## test: the whole suite (builds first; plugin tests use ./bin)
@@ -17,11 +19,11 @@ test: build
 	$(BIN)/proflab test scenarios/ examples/first-scenario.lua examples/workload-file.lua
 
 ## race: the race detector over the packages that run work concurrently
-## (workers sharing a plugin host, concurrent HAL calls, the plugin
+## (workers sharing a plugin host, sweep workers, concurrent HAL calls, the plugin
 ## protocol, a simulator programmed while HALs open). It needs cgo, hence
 ## a C compiler (.ci/run installs one if missing).
 RACE_PKGS := ./core/scenario/ ./core/halhost/ ./core/lab/ ./core/sim/ ./core/output/ \
-	./halplugins/hal/ ./halplugins/halrpc/ ./scenarios/
+	./halplugins/hal/ ./halplugins/halrpc/ ./scenarios/ ./core/sweep/...
 race:
 	CGO_ENABLED=1 $(GO) test -race -count=1 $(RACE_PKGS)
 

@@ -56,9 +56,10 @@
 //     ignored, as the Object Manager does. NtCurrentProcess (-1 at pointer
 //     width) is valid wherever a process handle is; closing it is
 //     STATUS_INVALID_HANDLE. A kernel-mode caller's handles live in the
-//     System process's table and are not access-checked. Handles cannot be
-//     duplicated, so closing a profile's only handle deletes it (and stops
-//     it if started).
+//     System process's table and are not access-checked. The lab's
+//     Process.DuplicateHandle makes another handle with any access mask; a
+//     profile lives until its last handle is closed (which stops it if
+//     started).
 //   - Probes: ProbeForWrite/ProbeForRead check alignment first, then the
 //     range against MmUserProbeAddress; ProbeForWrite then touches every
 //     page. Pointer-sized and ULONG variables (ProfileHandle, Interval,
@@ -129,11 +130,21 @@
 //     STATUS_INFO_LENGTH_MISMATCH; array structures that are not whole
 //     elements STATUS_INVALID_PARAMETER. The counter list allocates the
 //     ETW_PMC_SUPPORT from pool (STATUS_NO_MEMORY under injection) and
-//     allows 4 counters, 8 from 1703 (from 1903 Windows asks the HAL; the
-//     model keeps 8). The PEBS-index hook and the event list are recorded
+//     allows 4 counters, 8 from 1703, and from 1903 the largest count any
+//     of the machine's HALs reports for HalQueryProfileNumberOfCounters
+//     (HAL.NumberOfCounters; 0 with no counter HAL), asked on each set
+//     and logged as a "counters" row of the HAL log per HAL, on
+//     processor 0 (the query is machine-wide). The PEBS-index hook and the event list are recorded
 //     on the session; context-switch events and counter payloads are not
 //     modelled.
 //   - A HAL's failure (a plugin crash, or an answer for the wrong number
 //     of processors) stops the machine with a *HALError; it is never
 //     turned into an NTSTATUS.
+//   - The NT Kernel Logger's ProfileTime reference is counted per
+//     processor with started profiles: it starts the timer only where it
+//     is not already running and its stop leaves it running where a
+//     started profile still covers the processor (the reference's choice).
+//   - Machine.OnHALCall's hook runs before each call into a HAL (not for
+//     the lab's HALSources inspection); calls it causes do not run it
+//     again; its error stops the machine as a *HALError.
 package kernel

@@ -151,32 +151,36 @@ func (m *Machine) setProfileEventList(b []byte) Status {
 // setCounterList is EventTraceProfileCounterListInformation (6.2+), in
 // §5.1's order: whole elements, an active logger, 1 to the maximum
 // counters, the ETW_PMC_SUPPORT allocation, once per logger run.
-func (m *Machine) setCounterList(b []byte) Status {
+func (m *Machine) setCounterList(b []byte) (Status, error) {
 	n, ok := elements(b)
 	if !ok {
-		return StatusInvalidParameter
+		return StatusInvalidParameter, nil
 	}
 	s := m.loggerFor(binary.LittleEndian.Uint64(b[8:]))
 	if s == nil {
-		return nt.StatusWMIInstanceNotFound
+		return nt.StatusWMIInstanceNotFound, nil
 	}
-	if n == 0 || n > m.maxPMCCounters() {
-		return StatusInvalidParameter
+	limit, err := m.maxPMCCounters()
+	if err != nil {
+		return 0, err
+	}
+	if n == 0 || n > limit {
+		return StatusInvalidParameter, nil
 	}
 	if s.pmc != nil {
-		return nt.StatusWMIAlreadyEnabled
+		return nt.StatusWMIAlreadyEnabled, nil
 	}
 	size := uint64(0x24)
 	if m.arch == X64 {
 		size = 0x28
 	}
 	if _, ok := m.poolAlloc(size); !ok { // ETW_PMC_SUPPORT, kept for the logger's run
-		return nt.StatusNoMemory
+		return nt.StatusNoMemory, nil
 	}
 	for _, v := range ulongs(b[etwHeader:]) {
 		s.pmc = append(s.pmc, nt.Source(v))
 	}
-	return StatusSuccess
+	return StatusSuccess, nil
 }
 
 // PMCCounters returns the counters set for the session
@@ -187,12 +191,31 @@ func (s *TraceSession) PMCCounters() (counters, profileSources []nt.Source, pebs
 	return append([]nt.Source(nil), s.pmc...), append([]nt.Source(nil), s.pmcConfig...), s.pebsHook
 }
 
-// maxPMCCounters is the most counters a logger may set: 4, 8 from 1703
-// (and from 1903 what the HAL reports; the model keeps 8, the count of
-// its pmu HAL's general counters being a HAL setting it cannot see).
-func (m *Machine) maxPMCCounters() int {
-	if m.ver.key() >= k10_0_15063 {
-		return 8
+// maxPMCCounters is the most counters a logger may set: 4, 8 from 1703,
+// and from 1903 what the HAL reports for HalQueryProfileNumberOfCounters
+// (§5.1): on a machine of several HALs the largest count any of them
+// reports, 0 with no counter HAL (the choice of nt-profiling.md). Each
+// HAL's answer is a row of the HAL log (call "counters", class 0x2C, on
+// processor 0: the query is machine-wide).
+func (m *Machine) maxPMCCounters() (int, error) {
+	switch {
+	case m.ver.key() >= k10_0_18362:
+		most := 0
+		for _, h := range m.cfg.HALs {
+			if err := m.hook("counters", h, 0, []int{0}); err != nil {
+				return 0, err
+			}
+			n, err := h.NumberOfCounters()
+			if err != nil {
+				return 0, m.halFailed(h, "number of counters", err)
+			}
+			m.halLog = append(m.halLog, HALCall{HAL: h.Name(), Call: "counters", Class: int(nt.HalQueryProfileNumberOfCounters),
+				Interval: n, HasInterval: true, Supported: true})
+			most = max(most, int(n))
+		}
+		return most, nil
+	case m.ver.key() >= k10_0_15063:
+		return 8, nil
 	}
-	return 4
+	return 4, nil
 }

@@ -2,6 +2,8 @@ package kernel
 
 import (
 	"encoding/binary"
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/proflab/proflab/kernel/nt"
@@ -117,6 +119,69 @@ func TestCounterList(t *testing.T) {
 		if st := e.setTrace(e.th, nt.EventTraceProfileCounterListInformation, KernelLoggerHandle, 2); st != nt.StatusWMIAlreadyEnabled {
 			t.Fatalf("101 set twice: %v", st)
 		}
+	}
+}
+
+// TestCounterLimitFromHAL: from 1903 the counter limit of sub-class 0x0F
+// is what the HALs report for HalQueryProfileNumberOfCounters, the largest
+// of them, 0 with no counter HAL (nt-profiling.md §5.1 and its choice).
+func TestCounterLimitFromHAL(t *testing.T) {
+	pmu := func(n uint32) HALDispatch {
+		h := NewTestHAL("pmu", nt.IntelCounterSources...)
+		h.Counters = n
+		return h
+	}
+	apic := func() HALDispatch { return NewTestHAL("apic", nt.ProfileTime) }
+	other := func(n uint32) HALDispatch {
+		h := NewTestHAL("other", 0x40)
+		h.Counters = n
+		return h
+	}
+	for _, tc := range []struct {
+		name    string
+		version string
+		hals    []HALDispatch
+		limit   int
+	}{
+		{"1809 keeps 8 whatever the HALDispatch has", "10.0.17763", []HALDispatch{apic(), pmu(4)}, 8},
+		{"1903 pmu with 4 counters", "10.0.18362", []HALDispatch{apic(), pmu(4)}, 4},
+		{"2004 pmu with 2 counters", "10.0.19041", []HALDispatch{apic(), pmu(2)}, 2},
+		{"several HALs: the largest count", "10.0.19041", []HALDispatch{apic(), pmu(4), other(6)}, 6},
+		{"no counter HALDispatch", "10.0.19041", []HALDispatch{apic()}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, tc.version, "", withHALs(tc.hals...))
+			e.m.StartKernelLogger(false)
+			before := len(e.m.HALLog())
+			if st := e.setTrace(e.th, nt.EventTraceProfileCounterListInformation, KernelLoggerHandle, make([]uint32, tc.limit+1)...); st != StatusInvalidParameter {
+				t.Fatalf("%d sources over a limit of %d: %v", tc.limit+1, tc.limit, st)
+			}
+			var rows []HALCall
+			for _, r := range e.m.HALLog()[before:] {
+				if r.Call == "counters" {
+					rows = append(rows, r)
+				}
+			}
+			if e.m.ver.AtLeast("10.0.18362") && (len(rows) != len(tc.hals) || rows[0].Class != 0x2C) {
+				t.Errorf("HALDispatch log rows of the query: %+v, want one per HALDispatch with class 0x2C", rows)
+			}
+			if tc.limit == 0 {
+				return
+			}
+			if st := e.setTrace(e.th, nt.EventTraceProfileCounterListInformation, KernelLoggerHandle, make([]uint32, tc.limit)...); st != StatusSuccess {
+				t.Fatalf("%d sources: %v", tc.limit, st)
+			}
+		})
+	}
+	broken := NewTestHAL("pmu", nt.IntelCounterSources...)
+	e := newEnv(t, "10.0.19041", "", withHALs(apic(), broken))
+	e.m.StartKernelLogger(false)
+	broken.Fail = errors.New("plugin gone")
+	b := etwStruct(nt.EventTraceProfileCounterListInformation, KernelLoggerHandle, []uint32{2})
+	buf := e.alloc(e.p, uint64(len(b)))
+	_ = e.th.Write(buf, b)
+	if _, err := e.th.NtSetSystemInformation(nt.SystemPerformanceTraceInformation, buf, uint32(len(b))); err == nil || !strings.Contains(err.Error(), "plugin gone") {
+		t.Errorf("a failing HAL: %v", err)
 	}
 }
 

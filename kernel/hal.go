@@ -36,6 +36,11 @@ type HALDispatch interface {
 	StartInterrupt(cpus []int, src nt.Source) error
 	// StopInterrupt is HalStopProfileInterrupt(src) on each processor.
 	StopInterrupt(cpus []int, src nt.Source) error
+	// NumberOfCounters is HalQuerySystemInformation(
+	// HalQueryProfileNumberOfCounters, 0x2C): the performance counters per
+	// processor the HAL profiles with, 0 for a HAL with none. The kernel
+	// asks it from 1903 for the ETW counter limit (§5.1).
+	NumberOfCounters() (uint32, error)
 }
 
 // SourceDescriptor is what a HAL says about one source it supports.

@@ -12,13 +12,43 @@ import (
 type HALCall struct {
 	HAL      string    // the HAL owning the source; "" when none does
 	CPU      int       // the processor addressed
-	Call     string    // "query", "set", "start" or "stop"
-	Class    int       // HAL information class: 1 for query, 0 for set; -1 otherwise
+	Call     string    // "query", "set", "start", "stop" or "counters" (HalQueryProfileNumberOfCounters)
+	Class    int       // HAL information class: 1 for query, 0 for set, 0x2C for counters; -1 otherwise
 	Source   nt.Source // the source asked about
-	Interval uint32    // set: what the kernel passed; query: what the HAL answered
+	Interval uint32    // set: what the kernel passed; query: what the HAL answered; counters: the count
 	// HasInterval is false for start and stop, which carry no interval.
 	HasInterval bool
 	Supported   bool // query only
+}
+
+// HALHook runs at the start of every call the kernel makes into a HAL,
+// before the HAL acts on it: call is "query", "set", "start", "stop" or
+// "counters", hal the HAL's name, src the source (0 for "counters"), cpus
+// the processors addressed. It may change the machine's state (turn
+// tracing on in the middle of NtSetIntervalProfile, §7 item 84): the
+// kernel carries on from where it was. HAL calls the hook itself causes do
+// not run it again. An error stops the machine, as a HAL failure does.
+type HALHook func(call, hal string, src nt.Source, cpus []int) error
+
+// OnHALCall installs the machine's HALHook (nil removes it).
+func (m *Machine) OnHALCall(f HALHook) { m.halHook = f }
+
+// hook runs the HALHook, if any, for a call about to be made.
+func (m *Machine) hook(call string, h HALDispatch, src nt.Source, cpus []int) error {
+	if m.halHook == nil || m.inHook {
+		return nil
+	}
+	m.inHook = true
+	err := m.halHook(call, h.Name(), src, append([]int(nil), cpus...))
+	m.inHook = false
+	if err != nil {
+		e := &HALError{HAL: h.Name(), Call: call + " (in the lab's HAL-call hook)", Err: err}
+		if m.halted == nil {
+			m.halted = e
+		}
+		return e
+	}
+	return nil
 }
 
 // HALLog returns every call the kernel made into the HAL since the machine
@@ -86,6 +116,9 @@ func (m *Machine) halQuery(cpus []int, src nt.Source) ([]SourceInfo, error) {
 	name := ""
 	if h != nil {
 		name = h.Name()
+		if err := m.hook("query", h, src, cpus); err != nil {
+			return nil, err
+		}
 		got, err := h.QuerySource(cpus, src)
 		if err != nil {
 			return nil, m.halFailed(h, "query", err)
@@ -113,6 +146,9 @@ func (m *Machine) halSet(cpus []int, src nt.Source, interval uint32, class int) 
 	var eff []uint32
 	if h != nil {
 		name = h.Name()
+		if err := m.hook("set", h, src, cpus); err != nil {
+			return nil, err
+		}
 		got, err := h.SetInterval(cpus, src, interval)
 		if err != nil {
 			return nil, m.halFailed(h, "set", err)
@@ -141,6 +177,9 @@ func (m *Machine) halStartStop(start bool, cpus []int, src nt.Source) error {
 	name := ""
 	if h != nil {
 		name = h.Name()
+		if err := m.hook(call, h, src, cpus); err != nil {
+			return err
+		}
 		var err error
 		if start {
 			err = h.StartInterrupt(cpus, src)

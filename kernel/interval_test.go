@@ -1,6 +1,10 @@
 package kernel
 
 import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/proflab/proflab/kernel/nt"
@@ -233,6 +237,34 @@ func TestSetIntervalEvent(t *testing.T) {
 		evs := setEvents(s)
 		if len(evs) != 1 || evs[0].OldInterval != 0 || evs[0].NewInterval != 20000 {
 			t.Fatalf("events %+v", evs)
+		}
+	})
+	t.Run("84 through the machine's HAL-call hook", func(t *testing.T) {
+		e := newEnv(t, "10.0.19041", "")
+		var s *TraceSession
+		var seen []string
+		e.m.OnHALCall(func(call, hal string, src nt.Source, cpus []int) error {
+			seen = append(seen, fmt.Sprintf("%s %s %d %v", call, hal, src, cpus))
+			if call == "set" && s == nil {
+				var err error
+				s, err = e.m.StartKernelLogger(true) // its own HAL calls do not re-run the hook
+				return err
+			}
+			return nil
+		})
+		p := e.process(privileged())
+		st, err := p.MainThread().NtSetIntervalProfile(20000, nt.ProfileTime)
+		e.mustStatus(StatusSuccess, st, err)
+		evs := setEvents(s)
+		if len(evs) != 1 || evs[0].OldInterval != 0 || evs[0].NewInterval != 20000 {
+			t.Fatalf("events %+v", evs)
+		}
+		if want := []string{"set apic 0 [0 1 2 3]", "query apic 0 [0]"}; !slices.Equal(seen, want) { // the set, then its re-query
+			t.Errorf("hook saw %q, want %q", seen, want)
+		}
+		e.m.OnHALCall(func(string, string, nt.Source, []int) error { return errors.New("scenario bug") })
+		if _, err := p.MainThread().NtSetIntervalProfile(30000, nt.ProfileTime); err == nil || !strings.Contains(err.Error(), "scenario bug") || e.m.Err() == nil {
+			t.Errorf("a failing hook: %v; the machine must stop", err)
 		}
 	})
 	t.Run("85 tracing off: no event", func(t *testing.T) {

@@ -106,6 +106,8 @@ type Machine struct {
 	descs   []SourceDescriptor
 	running map[srcCPU]int
 	halLog  []HALCall
+	halHook HALHook
+	inHook  bool
 
 	fixupInterval uint32 // ProfileAlignmentFixup's remembered value
 	timeInterval  uint32 // the kernel's current ProfileTime interval

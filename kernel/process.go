@@ -276,6 +276,29 @@ func (p *Process) OpenProcess(target *Process, access uint32) uint64 {
 	return p.insertHandle(target, access)
 }
 
+// DuplicateHandle is the lab's stand-in for NtDuplicateObject with an
+// explicit DesiredAccess: it inserts into target's table a new handle to
+// the object p's handle h names, granting exactly access (any mask: the
+// lab does no access check against the object's security, so a scenario
+// can make a handle that lacks what a service needs, §7 item 47). The
+// object lives until its last handle is closed. NtCurrentProcess
+// duplicates to a handle to p. A handle p does not have is
+// STATUS_INVALID_HANDLE.
+func (p *Process) DuplicateHandle(h uint64, target *Process, access uint32) (uint64, Status) {
+	h &= p.m.lay.ptrMask
+	if h == p.m.currentProcessHandle() {
+		return target.insertHandle(p, access), StatusSuccess
+	}
+	e, ok := p.handles[h&^3]
+	if !ok || h == 0 {
+		return 0, StatusInvalidHandle
+	}
+	if ep, isProfile := e.obj.(*eprofile); isProfile {
+		ep.handles++
+	}
+	return target.insertHandle(e.obj, access), StatusSuccess
+}
+
 func (p *Process) insertHandle(obj object, access uint32) uint64 {
 	h := p.nextH
 	p.nextH += 4

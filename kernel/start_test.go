@@ -80,6 +80,33 @@ func TestStartStop(t *testing.T) {
 			t.Fatalf("kernel mode: %v, want the lock's STATUS_ACCESS_VIOLATION", st)
 		}
 	})
+	t.Run("47 a duplicated handle with a chosen access", func(t *testing.T) {
+		e := newEnv(t, "10.0.19041", "")
+		pr := e.own(e.th, userBase, 0x100, 4)
+		weak, st := e.p.DuplicateHandle(pr.handle, e.p, nt.SYNCHRONIZE)
+		e.mustStatus(StatusSuccess, st, nil)
+		if got, _ := e.p.HandleAccess(weak); got != nt.SYNCHRONIZE || weak == pr.handle {
+			t.Fatalf("duplicate %#x grants %#x", weak, got)
+		}
+		for _, f := range []func(uint64) (Status, error){e.th.NtStartProfile, e.th.NtStopProfile} {
+			if st, _ := f(weak); st != StatusAccessDenied {
+				t.Fatalf("got %v, want STATUS_ACCESS_DENIED", st)
+			}
+		}
+		control, _ := e.p.DuplicateHandle(pr.handle, e.p, nt.PROFILE_CONTROL)
+		e.start(e.th, profile{handle: control})
+		// the object outlives the handle it was created with
+		st, err := e.th.NtClose(pr.handle)
+		e.mustStatus(StatusSuccess, st, err)
+		if e.m.StartedProfiles() != 1 {
+			t.Fatal("closing one of two handles stopped the profile")
+		}
+		st, err = e.th.NtStopProfile(control)
+		e.mustStatus(StatusSuccess, st, err)
+		if _, st := e.p.DuplicateHandle(0x7FF0, e.p, 1); st != StatusInvalidHandle {
+			t.Fatalf("a bogus handle: %v", st)
+		}
+	})
 	t.Run("56 closing a started profile stops it", func(t *testing.T) {
 		e := newEnv(t, "10.0.19041", "")
 		pr := e.own(e.th, userBase, 0x100, 4)

@@ -220,7 +220,7 @@ func (t *Thread) setPerformanceTrace(buf uint64, length uint32) (Status, error) 
 	case nt.EventTraceProfileEventListInformation:
 		return m.setProfileEventList(b), nil
 	case nt.EventTraceProfileCounterListInformation:
-		return m.setCounterList(b), nil
+		return m.setCounterList(b)
 	}
 	return StatusNotImplemented, nil
 }

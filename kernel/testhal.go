@@ -22,6 +22,11 @@ type TestHAL struct {
 	OnQuery, OnSet, OnStart, OnStop func(cpus []int, src nt.Source)
 	// Fail, when set, makes every call fail with it.
 	Fail error
+	// Counters is what NumberOfCounters reports
+	// (HalQueryProfileNumberOfCounters): NewTestHAL makes it 4, the
+	// shipped pmu HAL's default, when the HAL supports a counter source,
+	// else 0.
+	Counters uint32
 }
 
 var _ HALDispatch = (*TestHAL)(nil)
@@ -37,6 +42,9 @@ func NewTestHAL(name string, sources ...nt.Source) *TestHAL {
 			b, units = nt.TimerBounds, "100ns"
 		}
 		h.descs = append(h.descs, SourceDescriptor{Source: s, Name: s.Name(), Description: s.Description(), Units: units, Bounds: b})
+		if s != nt.ProfileTime {
+			h.Counters = 4
+		}
 	}
 	sortDescs(h.descs)
 	return h
@@ -138,6 +146,14 @@ func (h *TestHAL) StopInterrupt(cpus []int, src nt.Source) error {
 		delete(h.running, srcCPU{src, c})
 	}
 	return nil
+}
+
+// NumberOfCounters implements HAL: Counters.
+func (h *TestHAL) NumberOfCounters() (uint32, error) {
+	if h.Fail != nil {
+		return 0, h.Fail
+	}
+	return h.Counters, nil
 }
 
 // Running reports whether src's interrupt is started on cpu.

@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"encoding/binary"
+	"slices"
 	"testing"
 	"unicode/utf16"
 
@@ -196,5 +197,70 @@ func TestTraceSetClasses(t *testing.T) {
 	}
 	if _, err := e61.th.TraceQueryInformation(0, nt.TraceSampledProfileIntervalInfo, 0, 8, 0); err == nil {
 		t.Fatal("TraceQueryInformation exists from 6.2")
+	}
+}
+
+// TestLoggerTimerReference: the NT Kernel Logger's use of ProfileTime is
+// reference-counted per processor together with started profiles (the
+// choice of nt-profiling.md): it starts the timer only where it is not
+// already running, and its stop leaves it running where a started profile
+// still covers that processor.
+func TestLoggerTimerReference(t *testing.T) {
+	for _, v := range []string{"5.1", "6.1", "6.2", "10.0.19041"} {
+		t.Run(v, func(t *testing.T) {
+			e := newEnv(t, v, "")
+			timer := e.m.halFor(nt.ProfileTime).(*TestHAL)
+			calls := func(from int, call string) (cpus []int) {
+				for _, r := range e.m.HALLog()[from:] {
+					if r.Call == call && r.Source == nt.ProfileTime {
+						cpus = append(cpus, r.CPU)
+					}
+				}
+				return cpus
+			}
+			// a profile on processor 0 only
+			st, pr := e.createOn(e.th, CreateArgs{Process: e.m.currentProcessHandle(), ProfileBase: userBase, ProfileSize: 0x100,
+				BucketSize: 4, BufferSize: 0x40, Affinity: 1})
+			e.mustStatus(StatusSuccess, st, nil)
+			e.start(e.th, pr)
+			n := len(e.m.HALLog())
+			s, err := e.m.StartKernelLogger(true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := calls(n, "start"); !slices.Equal(got, []int{1, 2, 3}) {
+				t.Errorf("the logger started the timer on %v, want [1 2 3] (0 was running for the profile)", got)
+			}
+			n = len(e.m.HALLog())
+			if err := s.Stop(); err != nil {
+				t.Fatal(err)
+			}
+			if got := calls(n, "stop"); !slices.Equal(got, []int{1, 2, 3}) {
+				t.Errorf("the logger's stop stopped the timer on %v, want [1 2 3]", got)
+			}
+			if !timer.Running(nt.ProfileTime, 0) || timer.Running(nt.ProfileTime, 1) {
+				t.Error("after the logger's stop the timer must run on 0 only, for the started profile")
+			}
+			// the other order: the logger first, then the profile
+			s, _ = e.m.StartKernelLogger(true)
+			n = len(e.m.HALLog())
+			st, pr2 := e.createOn(e.th, CreateArgs{Process: e.m.currentProcessHandle(), ProfileBase: userBase, ProfileSize: 0x100,
+				BucketSize: 4, BufferSize: 0x40, Affinity: 2})
+			e.mustStatus(StatusSuccess, st, nil)
+			e.start(e.th, pr2)
+			if got := calls(n, "start"); len(got) != 0 {
+				t.Errorf("a profile started under the logger started the timer again on %v", got)
+			}
+			if st, err := e.th.NtStopProfile(pr2.handle); st != StatusSuccess || err != nil {
+				t.Fatal(st, err)
+			}
+			if !timer.Running(nt.ProfileTime, 1) {
+				t.Error("stopping the profile stopped the logger's timer on processor 1")
+			}
+			_ = s.Stop()
+			if !timer.Running(nt.ProfileTime, 0) || timer.Running(nt.ProfileTime, 1) || timer.Running(nt.ProfileTime, 3) {
+				t.Error("after both stops the timer must run on 0 only")
+			}
+		})
 	}
 }

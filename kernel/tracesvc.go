@@ -163,7 +163,8 @@ func (t *Thread) TraceSetInformation(session uint64, class uint32, buf uint64, l
 		if class == nt.TraceProfileSourceConfigInfo {
 			return nt.Win32Error(m.setProfileConfig(etwStruct(nt.EventTraceProfileConfigInformation, session, vals))), nil
 		}
-		return nt.Win32Error(m.setCounterList(etwStruct(nt.EventTraceProfileCounterListInformation, session, vals))), nil
+		st, err := m.setCounterList(etwStruct(nt.EventTraceProfileCounterListInformation, session, vals))
+		return nt.Win32Error(st), err
 	case nt.TracePmcEventListInfo:
 		const entry = 24 // CLASSIC_EVENT_ID: GUID, Type, Reserved[7]
 		if length%entry != 0 || length > 4*entry {

@@ -103,6 +103,7 @@ const (
 	k6_3        = 6030000
 	k10_0_15063 = 10001506
 	k10_0_17763 = 10001776
+	k10_0_18362 = 10001836
 )
 
 // Feature predicates: each names the version where the behaviour starts,

@@ -43,7 +43,7 @@ A.expect_eq(samples[2].ThreadId, 0, "the idle context is thread 0")
 A.expect_eq(tostring(samples[2].InstructionPointer), "0xFFFFF80000123456", "a kernel IP comes back exact")
 A.expect_eq({ samples[2].ExecutingIsr, samples[3].ExecutingDpc }, { true, true }, "ISR and DPC flags")
 A.expect_eq(#sets, 1, "83/85 one 0x0F48, only while tracing")
-A.expect_eq({ sets[1].Source, sets[1].NewInterval, sets[1].OldInterval }, { 0, 20000, 39063 }, "83 {Source, New, Old}")
+A.expect_eq({ sets[1].Source, sets[1].NewInterval, sets[1].OldInterval }, { 0, 20000, 10000 }, "83 {Source, New, Old}")
 
 lab.log("hook    cpu  time  fields")
 for _, e in ipairs(ev) do

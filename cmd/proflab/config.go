@@ -6,6 +6,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/proflab/proflab/core/config"
+	"github.com/proflab/proflab/core/halhost"
+	"github.com/proflab/proflab/core/scenario"
 )
 
 func newConfigCmd() *cobra.Command {
@@ -24,11 +26,22 @@ func newConfigCmd() *cobra.Command {
 	check := &cobra.Command{
 		Use:   "check",
 		Short: "Load a configuration (the default, --config FILE, --config-set) and report errors",
-		Args:  cobra.NoArgs,
+		Long: "check loads the configuration strictly, then starts every configured HAL and configures it\n" +
+			"with its settings on the default machine, as every run does before it starts: an unknown or\n" +
+			"wrong setting, or a plugin that is not there, is reported with its file, line and key (exit 2);\n" +
+			"a plugin that cannot be started exits 3.",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if _, err := cf.load(); err != nil {
+			cfg, err := cf.load()
+			if err != nil {
 				return err
 			}
+			setup := scenario.SetupFromConfig(cf.file, cfg, halhost.Options{})
+			_, closeHALs, err := preflight(&setup)
+			if err != nil {
+				return err
+			}
+			closeHALs()
 			fmt.Fprintln(cmd.OutOrStdout(), "configuration OK")
 			return nil
 		},

@@ -9,6 +9,10 @@ const (
 	ExitUsage    = 2 // bad command line, configuration or input file
 	ExitPlugin   = 3 // a HAL plugin could not be found, started or kept running
 	ExitInternal = 4 // a bug in proflab
+
+	// ExitInterrupted: a sweep stopped by Ctrl-C or SIGTERM before its
+	// last run (the shell's code for SIGINT); --resume goes on.
+	ExitInterrupted = 130
 )
 
 // exitError carries an exit code through cobra.

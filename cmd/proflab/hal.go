@@ -4,18 +4,68 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/proflab/proflab/core/config"
 	"github.com/proflab/proflab/core/halhost"
+	"github.com/proflab/proflab/core/halscaffold"
 	"github.com/proflab/proflab/halplugins/haltest"
 )
 
 func newHalCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "hal", Short: "List and check HAL plugins"}
-	cmd.AddCommand(newHalListCmd(), newHalCheckCmd())
+	cmd.AddCommand(newHalListCmd(), newHalCheckCmd(), newHalNewCmd())
+	return cmd
+}
+
+func newHalNewCmd() *cobra.Command {
+	var o halscaffold.Options
+	cmd := &cobra.Command{
+		Use:   "new NAME",
+		Short: "Scaffold a new HAL plugin module that builds and passes hal check as written",
+		Long: "new writes a Go module for a HAL plugin named NAME into the folder NAME (or --dir): main.go on\n" +
+			"proflab's SDK, a test running the conformance suite, lab.toml and scenario.lua that use it, and a\n" +
+			"README. proflab is not on the Go module proxy, so go.mod builds against a local proflab checkout\n" +
+			"through a replace directive: the checkout holding the current folder or this proflab executable,\n" +
+			"or --proflab DIR. Then: cd NAME && go build -o proflab-hal-NAME . && proflab hal check ./proflab-hal-NAME",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Name = args[0]
+			if o.Dir == "" {
+				o.Dir = o.Name
+			}
+			if o.Proflab == "" {
+				if wd, err := os.Getwd(); err == nil {
+					o.Proflab = halscaffold.FindProflab(wd)
+				}
+			}
+			if o.Proflab == "" {
+				if exe, err := os.Executable(); err == nil {
+					o.Proflab = halscaffold.FindProflab(filepath.Dir(exe))
+				}
+			}
+			if o.Proflab == "" {
+				return withCode(ExitUsage, errors.New("no proflab checkout holds the current folder or the proflab executable: give --proflab DIR (a clone of proflab, which the new module builds against)"))
+			}
+			files, err := halscaffold.Write(o)
+			if err != nil {
+				return withCode(ExitUsage, err)
+			}
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "wrote %s: %s\n", o.Dir, strings.Join(files, ", "))
+			fmt.Fprintf(w, "built against %s (replace directive in go.mod)\n\n", o.Proflab)
+			fmt.Fprintf(w, "  cd %s\n  go build -o proflab-hal-%s .\n  go test ./...\n  proflab hal check ./proflab-hal-%s\n  proflab run scenario.lua --config lab.toml\n", o.Dir, o.Name, o.Name)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&o.Dir, "dir", "", "the folder to write (new or empty; default NAME)")
+	cmd.Flags().StringVar(&o.Module, "module", "", "the Go module path (default proflab-hal-NAME)")
+	cmd.Flags().StringVar(&o.Proflab, "proflab", "", "the proflab checkout to build against (default: found from the current folder or the executable)")
 	return cmd
 }
 

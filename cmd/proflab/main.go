@@ -9,6 +9,8 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+
+	"github.com/proflab/proflab/core/version"
 )
 
 func main() {
@@ -36,9 +38,11 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		Short:         "A laboratory for the Windows NT kernel's profiling machinery",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       version.String(),
 	}
+	root.SetVersionTemplate("proflab {{.Version}}\n")
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newRunCmd(), newTestCmd(), newHalCmd(), newConfigCmd())
+	root.AddCommand(newRunCmd(), newTestCmd(), newHalCmd(), newConfigCmd(), newSweepCmd(), newReportCmd())
 	return root
 }

@@ -2,15 +2,18 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/proflab/proflab/core/halhost"
+	"github.com/proflab/proflab/core/lab"
 	"github.com/proflab/proflab/core/runerr"
 	"github.com/proflab/proflab/core/scenario"
 	"github.com/proflab/proflab/core/sim"
@@ -20,36 +23,43 @@ import (
 type scenarioFlags struct {
 	config  configFlags
 	sets    []string
-	seed    uint64
+	seed    seedValue
 	timeout time.Duration
 }
 
 func (f *scenarioFlags) register(cmd *cobra.Command) {
 	f.config.add(cmd)
-	cmd.Flags().StringArrayVar(&f.sets, "set", nil, "a parameter for lab.params, key=value (value read as a TOML literal); repeatable")
-	cmd.Flags().Uint64Var(&f.seed, "seed", 1, "the run's seed (math.random, machines' default seed); default: the configuration's machine.seed")
+	cmd.Flags().StringArrayVar(&f.sets, "set", nil, "a parameter for lab.params, key=value: a TOML literal (8, 0.5, true, \"text\", [1, 2]) or a bare word (apic, 10.0.19041) as a string; repeatable")
+	f.seed = 1
+	cmd.Flags().Var(&f.seed, "seed", "the run's seed, 0…18446744073709551615 (math.random, machines' default seed); default: the configuration's machine.seed")
 	cmd.Flags().DurationVar(&f.timeout, "timeout", 0, "wall-clock budget per scenario (0: none); default: the configuration's run.timeout")
 }
 
 // options builds the run options shared by every scenario of a command:
-// the configuration's Setup, with the flags given overriding its seed and
-// budget.
-func (f *scenarioFlags) options(cmd *cobra.Command) (scenario.Options, error) {
+// the configuration's Setup, checked against its HALs (preflight), with
+// the flags given overriding its seed and budget. It returns the
+// preflight's warm HAL provider, for a command that runs one scenario,
+// and the function that closes it.
+func (f *scenarioFlags) options(cmd *cobra.Command) (scenario.Options, lab.HALProvider, func(), error) {
 	params, err := scenario.ParseSets(f.sets)
 	if err != nil {
-		return scenario.Options{}, withCode(ExitUsage, err)
+		return scenario.Options{}, nil, nil, withCode(ExitUsage, err)
 	}
 	cfg, err := f.config.load()
 	if err != nil {
 		if f.config.file != "" {
 			err = withCode(ExitUsage, fmt.Errorf("--config %s: %w", f.config.file, err))
 		}
-		return scenario.Options{}, err
+		return scenario.Options{}, nil, nil, err
 	}
 	setup := scenario.SetupFromConfig(f.config.file, cfg, halhost.Options{})
+	hals, closeHALs, err := preflight(&setup)
+	if err != nil {
+		return scenario.Options{}, nil, nil, err
+	}
 	opt := scenario.Options{Params: params, Seed: setup.Seed, Timeout: setup.Timeout, Setup: setup}
 	if cmd.Flags().Changed("seed") {
-		opt.Seed = f.seed
+		opt.Seed = uint64(f.seed)
 	}
 	if cmd.Flags().Changed("timeout") {
 		opt.Timeout = f.timeout
@@ -57,7 +67,7 @@ func (f *scenarioFlags) options(cmd *cobra.Command) (scenario.Options, error) {
 	if opt.Timeout == 0 {
 		opt.Timeout = -1 // 0 means no budget on the command line and in the configuration
 	}
-	return opt, nil
+	return opt, hals, closeHALs, nil
 }
 
 // signalContext is cancelled on Ctrl-C.
@@ -83,17 +93,41 @@ func exitCodeFor(r scenario.Result) int {
 func newRunCmd() *cobra.Command {
 	var flags scenarioFlags
 	var out string
+	var force bool
 	cmd := &cobra.Command{
 		Use:   "run FILE.lua",
 		Short: "Run one scenario",
 		Long: "Run one Lua scenario in a fresh sandboxed state. The scenario's log goes to standard output,\n" +
 			"then each failed check with its file:line and a summary line. Exit status: 0 when every check\n" +
-			"passed and nothing raised, 1 otherwise (2: bad input, 3: HAL plugin failure, 4: proflab bug).",
-		Args: cobra.ExactArgs(1),
+			"passed and nothing raised, 1 otherwise (2: bad input, 3: HAL plugin failure, 4: proflab bug).\n\n" +
+			"Before the run, every configured HAL is started and configured with its settings, so that a\n" +
+			"wrong setting or a missing plugin is reported at once, with its file, line and key.\n\n" +
+			"--out DIR (or the configuration's output.dir) writes the run's outputs into DIR, which must be\n" +
+			"new or empty (--force replaces its contents); the files appear all at once when the run ends:\n" +
+			scenario.OutputFiles,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return withCode(ExitUsage, fmt.Errorf("run takes one scenario, got %d; to run several, use `proflab test %s`", len(args), strings.Join(args, " ")))
+			}
+			if len(args) == 0 {
+				return withCode(ExitUsage, errors.New("run needs a scenario: proflab run FILE.lua"))
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opt, err := flags.options(cmd)
+			opt, hals, closeHALs, err := flags.options(cmd)
 			if err != nil {
 				return err
+			}
+			defer closeHALs()
+			opt.HALs = hals // the preflight's plugins serve the run
+			if out == "" && opt.Setup.Config != nil {
+				out = opt.Setup.Config.Output.Dir
+			}
+			if out != "" {
+				if err := scenario.CheckOut(out, force); err != nil {
+					return withCode(ExitUsage, fmt.Errorf("--out %s: %w", out, err))
+				}
 			}
 			opt.File = args[0]
 			stdout := cmd.OutOrStdout()
@@ -107,7 +141,11 @@ func newRunCmd() *cobra.Command {
 			r := scenario.Run(ctx, opt)
 			defer r.Outputs.Close() // the spooled events of its logger sessions
 			if out != "" {
-				if err := scenario.WriteResult(out, r); err != nil {
+				write := scenario.WriteResult
+				if force {
+					write = scenario.WriteResultReplace
+				}
+				if err := write(out, r); err != nil {
 					return withCode(ExitUsage, fmt.Errorf("--out %s: %w", out, err))
 				}
 			}
@@ -120,7 +158,8 @@ func newRunCmd() *cobra.Command {
 		},
 	}
 	flags.register(cmd)
-	cmd.Flags().StringVar(&out, "out", "", "write result.json (and log.txt) into this folder")
+	cmd.Flags().StringVar(&out, "out", "", "write the run's outputs (result.json, config.toml, profiles, …; see above) into this new or empty folder")
+	cmd.Flags().BoolVar(&force, "force", false, "with --out: replace the contents of a folder that is not empty")
 	return cmd
 }
 
@@ -136,10 +175,11 @@ func newTestCmd() *cobra.Command {
 			"with its failures and closes with \"N passed, N failed\". Exit status 1 if any failed.",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			base, err := flags.options(cmd)
+			base, _, closeHALs, err := flags.options(cmd)
 			if err != nil {
 				return err
 			}
+			closeHALs() // each worker starts its own plugins
 			files, err := scenario.Discover(args)
 			if err != nil {
 				return withCode(ExitUsage, err)

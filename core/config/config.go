@@ -95,9 +95,9 @@ type Run struct {
 
 // Output is the `[output]` table.
 type Output struct {
-	Dir   string `toml:"dir"`   // folder for run outputs
-	Pprof bool   `toml:"pprof"` // write sampled profiles as pprof
-	Trace bool   `toml:"trace"` // write a Chrome trace-event JSON
+	Dir   string `toml:"dir"`   // `run`'s output folder when --out is not given ("": none)
+	Pprof bool   `toml:"pprof"` // write a pprof profile per profile
+	Trace bool   `toml:"trace"` // write the Perfetto trace (trace.perfetto-trace) when a kernel logger ran
 }
 
 // Duration is a time.Duration written as a string ("10s", "1m30s").

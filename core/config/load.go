@@ -40,14 +40,15 @@ func (c *Config) Merge(name string, data []byte) error {
 
 // Set applies one command-line override "dotted.key=value" over c, as if
 // a file said `dotted.key = value`. A value that is not TOML is taken as a
-// string (--set machine.version=6.1 works unquoted).
+// string (--config-set machine.version=6.1 works unquoted). Errors name
+// the override "--config-set KEY".
 func (c *Config) Set(expr string) error {
 	key, val, ok := strings.Cut(expr, "=")
 	key, val = strings.TrimSpace(key), strings.TrimSpace(val)
 	if !ok || key == "" {
-		return fmt.Errorf("--set %q: want key=value, for example machine.cpus=8", expr)
+		return fmt.Errorf("--config-set %q: want key=value, for example machine.cpus=8", expr)
 	}
-	name := "--set " + key
+	name := "--config-set " + key
 	doc := key + " = " + val
 	var probe map[string]any
 	if _, err := toml.Decode(doc, &probe); err != nil {

@@ -23,7 +23,9 @@ func MachineOf(m config.Machine) hal.Machine {
 type Listing struct {
 	Name        string
 	Description hal.Description
-	Err         error
+	// Counters is what the HAL reports for HalQueryProfileNumberOfCounters.
+	Counters uint32
+	Err      error
 }
 
 // List opens every configured HAL (concurrently) on the configuration's
@@ -44,6 +46,7 @@ func List(h *Host, cfg *config.Config) []Listing {
 			}
 			defer mh.Close()
 			out[i].Description = mh.Description()
+			out[i].Counters, out[i].Err = mh.NumberOfCounters()
 		}()
 	}
 	for range names {
@@ -66,8 +69,30 @@ func listOrder(cfg *config.Config) []string {
 }
 
 // WriteList prints listings as a table of sources with units and bounds.
+// Every configured HAL is listed, each described on the default machine;
+// the "default machine" column says, for the HALs the default machine
+// uses, whether the HAL owns the source there or which earlier HAL of
+// machine.hal does (each source belongs to the first HAL listing it).
 func WriteList(w io.Writer, ls []Listing, m config.Machine) error {
-	fmt.Fprintf(w, "HALs on the default machine (%s, %s, %d processors):\n\n", m.CPUVendor, m.Arch, m.CPUs)
+	used := map[string]bool{}
+	for _, n := range m.HAL {
+		used[n] = true
+	}
+	owner := map[hal.Source]string{}
+	for _, n := range m.HAL {
+		for _, l := range ls {
+			if l.Name != n || l.Err != nil {
+				continue
+			}
+			for _, s := range l.Description.Sources {
+				if _, taken := owner[s.Source]; !taken {
+					owner[s.Source] = n
+				}
+			}
+		}
+	}
+	fmt.Fprintf(w, "Configured HALs, each described on the default machine (%s, %s, %d processors).\n", m.CPUVendor, m.Arch, m.CPUs)
+	fmt.Fprintf(w, "The default machine uses %s; a source belongs to the first of them that offers it.\n\n", strings.Join(m.HAL, ", "))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, l := range ls {
 		if l.Err != nil {
@@ -75,21 +100,36 @@ func WriteList(w io.Writer, ls []Listing, m config.Machine) error {
 			continue
 		}
 		d := l.Description
-		fmt.Fprintf(w, "%s (%s %s): %d sources\n", l.Name, d.Name, d.Version, len(d.Sources))
+		role := "not used by the default machine"
+		if used[l.Name] {
+			role = "used by the default machine"
+		}
+		fmt.Fprintf(w, "%s (%s %s): %d sources, %d counters per processor, %s\n", l.Name, d.Name, d.Version, len(d.Sources), l.Counters, role)
 		if len(d.Sources) == 0 {
 			fmt.Fprintln(w)
 			continue
 		}
-		fmt.Fprintln(tw, "  source\tname\tunits\tmin\tdefault\tmax\tprecise")
+		fmt.Fprintln(tw, "  source\tname\tunits\tmin\tdefault\tmax\tprecise\tdefault machine")
 		for _, s := range d.Sources {
 			precise := ""
 			if s.Precise {
 				precise = "yes"
 			}
-			fmt.Fprintf(tw, "  0x%02X\t%s\t%s\t%d\t%d\t%d\t%s\n", uint32(s.Source), s.Name, s.Units, s.Bounds.Min, s.Bounds.Default, s.Bounds.Max, precise)
+			own := "-"
+			switch o := owner[s.Source]; {
+			case !used[l.Name]:
+			case o == l.Name:
+				own = "owns it"
+			default:
+				own = o + " owns it"
+			}
+			fmt.Fprintf(tw, "  0x%02X\t%s\t%s\t%d\t%d\t%d\t%s\t%s\n", uint32(s.Source), s.Name, s.Units, s.Bounds.Min, s.Bounds.Default, s.Bounds.Max, precise, own)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
+		}
+		if d.Settings != "" && d.Settings != "{}" {
+			fmt.Fprintf(w, "  settings (defaults): %s\n", d.Settings)
 		}
 		fmt.Fprintln(w)
 	}

@@ -63,6 +63,20 @@ func New(hals map[string]config.HAL, opts Options) *Host {
 	return h
 }
 
+// ConfigureError is a HAL's refusal of its configure call: settings it
+// rejects, or a machine it cannot serve.
+type ConfigureError struct {
+	HAL   string // the HAL's config name
+	Where string // "plugin /path, pid 123" or "in-process"
+	Err   error
+}
+
+func (e *ConfigureError) Error() string {
+	return fmt.Sprintf("hal %q (%s): configure: %v", e.HAL, e.Where, e.Err)
+}
+
+func (e *ConfigureError) Unwrap() error { return e.Err }
+
 // ErrClosed is returned by a closed Host.
 var ErrClosed = errors.New("halhost: host is closed")
 
@@ -97,9 +111,22 @@ func (h *Host) client(name string, spec config.HAL) (*halrpc.Client, error) {
 // Open opens a configured instance of HAL name for machine m, whose
 // programming goes to hw, and describes it.
 func (h *Host) Open(name string, m hal.Machine, hw Hardware) (*MachineHAL, error) {
+	return h.open(name, m, hw, nil)
+}
+
+// open is Open with settings merged key by key over the configured ones.
+func (h *Host) open(name string, m hal.Machine, hw Hardware, extra map[string]any) (*MachineHAL, error) {
 	spec, ok := h.hals[name]
 	if !ok {
 		return nil, fmt.Errorf("hal %q is not configured (configured: %v); add a [hal.%s] table", name, h.names(), name)
+	}
+	if len(extra) > 0 {
+		merged := maps.Clone(spec.Settings)
+		if merged == nil {
+			merged = map[string]any{}
+		}
+		maps.Copy(merged, extra)
+		spec.Settings = merged
 	}
 	settings, err := spec.SettingsJSON()
 	if err != nil {
@@ -122,7 +149,7 @@ func (h *Host) Open(name string, m hal.Machine, hw Hardware) (*MachineHAL, error
 	}
 	if err := inst.Configure(m, settings); err != nil {
 		inst.Close()
-		return nil, fmt.Errorf("hal %q (%s): configure: %w", name, where, err)
+		return nil, &ConfigureError{HAL: name, Where: where, Err: err}
 	}
 	mh, err := NewMachineHAL(name, where, inst, m, hw, h.log)
 	if err != nil {
@@ -135,6 +162,13 @@ func (h *Host) Open(name string, m hal.Machine, hw Hardware) (*MachineHAL, error
 // OpenMachine opens the HALs a machine lists, concurrently, in list order.
 // On any failure it closes what it opened and returns every error.
 func (h *Host) OpenMachine(names []string, m hal.Machine, hw Hardware) ([]*MachineHAL, error) {
+	return h.OpenMachineWith(names, m, hw, nil)
+}
+
+// OpenMachineWith is OpenMachine with, per HAL name, settings merged key by
+// key over the configured ones for this machine only (lab.machine{
+// hal_settings = {...} }).
+func (h *Host) OpenMachineWith(names []string, m hal.Machine, hw Hardware, settings map[string]map[string]any) ([]*MachineHAL, error) {
 	out := make([]*MachineHAL, len(names))
 	errs := make([]error, len(names))
 	var wg sync.WaitGroup
@@ -142,7 +176,7 @@ func (h *Host) OpenMachine(names []string, m hal.Machine, hw Hardware) ([]*Machi
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			out[i], errs[i] = h.Open(n, m, hw)
+			out[i], errs[i] = h.open(n, m, hw, settings[n])
 		}()
 	}
 	wg.Wait()

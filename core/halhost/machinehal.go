@@ -191,6 +191,23 @@ func (h *MachineHAL) SetInterval(cpus []int, src nt.Source, interval uint32) ([]
 	return eff, nil
 }
 
+// NumberOfCounters is HalQueryProfileNumberOfCounters: the HAL's counters
+// per processor, at most hal.MaxCounters.
+func (h *MachineHAL) NumberOfCounters() (uint32, error) {
+	if err := h.broken(); err != nil {
+		return 0, err
+	}
+	h.calls.Add(1)
+	n, err := h.inst.NumberOfCounters()
+	if err != nil {
+		return 0, h.fail("number of counters", err)
+	}
+	if n > hal.MaxCounters {
+		return 0, h.fail("number of counters", fmt.Errorf("nonsense answer: %d counters per processor, more than any processor has (at most %d)", n, hal.MaxCounters))
+	}
+	return n, nil
+}
+
 // StartInterrupt is HalStartProfileInterrupt on each processor.
 func (h *MachineHAL) StartInterrupt(cpus []int, src nt.Source) error {
 	return h.programCall(callName("start", src, cpus), cpus, func() (hal.Programming, error) { return h.inst.StartInterrupt(cpus, src) })

@@ -39,6 +39,9 @@ func (TestHALs) Names() []string { return []string{"apic", "pmu", "pebs"} }
 
 // Open implements HALProvider.
 func (TestHALs) Open(names []string, m Spec, _ halhost.Hardware) ([]kernel.HALDispatch, func(), error) {
+	for n := range m.HALSettings {
+		return nil, nil, fmt.Errorf("hal_settings.%s: the in-process test HALs take no settings", n)
+	}
 	hals := make([]kernel.HALDispatch, 0, len(names))
 	for _, n := range names {
 		switch n {
@@ -95,7 +98,7 @@ func (h *HostHALs) Open(names []string, m Spec, hw halhost.Hardware) ([]kernel.H
 	if hw == nil {
 		hw = halhost.Discard{}
 	}
-	mhs, err := h.Host.OpenMachine(names, m.HALMachine(), hw)
+	mhs, err := h.Host.OpenMachineWith(names, m.HALMachine(), hw, m.HALSettings)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -40,6 +40,10 @@ type Spec struct {
 	// HALs are the HAL names, in order: each source belongs to the first
 	// that supports it.
 	HALs []string
+	// HALSettings are, per HAL name, settings merged key by key over the
+	// configuration's for this machine only (lab.machine{ hal_settings =
+	// {...} }); nil for none.
+	HALSettings map[string]map[string]any
 }
 
 // FromConfig resolves a configuration's [machine] table (as loaded, its

@@ -168,3 +168,39 @@ func TestNewHostHALsServesManyLabs(t *testing.T) {
 	}
 	lab.ShippedInproc().SetLog(&log) // a provider without a switchable log ignores it
 }
+
+// Spec.HALSettings reach one lab's HALs only, merged over the
+// configuration's; the kernel's test HALs refuse them.
+func TestHALSettingsPerLab(t *testing.T) {
+	p := lab.ShippedInproc()
+	spec := defaultSpec(t, 1)
+	spec.HALSettings = map[string]map[string]any{"pmu": {"hypervisor_hides_counters": true}, "apic": {"max": int64(5_000_000)}}
+	l, err := lab.Assemble(p, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	srcs, err := l.Machine.HALSources()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(srcs) == 0 || srcs[0].Bounds.Max != 5_000_000 || srcs[0].Bounds.Default != 10000 {
+		t.Errorf("apic with max = 5000000: %+v", srcs)
+	}
+	for _, s := range srcs {
+		if s.HAL == "pmu" {
+			t.Errorf("pmu under a hiding hypervisor still lists %s", s.Name)
+		}
+	}
+	plain, err := lab.Assemble(p, defaultSpec(t, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	if d := plain.Machine.Descriptors(); len(d) < 2 || d[0].Bounds.Max != 1_000_000 {
+		t.Errorf("the next lab kept the settings: %+v", d)
+	}
+	if _, err := lab.Assemble(lab.TestHALs{}, spec); err == nil || !strings.Contains(err.Error(), "take no settings") {
+		t.Errorf("test HALs with settings: %v", err)
+	}
+}

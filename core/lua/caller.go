@@ -60,25 +60,26 @@ var allKinds = []callerKind{kindProcess, kindKernel, kindThread}
 
 // callerMethods are the methods of callers other than the services.
 var callerMethods = map[string]callerMethod{
-	"id":            {f: (*Runtime).callerID},
-	"thread":        {f: (*Runtime).callerThread, kinds: []callerKind{kindProcess}},
-	"create_thread": {f: (*Runtime).callerCreateThread, kinds: []callerKind{kindProcess}},
-	"run_on":        {f: (*Runtime).callerRunOn, kinds: []callerKind{kindKernel, kindThread}},
-	"cpu":           {f: (*Runtime).callerCPU},
-	"open_process":  {f: (*Runtime).callerOpenProcess},
-	"alloc":         {f: (*Runtime).callerAlloc},
-	"alloc_at":      {f: (*Runtime).callerAllocAt},
-	"protect":       {f: (*Runtime).callerProtect},
-	"free":          {f: (*Runtime).callerFree},
-	"read_u8":       {f: readFunc(1)},
-	"read_u16":      {f: readFunc(2)},
-	"read_u32":      {f: readFunc(4)},
-	"read_u64":      {f: readFunc(8)},
-	"write_u8":      {f: writeFunc(1)},
-	"write_u16":     {f: writeFunc(2)},
-	"write_u32":     {f: writeFunc(4)},
-	"write_u64":     {f: writeFunc(8)},
-	"read_u32s":     {f: (*Runtime).callerReadU32s},
+	"id":               {f: (*Runtime).callerID},
+	"thread":           {f: (*Runtime).callerThread, kinds: []callerKind{kindProcess}},
+	"create_thread":    {f: (*Runtime).callerCreateThread, kinds: []callerKind{kindProcess}},
+	"run_on":           {f: (*Runtime).callerRunOn, kinds: []callerKind{kindKernel, kindThread}},
+	"cpu":              {f: (*Runtime).callerCPU},
+	"open_process":     {f: (*Runtime).callerOpenProcess},
+	"duplicate_handle": {f: (*Runtime).callerDuplicateHandle},
+	"alloc":            {f: (*Runtime).callerAlloc},
+	"alloc_at":         {f: (*Runtime).callerAllocAt},
+	"protect":          {f: (*Runtime).callerProtect},
+	"free":             {f: (*Runtime).callerFree},
+	"read_u8":          {f: readFunc(1)},
+	"read_u16":         {f: readFunc(2)},
+	"read_u32":         {f: readFunc(4)},
+	"read_u64":         {f: readFunc(8)},
+	"write_u8":         {f: writeFunc(1)},
+	"write_u16":        {f: writeFunc(2)},
+	"write_u32":        {f: writeFunc(4)},
+	"write_u64":        {f: writeFunc(8)},
+	"read_u32s":        {f: (*Runtime).callerReadU32s},
 }
 
 // has reports whether kind has the method.
@@ -295,6 +296,33 @@ func (rt *Runtime) callerRunOn(L *lua.LState, c *caller, a Args) int {
 		rt.callError(L, c.m, a.Fn, err)
 	}
 	return 0
+}
+
+// callerDuplicateHandle is p:duplicate_handle(h, access [, target]): a new
+// handle to the object h names, in target's table (default p's), granting
+// exactly access (kernel.Process.DuplicateHandle).
+func (rt *Runtime) callerDuplicateHandle(L *lua.LState, c *caller, a Args) int {
+	a.MaxArgs(3, "handle, access, target")
+	h := a.Service(1, "handle", 8)
+	access := uint32(a.Service(2, "access", 4))
+	target := c.proc
+	if a.Get(3) != lua.LNil {
+		t, ok := toCaller(a.Get(3))
+		if !ok || t.kind != kindProcess {
+			a.Errorf(3, "target", "expected a process from m:process{...}, got %s", typeName(a.Get(3)))
+		}
+		if t.m != c.m {
+			a.Errorf(3, "target", "the process belongs to another machine")
+		}
+		target = t.proc
+	}
+	rt.mustRun(L, c.m, a.Fn)
+	dup, st := c.proc.DuplicateHandle(h, target, access)
+	if st != kernel.StatusSuccess {
+		a.Errorf(1, "handle", "%s has no handle %#x (%s)", c.label(), h, st.Name())
+	}
+	PushResult(L, dup)
+	return 1
 }
 
 // callerOpenProcess is q:open_process(p, access): a handle in q's table.

@@ -6,6 +6,8 @@ import "github.com/proflab/proflab/kernel/nt"
 
 // ntConstants are the numeric constants declared in kernel/nt, by name.
 var ntConstants = map[string]uint64{
+	"Amd64FirstSource":                                 uint64(nt.Amd64FirstSource),
+	"Amd64LastSource":                                  uint64(nt.Amd64LastSource),
 	"CPUID1ECX_DTES64":                                 uint64(nt.CPUID1ECX_DTES64),
 	"DISPATCH_LEVEL":                                   uint64(nt.DISPATCH_LEVEL),
 	"ETW_MAX_PMC_COUNTERS":                             uint64(nt.ETW_MAX_PMC_COUNTERS),

@@ -47,12 +47,39 @@
 //   - u64 arithmetic also accepts the strings lab.u64 accepts, and has
 //     ^ (modulo 2^64) and unary minus. A u64 is a userdata: as a table
 //     key, two equal u64 values are different keys (use tostring(u)).
-//   - Syntax errors read "file:line:column: syntax error near 'x'".
+//   - Syntax errors read "file:line:column: syntax error near 'x'"; one
+//     at the end of the file names the file's last non-blank line.
+//   - Reading io, os, debug, package, load, loadstring, loadfile, dofile
+//     or module raises an error saying the sandbox leaves them out (a
+//     metatable on _G); other missing globals are nil as in Lua.
 //   - m:run's result also has start and end (simulated time, 100 ns
 //     units), bugcheck (when an interrupt bug-checked the machine), log
 //     (the simulator's lines), and per function image, base, size and
-//     events; interrupts_by_cpu is keyed by processor number from 0.
+//     events, inclusive = { instructions, cycles } (its own plus its
+//     callees', by the workload's caller keys) and caller when it has one;
+//     interrupts_by_cpu is keyed by processor number from 0.
 //   - Extras: lab.seed, lab.win32_name(code), lab.bugcheck_name(code),
 //     m:version(), m:arch(), x:cpu(), s:running(), and units and precise
 //     in m:hal_sources() rows.
+//
+// # Fidelity additions (docs/scenario-api.md, "Fidelity additions")
+//
+//   - lab.machine{ hal_settings = { NAME = { key = value } } } merges
+//     settings key by key over the configuration's [hal.NAME.settings] for
+//     that machine only; NAME must be one of the machine's HALs; values are
+//     booleans, strings, integers (a fraction is an error) and tables of
+//     them ({} is an empty list). The HAL decodes them strictly; a HAL
+//     that refuses to configure with them raises a Lua error naming
+//     hal_settings (the scenario's error, not a plugin failure). The
+//     kernel's in-process test HALs take none.
+//   - m:on_hal_call(fn) runs fn inside every kernel call into a HAL,
+//     before the HAL acts; HAL calls fn causes do not run it again (no
+//     recursion); an error in fn stops the machine like a HAL failure and
+//     ends the service call with it. One hook per machine; nil removes it.
+//   - p:duplicate_handle(h, access [, target]) is the lab's stand-in for
+//     NtDuplicateObject: any access mask is granted (no check against the
+//     object's security), the new handle lands in target's table (p's by
+//     default); a handle p does not have is a Lua error, not a status.
+//   - m:hal_log() rows of call "counters" are HalQueryProfileNumberOfCounters
+//     (class 0x2C, one row per HAL, on processor 0, interval = the count).
 package luart

@@ -27,7 +27,10 @@ func (rt *Runtime) Func(name string, f lua.LGFunction) *lua.LFunction { return r
 // guard returns f protected against Go panics.
 func (rt *Runtime) guard(name string, f lua.LGFunction) lua.LGFunction {
 	return func(L *lua.LState) (n int) {
+		prev := rt.active
+		rt.active = L
 		defer func() {
+			rt.active = prev
 			r := recover()
 			if r == nil {
 				return
@@ -54,7 +57,7 @@ func (rt *Runtime) guard(name string, f lua.LGFunction) lua.LGFunction {
 func (rt *Runtime) Exec(name string, src []byte) *runerr.Error {
 	fn, err := rt.L.Load(strings.NewReader(string(src)), name)
 	if err != nil {
-		return &runerr.Error{Kind: runerr.KindLua, Message: compileMessage(err)}
+		return &runerr.Error{Kind: runerr.KindLua, Message: compileMessage(err, src)}
 	}
 	rt.L.Push(fn)
 	return rt.pcall(0)
@@ -99,9 +102,10 @@ var syntaxError = regexp.MustCompile(`(?s)^(.*) line:(\d+)\(column:(\d+)\) near 
 // eofError matches a compile error at the end: "s.lua at EOF:   syntax error".
 var eofError = regexp.MustCompile(`(?s)^(.*) at EOF:\s+(.*)$`)
 
-// compileMessage is the syntax error of a chunk, as
-// "file:line:column: syntax error near '='".
-func compileMessage(err error) string {
+// compileMessage is the syntax error of a chunk src, as
+// "file:line:column: syntax error near '='"; an error at the end of the
+// file names the chunk's last line that holds anything.
+func compileMessage(err error, src []byte) string {
 	msg := strings.TrimSpace(err.Error())
 	var api *lua.ApiError
 	if errors.As(err, &api) && api.Object != nil {
@@ -111,9 +115,21 @@ func compileMessage(err error) string {
 		return fmt.Sprintf("%s:%s:%s: %s near '%s'", m[1], m[2], m[3], strings.TrimSpace(m[5]), m[4])
 	}
 	if m := eofError.FindStringSubmatch(msg); m != nil {
-		return fmt.Sprintf("%s: %s at the end of the file (an unclosed bracket, function or block?)", m[1], strings.TrimSpace(m[2]))
+		return fmt.Sprintf("%s:%d: %s at the end of the file (an unclosed bracket, string, function or block above?)", m[1], lastLine(src), strings.TrimSpace(m[2]))
 	}
 	return msg
+}
+
+// lastLine is the number of the last line of src holding anything but
+// white space (1 for an empty chunk).
+func lastLine(src []byte) int {
+	lines := strings.Split(string(src), "\n")
+	for i := len(lines) - 1; i > 0; i-- {
+		if strings.TrimSpace(lines[i]) != "" {
+			return i + 1
+		}
+	}
+	return 1
 }
 
 // errorText is the text of an error value: a string as is, a value with

@@ -34,7 +34,8 @@ func TestErrorKinds(t *testing.T) {
 		{"error(setmetatable({}, {__tostring = function() return 'custom' end}))", "custom"},
 		{"error(nil)", "no message"},
 		{"error(42)", "42"},
-		{"local x = (", "s.lua: syntax error at the end of the file"},
+		{"local x = (", "s.lua:1: syntax error at the end of the file"},
+		{"local lab = require 'proflab'\nfunction f()\n  return 1\n\n", "s.lua:3: syntax error at the end of the file"},
 		{"local x = 1\nlocal = 2", "s.lua:2:7: syntax error near '='"},
 		{"local lab = require 'proflab'\nlab.u64('nope')", "s.lua:2: lab.u64: argument #1 (v)"},
 	}

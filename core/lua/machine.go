@@ -11,6 +11,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/proflab/proflab/core/config"
+	"github.com/proflab/proflab/core/halhost"
 	"github.com/proflab/proflab/core/lab"
 	"github.com/proflab/proflab/core/runerr"
 	"github.com/proflab/proflab/core/sim"
@@ -22,7 +23,7 @@ import (
 const machineTypeName = "proflab.machine"
 
 // machineFields are the fields lab.machine{...} takes.
-var machineFields = []string{"version", "arch", "cpus", "cpu_vendor", "pebs", "freq_mhz", "hal", "seed", "cache_errata_interval"}
+var machineFields = []string{"version", "arch", "cpus", "cpu_vendor", "pebs", "freq_mhz", "hal", "seed", "cache_errata_interval", "hal_settings"}
 
 // machine is the Go side of a machine userdata.
 type machine struct {
@@ -86,7 +87,13 @@ func (rt *Runtime) labMachine(L *lua.LState) int {
 	}
 
 	spec.HALs = names
+	spec.HALSettings = halSettings(f, names)
 	l, err := lab.Assemble(provider, spec)
+	var ce *halhost.ConfigureError
+	if errors.As(err, &ce) && spec.HALSettings[ce.HAL] != nil {
+		// the scenario's own settings were refused: its error, not a plugin's
+		f.Errorf("hal_settings", "%s refused them: %v", ce.HAL, ce.Err)
+	}
 	if err != nil {
 		if lab.IsHALFailure(err) {
 			rt.raisePlugin(L, fmt.Errorf("%s: %w", fn, err))
@@ -205,6 +212,7 @@ func (rt *Runtime) registerMachine(L *lua.LState) {
 		"hal_sources":         rt.machineHALSources,
 		"hal_log":             rt.machineHALLog,
 		"inject":              rt.machineInject,
+		"on_hal_call":         rt.machineOnHALCall,
 		"run":                 rt.machineRun,
 		"start_kernel_logger": rt.machineStartKernelLogger,
 		"version":             rt.machineVersion,
@@ -214,6 +222,7 @@ func (rt *Runtime) registerMachine(L *lua.LState) {
 	for name, f := range methods {
 		idx.RawSetString(name, rt.fn("m:"+name, f))
 	}
+	rt.machIdx = idx
 	mt.RawSetString("__index", rt.fn("machine index", func(L *lua.LState) int {
 		key := L.Get(2)
 		if v := idx.RawGet(key); v != lua.LNil {
@@ -315,6 +324,41 @@ func (rt *Runtime) machineHALLog(L *lua.LState) int {
 	}
 	L.Push(out)
 	return 1
+}
+
+// machineOnHALCall is m:on_hal_call(fn): fn(call) runs at the start of
+// every kernel call into a HAL, before the HAL acts, with
+// call = { call = "query"|"set"|"start"|"stop"|"counters", hal = NAME,
+// source = n, cpus = { n, ... } } (kernel.Machine.OnHALCall). HAL calls fn
+// itself causes do not run it again; an error in fn stops the machine and
+// ends the service call with it. m:on_hal_call(nil) removes the hook.
+func (rt *Runtime) machineOnHALCall(L *lua.LState) int {
+	const fn = "m:on_hal_call"
+	m := checkMachine(L, fn)
+	if L.GetTop() > 2 {
+		L.RaiseError("%s: takes one argument (a function, or nil), got %d", fn, L.GetTop()-1)
+	}
+	switch f := L.Get(2).(type) {
+	case *lua.LNilType:
+		m.km.OnHALCall(nil)
+	case *lua.LFunction:
+		m.km.OnHALCall(func(call, hal string, src nt.Source, cpus []int) error {
+			L := rt.active // the state whose service call reached the HAL (a coroutine's, maybe)
+			row := L.CreateTable(0, 4)
+			row.RawSetString("call", lua.LString(call))
+			row.RawSetString("hal", lua.LString(hal))
+			row.RawSetString("source", lua.LNumber(src))
+			cs := L.CreateTable(len(cpus), 0)
+			for _, c := range cpus {
+				cs.Append(lua.LNumber(c))
+			}
+			row.RawSetString("cpus", cs)
+			return L.CallByParam(lua.P{Fn: f, NRet: 0, Protect: true}, row)
+		})
+	default:
+		L.RaiseError("%s: argument #1 (hook): expected a function or nil, got %s", fn, typeName(L.Get(2)))
+	}
+	return 0
 }
 
 // machineInject is m:inject{ pool_failures = n, map_failures = n }.

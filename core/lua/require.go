@@ -47,7 +47,7 @@ func (rt *Runtime) require(L *lua.LState) int {
 	}
 	fn, err := L.Load(strings.NewReader(string(src)), chunk)
 	if err != nil {
-		L.RaiseError("require %q: %s", name, compileMessage(err))
+		L.RaiseError("require %q: %s", name, compileMessage(err, src))
 	}
 	depth := len(rt.loading)
 	rt.loading = append(rt.loading, name)

@@ -175,6 +175,7 @@ func runResultTable(L *lua.LState, res *sim.Result) *lua.LTable {
 		row.RawSetString("events", events)
 		truth.RawSetString(ft.Name, row)
 	}
+	addCallStructure(L, truth, res)
 	out.RawSetString("truth", truth)
 	out.RawSetString("start", ResultValue(L, res.Start))
 	out.RawSetString("end", ResultValue(L, res.End))

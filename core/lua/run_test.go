@@ -125,3 +125,21 @@ weight = 1
 		wantLabError(t, tc.src, tc.want)
 	}
 }
+
+func TestRunTruthHasTheCallStructure(t *testing.T) {
+	runScript(t, Config{Seed: 1, HALs: inprocHALs(t)}, `
+local m = lab.machine{ cpus = 1, hal = {"apic"} }
+local p = m:process{}
+local res = m:run{ duration_us = 20000, workload = { process = p, functions = {
+  { name = "main", base = 0x401000, size = 0x1000, weight = 1 },
+  { name = "parse", base = 0x402000, size = 0x1000, weight = 1, caller = "main" },
+  { name = "lex", base = 0x403000, size = 0x1000, weight = 2, caller = "parse" },
+} } }
+local t = res.truth
+lab.check(t.lex.caller == "parse" and t.parse.caller == "main" and t.main.caller == nil, "callers")
+lab.check(t.lex.inclusive.instructions == t.lex.instructions, "a leaf's inclusive is its own")
+lab.check(t.parse.inclusive.instructions == t.parse.instructions + t.lex.instructions, "parse includes lex")
+lab.check(t.main.inclusive.cycles == t.main.cycles + t.parse.cycles + t.lex.cycles, "main includes everything")
+lab.check(t.main.inclusive.instructions > 3 * t.main.instructions, "inclusive differs from flat")
+`)
+}

@@ -63,10 +63,12 @@ type Runtime struct {
 	pcg     *rand.PCG
 	rng     *rand.Rand
 	lab     *lua.LTable
+	machIdx *lua.LTable // the machine methods, for Bindings
 	checks  []Check
 	records map[string]any
 	bugs    []*runerr.Error
-	trace   string // traceback captured by the message handler
+	trace   string      // traceback captured by the message handler
+	active  *lua.LState // the state (main or coroutine) of the binding running now
 
 	defaultHALs    lab.HALProvider // the shipped HALs in-process, when cfg.HALs is nil
 	defaultMachine *config.Machine // the default configuration's [machine], when cfg.Machine is nil

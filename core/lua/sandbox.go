@@ -1,6 +1,7 @@
 package luart
 
 import (
+	"slices"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -34,6 +35,29 @@ func (rt *Runtime) openSandbox() {
 	}
 	L.SetGlobal("print", rt.fn("print", rt.print))
 	rt.installRandom()
+	rt.explainMissing()
+}
+
+// leftOut are the standard globals the sandbox does not have; reading one
+// is an error that says why, instead of a nil that fails later with
+// "attempt to index a non-table object(nil)".
+var leftOut = []string{"io", "os", "debug", "package", "load", "loadstring", "loadfile", "dofile", "module"}
+
+// explainMissing gives _G a metatable whose __index raises that error for
+// the names in leftOut; every other missing global is still nil.
+func (rt *Runtime) explainMissing() {
+	L := rt.L
+	mt := L.NewTable()
+	mt.RawSetString("__index", rt.fn("sandbox", func(L *lua.LState) int {
+		name, ok := L.Get(2).(lua.LString)
+		if ok && slices.Contains(leftOut, string(name)) {
+			L.RaiseError("%s is not available in a proflab scenario: the sandbox leaves out %s, so that a run depends only on its configuration and seed (print and lab.log write to the run's log; lab.params holds the run's parameters; require loads modules)",
+				name, strings.Join(leftOut, ", "))
+		}
+		L.Push(lua.LNil)
+		return 1
+	}))
+	L.SetMetatable(L.Get(lua.GlobalsIndex), mt)
 }
 
 // print writes its arguments, converted by tostring and separated by tabs,

@@ -46,6 +46,7 @@ import (
 
 	"github.com/proflab/proflab/core/sim"
 	"github.com/proflab/proflab/kernel"
+	"github.com/proflab/proflab/kernel/nt"
 )
 
 // Registry collects the machines and trace sessions of one run. It is
@@ -68,6 +69,8 @@ type Machine struct {
 
 	spools   []*eventSpool // each session's events, on disk
 	switches *switchSpool  // the simulator's scheduling decisions, on disk
+
+	intervals map[nt.Source]uint32 // see Registry.Capture
 }
 
 // AddMachine registers a machine and its simulator (which may be nil).

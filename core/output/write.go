@@ -13,7 +13,6 @@ import (
 	"github.com/proflab/proflab/core/sim"
 	"github.com/proflab/proflab/core/workload"
 	"github.com/proflab/proflab/kernel"
-	"github.com/proflab/proflab/kernel/nt"
 )
 
 // File names of the outputs.
@@ -41,8 +40,14 @@ type MachineSummary struct {
 	// InterruptsByCPU by processor, then source name.
 	InterruptsByCPU []map[string]uint64 `json:"interrupts_by_cpu"`
 	// InterruptCount is each processor's KPRCB InterruptCount (every
-	// interrupt, m:interrupt's included).
-	InterruptCount []uint32 `json:"interrupt_count"`
+	// interrupt, m:interrupt's included), labelled with the processor.
+	InterruptCount []CPUInterruptCount `json:"interrupt_count"`
+}
+
+// CPUInterruptCount is one processor's KPRCB InterruptCount.
+type CPUInterruptCount struct {
+	CPU            int    `json:"cpu"`
+	InterruptCount uint32 `json:"kprcb_interrupt_count"`
 }
 
 // Summarize sums the machines' simulator results.
@@ -54,7 +59,7 @@ func Summarize(reg *Registry) Summary {
 		ms.InterruptsByCPU = make([]map[string]uint64, n)
 		for c := range n {
 			ms.InterruptsByCPU[c] = map[string]uint64{}
-			ms.InterruptCount = append(ms.InterruptCount, e.Kernel.InterruptCount(c))
+			ms.InterruptCount = append(ms.InterruptCount, CPUInterruptCount{CPU: c, InterruptCount: e.Kernel.InterruptCount(c)})
 		}
 		if e.Sim != nil {
 			for _, r := range e.Sim.Results() {
@@ -74,11 +79,27 @@ func Summarize(reg *Registry) Summary {
 	return out
 }
 
+// Options choose the optional outputs (the configuration's [output]).
+type Options struct {
+	// Pprof writes a pprof profile per profile (output.pprof).
+	Pprof bool
+	// Trace writes the Perfetto trace when a kernel logger ran (output.trace).
+	Trace bool
+}
+
+// All is every output.
+var All = Options{Pprof: true, Trace: true}
+
 // Write writes the outputs of every registered machine into dir (which
-// it creates): buckets.csv, one pprof profile per profile with counts, and
-// trace.json when a kernel logger ran. It returns the summary with the
+// it creates): buckets.csv, one pprof profile per profile with counts, one
+// per source of the kernel logger's sampled events (samples-*.pb.gz), and
+// the Perfetto trace when a kernel logger ran. It returns the summary with the
 // files it wrote (relative to dir), in a fixed order.
-func Write(dir string, reg *Registry) (Summary, error) {
+func Write(dir string, reg *Registry) (Summary, error) { return WriteWith(dir, reg, All) }
+
+// WriteWith is Write with the optional outputs opts chooses (buckets.csv
+// is always written).
+func WriteWith(dir string, reg *Registry, opts Options) (Summary, error) {
 	sum := Summarize(reg)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return sum, fmt.Errorf("cannot create the output folder: %w", err)
@@ -97,6 +118,14 @@ func Write(dir string, reg *Registry) (Summary, error) {
 		}
 		sum.Files = append(sum.Files, BucketsFile)
 	}
+	if !opts.Pprof {
+		profs = nil
+	}
+	for _, e := range reg.Machines() {
+		if opts.Pprof {
+			profs = append(profs, samplesProfiles(e)...)
+		}
+	}
 	for _, p := range profs {
 		var b bytes.Buffer
 		if err := p.prof.Write(&b); err != nil {
@@ -106,6 +135,9 @@ func Write(dir string, reg *Registry) (Summary, error) {
 			return sum, fmt.Errorf("cannot write %s: %w", p.file, err)
 		}
 		sum.Files = append(sum.Files, p.file)
+	}
+	if !opts.Trace {
+		return sum, nil
 	}
 	if ok, err := writeTraceFile(filepath.Join(dir, TraceFile), reg); err != nil {
 		return sum, err
@@ -238,7 +270,7 @@ func collect(reg *Registry) ([]row, []namedProfile, error) {
 			}
 			profs = append(profs, namedProfile{
 				file: fmt.Sprintf("profile-m%d-pid%d-h%X.pb.gz", e.Index, rec.Owner.ID(), rec.Handle),
-				prof: buildPprof(e, rec, prow, sy),
+				prof: buildPprof(e, rec, prow),
 			})
 		}
 	}
@@ -248,7 +280,7 @@ func collect(reg *Registry) ([]row, []namedProfile, error) {
 func bucketsCSV(rows []row) ([]byte, error) {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
-	_ = w.Write([]string{"machine", "owner_pid", "handle", "profiled_pid", "source", "base", "bucket_size", "bucket", "address", "function", "count", "truth_instructions", "truth_cycles", "truth_events"})
+	_ = w.Write([]string{"machine", "owner_pid", "handle", "profiled_pid", "source", "base", "bucket_log2", "bucket", "address", "function", "count", "truth_instructions", "truth_cycles", "truth_events"})
 	ff := func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
 	for _, r := range rows {
 		rec := []string{
@@ -264,83 +296,6 @@ func bucketsCSV(rows []row) ([]byte, error) {
 	}
 	w.Flush()
 	return b.Bytes(), w.Error()
-}
-
-// buildPprof makes a pprof profile of one profile's buckets: one sample
-// per bucket, its value the bucket's count (and, second, its ground truth
-// scaled to the same total), at a location at the bucket's address in the
-// workload's function there.
-func buildPprof(e *Machine, rec kernel.ProfileRecord, rows []row, sy *symbols) *profile.Profile {
-	p := &profile.Profile{
-		SampleType: []*profile.ValueType{{Type: "samples", Unit: "count"}, {Type: "truth", Unit: "count"}},
-		PeriodType: &profile.ValueType{Type: rec.Info.Source.Name(), Unit: units(rec.Info.Source)},
-		Comments: []string{
-			fmt.Sprintf("proflab machine %d, profile handle 0x%X of process %d, source %s, range 0x%X+0x%X, buckets of 2^%d bytes",
-				e.Index, rec.Handle, rec.Owner.ID(), rec.Info.Source.Name(), rec.Info.Base, rec.Info.Size, rec.Info.BucketSize),
-			"sample 'truth' is the ground truth of the profile's event, scaled to the samples' total",
-		},
-		DefaultSampleType: "samples",
-	}
-	if e.Kernel.Now() > 0 {
-		p.DurationNanos = int64(e.Kernel.Now()) * 100
-	}
-	m := &profile.Mapping{ID: 1, Start: rec.Info.Base, Limit: rec.Info.Base + rec.Info.Size, File: "proflab-workload", HasFunctions: true}
-	p.Mapping = []*profile.Mapping{m}
-	var total, ttotal float64
-	for _, r := range rows {
-		total += float64(r.count)
-		ttotal += r.truth.Events
-	}
-	scale := 0.0
-	if ttotal > 0 {
-		scale = total / ttotal
-	}
-	funcs := map[string]*profile.Function{}
-	cpus := cpuLabel(rec.Info.Processors, e.Kernel.CPUCount())
-	for _, r := range rows {
-		name := r.function
-		if name == "" {
-			name = fmt.Sprintf("0x%X", r.addr)
-		}
-		fn := funcs[name]
-		if fn == nil {
-			fn = &profile.Function{ID: uint64(len(p.Function) + 1), Name: name, SystemName: name}
-			if f, ok := sy.lookup(r.addr, r.addr+1); ok && f.Image != "" {
-				fn.Filename = f.Image
-			}
-			funcs[name] = fn
-			p.Function = append(p.Function, fn)
-		}
-		loc := &profile.Location{ID: uint64(len(p.Location) + 1), Mapping: m, Address: r.addr, Line: []profile.Line{{Function: fn}}}
-		p.Location = append(p.Location, loc)
-		s := &profile.Sample{Location: []*profile.Location{loc}, Value: []int64{int64(r.count), int64(r.truth.Events*scale + 0.5)},
-			Label: map[string][]string{"source": {rec.Info.Source.Name()}, "processors": {cpus}}}
-		p.Sample = append(p.Sample, s)
-	}
-	return p
-}
-
-func units(src nt.Source) string {
-	if src == nt.ProfileTime {
-		return "100ns"
-	}
-	return "events"
-}
-
-func cpuLabel(mask uint64, n int) string {
-	var b bytes.Buffer
-	for c := range n {
-		if mask&(1<<uint(c)) != 0 {
-			if b.Len() > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(strconv.Itoa(c))
-		}
-	}
-	if b.Len() == 0 {
-		return "none"
-	}
-	return b.String()
 }
 
 // writeTraceFile writes the trace to path when a kernel logger ran.

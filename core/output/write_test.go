@@ -75,7 +75,8 @@ func TestWriteOutputs(t *testing.T) {
 		t.Errorf("functions %v, total %d", names, total)
 	}
 	csv, _ := os.ReadFile(filepath.Join(dir, output.BucketsFile))
-	if !bytes.HasPrefix(csv, []byte("machine,owner_pid,handle")) || !bytes.Contains(csv, []byte(",alpha,")) {
+	// the bucket size column holds the log2, and says so
+	if !bytes.HasPrefix(csv, []byte("machine,owner_pid,handle,profiled_pid,source,base,bucket_log2,bucket,")) || !bytes.Contains(csv, []byte(",alpha,")) {
 		t.Errorf("buckets.csv:\n%s", csv)
 	}
 }

@@ -3,6 +3,7 @@ package scenario
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -20,18 +21,104 @@ const (
 	ConfigFile = "config.toml"
 )
 
-// WriteResult writes the run's output folder dir (which it creates):
-// result.json (scenario, status, seed, params, records, checks, error,
-// the machines' interrupts per source and processor, the files written,
-// and timings, the only wall-clock field), log.txt when the run logged
-// anything, the resolved configuration (config.toml, every default filled
-// in), each run's resolved workload (workload-mM-rN.toml), and the
-// profile outputs of core/output (buckets.csv, a pprof profile per
-// profile, the Perfetto trace when a kernel logger ran).
-func WriteResult(dir string, r Result) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+// OutputFiles describes every file a run's output folder may hold, for
+// `proflab run -h`.
+const OutputFiles = `  result.json            scenario, status, seed, params, records, checks, error, interrupts per
+                         source and processor (and each processor's KPRCB InterruptCount),
+                         proflab version, HAL plugins (path, sha256, protocol), files, timings
+  log.txt                the run's log (print, lab.log, plugin log lines), when it logged anything
+  config.toml            the configuration in force, every default filled in (HAL settings too)
+  workload-mM-rN.toml    the resolved workload of machine M's run N, every default filled in
+  buckets.csv            every profile's non-empty buckets: counts and ground truth
+  profile-mM-pidP-hH.pb.gz  a pprof profile per profile (output.pprof; go tool pprof -top FILE)
+  samples-mM-SOURCE.pb.gz   the kernel logger's samples of a source, by processor, process and
+                            thread (output.pprof; go tool pprof -tags FILE)
+  trace.perfetto-trace   a Perfetto trace when a kernel logger ran (output.trace): a track per
+                         processor with thread-run slices and the logger's events, NT processes
+                         and threads by id and name`
+
+// ErrOutNotEmpty is returned for an output folder that holds files when
+// replacing it was not asked for.
+var ErrOutNotEmpty = errors.New("the folder is not empty")
+
+// CheckOut reports whether dir can receive a run's outputs: it must not be
+// a file, and a folder must be empty unless replace is set. Commands call
+// it before the run, so that a wrong --out fails at once.
+func CheckOut(dir string, replace bool) error {
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		parent := filepath.Dir(filepath.Clean(dir))
+		if pi, err := os.Stat(parent); err == nil && !pi.IsDir() {
+			return fmt.Errorf("%s is a file, not a folder", parent)
+		}
+		return nil
+	case err != nil:
+		return err
+	case !fi.IsDir():
+		return fmt.Errorf("%s is a file: give a folder (new or empty) for the run's outputs", dir)
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	if len(ents) > 0 && !replace {
+		return fmt.Errorf("%w (%d entries): give a new or empty folder, or --force to replace its contents", ErrOutNotEmpty, len(ents))
+	}
+	return nil
+}
+
+// WriteResult writes the run's output folder dir, which must be new or
+// empty (see WriteResultReplace). Every file is written into a fresh
+// temporary folder beside dir, which is then renamed to dir, so that dir
+// never holds a partial or mixed set of files. The files: result.json
+// (scenario, status, seed, params, records, checks, error, the machines'
+// interrupts per source and processor, the proflab version and HAL
+// plugins, the files written, and timings, the only wall-clock field),
+// log.txt when the run logged anything, the configuration in force
+// (config.toml), each run's resolved workload (workload-mM-rN.toml), and
+// the profile outputs of core/output (buckets.csv, a pprof profile per
+// profile and the Perfetto trace when a kernel logger ran, as [output] chooses).
+func WriteResult(dir string, r Result) error { return writeResult(dir, r, false) }
+
+// WriteResultReplace is WriteResult that replaces a folder's contents.
+func WriteResultReplace(dir string, r Result) error { return writeResult(dir, r, true) }
+
+func writeResult(dir string, r Result, replace bool) error {
+	if err := CheckOut(dir, replace); err != nil {
+		return err
+	}
+	dir = filepath.Clean(dir)
+	parent := filepath.Dir(dir)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return fmt.Errorf("cannot create the output folder: %w", err)
 	}
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".tmp-")
+	if err != nil {
+		return fmt.Errorf("cannot create the output folder: %w", err)
+	}
+	defer os.RemoveAll(tmp) // gone after the rename; cleans up after a failure
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return err
+	}
+	if err := writeFiles(tmp, r); err != nil {
+		return err
+	}
+	if _, err := os.Stat(dir); err == nil {
+		// an empty folder, or one to replace: move it aside, then away
+		old := tmp + ".old"
+		if err := os.Rename(dir, old); err != nil {
+			return fmt.Errorf("cannot replace %s: %w", dir, err)
+		}
+		defer os.RemoveAll(old)
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		return fmt.Errorf("cannot move the outputs into %s: %w", dir, err)
+	}
+	return nil
+}
+
+func writeFiles(dir string, r Result) error {
 	cfg := r.Config
 	if cfg == nil {
 		cfg = config.Default()
@@ -61,7 +148,7 @@ func WriteResult(dir string, r Result) error {
 				files = append(files, name)
 			}
 		}
-		sum, err := output.Write(dir, r.Outputs)
+		sum, err := output.WriteWith(dir, r.Outputs, output.Options{Pprof: cfg.Output.Pprof, Trace: cfg.Output.Trace})
 		if err != nil {
 			return err
 		}

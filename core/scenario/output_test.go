@@ -51,6 +51,10 @@ func TestWriteResultOutputs(t *testing.T) {
 	var got struct {
 		Machines []struct {
 			InterruptsByCPU []map[string]uint64 `json:"interrupts_by_cpu"`
+			InterruptCount  []struct {
+				CPU   *int    `json:"cpu"`
+				Count *uint32 `json:"kprcb_interrupt_count"`
+			} `json:"interrupt_count"`
 		} `json:"machines"`
 		Files   []string       `json:"files"`
 		Timings map[string]any `json:"timings"`
@@ -61,6 +65,15 @@ func TestWriteResultOutputs(t *testing.T) {
 	}
 	if len(got.Machines) != 1 || got.Machines[0].InterruptsByCPU[0]["ProfileTime"] != 99 {
 		t.Errorf("machines %+v", got.Machines)
+	}
+	// interrupt_count is labelled: each entry names its processor
+	for i, c := range got.Machines[0].InterruptCount {
+		if c.CPU == nil || *c.CPU != i || c.Count == nil {
+			t.Errorf("interrupt_count[%d] = %+v, want {cpu, kprcb_interrupt_count}", i, c)
+		}
+	}
+	if len(got.Machines[0].InterruptCount) != 2 {
+		t.Errorf("interrupt_count has %d entries", len(got.Machines[0].InterruptCount))
 	}
 	for _, f := range []string{"config.toml", "workload-m1-r1.toml", "buckets.csv", output.TraceFile} {
 		if !slices.Contains(got.Files, f) {

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -9,17 +10,30 @@ import (
 )
 
 // ParseSet reads one --set argument, "key=value". The value is a TOML
-// literal when it parses as one (8 is a number, true a boolean, "x" and
-// [1, 2] what TOML says), and the text as a string otherwise (so
-// --set name=apic needs no quotes). Dates and times are kept as text.
+// literal (8 and 0x10 are integers, 0.25 a float, true a boolean, "x" a
+// string, [1, 2] a list, {a = 1} a table; dates and times are kept as
+// text). Two kinds of bare words are strings without quotes, for
+// convenience: a word that starts with a letter and holds only letters,
+// digits and _ - . : / = + @ (--set hal=apic, --set file=data/w.toml), and a
+// dotted version of three or more numbers (--set version=10.0.19041).
+// Anything else — 1221ms, [1,2, an empty value, words with spaces — is an
+// error that shows how to quote a string, rather than a string that
+// fails later in the scenario.
 func ParseSet(arg string) (string, any, error) {
 	key, text, ok := strings.Cut(arg, "=")
 	key = strings.TrimSpace(key)
 	if !ok || key == "" {
 		return "", nil, fmt.Errorf("--set %q: expected key=value (for example --set interval=10000)", arg)
 	}
-	return key, literal(text), nil
+	v, err := literal(key, text)
+	if err != nil {
+		return "", nil, fmt.Errorf("--set %s: %v", arg, err)
+	}
+	return key, v, nil
 }
+
+// bareString matches the unquoted words --set takes as strings.
+var bareString = regexp.MustCompile(`^(?:[A-Za-z][A-Za-z0-9_.:/=+@-]*|[0-9]+(?:\.[0-9]+){2,})$`)
 
 // ParseSets reads every --set argument into a parameter map; a later
 // value of a key replaces an earlier one.
@@ -35,17 +49,24 @@ func ParseSets(args []string) (map[string]any, error) {
 	return out, nil
 }
 
-// literal reads text as a TOML value, falling back to the text itself.
-func literal(text string) any {
+// literal reads text as a TOML value, or a bare word as a string (see
+// ParseSet).
+func literal(key, text string) (any, error) {
+	t := strings.TrimSpace(text)
 	var doc map[string]any
-	if _, err := toml.Decode("v = "+text, &doc); err != nil {
-		return text
+	if _, err := toml.Decode("v = "+t, &doc); err == nil {
+		if v, ok := doc["v"]; ok {
+			return plain(v, t), nil
+		}
 	}
-	v, ok := doc["v"]
-	if !ok {
-		return text
+	if bareString.MatchString(t) {
+		return t, nil
 	}
-	return plain(v, text)
+	if t == "" {
+		return nil, fmt.Errorf("the value is empty; for an empty string write --set '%s=\"\"'", key)
+	}
+	return nil, fmt.Errorf("%q is not a TOML value (a number such as 1221, true/false, a list such as [1, 2]); "+
+		"to pass it as a string, quote it: --set '%s=\"%s\"'", t, key, strings.ReplaceAll(t, `"`, `\"`))
 }
 
 // plain replaces the TOML date and time types by their text.

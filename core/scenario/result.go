@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/proflab/proflab/core/config"
+	"github.com/proflab/proflab/core/halhost"
 	luart "github.com/proflab/proflab/core/lua"
 	"github.com/proflab/proflab/core/output"
 	"github.com/proflab/proflab/core/runerr"
@@ -30,13 +31,17 @@ const (
 
 // Result is everything a run produced.
 type Result struct {
-	Scenario string         `json:"scenario"`
-	Status   Status         `json:"status"`
-	Seed     uint64         `json:"seed"`
-	Params   map[string]any `json:"params"`
-	Records  map[string]any `json:"records"`
-	Checks   []Check        `json:"checks"`
-	Error    *Error         `json:"error"`
+	// ProflabVersion is the proflab that ran it (core/version).
+	ProflabVersion string `json:"proflab_version"`
+	// Plugins are the configured HALs' plugins: path, sha256, protocol.
+	Plugins  []halhost.Plugin `json:"plugins,omitempty"`
+	Scenario string           `json:"scenario"`
+	Status   Status           `json:"status"`
+	Seed     uint64           `json:"seed"`
+	Params   map[string]any   `json:"params"`
+	Records  map[string]any   `json:"records"`
+	Checks   []Check          `json:"checks"`
+	Error    *Error           `json:"error"`
 	// Machines are the interrupt counts of the machines the run made, per
 	// source and processor.
 	Machines []output.MachineSummary `json:"machines,omitempty"`

@@ -15,6 +15,7 @@ import (
 	luart "github.com/proflab/proflab/core/lua"
 	"github.com/proflab/proflab/core/output"
 	"github.com/proflab/proflab/core/runerr"
+	"github.com/proflab/proflab/core/version"
 )
 
 // maxKeptLog bounds Result.Log (the live Log writer gets everything).
@@ -29,7 +30,7 @@ var errBudget = errors.New("time budget exceeded")
 // budget runs out (kind timeout).
 func Run(ctx context.Context, opt Options) (res Result) {
 	start := time.Now()
-	res = Result{Scenario: opt.File, Seed: opt.Seed, Params: opt.Params, Records: map[string]any{}, Checks: []Check{}}
+	res = Result{ProflabVersion: version.String(), Plugins: opt.Setup.Plugins, Scenario: opt.File, Seed: opt.Seed, Params: opt.Params, Records: map[string]any{}, Checks: []Check{}}
 	if res.Params == nil {
 		res.Params = map[string]any{}
 	}
@@ -96,6 +97,7 @@ func Run(ctx context.Context, opt Options) (res Result) {
 	rt.SetContext(ctx)
 
 	err := rt.Exec(chunkName(opt.File), src)
+	res.Outputs.Capture() // the profiles' intervals, while the HALs still run
 	res.Checks = append(res.Checks, rt.Checks()...)
 	res.Records = rt.Records()
 	lw.mu.Lock()

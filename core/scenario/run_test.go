@@ -138,8 +138,9 @@ func TestParseSet(t *testing.T) {
 		{"on=true", "on", true},
 		{"name=apic", "name", "apic"},
 		{`q="quoted"`, "q", "quoted"},
-		{"s=hello world", "s", "hello world"},
-		{"e=", "e", ""},
+		{`s="hello world"`, "s", "hello world"},
+		{`e=""`, "e", ""},
+		{"path=data/w-1.toml", "path", "data/w-1.toml"},
 		{" k = 3", "k", int64(3)},
 		{"eq=a=b", "eq", "a=b"},
 		{"l=[1, 2]", "l", []any{int64(1), int64(2)}},
@@ -155,6 +156,18 @@ func TestParseSet(t *testing.T) {
 	for _, bad := range []string{"novalue", "=3", " =x"} {
 		if _, _, err := ParseSet(bad); err == nil {
 			t.Errorf("ParseSet(%q): no error", bad)
+		}
+	}
+	// a value that is not TOML and not a bare word is an error that shows
+	// the flag and how to quote a string
+	for bad, want := range map[string]string{
+		"interval=1221ms": `--set interval=1221ms: "1221ms" is not a TOML value`,
+		"b=[1,2":          `--set b=[1,2: "[1,2" is not a TOML value`,
+		"a=":              `--set a=: the value is empty; for an empty string write --set 'a=""'`,
+		"s=hello world":   `quote it: --set 's="hello world"'`,
+	} {
+		if _, _, err := ParseSet(bad); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseSet(%q) = %v, want %q", bad, err, want)
 		}
 	}
 	m, err := ParseSets([]string{"a=1", "a=2", "b=x"})

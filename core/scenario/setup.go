@@ -19,6 +19,9 @@ type Setup struct {
 	// Machine are the defaults of lab.machine{...}: the configuration's
 	// [machine] table (nil: the embedded default configuration's).
 	Machine *config.Machine
+	// Plugins are the configured HALs' plugins as Preflight found them
+	// (nil when the configuration was not preflighted), for result.json.
+	Plugins []halhost.Plugin
 	// Seed and Timeout are the configuration's run seed ([machine] seed)
 	// and budget ([run] timeout), for commands whose flags were not given.
 	Seed    uint64

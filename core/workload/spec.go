@@ -136,6 +136,13 @@ type Function struct {
 	// the loop in order (no randomness), so a timer of a matching period
 	// aliases with it.
 	LoopInstructions uint64 `toml:"loop_instructions,omitempty"`
+	// Caller names the function that calls this one (optional): the
+	// workload's call structure, see [Resolved.Stack]. Each function has
+	// at most one caller, so the functions form call trees; a sample in a
+	// function gets the stack function ← caller ← caller's caller … .
+	// Weight stays the function's own (self) share of execution: a
+	// caller's inclusive time is its own plus its callees'.
+	Caller string `toml:"caller,omitempty"`
 }
 
 // Hotspot is a sub-range of a function with its share of the function's
@@ -295,6 +302,11 @@ type Func struct {
 	// Process is the process whose functions list defined it (-1: an
 	// image's).
 	Process int
+	// Caller is the index in Resolved.Funcs of the function's caller
+	// (-1: none); see Function.Caller.
+	Caller int
+
+	field string // where it was defined, for messages
 }
 
 // ResolvedThread is a thread with its function mix.
@@ -335,11 +347,32 @@ type Resolved struct {
 // Target is the machine a workload is resolved for.
 type Target struct {
 	// X86 selects the 32-bit layout: the built-in kernel image loads at
-	// 0x80400000 rather than 0xFFFFF80000000000.
+	// 0x80400000 rather than 0xFFFFF80000000000, and every address is
+	// below 4 GB.
 	X86 bool
 	// UserProbeAddress is the machine's MmUserProbeAddress: a function
 	// above it that no kernel image holds runs in kernel mode.
 	UserProbeAddress uint64
+}
+
+// outsideAddressSpace says why [addr, addr+size) cannot exist on the
+// target machine, or returns "": an x86 machine's addresses are 32 bits
+// (0 … 0xFFFFFFFF); an x64 machine's are canonical, user space 0 …
+// 0x7FFFFFFFFFFF and system space from 0xFFFF800000000000, a range lying
+// in one of them.
+func outsideAddressSpace(t Target, addr, size uint64) string {
+	last := addr + size - 1
+	if t.X86 {
+		if last > 0xFFFFFFFF {
+			return fmt.Sprintf("0x%X…0x%X lies above the x86 machine's 4 GB address space (0x0…0xFFFFFFFF): use an address below 0x80000000 for user code or from 0x80000000 for kernel code, or make the machine x64", addr, last)
+		}
+		return ""
+	}
+	const userEnd, systemStart = 0x7FFFFFFFFFFF, 0xFFFF800000000000
+	if (last <= userEnd) || (addr >= systemStart) {
+		return ""
+	}
+	return fmt.Sprintf("0x%X…0x%X is not in the x64 machine's address space (user 0x0…0x7FFFFFFFFFFF, system from 0xFFFF800000000000: the addresses between are not canonical)", addr, last)
 }
 
 // kernelImage is the built-in kernel image for t.
@@ -382,7 +415,7 @@ func (s *Spec) Resolve(target Target) (*Resolved, error) {
 	r := &Resolved{}
 	byName := map[string]int{}
 	addFunc := func(field string, f Function, img *Image, proc int) {
-		rf := Func{Function: f, Index: len(r.Funcs), Process: proc}
+		rf := Func{Function: f, Index: len(r.Funcs), Process: proc, field: field}
 		if rf.CPI == 0 {
 			rf.CPI = 1
 		}
@@ -418,6 +451,12 @@ func (s *Spec) Resolve(target Target) (*Resolved, error) {
 			c.add(join(field, "size"), "must be > 0")
 		} else if rf.Addr+f.Size-1 < rf.Addr {
 			c.add(join(field, "size"), "base + size overflows 64 bits")
+		} else if msg := outsideAddressSpace(target, rf.Addr, f.Size); msg != "" {
+			name := "base"
+			if img != nil && img.Base != 0 {
+				name = "offset"
+			}
+			c.add(join(field, name), "%s", msg)
 		}
 		c.weight(join(field, "weight"), f.Weight)
 		if math.IsNaN(rf.CPI) || rf.CPI <= 0 || rf.CPI > 1000 {
@@ -575,6 +614,7 @@ func (s *Spec) Resolve(target Target) (*Resolved, error) {
 			}
 		}
 	}
+	checkCallers(c, r, byName)
 	if err := errors.Join(c.errs...); err != nil {
 		return nil, err
 	}

@@ -148,6 +148,40 @@ func TestErrorsNameTheField(t *testing.T) {
 	}
 }
 
+// A workload whose functions lie outside the machine's address space
+// cannot exist: an error naming the field, not a silent run.
+func TestAddressSpace(t *testing.T) {
+	p := proc("app")
+	for _, tc := range []struct {
+		name   string
+		target workload.Target
+		fn     workload.Function
+		want   string // "" for none
+	}{
+		{"x86 above 4 GB", x86, workload.Function{Name: "f", Base: 0x140001000, Size: 0x100, Weight: 1}, "function[1].base: 0x140001000…0x1400010FF lies above the x86 machine's 4 GB"},
+		{"x86 crossing 4 GB", x86, workload.Function{Name: "f", Base: 0xFFFFFF00, Size: 0x200, Weight: 1}, "function[1].base"},
+		{"x86 kernel code", x86, workload.Function{Name: "f", Base: 0x90001000, Size: 0x100, Weight: 1}, ""},
+		{"x64 image base", x64, workload.Function{Name: "f", Base: 0x140001000, Size: 0x100, Weight: 1}, ""},
+		{"x64 not canonical", x64, workload.Function{Name: "f", Base: 0x0000800000000000, Size: 0x100, Weight: 1}, "function[1].base: 0x800000000000…0x8000000000FF is not in the x64 machine's address space"},
+		{"x64 straddling user space's end", x64, workload.Function{Name: "f", Base: 0x7FFFFFFFFF00, Size: 0x200, Weight: 1}, "not canonical"},
+		{"x64 system space", x64, workload.Function{Name: "f", Base: 0xFFFFF80000400000, Size: 0x100, Weight: 1}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := workload.OneProcess("app", p, []workload.Function{tc.fn}).Resolve(tc.target)
+			if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+				t.Errorf("error %v, want %q", err, tc.want)
+			}
+		})
+	}
+	spec := &workload.Spec{
+		Images:    []workload.Image{{Name: "app.exe", Base: 0x140000000, Functions: []workload.Function{{Name: "main", Offset: 0x1000, Size: 0x100, Weight: 1}}}},
+		Processes: []workload.Process{{Name: "app", Proc: p}},
+	}
+	if _, err := spec.Resolve(x86); err == nil || !strings.Contains(err.Error(), "image[1].function[1].offset: 0x140001000") {
+		t.Errorf("an image above 4 GB on x86: %v", err)
+	}
+}
+
 func TestTOMLErrors(t *testing.T) {
 	tests := []struct{ name, src, want string }{
 		{"unknown", "[[process]]\nname = \"a\"\ncolour = 1\n", `w.toml:3: unknown key "process.colour"`},

@@ -20,7 +20,8 @@ type fixedSkid struct {
 func newHAL() hal.HAL {
 	f := &fixedSkid{}
 	f.s.Skid = 3
-	f.Base = hal.Base{Name: "fixed-skid", Version: "1.0.0", Sources: f.sources, Program: f.program}
+	f.Base = hal.Base{Name: "fixed-skid", Version: "1.0.0", Sources: f.sources, Program: f.program,
+		Counters: func(hal.Machine) uint32 { return 2 }} // HalQueryProfileNumberOfCounters: one counter per source
 	return f
 }
 

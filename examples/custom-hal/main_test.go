@@ -44,6 +44,9 @@ func TestSkidSetting(t *testing.T) {
 	if err := hal.Local(newHAL).Configure(haltest.Machines()[0], []byte(`{"skid": 5000}`)); err == nil {
 		t.Fatal("skid 5000 accepted")
 	}
+	if n, err := in.NumberOfCounters(); n != 2 || err != nil {
+		t.Fatalf("HalQueryProfileNumberOfCounters: %d, %v, want 2 (one counter per source)", n, err)
+	}
 }
 
 // Built as a plugin, it passes `proflab hal check` and shows in
@@ -68,7 +71,7 @@ func TestProflabHalCheck(t *testing.T) {
 		}
 	}
 	out, err := exec.Command(proflab, "hal", "check", plugin).CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "16 passed, 0 failed") {
+	if err != nil || !strings.Contains(string(out), "18 passed, 0 failed") {
 		t.Fatalf("proflab hal check: %v\n%s", err, out)
 	}
 
@@ -84,7 +87,7 @@ func TestProflabHalCheck(t *testing.T) {
 	if errors.As(err, &ee) && strings.Contains(string(out), "proflab-hal-") {
 		t.Skipf("the shipped plugins are not built (make build): %s", out)
 	}
-	if err != nil || !strings.Contains(string(out), "skid (fixed-skid 1.0.0): 2 sources") {
+	if err != nil || !strings.Contains(string(out), "skid (fixed-skid 1.0.0): 2 sources, 2 counters per processor") {
 		t.Fatalf("proflab hal list: %v\n%s", err, out)
 	}
 

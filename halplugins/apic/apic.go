@@ -1,15 +1,19 @@
 // Package apic is the logic of proflab's shipped APIC HAL: ProfileTime from
 // each processor's local APIC timer, in periodic mode, as ReactOS's APIC
 // HAL and the Windows HALs' default profile interface do (nt-profiling.md
-// §4.3–§4.5). The plugin's main is cmd/proflab-hal-apic; the same logic
+// §4.3–§4.6). The plugin's main is cmd/proflab-hal-apic; the same logic
 // runs in-process with `transport = "inproc"`.
 //
-// Behaviour: ProfileTime only, interval in 100 ns units, default 39063,
-// minimum 1221, maximum 10,000,000 (hal.TimerBounds). A set outside the
-// bounds is clamped. Each processor keeps its own interval. Starting
-// programs the processor's timer periodic with its interval; stopping masks
-// it; a set on a processor where ProfileTime is started reprograms the
-// period (restarting the count).
+// Behaviour: ProfileTime only, described as "Timer", interval in 100 ns
+// units, with the bounds of the timer HAL of the machine's Windows version
+// (hal.TimerBoundsFor): on every 10.0 version default 10000 (1 ms),
+// minimum 1221, maximum 1,000,000, as Windows' own tools report (§4.6);
+// before 10.0 default 39063, minimum 1221, maximum 10,000,000 (§4.5 and
+// the lab's choice of maximum). A bound set in the settings wins over the
+// version's. A set outside the bounds is clamped. Each processor keeps its
+// own interval. Starting programs the processor's timer periodic with its
+// interval; stopping masks it; a set on a processor where ProfileTime is
+// started reprograms the period (restarting the count).
 package apic
 
 import (
@@ -22,32 +26,43 @@ import (
 const Name = "apic"
 
 // Version is the HAL's version.
-const Version = "1.0.0"
+const Version = "1.1.0"
 
-// Settings are the APIC HAL's `[hal.apic.settings]`. Zero fields are
-// invalid; the defaults are nt-profiling.md §4.5's.
+// Settings are the APIC HAL's `[hal.apic.settings]`. A zero field takes
+// the value of the timer HAL of the machine's Windows version
+// (hal.TimerBoundsFor); a set field wins on every version.
 type Settings struct {
-	// Min is ProfileTime's minimum interval in 100 ns units (default 1221).
+	// Min is ProfileTime's minimum interval in 100 ns units (0: the
+	// version's, 1221).
 	Min uint32 `json:"min"`
-	// Max is the maximum interval in 100 ns units (default 10,000,000).
+	// Max is the maximum interval in 100 ns units (0: the version's,
+	// 1,000,000 on 10.0 and 10,000,000 before).
 	Max uint32 `json:"max"`
-	// Default is the interval before any set, in 100 ns units (default
-	// 39063).
+	// Default is the interval before any set, in 100 ns units (0: the
+	// version's, 10000 on 10.0 and 39063 before).
 	Default uint32 `json:"default"`
 }
 
-// DefaultSettings returns the documented defaults.
-func DefaultSettings() Settings {
-	b := hal.TimerBounds()
-	return Settings{Min: b.Min, Max: b.Max, Default: b.Default}
-}
+// DefaultSettings returns the documented defaults: every bound the
+// version's.
+func DefaultSettings() Settings { return Settings{} }
 
-// Bounds returns the settings as interval bounds, or an error naming the
+// Bounds returns the settings as interval bounds on a machine of version,
+// each zero field replaced by the version's, or an error naming the
 // setting that is wrong.
-func (s Settings) Bounds() (hal.Bounds, error) {
-	b := hal.Bounds{Min: s.Min, Max: s.Max, Default: s.Default}
+func (s Settings) Bounds(version string) (hal.Bounds, error) {
+	b := hal.TimerBoundsFor(version)
+	if s.Min != 0 {
+		b.Min = s.Min
+	}
+	if s.Max != 0 {
+		b.Max = s.Max
+	}
+	if s.Default != 0 {
+		b.Default = s.Default
+	}
 	if b.Min < 1 || b.Min > b.Default || b.Default > b.Max {
-		return b, fmt.Errorf("settings want 1 <= min <= default <= max, got min=%d default=%d max=%d", b.Min, b.Default, b.Max)
+		return b, fmt.Errorf("settings want 1 <= min <= default <= max, got min=%d default=%d max=%d (unset ones are Windows %s's)", b.Min, b.Default, b.Max, version)
 	}
 	return b, nil
 }
@@ -77,7 +92,7 @@ func (a *APIC) Settings() any { return &a.settings }
 
 // Configure checks the settings and configures the base.
 func (a *APIC) Configure(m hal.Machine) error {
-	b, err := a.settings.Bounds()
+	b, err := a.settings.Bounds(m.Version)
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,7 @@ import (
 
 func TestTimerProgramming(t *testing.T) {
 	in := hal.Local(apic.New)
-	if err := in.Configure(hal.Machine{CPUs: 4, FreqMHz: 3000, Vendor: hal.VendorAMD, Arch: "x86"}, nil); err != nil {
+	if err := in.Configure(hal.Machine{CPUs: 4, FreqMHz: 3000, Vendor: hal.VendorAMD, Arch: "x86", Version: "6.1"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
@@ -49,5 +49,39 @@ func TestTimerProgramming(t *testing.T) {
 		if info[i].Interval != want {
 			t.Errorf("processor %d interval %d, want %d", i, info[i].Interval, want)
 		}
+	}
+}
+
+// The timer HAL follows the machine's version (nt-profiling.md §4.5, §4.6),
+// and a bound set in the settings wins on every version.
+func TestTimerPerVersion(t *testing.T) {
+	tests := []struct {
+		version, settings string
+		want              hal.Bounds
+		clampedMax        uint32 // what a set of 5,000,000 leaves
+	}{
+		{"10.0.19041", "", hal.Bounds{Min: 1221, Max: 1_000_000, Default: 10000}, 1_000_000},
+		{"10.0.10240", "", hal.Bounds{Min: 1221, Max: 1_000_000, Default: 10000}, 1_000_000},
+		{"6.3", "", hal.Bounds{Min: 1221, Max: 10_000_000, Default: 39063}, 5_000_000},
+		{"3.51", "", hal.Bounds{Min: 1221, Max: 10_000_000, Default: 39063}, 5_000_000},
+		{"10.0.19041", `{"max": 10000000, "default": 39063}`, hal.Bounds{Min: 1221, Max: 10_000_000, Default: 39063}, 5_000_000},
+		{"6.1", `{"default": 10000}`, hal.Bounds{Min: 1221, Max: 10_000_000, Default: 10000}, 5_000_000},
+	}
+	for _, tt := range tests {
+		in := hal.Local(apic.New)
+		if err := in.Configure(hal.Machine{CPUs: 1, FreqMHz: 3000, Vendor: hal.VendorIntel, Arch: "x64", Version: tt.version}, []byte(tt.settings)); err != nil {
+			t.Fatalf("%s %s: %v", tt.version, tt.settings, err)
+		}
+		d, _ := in.Describe()
+		if len(d.Sources) != 1 || d.Sources[0].Bounds != tt.want || d.Sources[0].Description != "Timer" {
+			t.Errorf("%s %s: %+v, want bounds %+v and description Timer", tt.version, tt.settings, d.Sources, tt.want)
+		}
+		if eff, _, _ := in.SetInterval([]int{0}, hal.ProfileTime, 5_000_000); eff[0] != tt.clampedMax {
+			t.Errorf("%s %s: a set of 5000000 left %d, want %d", tt.version, tt.settings, eff[0], tt.clampedMax)
+		}
+	}
+	in := hal.Local(apic.New)
+	if err := in.Configure(hal.Machine{CPUs: 1, FreqMHz: 3000, Version: "10.0.19041"}, []byte(`{"default": 2000000}`)); err == nil {
+		t.Error("a default above 10.0's maximum was accepted")
 	}
 }

@@ -79,6 +79,10 @@ type Base struct {
 	// Quantise maps a clamped interval to the one the hardware can do
 	// (a timer's tick granularity, say). Optional.
 	Quantise func(src Source, interval uint32) uint32
+	// Counters returns the counters per processor the HAL reports for
+	// HalQueryProfileNumberOfCounters ([CounterReporter]) on the
+	// configured machine. Optional (nil reports 0: no counters).
+	Counters func(m Machine) uint32
 
 	configured bool
 	machine    Machine
@@ -92,7 +96,10 @@ type sourceState struct {
 	started  []bool   // per processor
 }
 
-var _ HAL = (*Base)(nil)
+var (
+	_ HAL             = (*Base)(nil)
+	_ CounterReporter = (*Base)(nil)
+)
 
 // Configure records the machine and the sources on it.
 func (b *Base) Configure(m Machine) error {
@@ -108,10 +115,10 @@ func (b *Base) Configure(m Machine) error {
 	for i := range specs {
 		s := &specs[i]
 		if s.Name == "" {
-			s.Name = s.Source.Name()
+			s.Name = SourceName(m.Vendor, s.Source)
 		}
 		if s.Description == "" {
-			s.Description = s.Source.Description()
+			s.Description = SourceDescription(m.Vendor, s.Source)
 		}
 		if _, dup := b.state[s.Source]; dup {
 			return fmt.Errorf("hal.Base: source %s listed twice by Sources", s.Source)
@@ -245,6 +252,18 @@ func (b *Base) startStop(cpus []int, src Source, on bool) (Programming, error) {
 		p = p.Merge(b.program(Event{Kind: kind, CPU: c, Source: src, Interval: st.interval[c]}))
 	}
 	return p, nil
+}
+
+// NumberOfCounters answers HalQueryProfileNumberOfCounters from
+// Counters (0 if it is nil).
+func (b *Base) NumberOfCounters() (uint32, error) {
+	if !b.configured {
+		return 0, errors.New("hal.Base: NumberOfCounters before Configure")
+	}
+	if b.Counters == nil {
+		return 0, nil
+	}
+	return b.Counters(b.machine), nil
 }
 
 // Reset stops everything, restores default intervals and answers

@@ -88,6 +88,25 @@ type InterruptHook interface {
 	Interrupts(batch []Interrupt) (Programming, error)
 }
 
+// CounterReporter is a HAL that answers HalQuerySystemInformation with
+// HalQueryProfileNumberOfCounters (HAL information class 0x2C, Windows 10
+// 1903 and later): how many performance counters each processor has for
+// profiling. From 1903 the kernel takes its limit on the counters one ETW
+// logger may collect (SystemPerformanceTraceInformation sub-class 0x0F)
+// from it: the largest count any of the machine's HALs reports
+// (nt-profiling.md §5.1). [Base] implements it (from Base.Counters); a HAL
+// that is not a CounterReporter reports 0.
+type CounterReporter interface {
+	// NumberOfCounters returns the counters per processor, 0…MaxCounters;
+	// 0 for a HAL with no counters (a timer HAL, or a PMU HAL whose
+	// interface offers no counter sources).
+	NumberOfCounters() (uint32, error)
+}
+
+// MaxCounters is the most counters a HAL may report: no x86 or x64
+// processor has more general-purpose performance counters per processor.
+const MaxCounters = 32
+
 // InterruptBatchMax is the largest batch the lab hands an [InterruptHook].
 const InterruptBatchMax = 4096
 
@@ -104,7 +123,8 @@ type Machine struct {
 	Vendor string
 	// Arch is "x86" or "x64".
 	Arch string
-	// Version is the modelled Windows version ("10.0.19041", "6.1", …).
+	// Version is the modelled Windows version ("10.0.19041", "6.1", …);
+	// empty means the lab's default, 10.0.19041.
 	Version string
 	// Seed seeds anything random the HAL does (skid draws, jitter): the
 	// same seed must give the same programming.
@@ -131,11 +151,11 @@ type Description struct {
 type SourceSpec struct {
 	// Source is the KPROFILE_SOURCE value.
 	Source Source
-	// Name is the source's name, "Profile" + Description ("ProfileTime").
-	// Empty means Source.Name().
+	// Name is the source's name, "Profile" + Description
+	// ("ProfileTotalIssues"). Empty means SourceName(vendor, Source).
 	Name string
-	// Description is the HAL's description string ("Time"). Empty means
-	// Source.Description().
+	// Description is the HAL's description string ("Timer",
+	// "TotalIssues"). Empty means SourceDescription(vendor, Source).
 	Description string
 	// Units is the interval's unit: Units100ns or UnitsEvents.
 	Units string

@@ -75,7 +75,7 @@ func TestBaseClampsQuantisesAndReprograms(t *testing.T) {
 		t.Fatal(err)
 	}
 	d, _ := in.Describe()
-	if d.Settings != `{"rate":5,"names":null}` || d.Sources[0].Name != "ProfileTime" || d.Sources[0].Description != "Time" {
+	if d.Settings != `{"rate":5,"names":null}` || d.Sources[0].Name != "ProfileTime" || d.Sources[0].Description != "Timer" {
 		t.Errorf("describe %+v", d)
 	}
 	for _, tt := range []struct{ set, want uint32 }{{0, 100}, {99, 100}, {250, 200}, {999, 900}, {5000, 1000}} {

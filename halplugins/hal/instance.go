@@ -30,6 +30,9 @@ type Instance interface {
 	StartInterrupt(cpus []int, src Source) (Programming, error)
 	// StopInterrupt is HAL.StopInterrupt.
 	StopInterrupt(cpus []int, src Source) (Programming, error)
+	// NumberOfCounters is CounterReporter.NumberOfCounters
+	// (HalQueryProfileNumberOfCounters); 0 if the HAL is not one.
+	NumberOfCounters() (uint32, error)
 	// RefillTimer is TimerRefiller.RefillTimer; ErrUnsupported if the HAL
 	// is not one.
 	RefillTimer(cpus []int) (Programming, error)
@@ -187,6 +190,16 @@ func (l *local) StopInterrupt(cpus []int, src Source) (p Programming, err error)
 		return e
 	})
 	return p, err
+}
+
+func (l *local) NumberOfCounters() (n uint32, err error) {
+	err = l.guard("number of counters", true, func() (e error) {
+		if r, ok := l.h.(CounterReporter); ok {
+			n, e = r.NumberOfCounters()
+		}
+		return e
+	})
+	return n, err
 }
 
 func (l *local) RefillTimer(cpus []int) (p Programming, err error) {

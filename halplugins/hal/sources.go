@@ -44,29 +44,42 @@ const (
 	UnitsEvents = "events" // counter sources: occurrences of the counted event
 )
 
-// TimerBounds are ProfileTime's bounds on the shipped APIC HAL, in 100 ns
-// units: minimum 1221 (≈122 µs), default 39063 (≈3.9 ms), maximum
-// 10,000,000 (1 s) (nt-profiling.md §4.5).
+// TimerBounds are ProfileTime's bounds on the shipped APIC HAL before
+// 10.0, in 100 ns units: minimum 1221 (≈122 µs), default 39063 (≈3.9 ms),
+// maximum 10,000,000 (1 s) (nt-profiling.md §4.5). TimerBoundsFor gives a
+// version's.
 func TimerBounds() Bounds { return nt.TimerBounds }
 
+// TimerBoundsFor returns ProfileTime's bounds on the timer HAL of a
+// Windows version ([Machine.Version]): on every 10.0 version minimum 1221,
+// default 10000 (1 ms), maximum 1,000,000 (§4.6); before, TimerBounds.
+func TimerBoundsFor(version string) Bounds { return nt.TimerBoundsFor(version) }
+
 // CounterBounds are every counter source's bounds on the shipped PMU HAL,
-// in events: minimum 4096, default 65536, maximum 0x7FFFFFFF (§4.5).
+// in events: minimum 4096, default 65536, maximum 0x7FFFFFFF (§4.5, §4.6).
 func CounterBounds() Bounds { return nt.CounterBounds }
 
 // CounterSources returns the counter-overflow sources of the vendor's HAL
-// profile interface (§4.4), in source order, ProfileTime excluded: the Emon
-// list on GenuineIntel, the Amd64 general list on AuthenticAMD, nil
-// otherwise. The slice is the caller's.
-func CounterSources(vendor string) []Source {
-	var s []Source
-	switch vendor {
-	case VendorIntel:
-		s = nt.IntelCounterSources
-	case VendorAMD:
-		s = nt.AMDCounterSources
-	}
-	return append([]Source(nil), s...)
-}
+// profile interface (§4.4), in source order, ProfileTime excluded, on
+// every version: the Emon list on GenuineIntel; on AuthenticAMD the Amd64
+// general sources and the processor-specific ones 0x19–0xBF; nil
+// otherwise. CounterSourcesFor applies a version. The slice is the
+// caller's.
+func CounterSources(vendor string) []Source { return nt.VendorCounterSources(vendor) }
+
+// CounterSourcesFor is CounterSources on the machine's version and
+// architecture: nil where that version's HAL has no counter sources (no
+// 32-bit HAL before 6.2, no GenuineIntel x64 HAL before 6.0; §1.2, §3.4).
+func CounterSourcesFor(m Machine) []Source { return nt.CounterSourcesFor(m.Vendor, m.Arch, m.Version) }
+
+// SourceDescription returns the vendor's HAL description string for a
+// source ("Timer", "TotalIssues", "FPDispatchedFPUOps" for 0x19 on
+// AuthenticAMD).
+func SourceDescription(vendor string, s Source) string { return nt.SourceDescription(vendor, s) }
+
+// SourceName returns the vendor's name of a source, "Profile" + its
+// description string.
+func SourceName(vendor string, s Source) string { return nt.SourceName(vendor, s) }
 
 // EventSelect returns the event-select register value the vendor's HAL
 // interface programs for a source (§4.4), and whether it has one.

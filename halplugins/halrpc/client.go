@@ -226,6 +226,24 @@ func (r *remote) Abilities() (hal.Abilities, error) {
 	return hal.Abilities{TimerRefiller: a.GetTimerRefiller(), ControlAreaObserver: a.GetControlAreaObserver(), InterruptHook: a.GetInterruptHook()}, nil
 }
 
+// NumberOfCounters asks HalQueryProfileNumberOfCounters. A plugin built
+// before the call existed answers UNIMPLEMENTED: it reports 0 counters,
+// as a HAL that is not a hal.CounterReporter does in-process.
+func (r *remote) NumberOfCounters() (uint32, error) {
+	var a *pb.CountersResponse
+	err := r.c.call("number of counters", func(ctx context.Context) (e error) {
+		a, e = r.c.rpc.NumberOfCounters(ctx, &pb.InstanceRequest{Instance: r.id})
+		return e
+	})
+	if errors.Is(err, hal.ErrUnsupported) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	return a.GetCounters(), nil
+}
+
 // programming runs a call answering Programming.
 func (r *remote) programming(what string, fn func(ctx context.Context) (*pb.Programming, error)) (hal.Programming, error) {
 	var p *pb.Programming

@@ -114,6 +114,21 @@ func TestRoundTripMatchesInProcess(t *testing.T) {
 	}
 }
 
+// HalQueryProfileNumberOfCounters crosses the boundary; a plugin that
+// answers UNIMPLEMENTED (built before the call existed) reports 0.
+func TestNumberOfCounters(t *testing.T) {
+	for mode, want := range map[string]uint32{"counters": 6, "ok": 0, "old": 0} {
+		c := start(t, halrpc.Options{Path: testPlugin, Args: []string{"-mode", mode}})
+		in := c.NewInstance()
+		if err := in.Configure(machine, nil); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := in.NumberOfCounters(); n != want || err != nil {
+			t.Errorf("mode %s: %d, %v, want %d", mode, n, err, want)
+		}
+	}
+}
+
 func TestConformanceAcrossProcessBoundary(t *testing.T) {
 	c := start(t, halrpc.Options{Path: apicPlugin})
 	for _, r := range haltest.Check(func() (hal.Instance, error) { return c.NewInstance(), nil }) {

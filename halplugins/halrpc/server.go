@@ -166,6 +166,18 @@ func (s *server) Abilities(_ context.Context, r *pb.InstanceRequest) (*pb.Abilit
 	return &pb.AbilitiesResponse{TimerRefiller: a.TimerRefiller, ControlAreaObserver: a.ControlAreaObserver, InterruptHook: a.InterruptHook}, nil
 }
 
+func (s *server) NumberOfCounters(_ context.Context, r *pb.InstanceRequest) (*pb.CountersResponse, error) {
+	in, err := s.get(r.GetInstance())
+	if err != nil {
+		return nil, err
+	}
+	n, err := in.NumberOfCounters()
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return &pb.CountersResponse{Counters: n}, nil
+}
+
 // programming runs one call answering Programming.
 func (s *server) programming(id string, fn func(hal.Instance) (hal.Programming, error)) (*pb.Programming, error) {
 	in, err := s.get(id)

@@ -71,6 +71,7 @@ var checks = []check{
 	{"reset restores the defaults", checkReset},
 	{"instances are independent", checkIndependent},
 	{"bad processor sets are errors", checkBadCPUs},
+	{"number of counters is sane", checkNumberOfCounters},
 }
 
 // Check runs every check on every machine of Machines and returns the
@@ -186,8 +187,11 @@ func CheckDescription(d hal.Description) error {
 		if i > 0 && s.Source <= d.Sources[i-1].Source {
 			errs = append(errs, fmt.Errorf("sources are not in ascending order without repeats: %s after %s", s.Source, d.Sources[i-1].Source))
 		}
-		if s.Name != s.Source.Name() {
+		if s.Source < 0x18 /* ProfileMaximum: the sources WDM.H names */ && s.Name != s.Source.Name() {
 			errs = append(errs, fmt.Errorf("source 0x%X is named %q, NT names it %q", uint32(s.Source), s.Name, s.Source.Name()))
+		}
+		if s.Source >= 0x18 && s.Name != "Profile"+s.Description {
+			errs = append(errs, fmt.Errorf("source 0x%X is named %q: a processor-specific source's name is \"Profile\" + its description %q (nt-profiling.md §4.4)", uint32(s.Source), s.Name, s.Description))
 		}
 		if s.Description == "" {
 			errs = append(errs, fmt.Errorf("%s has no description", s.Name))
@@ -359,6 +363,40 @@ func checkStartStop(newInst NewInstance, m hal.Machine) error {
 				return fmt.Errorf("%s %s on processors %v programmed processors %v (log: %q)", call, s.Name, cpus, keys(got), p.Log)
 			}
 		}
+	}
+	return nil
+}
+
+// checkNumberOfCounters: HalQueryProfileNumberOfCounters answers without
+// error, at most hal.MaxCounters, and the same after sources were started
+// and the instance reset (it describes the hardware, not its use).
+func checkNumberOfCounters(newInst NewInstance, m hal.Machine) error {
+	in, d, err := configured(newInst, m)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	n, err := in.NumberOfCounters()
+	if err != nil {
+		return fmt.Errorf("number of counters: %w", err)
+	}
+	if n > hal.MaxCounters {
+		return fmt.Errorf("number of counters is %d, more than any processor has (at most %d)", n, hal.MaxCounters)
+	}
+	for _, s := range d.Sources {
+		if _, err := in.StartInterrupt(allCPUs(m), s.Source); err != nil {
+			return fmt.Errorf("start %s: %w", s.Name, err)
+		}
+	}
+	if _, err := in.Reset(); err != nil {
+		return fmt.Errorf("reset: %w", err)
+	}
+	again, err := in.NumberOfCounters()
+	if err != nil {
+		return fmt.Errorf("number of counters after reset: %w", err)
+	}
+	if again != n {
+		return fmt.Errorf("number of counters changed from %d to %d after starting every source and a reset", n, again)
 	}
 	return nil
 }

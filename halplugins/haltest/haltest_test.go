@@ -41,6 +41,40 @@ func TestCheckFindsFaults(t *testing.T) {
 	}
 }
 
+// tooMany reports more counters than any processor has, and a different
+// count each time it is asked.
+type tooMany struct {
+	hal.HAL
+	n *uint32
+}
+
+func (b tooMany) NumberOfCounters() (uint32, error) { *b.n += 40; return *b.n, nil }
+
+func TestCheckFindsBadCounterCount(t *testing.T) {
+	rs := haltest.Check(func() (hal.Instance, error) {
+		return hal.Local(func() hal.HAL { return tooMany{apic.New(), new(uint32)} }), nil
+	})
+	var msgs []string
+	for _, r := range rs {
+		if r.Err != nil {
+			msgs = append(msgs, r.Check+": "+r.Err.Error())
+		}
+	}
+	if all := strings.Join(msgs, "\n"); !strings.Contains(all, "number of counters is 40, more than any processor has") {
+		t.Errorf("no failure about the counter count:\n%s", all)
+	}
+	rs = haltest.Check(func() (hal.Instance, error) {
+		return hal.Local(func() hal.HAL { n := ^uint32(0) - 37; return tooMany{apic.New(), &n} }), nil
+	})
+	found := false
+	for _, r := range rs {
+		found = found || r.Err != nil && strings.Contains(r.Err.Error(), "changed from 2 to 42")
+	}
+	if !found {
+		t.Errorf("a count that changes passed: %+v", rs)
+	}
+}
+
 func TestShippedPass(t *testing.T) {
 	if rs := haltest.Check(func() (hal.Instance, error) { return hal.Local(apic.New), nil }); haltest.Failed(rs) {
 		t.Fatalf("%+v", rs)

@@ -5,7 +5,9 @@
 //
 // Behaviour:
 //
-//   - Sources (GenuineIntel only; on AuthenticAMD it supports nothing):
+//   - Sources (GenuineIntel only, and only where the machine's version
+//     has Intel counter sources, x64 from 6.0 and x86 from 6.2, unless
+//     `every_version` is set; on AuthenticAMD it supports nothing):
 //     the PEBS-capable counter sources of the Emon interface —
 //     ProfileTotalIssues, ProfileBranchInstructions, ProfileCacheMisses,
 //     ProfileBranchMispredictions, ProfileInstructionRetired,
@@ -39,7 +41,7 @@ import (
 const Name = "pebs"
 
 // Version is the HAL's version.
-const Version = "1.0.0"
+const Version = "1.1.0"
 
 // Sources are the sources the PEBS HAL supports on GenuineIntel.
 func Sources() []hal.Source {
@@ -67,6 +69,10 @@ type Settings struct {
 	Min     uint32 `json:"min"`
 	Max     uint32 `json:"max"`
 	Default uint32 `json:"default"`
+	// EveryVersion offers the sources whatever the machine's Windows
+	// version and architecture (by default, only where the version's HAL
+	// has Intel counter sources: x64 from 6.0, x86 from 6.2).
+	EveryVersion bool `json:"every_version"`
 }
 
 // DefaultSettings returns the documented defaults.
@@ -108,12 +114,21 @@ var (
 // New returns a fresh PEBS HAL with the default settings.
 func New() hal.HAL {
 	p := &PEBS{settings: DefaultSettings()}
-	p.Base = hal.Base{Name: Name, Version: Version, Sources: p.sources, Program: p.program}
+	p.Base = hal.Base{Name: Name, Version: Version, Sources: p.sources, Program: p.program, Counters: p.counters}
 	return p
 }
 
 // Settings returns the settings for the SDK to decode into.
 func (p *PEBS) Settings() any { return &p.settings }
+
+// counters answers HalQueryProfileNumberOfCounters: the PEBS-capable
+// counters per processor, or 0 where the HAL offers no source.
+func (p *PEBS) counters(hal.Machine) uint32 {
+	if len(p.Describe().Sources) == 0 {
+		return 0
+	}
+	return uint32(p.settings.Counters)
+}
 
 // Configure checks the settings and sets up the counters.
 func (p *PEBS) Configure(m hal.Machine) error {
@@ -125,7 +140,7 @@ func (p *PEBS) Configure(m hal.Machine) error {
 }
 
 func (p *PEBS) sources(m hal.Machine) []hal.SourceSpec {
-	if m.Vendor != hal.VendorIntel {
+	if m.Vendor != hal.VendorIntel || hal.CounterSourcesFor(m) == nil && !p.settings.EveryVersion {
 		return nil
 	}
 	b := hal.Bounds{Min: p.settings.Min, Max: p.settings.Max, Default: p.settings.Default}

@@ -6,12 +6,21 @@
 //
 // Behaviour:
 //
-//   - Sources: hal.CounterSources(vendor) — on GenuineIntel ProfileTotalIssues,
-//     ProfileBranchInstructions, ProfileCacheMisses,
+//   - Sources: hal.CounterSourcesFor(machine) — on GenuineIntel
+//     ProfileTotalIssues, ProfileBranchInstructions, ProfileCacheMisses,
 //     ProfileBranchMispredictions, ProfileTotalCycles and the Emon
 //     processor-specific sources 0x19–0x1F; on AuthenticAMD the Amd64
-//     general sources. Not ProfileTime: that is the apic HAL's, so that
+//     general sources and the Amd64 processor-specific sources 0x19–0xBF
+//     with their own description strings ("FPDispatchedFPUOps", …, §4.6).
+//     Not ProfileTime: that is the apic HAL's, so that
 //     `hal = {"apic", "pmu"}` composes.
+//   - The HAL of the machine's version (nt-profiling.md's choices, §1.2,
+//     §3.4): no counter sources on a 32-bit machine before 6.2, none on
+//     GenuineIntel x64 before 6.0; AuthenticAMD x64 from 5.2 (the x64 HAL
+//     of 2003 SP1). The setting `every_version` offers the vendor's
+//     sources on every version and architecture instead.
+//   - HalQueryProfileNumberOfCounters (from 1903): `counters`, or 0 where
+//     the HAL has no counter sources.
 //   - Intervals in events, default 65536, minimum 4096, maximum 0x7FFFFFFF
 //     (hal.CounterBounds); a set outside the bounds is clamped, per
 //     processor.
@@ -53,7 +62,7 @@ import (
 const Name = "pmu"
 
 // Version is the HAL's version.
-const Version = "1.0.0"
+const Version = "1.1.0"
 
 // MaxCounters is the most counters per processor a setting may ask for
 // (IA32_PERFEVTSEL0–7).
@@ -92,6 +101,10 @@ type Settings struct {
 	// CounterAllocationFails makes the HAL's per-processor counter memory
 	// allocation fail.
 	CounterAllocationFails bool `json:"counter_allocation_fails"`
+	// EveryVersion offers the vendor's counter sources whatever the
+	// machine's Windows version and architecture (by default they follow
+	// the version: none on x86 before 6.2, none on Intel x64 before 6.0).
+	EveryVersion bool `json:"every_version"`
 }
 
 // emonEBXBit is the leaf 0x0A EBX bit of each Emon source (§4.4).
@@ -156,8 +169,17 @@ var (
 // New returns a fresh PMU HAL with the default settings.
 func New() hal.HAL {
 	p := &PMU{settings: DefaultSettings()}
-	p.Base = hal.Base{Name: Name, Version: Version, Sources: p.sources, Program: p.program}
+	p.Base = hal.Base{Name: Name, Version: Version, Sources: p.sources, Program: p.program, Counters: p.counters}
 	return p
+}
+
+// counters answers HalQueryProfileNumberOfCounters: the counters per
+// processor, or 0 where the interface offers no counter source.
+func (p *PMU) counters(hal.Machine) uint32 {
+	if len(p.Describe().Sources) == 0 {
+		return 0
+	}
+	return uint32(p.settings.Counters)
 }
 
 // Settings returns the settings for the SDK to decode into.
@@ -185,8 +207,12 @@ func (p *PMU) sources(m hal.Machine) []hal.SourceSpec {
 		return nil // Default interface, or Emon with every source unsupported
 	}
 	b := hal.Bounds{Min: st.Min, Max: st.Max, Default: st.Default}
+	srcs := hal.CounterSourcesFor(m)
+	if st.EveryVersion {
+		srcs = hal.CounterSources(m.Vendor)
+	}
 	var out []hal.SourceSpec
-	for _, s := range hal.CounterSources(m.Vendor) {
+	for _, s := range srcs {
 		if bit, ok := emonEBXBit[s]; emon && ok && (bit >= st.CPUID0AEBXLength || st.CPUID0AEBX&(1<<bit) != 0) {
 			continue // the event is not available
 		}

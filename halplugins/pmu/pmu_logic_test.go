@@ -18,7 +18,7 @@ func configured(t *testing.T, vendor, settings string) hal.Instance {
 }
 
 func TestSourcesPerVendor(t *testing.T) {
-	for vendor, want := range map[string]int{hal.VendorIntel: 12, hal.VendorAMD: 8} {
+	for vendor, want := range map[string]int{hal.VendorIntel: 12, hal.VendorAMD: 8 + 167} {
 		d, _ := configured(t, vendor, "").Describe()
 		if len(d.Sources) != want {
 			t.Errorf("%s: %d sources, want %d", vendor, len(d.Sources), want)
@@ -98,7 +98,7 @@ func TestInterfaceChoice(t *testing.T) {
 		{"only 5 meaningful EBX bits", hal.VendorIntel, `{"cpuid_0a_ebx_length": 5}`, 8, []hal.Source{hal.ProfileBranchInstructions, hal.ProfileBranchMispredictions, 0x1E, 0x1F}},
 		{"no meaningful EBX bit: Default interface", hal.VendorIntel, `{"cpuid_0a_ebx_length": 0}`, 0, nil},
 		{"97 Emon counter allocation fails: every source unsupported", hal.VendorIntel, `{"counter_allocation_fails": true}`, 0, nil},
-		{"the AMD interface ignores leaf 0x0A", hal.VendorAMD, `{"cpuid_0a_ebx": 127}`, 8, nil},
+		{"the AMD interface ignores leaf 0x0A", hal.VendorAMD, `{"cpuid_0a_ebx": 127}`, 8 + 167, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -124,5 +124,57 @@ func TestInterfaceChoice(t *testing.T) {
 	}
 	if err := hal.Local(pmu.New).Configure(hal.Machine{CPUs: 1, Vendor: hal.VendorIntel}, []byte(`{"cpuid_0a_ebx_length": 40}`)); err == nil {
 		t.Fatal("cpuid_0a_ebx_length 40 accepted")
+	}
+}
+
+// Counter sources exist where the version's HAL has them (nt-profiling.md
+// §1.2, §3.4), unless every_version says otherwise.
+func TestSourcesPerVersion(t *testing.T) {
+	tests := []struct {
+		vendor, arch, version, settings string
+		want                            int
+	}{
+		{hal.VendorIntel, "x86", "6.1", "", 0},
+		{hal.VendorAMD, "x86", "6.1", "", 0},
+		{hal.VendorIntel, "x86", "6.2", "", 12},
+		{hal.VendorIntel, "x64", "5.2", "", 0},
+		{hal.VendorIntel, "x64", "6.0", "", 12},
+		{hal.VendorAMD, "x64", "5.2", "", 8 + 167},
+		{hal.VendorIntel, "x86", "5.1", `{"every_version": true}`, 12},
+		{hal.VendorAMD, "x86", "4.0", `{"every_version": true}`, 8 + 167},
+	}
+	for _, tt := range tests {
+		in := hal.Local(pmu.New)
+		if err := in.Configure(hal.Machine{CPUs: 1, FreqMHz: 3000, Vendor: tt.vendor, Arch: tt.arch, Version: tt.version}, []byte(tt.settings)); err != nil {
+			t.Fatal(err)
+		}
+		d, _ := in.Describe()
+		if len(d.Sources) != tt.want {
+			t.Errorf("%s %s %s %s: %d sources, want %d", tt.vendor, tt.arch, tt.version, tt.settings, len(d.Sources), tt.want)
+		}
+	}
+}
+
+// On AuthenticAMD the processor-specific sources carry the Amd64
+// interface's own names and event selects (§4.4, §4.6).
+func TestAmd64Sources(t *testing.T) {
+	in := configured(t, hal.VendorAMD, "")
+	d, _ := in.Describe()
+	byID := map[hal.Source]hal.SourceSpec{}
+	for _, s := range d.Sources {
+		byID[s.Source] = s
+	}
+	for src, desc := range map[hal.Source]string{0x19: "FPDispatchedFPUOps", 0x68: "FRRetiredx86Instructions", 0x7C: "FRInterruptsMaskedCycles", 0xBF: "BUSharedToDirty"} {
+		s, ok := byID[src]
+		if !ok || s.Description != desc || s.Name != "Profile"+desc || s.Bounds != hal.CounterBounds() {
+			t.Errorf("source %#x: %+v, want %s", src, s, desc)
+		}
+	}
+	if _, ok := byID[hal.ProfileCacheMisses]; ok {
+		t.Error("AMD lists CacheMisses")
+	}
+	p, err := in.StartInterrupt([]int{0}, 0x19)
+	if err != nil || len(p.Counters) != 1 || p.Counters[0].EventSelect != 0x00033F00 {
+		t.Errorf("start 0x19: %+v %v, want event select 0x00033F00", p, err)
 	}
 }

@@ -49,7 +49,7 @@ func TestWin32Error(t *testing.T) {
 }
 
 func TestSources(t *testing.T) {
-	if ProfileTime.Name() != "ProfileTime" || ProfileTime.Description() != "Time" || Source(0x77).Name() != "Profile0x77" {
+	if ProfileTime.Name() != "ProfileTime" || ProfileTime.Description() != "Timer" || Source(0x77).Name() != "Profile0x77" {
 		t.Error("names")
 	}
 	if s, ok := SourceByName("ProfileMaximum"); !ok || s != 0x18 {

@@ -96,8 +96,12 @@ func (s Source) String() string { return s.Name() }
 
 // Description is the HAL's description string for the source: its name
 // without the "Profile" prefix (§4.4: the names are the descriptions with
-// "Profile" put in front).
+// "Profile" put in front), except ProfileTime's, which every HAL that
+// lists sources describes as TimerDescription ("Timer", §4.6).
 func (s Source) Description() string {
+	if s == ProfileTime {
+		return TimerDescription
+	}
 	n := s.Name()
 	if len(n) > len("Profile") && n[:len("Profile")] == "Profile" {
 		return n[len("Profile"):]
@@ -163,8 +167,8 @@ var IntelCounterSources = []Source{
 }
 
 // AMDCounterSources are the general sources of the Amd64 HAL interface
-// (AuthenticAMD), §4.4, ProfileTime excluded. The Amd64 processor-specific
-// sources 0x19–0xBF are not modelled.
+// (AuthenticAMD), §4.4, ProfileTime excluded. The processor-specific
+// sources 0x19–0xBF that follow them are Amd64Sources.
 var AMDCounterSources = []Source{
 	ProfileTotalIssues, ProfileBranchInstructions, ProfileDcacheMisses,
 	ProfileIcacheMisses, ProfileBranchMispredictions, ProfileFpInstructions,
@@ -182,6 +186,9 @@ func EventSelect(vendor string, s Source) (uint32, bool) {
 		t = amdSelect
 	}
 	v, ok := t[s]
+	if !ok && vendor == VendorAMD && s >= Amd64FirstSource && s <= Amd64LastSource {
+		return Amd64Sources[s-Amd64FirstSource].Select, true
+	}
 	return v, ok
 }
 

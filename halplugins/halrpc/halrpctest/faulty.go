@@ -15,14 +15,16 @@ import (
 
 // Faulty is the name under which Install links the misbehaving plugin:
 //
-//	faulty [-mode ok|crash|hang|nonsense] [-protocol N]
+//	faulty [-mode ok|crash|hang|nonsense|counters|old] [-protocol N]
 //
 // Linked as hal-MODE (FaultyAs), it takes its mode from its name, so a
 // host configuration can choose it without arguments. ok behaves as the
 // apic HAL; crash exits in StartInterrupt; hang never answers
 // StartInterrupt; nonsense answers queries with the wrong number of
-// entries and programs a processor it was not asked about. -protocol
-// serves another protocol version than halrpc's.
+// entries and programs a processor it was not asked about; counters
+// reports 6 for HalQueryProfileNumberOfCounters (the others 0); old answers
+// it UNIMPLEMENTED, as a plugin built before the call existed does.
+// -protocol serves another protocol version than halrpc's.
 const Faulty = "testplugin"
 
 // FaultyAs is the name of the misbehaving plugin in a mode ("hal-crash").
@@ -48,6 +50,16 @@ func (f *faulty) StartInterrupt(cpus []int, src hal.Source) (hal.Programming, er
 	return f.HAL.StartInterrupt(cpus, src)
 }
 
+func (f *faulty) NumberOfCounters() (uint32, error) {
+	switch f.mode {
+	case "counters":
+		return 6, nil
+	case "old":
+		return 0, hal.ErrUnsupported // UNIMPLEMENTED on the wire
+	}
+	return 0, nil
+}
+
 func (f *faulty) QuerySource(cpus []int, src hal.Source) ([]hal.SourceInfo, error) {
 	info, err := f.HAL.QuerySource(cpus, src)
 	if f.mode == "nonsense" {
@@ -61,7 +73,7 @@ func (f *faulty) QuerySource(cpus []int, src hal.Source) ([]hal.SourceInfo, erro
 func serveFaulty(def string, args []string) {
 	fs := flag.NewFlagSet(Faulty, flag.ExitOnError)
 	fs.SetOutput(os.Stderr)
-	mode := fs.String("mode", def, "ok, crash, hang or nonsense")
+	mode := fs.String("mode", def, "ok, crash, hang, nonsense, counters or old")
 	protocol := fs.Int("protocol", halrpc.ProtocolVersion, "protocol version to serve")
 	_ = fs.Parse(args)
 	factory := func() hal.HAL { return &faulty{HAL: apic.New(), mode: *mode} }

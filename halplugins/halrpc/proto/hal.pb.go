@@ -1269,6 +1269,50 @@ func (x *Programming) GetLog() []string {
 	return nil
 }
 
+type CountersResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Counters      uint32                 `protobuf:"varint,1,opt,name=counters,proto3" json:"counters,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CountersResponse) Reset() {
+	*x = CountersResponse{}
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CountersResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CountersResponse) ProtoMessage() {}
+
+func (x *CountersResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CountersResponse.ProtoReflect.Descriptor instead.
+func (*CountersResponse) Descriptor() ([]byte, []int) {
+	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *CountersResponse) GetCounters() uint32 {
+	if x != nil {
+		return x.Counters
+	}
+	return 0
+}
+
 type AbilitiesResponse struct {
 	state               protoimpl.MessageState `protogen:"open.v1"`
 	TimerRefiller       bool                   `protobuf:"varint,1,opt,name=timer_refiller,json=timerRefiller,proto3" json:"timer_refiller,omitempty"`
@@ -1280,7 +1324,7 @@ type AbilitiesResponse struct {
 
 func (x *AbilitiesResponse) Reset() {
 	*x = AbilitiesResponse{}
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[19]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1292,7 +1336,7 @@ func (x *AbilitiesResponse) String() string {
 func (*AbilitiesResponse) ProtoMessage() {}
 
 func (x *AbilitiesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[19]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1305,7 +1349,7 @@ func (x *AbilitiesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AbilitiesResponse.ProtoReflect.Descriptor instead.
 func (*AbilitiesResponse) Descriptor() ([]byte, []int) {
-	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{19}
+	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *AbilitiesResponse) GetTimerRefiller() bool {
@@ -1425,11 +1469,13 @@ const file_halplugins_halrpc_proto_hal_proto_rawDesc = "" +
 	"\x06timers\x18\x02 \x03(\v2\x1c.proflab.hal.v1.TimerProgramR\x06timers\x12:\n" +
 	"\bcounters\x18\x03 \x03(\v2\x1e.proflab.hal.v1.CounterProgramR\bcounters\x12)\n" +
 	"\x02ds\x18\x04 \x03(\v2\x19.proflab.hal.v1.DSProgramR\x02ds\x12\x10\n" +
-	"\x03log\x18\x05 \x03(\tR\x03log\"\x95\x01\n" +
+	"\x03log\x18\x05 \x03(\tR\x03log\".\n" +
+	"\x10CountersResponse\x12\x1a\n" +
+	"\bcounters\x18\x01 \x01(\rR\bcounters\"\x95\x01\n" +
 	"\x11AbilitiesResponse\x12%\n" +
 	"\x0etimer_refiller\x18\x01 \x01(\bR\rtimerRefiller\x122\n" +
 	"\x15control_area_observer\x18\x02 \x01(\bR\x13controlAreaObserver\x12%\n" +
-	"\x0einterrupt_hook\x18\x03 \x01(\bR\rinterruptHook2\x95\a\n" +
+	"\x0einterrupt_hook\x18\x03 \x01(\bR\rinterruptHook2\xec\a\n" +
 	"\x03HAL\x12D\n" +
 	"\tConfigure\x12 .proflab.hal.v1.ConfigureRequest\x1a\x15.proflab.hal.v1.Empty\x12H\n" +
 	"\bDescribe\x12\x1f.proflab.hal.v1.InstanceRequest\x1a\x1b.proflab.hal.v1.Description\x12E\n" +
@@ -1443,7 +1489,8 @@ const file_halplugins_halrpc_proto_hal_proto_rawDesc = "" +
 	"\n" +
 	"Interrupts\x12!.proflab.hal.v1.InterruptsRequest\x1a\x1b.proflab.hal.v1.Programming\x12O\n" +
 	"\tAbilities\x12\x1f.proflab.hal.v1.InstanceRequest\x1a!.proflab.hal.v1.AbilitiesResponse\x12?\n" +
-	"\x05Close\x12\x1f.proflab.hal.v1.InstanceRequest\x1a\x15.proflab.hal.v1.EmptyB:Z8github.com/proflab/proflab/halplugins/halrpc/proto;protob\x06proto3"
+	"\x05Close\x12\x1f.proflab.hal.v1.InstanceRequest\x1a\x15.proflab.hal.v1.Empty\x12U\n" +
+	"\x10NumberOfCounters\x12\x1f.proflab.hal.v1.InstanceRequest\x1a .proflab.hal.v1.CountersResponseB:Z8github.com/proflab/proflab/halplugins/halrpc/proto;protob\x06proto3"
 
 var (
 	file_halplugins_halrpc_proto_hal_proto_rawDescOnce sync.Once
@@ -1457,7 +1504,7 @@ func file_halplugins_halrpc_proto_hal_proto_rawDescGZIP() []byte {
 	return file_halplugins_halrpc_proto_hal_proto_rawDescData
 }
 
-var file_halplugins_halrpc_proto_hal_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
+var file_halplugins_halrpc_proto_hal_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
 var file_halplugins_halrpc_proto_hal_proto_goTypes = []any{
 	(*Empty)(nil),               // 0: proflab.hal.v1.Empty
 	(*Machine)(nil),             // 1: proflab.hal.v1.Machine
@@ -1478,7 +1525,8 @@ var file_halplugins_halrpc_proto_hal_proto_goTypes = []any{
 	(*CounterProgram)(nil),      // 16: proflab.hal.v1.CounterProgram
 	(*DSProgram)(nil),           // 17: proflab.hal.v1.DSProgram
 	(*Programming)(nil),         // 18: proflab.hal.v1.Programming
-	(*AbilitiesResponse)(nil),   // 19: proflab.hal.v1.AbilitiesResponse
+	(*CountersResponse)(nil),    // 19: proflab.hal.v1.CountersResponse
+	(*AbilitiesResponse)(nil),   // 20: proflab.hal.v1.AbilitiesResponse
 }
 var file_halplugins_halrpc_proto_hal_proto_depIdxs = []int32{
 	1,  // 0: proflab.hal.v1.ConfigureRequest.machine:type_name -> proflab.hal.v1.Machine
@@ -1501,20 +1549,22 @@ var file_halplugins_halrpc_proto_hal_proto_depIdxs = []int32{
 	8,  // 17: proflab.hal.v1.HAL.Interrupts:input_type -> proflab.hal.v1.InterruptsRequest
 	3,  // 18: proflab.hal.v1.HAL.Abilities:input_type -> proflab.hal.v1.InstanceRequest
 	3,  // 19: proflab.hal.v1.HAL.Close:input_type -> proflab.hal.v1.InstanceRequest
-	0,  // 20: proflab.hal.v1.HAL.Configure:output_type -> proflab.hal.v1.Empty
-	10, // 21: proflab.hal.v1.HAL.Describe:output_type -> proflab.hal.v1.Description
-	18, // 22: proflab.hal.v1.HAL.Reset:output_type -> proflab.hal.v1.Programming
-	12, // 23: proflab.hal.v1.HAL.QuerySource:output_type -> proflab.hal.v1.QueryResponse
-	13, // 24: proflab.hal.v1.HAL.SetInterval:output_type -> proflab.hal.v1.SetIntervalResponse
-	18, // 25: proflab.hal.v1.HAL.StartInterrupt:output_type -> proflab.hal.v1.Programming
-	18, // 26: proflab.hal.v1.HAL.StopInterrupt:output_type -> proflab.hal.v1.Programming
-	18, // 27: proflab.hal.v1.HAL.RefillTimer:output_type -> proflab.hal.v1.Programming
-	18, // 28: proflab.hal.v1.HAL.ControlArea:output_type -> proflab.hal.v1.Programming
-	18, // 29: proflab.hal.v1.HAL.Interrupts:output_type -> proflab.hal.v1.Programming
-	19, // 30: proflab.hal.v1.HAL.Abilities:output_type -> proflab.hal.v1.AbilitiesResponse
-	0,  // 31: proflab.hal.v1.HAL.Close:output_type -> proflab.hal.v1.Empty
-	20, // [20:32] is the sub-list for method output_type
-	8,  // [8:20] is the sub-list for method input_type
+	3,  // 20: proflab.hal.v1.HAL.NumberOfCounters:input_type -> proflab.hal.v1.InstanceRequest
+	0,  // 21: proflab.hal.v1.HAL.Configure:output_type -> proflab.hal.v1.Empty
+	10, // 22: proflab.hal.v1.HAL.Describe:output_type -> proflab.hal.v1.Description
+	18, // 23: proflab.hal.v1.HAL.Reset:output_type -> proflab.hal.v1.Programming
+	12, // 24: proflab.hal.v1.HAL.QuerySource:output_type -> proflab.hal.v1.QueryResponse
+	13, // 25: proflab.hal.v1.HAL.SetInterval:output_type -> proflab.hal.v1.SetIntervalResponse
+	18, // 26: proflab.hal.v1.HAL.StartInterrupt:output_type -> proflab.hal.v1.Programming
+	18, // 27: proflab.hal.v1.HAL.StopInterrupt:output_type -> proflab.hal.v1.Programming
+	18, // 28: proflab.hal.v1.HAL.RefillTimer:output_type -> proflab.hal.v1.Programming
+	18, // 29: proflab.hal.v1.HAL.ControlArea:output_type -> proflab.hal.v1.Programming
+	18, // 30: proflab.hal.v1.HAL.Interrupts:output_type -> proflab.hal.v1.Programming
+	20, // 31: proflab.hal.v1.HAL.Abilities:output_type -> proflab.hal.v1.AbilitiesResponse
+	0,  // 32: proflab.hal.v1.HAL.Close:output_type -> proflab.hal.v1.Empty
+	19, // 33: proflab.hal.v1.HAL.NumberOfCounters:output_type -> proflab.hal.v1.CountersResponse
+	21, // [21:34] is the sub-list for method output_type
+	8,  // [8:21] is the sub-list for method input_type
 	8,  // [8:8] is the sub-list for extension type_name
 	8,  // [8:8] is the sub-list for extension extendee
 	0,  // [0:8] is the sub-list for field type_name
@@ -1531,7 +1581,7 @@ func file_halplugins_halrpc_proto_hal_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_halplugins_halrpc_proto_hal_proto_rawDesc), len(file_halplugins_halrpc_proto_hal_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   20,
+			NumMessages:   21,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

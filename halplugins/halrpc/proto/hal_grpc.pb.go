@@ -30,18 +30,19 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	HAL_Configure_FullMethodName      = "/proflab.hal.v1.HAL/Configure"
-	HAL_Describe_FullMethodName       = "/proflab.hal.v1.HAL/Describe"
-	HAL_Reset_FullMethodName          = "/proflab.hal.v1.HAL/Reset"
-	HAL_QuerySource_FullMethodName    = "/proflab.hal.v1.HAL/QuerySource"
-	HAL_SetInterval_FullMethodName    = "/proflab.hal.v1.HAL/SetInterval"
-	HAL_StartInterrupt_FullMethodName = "/proflab.hal.v1.HAL/StartInterrupt"
-	HAL_StopInterrupt_FullMethodName  = "/proflab.hal.v1.HAL/StopInterrupt"
-	HAL_RefillTimer_FullMethodName    = "/proflab.hal.v1.HAL/RefillTimer"
-	HAL_ControlArea_FullMethodName    = "/proflab.hal.v1.HAL/ControlArea"
-	HAL_Interrupts_FullMethodName     = "/proflab.hal.v1.HAL/Interrupts"
-	HAL_Abilities_FullMethodName      = "/proflab.hal.v1.HAL/Abilities"
-	HAL_Close_FullMethodName          = "/proflab.hal.v1.HAL/Close"
+	HAL_Configure_FullMethodName        = "/proflab.hal.v1.HAL/Configure"
+	HAL_Describe_FullMethodName         = "/proflab.hal.v1.HAL/Describe"
+	HAL_Reset_FullMethodName            = "/proflab.hal.v1.HAL/Reset"
+	HAL_QuerySource_FullMethodName      = "/proflab.hal.v1.HAL/QuerySource"
+	HAL_SetInterval_FullMethodName      = "/proflab.hal.v1.HAL/SetInterval"
+	HAL_StartInterrupt_FullMethodName   = "/proflab.hal.v1.HAL/StartInterrupt"
+	HAL_StopInterrupt_FullMethodName    = "/proflab.hal.v1.HAL/StopInterrupt"
+	HAL_RefillTimer_FullMethodName      = "/proflab.hal.v1.HAL/RefillTimer"
+	HAL_ControlArea_FullMethodName      = "/proflab.hal.v1.HAL/ControlArea"
+	HAL_Interrupts_FullMethodName       = "/proflab.hal.v1.HAL/Interrupts"
+	HAL_Abilities_FullMethodName        = "/proflab.hal.v1.HAL/Abilities"
+	HAL_Close_FullMethodName            = "/proflab.hal.v1.HAL/Close"
+	HAL_NumberOfCounters_FullMethodName = "/proflab.hal.v1.HAL/NumberOfCounters"
 )
 
 // HALClient is the client API for HAL service.
@@ -61,6 +62,12 @@ type HALClient interface {
 	Interrupts(ctx context.Context, in *InterruptsRequest, opts ...grpc.CallOption) (*Programming, error)
 	Abilities(ctx context.Context, in *InstanceRequest, opts ...grpc.CallOption) (*AbilitiesResponse, error)
 	Close(ctx context.Context, in *InstanceRequest, opts ...grpc.CallOption) (*Empty, error)
+	// NumberOfCounters is HalQuerySystemInformation(
+	// HalQueryProfileNumberOfCounters), hal.CounterReporter. Added to
+	// protocol 1 without a version change: a plugin built before it answers
+	// UNIMPLEMENTED, which the host reads as 0 counters, and a host built
+	// before it never calls it.
+	NumberOfCounters(ctx context.Context, in *InstanceRequest, opts ...grpc.CallOption) (*CountersResponse, error)
 }
 
 type hALClient struct {
@@ -191,6 +198,16 @@ func (c *hALClient) Close(ctx context.Context, in *InstanceRequest, opts ...grpc
 	return out, nil
 }
 
+func (c *hALClient) NumberOfCounters(ctx context.Context, in *InstanceRequest, opts ...grpc.CallOption) (*CountersResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CountersResponse)
+	err := c.cc.Invoke(ctx, HAL_NumberOfCounters_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // HALServer is the server API for HAL service.
 // All implementations must embed UnimplementedHALServer
 // for forward compatibility.
@@ -208,6 +225,12 @@ type HALServer interface {
 	Interrupts(context.Context, *InterruptsRequest) (*Programming, error)
 	Abilities(context.Context, *InstanceRequest) (*AbilitiesResponse, error)
 	Close(context.Context, *InstanceRequest) (*Empty, error)
+	// NumberOfCounters is HalQuerySystemInformation(
+	// HalQueryProfileNumberOfCounters), hal.CounterReporter. Added to
+	// protocol 1 without a version change: a plugin built before it answers
+	// UNIMPLEMENTED, which the host reads as 0 counters, and a host built
+	// before it never calls it.
+	NumberOfCounters(context.Context, *InstanceRequest) (*CountersResponse, error)
 	mustEmbedUnimplementedHALServer()
 }
 
@@ -253,6 +276,9 @@ func (UnimplementedHALServer) Abilities(context.Context, *InstanceRequest) (*Abi
 }
 func (UnimplementedHALServer) Close(context.Context, *InstanceRequest) (*Empty, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method Close not implemented")
+}
+func (UnimplementedHALServer) NumberOfCounters(context.Context, *InstanceRequest) (*CountersResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method NumberOfCounters not implemented")
 }
 func (UnimplementedHALServer) mustEmbedUnimplementedHALServer() {}
 func (UnimplementedHALServer) testEmbeddedByValue()             {}
@@ -491,6 +517,24 @@ func _HAL_Close_Handler(srv interface{}, ctx context.Context, dec func(interface
 	return interceptor(ctx, in, info, handler)
 }
 
+func _HAL_NumberOfCounters_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(InstanceRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(HALServer).NumberOfCounters(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: HAL_NumberOfCounters_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(HALServer).NumberOfCounters(ctx, req.(*InstanceRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // HAL_ServiceDesc is the grpc.ServiceDesc for HAL service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -545,6 +589,10 @@ var HAL_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Close",
 			Handler:    _HAL_Close_Handler,
+		},
+		{
+			MethodName: "NumberOfCounters",
+			Handler:    _HAL_NumberOfCounters_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -1,0 +1,81 @@
+package luart
+
+import "testing"
+
+// lab.machine{ hal_settings = ... } reaches the HAL's settings for one
+// machine only (§7 items 95–97 from a scenario).
+func TestHALSettingsField(t *testing.T) {
+	labScript(t, `
+local function count(m) return #m:hal_sources() end
+lab.check(count(lab.machine{ hal = { "apic", "pmu" } }) == 13, "Intel: Timer and 12 Emon sources")
+lab.check(count(lab.machine{ hal = { "apic", "pmu" }, hal_settings = { pmu = { hypervisor_hides_counters = true } } }) == 1, "95 Default interface")
+lab.check(count(lab.machine{ hal = { "apic", "pmu" }, hal_settings = { pmu = { cpuid_0a_ebx = 4 } } }) == 12, "96 one source fewer")
+lab.check(count(lab.machine{ hal = { "apic", "pmu" }, hal_settings = { pmu = { skid = {}, counters = 2 } } }) == 13, "an empty list and a number")
+local s = lab.machine{ hal = { "apic" }, hal_settings = { apic = { max = 5000000 } } }:hal_sources()[1]
+lab.check(s.max == 5000000 and s.default == 10000, "an explicit bound wins, the others are the version's")
+lab.check(lab.machine{}:hal_sources()[1].max == 1000000, "the next machine has the configuration's settings")
+`)
+	for _, tc := range []struct {
+		src  string
+		want []string
+	}{
+		{`lab.machine{ hal_settings = 3 }`, []string{"hal_settings"}},
+		{`lab.machine{ hal = { "apic" }, hal_settings = { pmu = {} } }`, []string{`"pmu" is not one of this machine's HALs`}},
+		{`lab.machine{ hal_settings = { pmu = { counters = 2.5 } } }`, []string{"pmu.counters = 2.5: settings are integers"}},
+		{`lab.machine{ hal_settings = { pmu = { counters = print } } }`, []string{"pmu.counters: a function cannot be a setting"}},
+		{`lab.machine{ hal_settings = { pmu = { countres = 2 } } }`, []string{`hal_settings`, `pmu refused them`, `unknown setting "countres"`}},
+	} {
+		wantLabError(t, tc.src, tc.want...)
+	}
+}
+
+// m:on_hal_call runs inside the kernel's HAL calls (§7 item 84).
+func TestOnHALCall(t *testing.T) {
+	labScript(t, `
+local m = lab.machine{ cpus = 2 }
+local p = m:process{ privileges = { "SeSystemProfilePrivilege" } }
+local seen, s = {}, nil
+m:on_hal_call(function(c)
+  seen[#seen + 1] = c.call .. " " .. c.hal .. " " .. c.source .. " " .. #c.cpus
+  if c.call == "set" and not s then s = m:start_kernel_logger{ profile = true } end
+end)
+lab.check(p:NtSetIntervalProfile(20000, lab.ProfileTime) == lab.STATUS_SUCCESS, "set")
+lab.check(seen[1] == "set apic 0 2" and seen[2] == "query apic 0 1" and #seen == 2, "set, then its re-query")
+local old
+for _, e in ipairs(s:events()) do if e.hook == lab.PERFINFO_LOG_TYPE_SAMPLED_PROFILE_SET_INTERVAL then old = e.OldInterval end end
+lab.check(old == 0, "84 Old is 0")
+m:on_hal_call(nil)
+lab.check(p:NtSetIntervalProfile(30000, lab.ProfileTime) == lab.STATUS_SUCCESS and #seen == 2, "removed")
+`)
+	labScript(t, `
+local m = lab.machine{ cpus = 2 }
+local p = m:process{ privileges = { "SeSystemProfilePrivilege" } }
+local seen = {}
+m:on_hal_call(function(c) seen[#seen + 1] = c.call end)
+local co = coroutine.create(function() return p:NtSetIntervalProfile(20000, lab.ProfileTime) end)
+local ok, st = coroutine.resume(co)
+lab.check(ok and st == lab.STATUS_SUCCESS and #seen == 1 and seen[1] == "set", "the hook runs for a call made in a coroutine")
+`)
+	wantLabError(t, `local m = lab.machine{} m:on_hal_call(5)`, "expected a function or nil")
+	wantLabError(t, `local m = lab.machine{}
+local p = m:process{ privileges = { "SeSystemProfilePrivilege" } }
+m:on_hal_call(function() error("hook broke") end)
+p:NtSetIntervalProfile(20000, lab.ProfileTime)`, "hook broke")
+}
+
+// p:duplicate_handle makes a handle with a chosen access (§7 item 47).
+func TestDuplicateHandle(t *testing.T) {
+	labScript(t, `
+local m = lab.machine{ cpus = 1 }
+local p = m:process{ privileges = { "SeSystemProfilePrivilege" } }
+local buf, hp = p:alloc(0x100), p:alloc(8)
+lab.check(p:NtCreateProfile(hp, 0, 0x400000, 0x40, 4, buf, 0x10, lab.ProfileTime, 1) == lab.STATUS_SUCCESS, "create")
+local h = p:read_u64(hp)
+local weak = p:duplicate_handle(h, lab.SYNCHRONIZE)
+lab.check(weak ~= h and p:NtStartProfile(weak) == lab.STATUS_ACCESS_DENIED, "47 start denied")
+local strong = p:duplicate_handle(h, lab.PROFILE_ALL_ACCESS)
+lab.check(p:NtStartProfile(strong) == lab.STATUS_SUCCESS, "start through a duplicate")
+`)
+	wantLabError(t, `local m = lab.machine{} local p = m:process{} p:duplicate_handle(0x7FF0, 1)`, "argument #1 (handle)", "has no handle 0x7ff0")
+	wantLabError(t, `local m = lab.machine{} local p = m:process{} p:duplicate_handle(-1, 1, 7)`, "target")
+}

@@ -1,0 +1,326 @@
+package output
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+
+	"github.com/google/pprof/profile"
+	"github.com/proflab/proflab/kernel"
+	"github.com/proflab/proflab/kernel/nt"
+)
+
+// Capture records what the profiles' units need from each machine's HALs
+// while they are still running: the interval in force for every source
+// (ProfileTime's is the kernel's own). A run calls it when its scenario
+// ends, before its HAL plugins stop; [Write] captures whatever a machine
+// lacks. A machine whose HAL cannot answer (it stopped, or the machine
+// bug-checked) keeps the sources' default intervals.
+func (r *Registry) Capture() {
+	for _, e := range r.Machines() {
+		e.capture()
+	}
+}
+
+func (e *Machine) capture() {
+	if e.intervals != nil {
+		return
+	}
+	e.intervals = map[nt.Source]uint32{}
+	for _, d := range e.Kernel.Descriptors() {
+		e.intervals[d.Source] = d.Bounds.Default
+	}
+	if e.Kernel.Err() == nil {
+		if st, err := e.Kernel.HALSources(); err == nil {
+			for _, s := range st {
+				if s.Supported && s.Interval > 0 {
+					e.intervals[s.Source] = s.Interval
+				}
+			}
+		}
+	}
+	if ti := e.Kernel.TimeInterval(); ti > 0 {
+		e.intervals[nt.ProfileTime] = ti
+	}
+}
+
+// Units of the profiles. A ProfileTime profile is time: its period is the
+// ProfileTime interval (100 ns units in NT) in nanoseconds, so `go tool
+// pprof` shows milliseconds; a counter source's is its interval in
+// events.
+const (
+	unitTime   = "nanoseconds"
+	unitEvents = "events"
+)
+
+// period is a profile's period type, the weight of one sample and the
+// names of its weighted and ground-truth sample types.
+type period struct {
+	typ          *profile.ValueType
+	per          int64 // weight of one sample
+	value, truth string
+	unit         string
+}
+
+func periodOf(e *Machine, src nt.Source) period {
+	e.capture()
+	iv := int64(e.intervals[src])
+	if src == nt.ProfileTime {
+		return period{typ: &profile.ValueType{Type: src.Name(), Unit: unitTime}, per: iv * 100, value: "time", truth: "truth_time", unit: unitTime}
+	}
+	return period{typ: &profile.ValueType{Type: src.Name(), Unit: unitEvents}, per: iv, value: "events", truth: "truth_events", unit: unitEvents}
+}
+
+// callGraph holds what the profiles know of the workloads beyond
+// addresses: each function's caller and image, and the processes'
+// names.
+type callGraph struct {
+	caller map[string]string // function name → its caller's name
+	image  map[string]string // function name → its image ("" for a process's own)
+	owner  map[string]string // function name → the process whose functions list holds it
+	addr   map[string]uint64 // function name → its start address
+}
+
+func newCallGraph(e *Machine) *callGraph {
+	g := &callGraph{caller: map[string]string{}, image: map[string]string{}, owner: map[string]string{}, addr: map[string]uint64{}}
+	if e.Sim == nil {
+		return g
+	}
+	for _, r := range e.Sim.Results() {
+		w := r.Workload
+		for _, f := range w.Funcs {
+			if _, seen := g.image[f.Name]; seen {
+				continue
+			}
+			g.image[f.Name] = f.Image
+			g.addr[f.Name] = f.Addr
+			if f.Caller >= 0 {
+				g.caller[f.Name] = w.Funcs[f.Caller].Name
+			}
+			if f.Process >= 0 && f.Process < len(w.Spec.Processes) {
+				p := w.Spec.Processes[f.Process]
+				name := p.Name
+				if p.Proc != nil {
+					name = p.Proc.Name()
+				}
+				g.owner[f.Name] = name
+			}
+		}
+	}
+	return g
+}
+
+// stack is the call stack of function fn, leaf first.
+func (g *callGraph) stack(fn string) []string {
+	out := []string{fn}
+	for c, ok := g.caller[fn]; ok && len(out) <= len(g.caller); c, ok = g.caller[c] {
+		out = append(out, c)
+	}
+	return out
+}
+
+// mappingName names the mapping holding function fn: its image, or for a
+// process's own functions the process.
+func (g *callGraph) mappingName(fn string) string {
+	if img := g.image[fn]; img != "" {
+		return img
+	}
+	if p := g.owner[fn]; p != "" {
+		return p
+	}
+	return "proflab-workload"
+}
+
+// buildPprof makes a pprof profile of one profile's buckets. Every bucket
+// with a count or some ground truth is one sample with four values:
+// samples (the bucket's count), time in nanoseconds or events (count ×
+// the source's interval), and the ground truth of the profile's event in
+// that same unit (truth_time, truth_events). Its stack is the bucket's
+// location in its function, then the function's callers (the workload's
+// call structure). Labels: source, processor (each processor the profile
+// counted on), process (the profiled process, or "all"). A bucket counts
+// addresses, not threads, so there is no thread label; per-thread samples
+// are in the Perfetto trace.
+func buildPprof(e *Machine, rec kernel.ProfileRecord, rows []row) *profile.Profile {
+	per := periodOf(e, rec.Info.Source)
+	p := &profile.Profile{
+		SampleType: []*profile.ValueType{
+			{Type: "samples", Unit: "count"},
+			{Type: per.value, Unit: per.unit},
+			{Type: per.truth, Unit: per.unit},
+		},
+		DefaultSampleType: per.value,
+		PeriodType:        per.typ,
+		Period:            per.per,
+		Comments: []string{
+			fmt.Sprintf("proflab machine %d, profile handle 0x%X of process %d, source %s, range 0x%X+0x%X, buckets of 2^%d bytes",
+				e.Index, rec.Handle, rec.Owner.ID(), rec.Info.Source.Name(), rec.Info.Base, rec.Info.Size, rec.Info.BucketSize),
+			fmt.Sprintf("%s = samples × the %s interval (%d %s); %s is the ground truth of the source's event",
+				per.value, rec.Info.Source.Name(), per.per, per.unit, per.truth),
+			"no source files or binaries: go tool pprof -list and -disasm cannot work; use -top, -tree, -peek, -web",
+		},
+	}
+	if e.Kernel.Now() > 0 {
+		p.DurationNanos = int64(e.Kernel.Now()) * 100
+	}
+	freq := float64(e.Kernel.Config().FreqMHz)
+	truthValue := func(r row) int64 {
+		v := r.truth.Events
+		if rec.Info.Source == nt.ProfileTime && freq > 0 {
+			v = v * 1000 / freq // cycles → nanoseconds
+		}
+		return int64(v + 0.5)
+	}
+
+	b := newProfileBuilder(p, e)
+	labels := map[string][]string{"source": {rec.Info.Source.Name()}, "processor": processors(cpuMask(rec.Info), e.Kernel.CPUCount())}
+	if pid := rec.Info.Process; pid != 0 {
+		labels["process"] = []string{processName(e.Kernel, pid)}
+	} else {
+		labels["process"] = []string{"all"}
+	}
+	for _, r := range rows {
+		p.Sample = append(p.Sample, &profile.Sample{
+			Location: b.stackAt(r.addr, r.function),
+			Value:    []int64{int64(r.count), int64(r.count) * per.per, truthValue(r)},
+			Label:    labels,
+		})
+	}
+	return p
+}
+
+// profileBuilder makes a profile's mappings, functions and locations from
+// a machine's workloads: a mapping per image (a process's own functions:
+// one named after the process), a function per name, a location per
+// sampled address, and one frame per caller.
+type profileBuilder struct {
+	p         *profile.Profile
+	g         *callGraph
+	sy        *symbols
+	mapByName map[string]*profile.Mapping
+	funcs     map[string]*profile.Function
+	frames    map[string]*profile.Location // a caller's frame, by function
+	leaves    map[uint64]*profile.Location // a sampled address's location
+}
+
+func newProfileBuilder(p *profile.Profile, e *Machine) *profileBuilder {
+	b := &profileBuilder{p: p, g: newCallGraph(e), sy: newSymbols(e.Sim), mapByName: map[string]*profile.Mapping{},
+		funcs: map[string]*profile.Function{}, frames: map[string]*profile.Location{}, leaves: map[uint64]*profile.Location{}}
+	type span struct{ start, limit uint64 }
+	spans := map[string]*span{}
+	if e.Sim != nil {
+		for _, res := range e.Sim.Results() {
+			for _, f := range res.Workload.Funcs {
+				name := b.g.mappingName(f.Name)
+				s := spans[name]
+				if s == nil {
+					spans[name] = &span{f.Addr, f.Addr + f.Size}
+					continue
+				}
+				s.start, s.limit = min(s.start, f.Addr), max(s.limit, f.Addr+f.Size)
+			}
+		}
+	}
+	names := make([]string, 0, len(spans))
+	for n := range spans {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		if spans[names[i]].start != spans[names[j]].start {
+			return spans[names[i]].start < spans[names[j]].start
+		}
+		return names[i] < names[j]
+	})
+	for _, n := range names {
+		m := &profile.Mapping{ID: uint64(len(p.Mapping) + 1), Start: spans[n].start, Limit: spans[n].limit, File: n, HasFunctions: true}
+		p.Mapping = append(p.Mapping, m)
+		b.mapByName[n] = m
+	}
+	return b
+}
+
+func (b *profileBuilder) function(name string) *profile.Function {
+	fn := b.funcs[name]
+	if fn == nil {
+		fn = &profile.Function{ID: uint64(len(b.p.Function) + 1), Name: name, SystemName: name, Filename: b.g.image[name]}
+		b.funcs[name] = fn
+		b.p.Function = append(b.p.Function, fn)
+	}
+	return fn
+}
+
+func (b *profileBuilder) location(addr uint64, m *profile.Mapping, fn string) *profile.Location {
+	loc := &profile.Location{ID: uint64(len(b.p.Location) + 1), Mapping: m, Address: addr, Line: []profile.Line{{Function: b.function(fn)}}}
+	b.p.Location = append(b.p.Location, loc)
+	return loc
+}
+
+// stackAt is the stack of a sample at addr in function fn ("": none
+// known, a one-frame stack named by the address): the leaf, then fn's
+// callers.
+func (b *profileBuilder) stackAt(addr uint64, fn string) []*profile.Location {
+	leaf := b.leaves[addr]
+	if leaf == nil {
+		if fn == "" {
+			leaf = b.location(addr, nil, fmt.Sprintf("0x%X", addr))
+		} else {
+			leaf = b.location(addr, b.mapByName[b.g.mappingName(fn)], fn)
+		}
+		b.leaves[addr] = leaf
+	}
+	out := []*profile.Location{leaf}
+	if fn == "" {
+		return out
+	}
+	for _, c := range b.g.stack(fn)[1:] {
+		f := b.frames[c]
+		if f == nil {
+			f = b.location(b.g.addr[c], b.mapByName[b.g.mappingName(c)], c)
+			b.frames[c] = f
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// stack is the stack of a sample at instruction pointer ip.
+func (b *profileBuilder) stack(ip uint64) []*profile.Location {
+	name := ""
+	if f, ok := b.sy.lookup(ip, ip+1); ok {
+		name = f.Name
+	}
+	return b.stackAt(ip, name)
+}
+
+// cpuMask is the processors a profile counts on: while started, those
+// its KPROFILE counts on, otherwise its affinity as created.
+func cpuMask(info kernel.ProfileInfo) uint64 {
+	if info.Processors != 0 {
+		return info.Processors
+	}
+	return info.Affinity
+}
+
+// processName is "name (pid N)" for a process of m.
+func processName(m *kernel.Machine, pid uint32) string {
+	for _, p := range m.Processes() {
+		if p.ID() == pid {
+			return fmt.Sprintf("%s (pid %d)", p.Name(), pid)
+		}
+	}
+	return "pid " + strconv.FormatUint(uint64(pid), 10)
+}
+
+// processors lists the processors in mask, of n.
+func processors(mask uint64, n int) []string {
+	var out []string
+	for c := range n {
+		if mask&(1<<uint(c)) != 0 {
+			out = append(out, strconv.Itoa(c))
+		}
+	}
+	if len(out) == 0 {
+		return []string{"none"}
+	}
+	return out
+}

@@ -1,0 +1,70 @@
+package sweep_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/proflab/proflab/core/sweep"
+)
+
+// benchSweep writes a sweep of the one-second scenario through the
+// shipped plugins (found through PROFLAB_PLUGIN_PATH, as make test sets
+// it) and returns its plan.
+func benchSweep(b *testing.B, dir, body string) *sweep.Plan {
+	b.Helper()
+	if _, err := exec.LookPath("proflab-hal-apic"); err != nil && os.Getenv("PROFLAB_PLUGIN_PATH") == "" {
+		b.Skip("the plugins are not built: make build, then PROFLAB_PLUGIN_PATH=$PWD/bin go test -bench Sweep ./core/sweep")
+	}
+	scen, _ := filepath.Abs(filepath.Join("testdata", "onesecond.lua"))
+	path := filepath.Join(dir, "bench.toml")
+	if err := os.WriteFile(path, []byte("scenario = "+quote(scen)+"\n"+body), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return plan(b, path)
+}
+
+// BenchmarkSweep1000 is the figure: a 1000-run sweep of one
+// simulated second on 4 processors at the default rates, on 2 workers
+// with plugin processes. One op is the whole sweep.
+func BenchmarkSweep1000(b *testing.B) {
+	dir := b.TempDir()
+	p := benchSweep(b, dir, "repeats = 1000\n")
+	b.ResetTimer()
+	for i := range b.N {
+		out := filepath.Join(dir, fmt.Sprint("out", i))
+		sum, err := sweep.Execute(context.Background(), p, sweep.Options{Out: out, Jobs: 2})
+		if err != nil || sum.OK != 1000 {
+			b.Fatalf("%v: %v", sum, err)
+		}
+	}
+}
+
+// BenchmarkSweepRun measures one run (one op) of a sweep on one worker:
+// "one-second" is the whole run, "overhead" the same run with no
+// simulated time — machine and Lua state creation, HAL plugin round
+// trips, the result line — so the engine's share is the difference;
+// "overhead-inproc" is the overhead with the HALs in proflab's process,
+// so the plugin round trips' share is the difference with "overhead".
+func BenchmarkSweepRun(b *testing.B) {
+	inproc, _ := filepath.Abs(filepath.Join("testdata", "inproc.toml"))
+	for _, c := range []struct{ name, set string }{
+		{"one-second", ""},
+		{"overhead", "[set]\nduration_us = 0\n"},
+		{"overhead-inproc", "config_file = " + quote(inproc) + "\n[set]\nduration_us = 0\n"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			dir := b.TempDir()
+			p := benchSweep(b, dir, fmt.Sprintf("repeats = %d\n%s", b.N, c.set))
+			b.ResetTimer()
+			sum, err := sweep.Execute(context.Background(), p, sweep.Options{Out: filepath.Join(dir, "out"), Jobs: 1})
+			b.StopTimer()
+			if err != nil || sum.OK != b.N {
+				b.Fatalf("%v: %v", sum, err)
+			}
+		})
+	}
+}

@@ -1,0 +1,318 @@
+package sweep
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/proflab/proflab/core/runerr"
+	"github.com/proflab/proflab/core/scenario"
+	"github.com/proflab/proflab/core/sweep/report"
+	"github.com/proflab/proflab/core/sweep/results"
+)
+
+// Options tune Execute.
+type Options struct {
+	// Out is the output folder (created if needed).
+	Out string
+	// Jobs is the number of workers (0: the number of processors).
+	Jobs int
+	// Shard is the slice of the sweep to run (zero: the whole sweep).
+	Shard Shard
+	// Resume skips the runs already in Out's results.jsonl (dropping a
+	// torn last line); without it, a folder holding results is refused.
+	Resume bool
+	// RetryFailed is Resume that also reruns the runs that did not end ok.
+	RetryFailed bool
+	// Progress follows the sweep (nil: silent).
+	Progress Progress
+	// RunOutputs also writes each finished run's output folder,
+	// Out/runs/ID (result.json, config.toml, buckets.csv, a pprof profile
+	// per profile, the Perfetto trace: scenario.WriteResult), to compare sampled
+	// profiles with the ground truth run by run.
+	RunOutputs bool
+}
+
+// RunsDir is the folder of the runs' output folders (Options.RunOutputs).
+const RunsDir = "runs"
+
+// Summary counts a sweep's runs.
+type Summary struct {
+	// Runs in the shard; Skipped of them were already done (--resume).
+	Runs, Skipped int
+	// OK, Failed and Errors count every finished run of the shard, the
+	// skipped ones included.
+	OK, Failed, Errors int
+	// Interrupted: the context ended before every run finished; the
+	// finished ones are in results.jsonl and --resume goes on.
+	Interrupted bool
+}
+
+// Finished is the number of runs done.
+func (s Summary) Finished() int { return s.OK + s.Failed + s.Errors }
+
+// String is the closing line of a sweep.
+func (s Summary) String() string {
+	msg := fmt.Sprintf("%d runs: %d ok, %d failed, %d error", s.Runs, s.OK, s.Failed, s.Errors)
+	if s.Skipped > 0 {
+		msg += fmt.Sprintf(" (%d from before --resume)", s.Skipped)
+	}
+	if s.Interrupted {
+		msg += fmt.Sprintf("; interrupted with %d not run (--resume goes on)", s.Runs-s.Finished())
+	}
+	return msg
+}
+
+func (s *Summary) count(st results.Status) {
+	switch st {
+	case results.StatusOK:
+		s.OK++
+	case results.StatusFailed:
+		s.Failed++
+	default:
+		s.Errors++
+	}
+}
+
+// ErrInterrupted is returned by Execute when ctx ended first.
+var ErrInterrupted = errors.New("sweep interrupted")
+
+// Execute runs the plan's runs of opt.Shard on opt.Jobs workers, appending
+// each finished run to Out/results.jsonl as it finishes. One bad run never
+// stops the sweep: its status and message are its line. When ctx ends,
+// the runs in progress are discarded (not written), the workers' plugin
+// processes are stopped, and ErrInterrupted is returned with the summary.
+// When every run is done, results.jsonl is rewritten in run order (so it
+// is the same bytes, timings aside, for any number of workers) and the
+// reports are written (report.Write).
+func Execute(ctx context.Context, plan *Plan, opt Options) (Summary, error) {
+	shard := opt.Shard
+	if shard.Count == 0 {
+		shard = Whole
+	}
+	runs := plan.ShardRuns(shard)
+	sum := Summary{Runs: len(runs)}
+	if err := os.MkdirAll(opt.Out, 0o755); err != nil {
+		return sum, err
+	}
+	man := Manifest{Format: manifestFormat, Sweep: filepath.ToSlash(plan.File.Path), Hash: plan.Hash,
+		Runs: len(plan.Runs), Shard: shard, ShardRuns: len(runs)}
+	path := filepath.Join(opt.Out, results.FileName)
+	done, err := prepare(opt, man, path, runs)
+	if err != nil {
+		return sum, err
+	}
+	if err := writeManifest(opt.Out, man); err != nil {
+		return sum, err
+	}
+	for _, l := range done {
+		sum.count(l.Status)
+	}
+	sum.Skipped = len(done)
+	source, err := os.ReadFile(plan.File.Scenario)
+	if err != nil {
+		return sum, fmt.Errorf("%s: scenario: %w", plan.File.Path, err)
+	}
+
+	finished := make(map[string]bool, len(done))
+	for _, l := range done {
+		finished[l.ID] = true
+	}
+	var todo []Run
+	for _, r := range runs {
+		if !finished[r.ID] {
+			todo = append(todo, r)
+		}
+	}
+	app, err := results.OpenAppender(path)
+	if err != nil {
+		return sum, err
+	}
+	defer app.Close()
+
+	progress := opt.Progress
+	if progress == nil {
+		progress = silent{}
+	}
+	progress.Start(len(runs), len(done))
+	var writeErr error
+	var runsDir string
+	if opt.RunOutputs {
+		runsDir = filepath.Join(opt.Out, RunsDir)
+	}
+	interrupted := pool(ctx, plan, source, todo, opt.Jobs, runsDir, func(r Run, l results.Line, log string) {
+		if writeErr != nil {
+			return
+		}
+		if writeErr = app.Append(l); writeErr != nil {
+			return
+		}
+		if l.Status != results.StatusOK && log != "" {
+			writeRunLog(opt.Out, l.ID, log)
+		}
+		sum.count(l.Status)
+		progress.Add(l)
+	})
+	progress.Finish()
+	if writeErr != nil {
+		return sum, fmt.Errorf("writing %s: %w", path, writeErr)
+	}
+	if interrupted {
+		sum.Interrupted = true
+		return sum, ErrInterrupted
+	}
+	if err := app.Close(); err != nil {
+		return sum, err
+	}
+	lines, _, err := results.Read(path)
+	if err != nil {
+		return sum, err
+	}
+	results.SortByIndex(lines)
+	if err := results.Write(path, lines); err != nil {
+		return sum, err
+	}
+	return sum, report.Write(opt.Out)
+}
+
+// prepare checks Out against the sweep and returns the runs already done
+// there (with --resume), leaving results.jsonl holding exactly them.
+func prepare(opt Options, man Manifest, path string, runs []Run) ([]results.Line, error) {
+	old, err := readManifest(opt.Out)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		old = nil
+	case err != nil:
+		return nil, err
+	}
+	lines, torn, err := results.Read(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	if old == nil && len(lines) == 0 {
+		return nil, nil
+	}
+	if old != nil && (old.Hash != man.Hash || old.Shard != man.Shard) {
+		return nil, fmt.Errorf("%s holds the results of another sweep (%s, shard %s, hash %.12s; this is %s, shard %s, hash %.12s): choose another --out",
+			opt.Out, old.Sweep, old.Shard, old.Hash, man.Sweep, man.Shard, man.Hash)
+	}
+	if !opt.Resume && !opt.RetryFailed {
+		if len(lines) == 0 && !torn {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("%s already holds %d results of this sweep: add --resume to run only what is missing, --retry-failed to also rerun failures, or choose another --out", opt.Out, len(lines))
+	}
+	mine := make(map[string]bool, len(runs))
+	for _, r := range runs {
+		mine[r.ID] = true
+	}
+	seen := map[string]bool{}
+	var keep []results.Line
+	for _, l := range lines {
+		if !mine[l.ID] {
+			return nil, fmt.Errorf("%s: run %s is not a run of this sweep's shard %s; choose another --out", path, l.ID, man.Shard)
+		}
+		if seen[l.ID] || (opt.RetryFailed && l.Status != results.StatusOK) {
+			continue
+		}
+		seen[l.ID] = true
+		keep = append(keep, l)
+	}
+	if torn || len(keep) != len(lines) {
+		if err := results.Write(path, keep); err != nil {
+			return nil, err
+		}
+	}
+	return keep, nil
+}
+
+// pool runs todo on jobs workers and calls finish, from one goroutine, with
+// each finished run as it finishes. It reports whether ctx ended first (the
+// runs it interrupted are not passed to finish).
+// With runsDir set, each finished run's output folder is written there
+// (by its worker, before the run counts as finished).
+func pool(ctx context.Context, plan *Plan, source []byte, todo []Run, jobs int, runsDir string, finish func(Run, results.Line, string)) (interrupted bool) {
+	if jobs < 1 {
+		jobs = runtime.NumCPU()
+	}
+	jobs = max(1, min(jobs, len(todo)))
+	next := make(chan Run)
+	type done struct {
+		run  Run
+		line results.Line
+		log  string
+	}
+	out := make(chan done)
+	var wg sync.WaitGroup
+	for range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := newWorker(plan, source)
+			defer w.close()
+			for r := range next {
+				res := w.run(ctx, r)
+				if res.Error != nil && res.Error.Kind == runerr.KindInterrupted {
+					continue // a partial run: discarded
+				}
+				line := w.lineOf(r, res)
+				if runsDir != "" {
+					if err := scenario.WriteResult(filepath.Join(runsDir, r.ID), res); err != nil {
+						if line.Error == nil {
+							line.Status = results.StatusError
+							line.Error = &results.Error{Kind: "output", Message: "writing the run's output folder: " + err.Error()}
+						}
+					}
+				}
+				out <- done{r, line, runLog(res)}
+			}
+		}()
+	}
+	go func() {
+		defer close(next)
+		for _, r := range todo {
+			select {
+			case next <- r:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() {
+		wg.Wait()
+		close(out)
+	}()
+	n := 0
+	for d := range out {
+		finish(d.run, d.line, d.log)
+		n++
+	}
+	return n < len(todo)
+}
+
+// runLog is what the log file of a run that did not end ok holds: its
+// log, its failed checks and its error with the traceback.
+func runLog(res scenario.Result) string {
+	var b strings.Builder
+	b.WriteString(res.Log)
+	for _, c := range res.Failed() {
+		fmt.Fprintf(&b, "check failed: %s: %s\n", c.Where, c.Message)
+	}
+	if res.Error != nil {
+		fmt.Fprintf(&b, "%s error: %s\n", res.Error.Kind, res.Error.Detail())
+	}
+	return b.String()
+}
+
+// writeRunLog keeps the log of a run that did not end ok in Out/logs.
+func writeRunLog(out, id, log string) {
+	dir := filepath.Join(out, "logs")
+	if os.MkdirAll(dir, 0o755) == nil {
+		_ = os.WriteFile(filepath.Join(dir, id+".txt"), []byte(log), 0o644)
+	}
+}

@@ -1,0 +1,494 @@
+package sweep_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/proflab/proflab/core/sweep"
+	"github.com/proflab/proflab/core/sweep/results"
+	"github.com/proflab/proflab/halplugins/haltest"
+)
+
+// plan reads and expands the sweep file at path.
+func plan(t testing.TB, path string) *sweep.Plan {
+	t.Helper()
+	f, err := sweep.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := sweep.Expand(f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// run executes plan into out with opt.
+func run(t testing.TB, p *sweep.Plan, out string, opt sweep.Options) sweep.Summary {
+	t.Helper()
+	opt.Out = out
+	sum, err := sweep.Execute(context.Background(), p, opt)
+	if err != nil {
+		t.Fatalf("sweep into %s: %v", out, err)
+	}
+	return sum
+}
+
+// stripped is a results file without its timings.
+func stripped(t testing.TB, dir string) string {
+	t.Helper()
+	lines, torn, err := results.Read(filepath.Join(dir, results.FileName))
+	if err != nil || torn {
+		t.Fatalf("%s: %v (torn %v)", dir, err, torn)
+	}
+	var b strings.Builder
+	for _, l := range lines {
+		m, err := l.WithoutTimings().Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(m)
+	}
+	return b.String()
+}
+
+func readFile(t testing.TB, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+const smallSweep = `seed = 11
+repeats = 3
+[grid]
+interval = [1221, 5000, 20000]
+duration_us = [1000, 3000]
+`
+
+// The results and reports do not depend on the number of workers or on
+// sharding: -j 1, -j 3, and shards 0/3, 1/3, 2/3 merged are the same
+// bytes, timings aside; the seed reaches math.random.
+func TestDeterministicAcrossJobsAndShards(t *testing.T) {
+	dir := t.TempDir()
+	p := plan(t, writeSweep(t, dir, smallSweep))
+	one, three := filepath.Join(dir, "j1"), filepath.Join(dir, "j3")
+	if sum := run(t, p, one, sweep.Options{Jobs: 1}); sum.OK != 18 || sum.Runs != 18 {
+		t.Fatalf("-j 1: %v", sum)
+	}
+	run(t, p, three, sweep.Options{Jobs: 3})
+	want := stripped(t, one)
+	if got := stripped(t, three); got != want {
+		t.Fatalf("-j 3 differs from -j 1:\n%s\n----\n%s", got, want)
+	}
+	var shards []string
+	for k := range 3 {
+		d := filepath.Join(dir, fmt.Sprintf("shard-%d", k))
+		sum := run(t, p, d, sweep.Options{Jobs: 2, Shard: sweep.Shard{Index: k, Count: 3}})
+		if sum.Runs != 6 {
+			t.Errorf("shard %d/3 has %d runs, want 6", k, sum.Runs)
+		}
+		shards = append(shards, d)
+	}
+	merged := filepath.Join(dir, "merged")
+	if err := sweep.Merge(merged, []string{shards[2], shards[0], shards[1]}); err != nil {
+		t.Fatal(err)
+	}
+	if got := stripped(t, merged); got != want {
+		t.Fatalf("merged shards differ from the unsharded sweep:\n%s\n----\n%s", got, want)
+	}
+	for _, f := range []string{"results.csv", "summary.md", "report.html", "plots/draw-vs-interval.svg", "sweep.json"} {
+		if a, b := readFile(t, filepath.Join(one, f)), readFile(t, filepath.Join(merged, f)); a != b {
+			t.Errorf("%s differs between -j 1 and the merged shards", f)
+		}
+	}
+	// seeds differ per run and reach math.random
+	lines, _, _ := results.Read(filepath.Join(one, results.FileName))
+	draws := map[string]bool{}
+	for _, l := range lines {
+		draws[fmt.Sprint(l.Metrics["draw"])] = true
+		if fmt.Sprint(l.Interrupts["ProfileTime"]) != fmt.Sprint(l.Metrics["samples"]) {
+			t.Errorf("run %d: %d ProfileTime interrupts recorded, the profile counted %v", l.Index, l.Interrupts["ProfileTime"], l.Metrics["samples"])
+		}
+	}
+	if len(draws) != len(lines) {
+		t.Errorf("%d distinct math.random draws over %d runs", len(draws), len(lines))
+	}
+}
+
+// merge refuses a missing shard, a shard twice, an unfinished shard and a
+// shard of another sweep.
+func TestMergeRefuses(t *testing.T) {
+	dir := t.TempDir()
+	p := plan(t, writeSweep(t, dir, "repeats = 4\n"))
+	var shards []string
+	for k := range 2 {
+		d := filepath.Join(dir, fmt.Sprintf("s%d", k))
+		run(t, p, d, sweep.Options{Shard: sweep.Shard{Index: k, Count: 2}})
+		shards = append(shards, d)
+	}
+	otherDir := filepath.Join(dir, "other")
+	os.MkdirAll(otherDir, 0o755)
+	other := plan(t, writeSweep(t, otherDir, "repeats = 5\n"))
+	run(t, other, filepath.Join(dir, "o1"), sweep.Options{Shard: sweep.Shard{Index: 1, Count: 2}})
+
+	torn := filepath.Join(dir, "torn")
+	run(t, p, torn, sweep.Options{Shard: sweep.Shard{Index: 1, Count: 2}})
+	lines, _, _ := results.Read(filepath.Join(torn, results.FileName))
+	results.Write(filepath.Join(torn, results.FileName), lines[:1])
+
+	for _, tt := range []struct {
+		name string
+		dirs []string
+		want string
+	}{
+		{"missing", shards[:1], "shard 1/2"},
+		{"twice", []string{shards[0], shards[0], shards[1]}, "both shard 0/2"},
+		{"other sweep", []string{shards[0], filepath.Join(dir, "o1")}, "another sweep"},
+		{"unfinished", []string{shards[0], torn}, "has 1 of its 2 runs"},
+		{"not a sweep", []string{shards[0], dir}, "not a sweep's output folder"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := sweep.Merge(filepath.Join(t.TempDir(), "out"), tt.dirs)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// A folder with results is refused without --resume; a folder of another
+// sweep is refused even with it.
+func TestOutRefused(t *testing.T) {
+	dir := t.TempDir()
+	p := plan(t, writeSweep(t, dir, "repeats = 2\n"))
+	out := filepath.Join(dir, "out")
+	run(t, p, out, sweep.Options{})
+	if _, err := sweep.Execute(context.Background(), p, sweep.Options{Out: out}); err == nil || !strings.Contains(err.Error(), "--resume") {
+		t.Errorf("rerun without --resume: %v", err)
+	}
+	if sum := run(t, p, out, sweep.Options{Resume: true}); sum.Skipped != 2 || sum.OK != 2 {
+		t.Errorf("resume of a finished sweep: %+v", sum)
+	}
+	p2 := plan(t, writeSweep(t, dir, "repeats = 3\n"))
+	if _, err := sweep.Execute(context.Background(), p2, sweep.Options{Out: out, Resume: true}); err == nil || !strings.Contains(err.Error(), "another sweep") {
+		t.Errorf("another sweep's folder: %v", err)
+	}
+}
+
+// A failed check and a Lua error are that run's status; --retry-failed
+// reruns exactly those.
+func TestBadRunsAndRetry(t *testing.T) {
+	dir := t.TempDir()
+	p := plan(t, writeSweep(t, dir, "[grid]\nmode = [\"ok\", \"fail\", \"raise\"]\n"))
+	out := filepath.Join(dir, "out")
+	sum := run(t, p, out, sweep.Options{Jobs: 2})
+	if sum.OK != 1 || sum.Failed != 1 || sum.Errors != 1 {
+		t.Fatalf("summary %+v, want 1 ok, 1 failed, 1 error", sum)
+	}
+	lines, _, _ := results.Read(filepath.Join(out, results.FileName))
+	if lines[1].Status != results.StatusFailed || lines[2].Status != results.StatusError || lines[2].Error == nil ||
+		!strings.Contains(lines[2].Error.Message, "probe.lua:14: asked to raise") {
+		t.Fatalf("lines %+v", lines)
+	}
+	if _, err := os.Stat(filepath.Join(out, "logs", lines[2].ID+".txt")); err != nil {
+		t.Errorf("no log kept for the failed run: %v", err)
+	}
+	sum = run(t, p, out, sweep.Options{RetryFailed: true})
+	if sum.Skipped != 1 || sum.Failed != 1 || sum.Errors != 1 {
+		t.Fatalf("retry: %+v, want 1 skipped and the two bad runs rerun", sum)
+	}
+	if got, _, _ := results.Read(filepath.Join(out, results.FileName)); len(got) != 3 {
+		t.Fatalf("%d lines after --retry-failed, want 3", len(got))
+	}
+}
+
+// A run that crashes its HAL plugin (a real process that exits) or hangs
+// it (past the HAL's call timeout) is recorded as failed with the
+// plugin's error; the sweep completes, and the same worker's later runs
+// get a fresh plugin process.
+func TestPluginCrash(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a plugin")
+	}
+	dir := t.TempDir()
+	plugin, err := haltest.Build(dir, "github.com/proflab/proflab/core/sweep/testdata/crashhal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "lab.toml")
+	os.WriteFile(cfg, []byte("[machine]\nhal = [\"crashy\"]\n[hal.crashy]\nplugin = "+quote(plugin)+"\ntimeout = \"500ms\"\n"), 0o644)
+	path := filepath.Join(dir, "sweep.toml")
+	os.WriteFile(path, []byte("scenario = "+quote(probe(t))+"\nconfig_file = \"lab.toml\"\nrepeats = 2\n[set]\nhal = \"crashy\"\n[grid]\ninterval = [5000, 4242, 6000, 4343, 7000]\n"), 0o644)
+	p := plan(t, path)
+	out := filepath.Join(dir, "out")
+	sum := run(t, p, out, sweep.Options{Jobs: 1})
+	if sum.OK != 6 || sum.Failed != 4 {
+		t.Fatalf("%v, want 6 ok, the 2 crashes and the 2 hangs failed", sum)
+	}
+	lines, _, _ := results.Read(filepath.Join(out, results.FileName))
+	for _, l := range lines {
+		iv := fmt.Sprint(l.Params["interval"])
+		bad := iv == "4242" || iv == "4343"
+		if bad != (l.Status == results.StatusFailed) {
+			t.Errorf("interval %v: status %s", iv, l.Status)
+		}
+		if bad && (l.Error == nil || l.Error.Kind != "plugin" || !strings.Contains(l.Error.Message, "pid N")) {
+			t.Errorf("interval %s: the run's error is %+v, want a plugin error", iv, l.Error)
+		}
+		if iv == "4343" && !strings.Contains(l.Error.Message, "did not answer in time") {
+			t.Errorf("hang: %s", l.Error.Message)
+		}
+	}
+	if kids := children(t); len(kids) > 0 {
+		t.Errorf("plugin processes left behind: %v", kids)
+	}
+}
+
+// children lists this process's child processes (Linux).
+func children(t testing.TB) []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Skip("no /proc")
+	}
+	me := os.Getpid()
+	var out []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(f) > 2 && f[1] != "Z" && f[2] == strconv.Itoa(me) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// Cancelling the context (Ctrl-C, SIGTERM) stops the sweep: the finished
+// runs stay, the interrupted ones are not written, no plugin process is
+// left, and --resume finishes the rest.
+func TestInterrupt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("uses plugins")
+	}
+	dir := t.TempDir()
+	plugin, err := haltest.Build(dir, "github.com/proflab/proflab/core/sweep/testdata/crashhal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "lab.toml")
+	os.WriteFile(cfg, []byte("[machine]\nhal = [\"crashy\"]\n[hal.crashy]\nplugin = "+quote(plugin)+"\n"), 0o644)
+	path := filepath.Join(dir, "sweep.toml")
+	os.WriteFile(path, []byte("scenario = "+quote(probe(t))+"\nconfig_file = \"lab.toml\"\nrepeats = 40\n[set]\nhal = \"crashy\"\ninterval = 1221\nduration_us = 20000\n"), 0o644)
+	p := plan(t, path)
+	out := filepath.Join(dir, "out")
+	ctx, cancel := context.WithCancel(context.Background())
+	prog := &cancelAfter{n: 5, cancel: cancel}
+	sum, err := sweep.Execute(ctx, p, sweep.Options{Out: out, Jobs: 2, Progress: prog})
+	if !errors.Is(err, sweep.ErrInterrupted) || !sum.Interrupted {
+		t.Fatalf("err %v, summary %v: want interrupted", err, sum)
+	}
+	lines, torn, err := results.Read(filepath.Join(out, results.FileName))
+	if err != nil || torn || len(lines) != sum.Finished() || len(lines) < 5 || len(lines) >= 40 {
+		t.Fatalf("%d lines (torn %v, %v) for %d finished", len(lines), torn, err, sum.Finished())
+	}
+	for _, l := range lines {
+		if l.Status != results.StatusOK {
+			t.Errorf("run %d written as %s: %+v", l.Index, l.Status, l.Error)
+		}
+	}
+	if kids := children(t); len(kids) > 0 {
+		t.Errorf("plugin processes left behind: %v", kids)
+	}
+	sum = run(t, p, out, sweep.Options{Jobs: 2, Resume: true})
+	if sum.OK != 40 || sum.Skipped != len(lines) {
+		t.Fatalf("resume: %v", sum)
+	}
+}
+
+// cancelAfter cancels the sweep after n runs finished.
+type cancelAfter struct {
+	n, seen int
+	cancel  func()
+}
+
+func (c *cancelAfter) Start(int, int) {}
+func (c *cancelAfter) Finish()        {}
+func (c *cancelAfter) Add(results.Line) {
+	if c.seen++; c.seen == c.n {
+		c.cancel()
+	}
+}
+
+// A sweep killed with SIGKILL in the middle and resumed loses no finished
+// run and runs none twice; a torn last line is dropped.
+func TestResumeAfterSIGKILL(t *testing.T) {
+	if os.Getenv("PROFLAB_SWEEP_CHILD") != "" {
+		p := plan(t, os.Getenv("PROFLAB_SWEEP_CHILD"))
+		run(t, p, os.Getenv("PROFLAB_SWEEP_OUT"), sweep.Options{Jobs: 2})
+		return
+	}
+	dir := t.TempDir()
+	path := writeSweep(t, dir, "repeats = 60\n[set]\nduration_us = 20000\ninterval = 1221\n")
+	out := filepath.Join(dir, "out")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestResumeAfterSIGKILL$")
+	cmd.Env = append(os.Environ(), "PROFLAB_SWEEP_CHILD="+path, "PROFLAB_SWEEP_OUT="+out)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	resultsPath := filepath.Join(out, results.FileName)
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		b, _ := os.ReadFile(resultsPath)
+		if bytes.Count(b, []byte("\n")) >= 10 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("the child sweep wrote no 10 lines in 60 s")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	before, _, err := results.Read(resultsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(before) >= 60 {
+		t.Skip("the child finished before the kill")
+	}
+	// a run torn in the middle of its line
+	f, _ := os.OpenFile(resultsPath, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"index":59,"id":"`)
+	f.Close()
+
+	p := plan(t, path)
+	sum := run(t, p, out, sweep.Options{Jobs: 2, Resume: true})
+	if sum.Skipped != len(before) || sum.OK != 60 {
+		t.Fatalf("resume: %v, want %d skipped and 60 ok", sum, len(before))
+	}
+	after, torn, err := results.Read(resultsPath)
+	if err != nil || torn || len(after) != 60 {
+		t.Fatalf("%d lines after resume (torn %v, %v)", len(after), torn, err)
+	}
+	for i, l := range after {
+		if l.Index != i {
+			t.Fatalf("line %d is run %d: a run lost or doubled", i, l.Index)
+		}
+	}
+	kept := map[string]string{}
+	for _, l := range after {
+		b, _ := l.Marshal()
+		kept[l.ID] = string(b)
+	}
+	for _, l := range before {
+		b, _ := l.Marshal()
+		if kept[l.ID] != string(b) {
+			t.Errorf("run %s finished before the kill but was not kept as it was", l.ID)
+		}
+	}
+	// and equal to an uninterrupted sweep, timings aside
+	fresh := filepath.Join(dir, "fresh")
+	run(t, p, fresh, sweep.Options{Jobs: 1})
+	if stripped(t, fresh) != stripped(t, out) {
+		t.Error("killed-and-resumed results differ from an uninterrupted sweep")
+	}
+}
+
+// [config] applies a parameter to the run's configuration: the machine's
+// defaults (machine.cpus) and a HAL's settings (hal.apic.settings.min,
+// which gets the worker its own plugin host per value).
+func TestConfigOverrides(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "s.lua"), []byte(`local lab = require "proflab"
+local m = lab.machine{ hal = { "apic" } }
+local min
+for _, s in ipairs(m:hal_sources()) do if s.name == "ProfileTime" then min = s.min end end
+lab.record{ cpus = m:cpu_count(), min = min }`), 0o644)
+	cfg, _ := filepath.Abs(filepath.Join("testdata", "inproc.toml"))
+	path := filepath.Join(dir, "sweep.toml")
+	os.WriteFile(path, []byte("scenario = \"s.lua\"\nconfig_file = "+quote(cfg)+`
+[grid]
+cpus = [1, 3]
+min = [1221, 2000]
+[config]
+cpus = "machine.cpus"
+min = "hal.apic.settings.min"
+`), 0o644)
+	out := filepath.Join(dir, "out")
+	run(t, plan(t, path), out, sweep.Options{Jobs: 1})
+	lines, _, _ := results.Read(filepath.Join(out, results.FileName))
+	if len(lines) != 4 {
+		t.Fatalf("%d lines", len(lines))
+	}
+	for _, l := range lines {
+		if fmt.Sprint(l.Metrics["cpus"]) != fmt.Sprint(l.Params["cpus"]) || fmt.Sprint(l.Metrics["min"]) != fmt.Sprint(l.Params["min"]) {
+			t.Errorf("params %v: the machine had %v cpus and ProfileTime minimum %v", l.Params, l.Metrics["cpus"], l.Metrics["min"])
+		}
+	}
+}
+
+// RunOutputs writes each run's output folder, named by its id, with its
+// result and its sampled profile as pprof.
+func TestRunOutputs(t *testing.T) {
+	dir := t.TempDir()
+	p := plan(t, writeSweep(t, dir, "repeats = 2\n"))
+	out := filepath.Join(dir, "out")
+	run(t, p, out, sweep.Options{RunOutputs: true})
+	for _, r := range p.Runs {
+		runDir := filepath.Join(out, sweep.RunsDir, r.ID)
+		if _, err := os.Stat(filepath.Join(runDir, "result.json")); err != nil {
+			t.Errorf("run %s: %v", r.ID, err)
+		}
+		if pprofs, _ := filepath.Glob(filepath.Join(runDir, "*.pb.gz")); len(pprofs) == 0 {
+			entries, _ := os.ReadDir(runDir)
+			t.Errorf("run %s: no pprof profile among %v", r.ID, entries)
+		}
+	}
+}
+
+// A HAL order is a list parameter: [config] hands it to machine.hal, and
+// the scenario sees it in lab.params as a table.
+func TestHALOrderParameter(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "s.lua"), []byte(`local lab = require "proflab"
+local m = lab.machine{}
+local n = 0
+for _ in ipairs(m:hal_sources()) do n = n + 1 end
+lab.record{ sources = n, listed = #lab.params.hal }`), 0o644)
+	cfg, _ := filepath.Abs(filepath.Join("testdata", "inproc.toml"))
+	path := filepath.Join(dir, "sweep.toml")
+	os.WriteFile(path, []byte("scenario = \"s.lua\"\nconfig_file = "+quote(cfg)+`
+[grid]
+hal = [["apic"], ["apic", "pmu"]]
+[config]
+hal = "machine.hal"
+`), 0o644)
+	out := filepath.Join(dir, "out")
+	run(t, plan(t, path), out, sweep.Options{})
+	lines, _, _ := results.Read(filepath.Join(out, results.FileName))
+	if len(lines) != 2 || fmt.Sprint(lines[0].Metrics["sources"]) != "1" || fmt.Sprint(lines[0].Metrics["listed"]) != "1" ||
+		fmt.Sprint(lines[1].Metrics["listed"]) != "2" || fmt.Sprint(lines[1].Metrics["sources"]) == "1" {
+		t.Fatalf("lines %+v", lines)
+	}
+}

@@ -1,0 +1,198 @@
+package sweep_test
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/proflab/proflab/core/sweep"
+)
+
+// probe is the test scenario's absolute path.
+func probe(t testing.TB) string {
+	p, err := filepath.Abs(filepath.Join("testdata", "probe.lua"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// writeSweep writes a sweep file into dir whose scenario is the probe
+// and whose configuration is the in-process one, followed by body.
+func writeSweep(t testing.TB, dir, body string) string {
+	t.Helper()
+	cfg, _ := filepath.Abs(filepath.Join("testdata", "inproc.toml"))
+	doc := "scenario = " + quote(probe(t)) + "\nconfig_file = " + quote(cfg) + "\n" + body
+	path := filepath.Join(dir, "sweep.toml")
+	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func quote(s string) string { return `"` + strings.ReplaceAll(s, `\`, `\\`) + `"` }
+
+// Bad sweep files are errors naming the file, the line and the key.
+func TestParseErrors(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "s.lua"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name, doc string
+		want      []string // fragments of the error
+	}{
+		{"unknown top key", "scenario = \"s.lua\"\nrepeat = 3\n", []string{"s.toml:2", `"repeat"`, "known keys"}},
+		{"wrong type", "scenario = \"s.lua\"\nrepeats = \"3\"\n", []string{"s.toml:2", `"repeats"`}},
+		{"repeats zero", "scenario = \"s.lua\"\n\nrepeats = 0\n", []string{"s.toml:3", `"repeats"`, "1…1000000"}},
+		{"missing scenario", "seed = 1\n", []string{"s.toml", `"scenario"`}},
+		{"scenario not found", "scenario = \"nope.lua\"\n", []string{"s.toml:1", `"scenario"`, "nope.lua"}},
+		{"empty list", "scenario = \"s.lua\"\n[grid]\ninterval = []\n", []string{"s.toml:3", `"grid.interval"`, "empty"}},
+		{"mixed kinds", "scenario = \"s.lua\"\n[grid]\nx = [1, \"a\"]\n", []string{"s.toml:3", `"grid.x"`, "one kind"}},
+		{"duplicate value", "scenario = \"s.lua\"\n[grid]\nx = [1, 1]\n", []string{"s.toml:3", `"grid.x"`, "twice"}},
+		{"range unknown key", "scenario = \"s.lua\"\n[grid]\nx = { from = 1, to = 9, steps = 3, step = 2 }\n", []string{"s.toml:3", `"grid.x.step"`, "unknown key in a range"}},
+		{"range missing steps", "scenario = \"s.lua\"\n[grid]\nx = { from = 1, to = 9 }\n", []string{"s.toml:3", `"grid.x"`, "steps"}},
+		{"range bad scale", "scenario = \"s.lua\"\n[grid]\nx = { from = 1, to = 9, steps = 3, scale = \"ln\" }\n", []string{"s.toml:3", `"grid.x.scale"`, "log"}},
+		{"log range from 0", "scenario = \"s.lua\"\n[grid]\nx = { from = 0, to = 9, steps = 3, scale = \"log\" }\n", []string{"s.toml:3", `"grid.x"`, "above 0"}},
+		{"zip lengths", "scenario = \"s.lua\"\n[zip]\na = [1, 2]\nb = [1, 2, 3]\n", []string{"s.toml:4", `"zip.b"`, "lockstep"}},
+		{"in two tables", "scenario = \"s.lua\"\n[grid]\na = [1, 2]\n[set]\na = 3\n", []string{"s.toml:5", `"set.a"`, "[grid]"}},
+		{"set a table", "scenario = \"s.lua\"\n[set]\na = { x = 1 }\n", []string{"s.toml:3", `"set.a"`, "fixed parameter"}},
+		{"nested list", "scenario = \"s.lua\"\n[grid]\nhal = [[\"apic\", [\"pmu\"]]]\n", []string{"s.toml:3", `"grid.hal"`, "HAL order"}},
+		{"list twice", "scenario = \"s.lua\"\n[grid]\nhal = [[\"apic\"], [\"apic\"]]\n", []string{"s.toml:3", `"grid.hal"`, `["apic"] is listed twice`}},
+		{"config of nothing", "scenario = \"s.lua\"\n[config]\nversion = \"machine.version\"\n", []string{"s.toml:3", `"config.version"`, "not a parameter"}},
+		{"config bad key", "scenario = \"s.lua\"\n[grid]\nv = [\"6.1\"]\n[config]\nv = \"version\"\n", []string{"s.toml:5", `"config.v"`, "configuration key"}},
+		{"syntax", "scenario = \"s.lua\"\n[grid\n", []string{"s.toml:", "table name"}},
+		{"timeout", "scenario = \"s.lua\"\ntimeout = \"soon\"\n", []string{"s.toml:2", `"timeout"`, "duration"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(dir, "s.toml")
+			if err := os.WriteFile(path, []byte(tt.doc), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := sweep.ReadFile(path)
+			if err == nil {
+				t.Fatalf("no error for\n%s", tt.doc)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// A [config] override that the configuration refuses is reported with
+// the sweep file's line before anything runs.
+func TestConfigOverrideError(t *testing.T) {
+	dir := t.TempDir()
+	path := writeSweep(t, dir, "[grid]\nversion = [\"6.1\", \"7.7\"]\n[config]\nversion = \"machine.cpus\"\n")
+	f, err := sweep.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = sweep.Expand(f, nil)
+	if err == nil || !strings.Contains(err.Error(), "sweep.toml:6") || !strings.Contains(err.Error(), "config.version") {
+		t.Fatalf("error %v, want sweep.toml:6 and config.version", err)
+	}
+}
+
+// The expansion: grid axes in name order (first outermost), the zip
+// crossed with them, repeats innermost; ranges; --set pins an axis; ids
+// depend on the parameters and repeat only; seeds on the master seed and
+// id.
+func TestExpand(t *testing.T) {
+	dir := t.TempDir()
+	path := writeSweep(t, dir, `seed = 5
+repeats = 2
+[grid]
+b = ["x", "y"]
+a = { from = 10, to = 1000, steps = 3, scale = "log" }
+[zip]
+z1 = [1, 2]
+z2 = ["p", "q"]
+[set]
+fixed = true
+`)
+	f, err := sweep.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := sweep.Expand(f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Runs) != 3*2*2*2 {
+		t.Fatalf("%d runs, want 24", len(plan.Runs))
+	}
+	want := []map[string]any{
+		{"a": int64(10), "b": "x", "z1": int64(1), "z2": "p", "fixed": true},
+		{"a": int64(10), "b": "x", "z1": int64(1), "z2": "p", "fixed": true},
+		{"a": int64(10), "b": "x", "z1": int64(2), "z2": "q", "fixed": true},
+	}
+	for i, w := range want {
+		if !reflect.DeepEqual(plan.Runs[i].Params, w) || plan.Runs[i].Index != i {
+			t.Errorf("run %d: %v, want %v", i, plan.Runs[i].Params, w)
+		}
+	}
+	if plan.Runs[0].Repeat != 0 || plan.Runs[1].Repeat != 1 {
+		t.Errorf("repeats %d %d", plan.Runs[0].Repeat, plan.Runs[1].Repeat)
+	}
+	if got := plan.Runs[8].Params["a"]; got != int64(100) {
+		t.Errorf("log range middle = %v, want 100", got)
+	}
+	ids := map[string]bool{}
+	for _, r := range plan.Runs {
+		if ids[r.ID] {
+			t.Errorf("id %s twice", r.ID)
+		}
+		ids[r.ID] = true
+		if r.ID != sweep.RunID(r.Params, r.Repeat) || r.Seed != sweep.SeedFor(5, r.ID) {
+			t.Errorf("run %d: id or seed not derived from params, repeat and master seed", r.Index)
+		}
+	}
+	if sweep.SeedFor(5, "x") == sweep.SeedFor(6, "x") || sweep.SeedFor(5, "x") >= 1<<53 {
+		t.Error("seeds must depend on the master seed and stay below 2^53")
+	}
+
+	// --set pins an axis and changes the hash
+	f2, _ := sweep.ReadFile(path)
+	pinned, err := sweep.Expand(f2, map[string]any{"b": "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pinned.Runs) != 12 || pinned.Hash == plan.Hash {
+		t.Errorf("--set b=x: %d runs (want 12), hash changed %v", len(pinned.Runs), pinned.Hash != plan.Hash)
+	}
+	if pinned.Runs[0].ID != plan.Runs[0].ID {
+		t.Error("the same parameters and repeat must keep their id")
+	}
+}
+
+// --shard K/N and auto/N.
+func TestParseShard(t *testing.T) {
+	env := map[string]string{}
+	getenv := func(k string) string { return env[k] }
+	if s, from, err := sweep.ParseShard("1/3", getenv); err != nil || s != (sweep.Shard{Index: 1, Count: 3}) || from != "" {
+		t.Errorf("1/3: %v %q %v", s, from, err)
+	}
+	for _, bad := range []string{"3/3", "-1/3", "a/3", "1/0", "1", "auto/3"} {
+		if _, _, err := sweep.ParseShard(bad, getenv); err == nil {
+			t.Errorf("%s accepted", bad)
+		}
+	}
+	env["JOB_COMPLETION_INDEX"] = "2"
+	if s, from, err := sweep.ParseShard("auto/3", getenv); err != nil || s.Index != 2 || from != "JOB_COMPLETION_INDEX" {
+		t.Errorf("auto/3 with JOB_COMPLETION_INDEX=2: %v %q %v", s, from, err)
+	}
+	env["SLURM_ARRAY_TASK_ID"] = "0"
+	if s, from, err := sweep.ParseShard("auto/3", getenv); err != nil || s.Index != 0 || from != "SLURM_ARRAY_TASK_ID" {
+		t.Errorf("auto/3 with SLURM_ARRAY_TASK_ID=0: %v %q %v", s, from, err)
+	}
+	env["SLURM_ARRAY_TASK_ID"] = "5"
+	if _, _, err := sweep.ParseShard("auto/3", getenv); err == nil || !strings.Contains(err.Error(), "SLURM_ARRAY_TASK_ID") {
+		t.Errorf("index 5 of 3: %v", err)
+	}
+}

@@ -1,0 +1,142 @@
+package sweep
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/proflab/proflab/core/config"
+	"github.com/proflab/proflab/core/halhost"
+	"github.com/proflab/proflab/core/lab"
+	"github.com/proflab/proflab/core/runerr"
+	"github.com/proflab/proflab/core/scenario"
+	"github.com/proflab/proflab/core/sweep/results"
+)
+
+// worker runs a sweep's runs one after another. It keeps one HAL provider
+// (a plugin host whose processes stay warm across its runs) per distinct
+// [hal] table, so a version matrix reuses its plugins and a HAL-settings
+// sweep gets a host per setting. The plugin host restarts a plugin that
+// crashed or hung before the worker's next run uses it.
+type worker struct {
+	plan   *Plan
+	source []byte
+	setups map[string]scenario.Setup
+	hals   map[string]lab.HALProvider
+	closes []func()
+}
+
+func newWorker(plan *Plan, source []byte) *worker {
+	return &worker{plan: plan, source: source, setups: map[string]scenario.Setup{}, hals: map[string]lab.HALProvider{}}
+}
+
+// run runs r in a fresh machine and Lua state. This is the one place the
+// sweep calls the scenario runner (and so the lab assembly beneath it).
+func (w *worker) run(ctx context.Context, r Run) scenario.Result {
+	setup := w.setup(r)
+	opt := scenario.Options{
+		File:    w.plan.File.Scenario,
+		Source:  w.source,
+		Params:  r.Params,
+		Seed:    r.Seed,
+		Timeout: w.plan.File.Timeout,
+		Setup:   setup,
+	}
+	if opt.Timeout == 0 {
+		opt.Timeout = setup.Timeout
+	}
+	if opt.Timeout == 0 {
+		opt.Timeout = -1 // the configuration said no budget
+	}
+	if hals, err := w.provider(setup); err == nil {
+		opt.HALs = hals
+	} // else: Run makes its own and reports the error
+	return scenario.Run(ctx, opt)
+}
+
+// setup returns the Setup of r's configuration.
+func (w *worker) setup(r Run) scenario.Setup {
+	key := strings.Join(r.Overrides, "\n")
+	s, ok := w.setups[key]
+	if !ok {
+		s = scenario.SetupFromConfig(w.plan.File.ConfigFile, w.plan.Configs[key], halhost.Options{})
+		w.setups[key] = s
+	}
+	return s
+}
+
+// provider returns the worker's HAL provider for setup's [hal] table.
+func (w *worker) provider(setup scenario.Setup) (lab.HALProvider, error) {
+	key := halKey(setup.Config)
+	if h, ok := w.hals[key]; ok {
+		return h, nil
+	}
+	h, closeFn, err := setup.NewHALs()
+	if err != nil {
+		return nil, err
+	}
+	w.hals[key] = h
+	w.closes = append(w.closes, closeFn)
+	return h, nil
+}
+
+// close stops the worker's plugin processes.
+func (w *worker) close() {
+	for _, f := range w.closes {
+		f()
+	}
+	w.closes = nil
+}
+
+func halKey(c *config.Config) string {
+	if c == nil {
+		return ""
+	}
+	b, _ := json.Marshal(c.HAL)
+	return string(b)
+}
+
+// lineOf turns a run's result into its results line.
+func (w *worker) lineOf(r Run, res scenario.Result) results.Line {
+	// the runner names the scenario by the path it ran; results name it
+	// as the sweep file does
+	where := strings.NewReplacer(filepath.ToSlash(filepath.Clean(w.plan.File.Scenario))+":", w.plan.File.ScenarioName+":")
+	l := results.Line{
+		Index: r.Index, ID: r.ID, Params: r.Params, Repeat: r.Repeat, Seed: r.Seed,
+		Status:     statusOf(res),
+		Metrics:    res.Records,
+		Checks:     make([]results.Check, 0, len(res.Checks)),
+		Interrupts: map[string]uint64{},
+		Timings:    results.Timings{WallSeconds: res.Timings.Wall.Round(time.Microsecond).Seconds()},
+	}
+	for _, c := range res.Checks {
+		l.Checks = append(l.Checks, results.Check{Passed: c.Passed, Where: where.Replace(c.Where), Message: c.Message})
+	}
+	for _, m := range res.Machines {
+		for src, n := range m.Interrupts {
+			l.Interrupts[src] += n
+		}
+	}
+	if e := res.Error; e != nil {
+		l.Error = &results.Error{Kind: string(e.Kind), Message: results.Scrub(where.Replace(e.Message)), Traceback: results.Scrub(where.Replace(e.Traceback))}
+	}
+	return l
+}
+
+// statusOf maps a scenario's result to a sweep status: a failed check, a
+// HAL plugin failure (crash, hang, nonsense) and a run out of time are
+// "failed"; a Lua error, an unreadable scenario and a proflab bug are
+// "error".
+func statusOf(res scenario.Result) results.Status {
+	switch {
+	case res.Error != nil && (res.Error.Kind == runerr.KindPlugin || res.Error.Kind == runerr.KindTimeout):
+		return results.StatusFailed
+	case res.Error != nil:
+		return results.StatusError
+	case res.Status == scenario.StatusFailed:
+		return results.StatusFailed
+	}
+	return results.StatusOK
+}

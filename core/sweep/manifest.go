@@ -1,0 +1,73 @@
+package sweep
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// ManifestName is the name of the file in a sweep's output folder that
+// says which sweep and shard the results belong to.
+const ManifestName = "sweep.json"
+
+const manifestFormat = 1
+
+// Manifest identifies the sweep and shard whose results a folder holds.
+type Manifest struct {
+	// Format is the version of the output layout (1).
+	Format int `json:"format"`
+	// Sweep is the sweep file's path as given.
+	Sweep string `json:"sweep"`
+	// Hash is the plan's hash (Plan.Hash).
+	Hash string `json:"hash"`
+	// Runs is the number of runs of the whole sweep.
+	Runs int `json:"runs"`
+	// Shard is the slice the folder holds ({0, 1}: all of it).
+	Shard Shard `json:"shard"`
+	// ShardRuns is the number of runs of the shard.
+	ShardRuns int `json:"shard_runs"`
+}
+
+// MarshalJSON writes the shard as "K/N".
+func (s Shard) MarshalJSON() ([]byte, error) { return json.Marshal(s.String()) }
+
+// UnmarshalJSON reads "K/N".
+func (s *Shard) UnmarshalJSON(b []byte) error {
+	var str string
+	if err := json.Unmarshal(b, &str); err != nil {
+		return err
+	}
+	v, _, err := ParseShard(str, func(string) string { return "" })
+	if err != nil {
+		return err
+	}
+	*s = v
+	return nil
+}
+
+func writeManifest(dir string, m Manifest) error {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, ManifestName), append(b, '\n'), 0o644)
+}
+
+// ReadManifest reads the manifest of the output folder dir.
+func ReadManifest(dir string) (*Manifest, error) { return readManifest(dir) }
+
+func readManifest(dir string) (*Manifest, error) {
+	b, err := os.ReadFile(filepath.Join(dir, ManifestName))
+	if err != nil {
+		return nil, err
+	}
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ManifestName), err)
+	}
+	if m.Format != manifestFormat {
+		return nil, fmt.Errorf("%s: output format %d, this proflab writes %d", filepath.Join(dir, ManifestName), m.Format, manifestFormat)
+	}
+	return &m, nil
+}

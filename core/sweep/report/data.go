@@ -1,0 +1,265 @@
+// Package report writes a finished sweep's reports from its output
+// folder's results.jsonl: results.csv (parameters and metrics flattened),
+// summary.md (per grid point: n, mean, stddev, min, max of each metric
+// over the repeats, and the failures), SVG plots (gonum.org/v1/plot) and
+// report.html, one page that needs no network.
+//
+// Every report is a function of the results without their timings, so
+// that a sweep's reports are the same bytes for any number of workers or
+// shards.
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/proflab/proflab/core/sweep/results"
+)
+
+// data is what the reports are made of.
+type data struct {
+	dir    string
+	sweep  string // the sweep file's name, from sweep.json
+	runs   []*run
+	params []param  // every parameter, in name order
+	metric []string // numeric metrics, flattened names, sorted
+	points []*point // grid points in run order
+}
+
+type run struct {
+	line    results.Line
+	metrics map[string]string  // flattened, as text
+	numbers map[string]float64 // the numeric ones
+}
+
+// param is a parameter and its distinct values in first-seen order.
+type param struct {
+	name    string
+	values  []string // as text
+	numbers []float64
+	numeric bool
+}
+
+func (p param) varies() bool { return len(p.values) > 1 }
+
+// point is one grid point: the runs with one set of parameters.
+type point struct {
+	params map[string]string
+	runs   []*run
+	ok     int
+	failed int
+	errors int
+}
+
+// stats are a metric's statistics over a point's repeats.
+type stats struct {
+	n                        int
+	mean, stddev, minV, maxV float64
+}
+
+func (pt *point) stats(metric string) stats {
+	var s stats
+	var vals []float64
+	for _, r := range pt.runs {
+		if v, ok := r.numbers[metric]; ok {
+			vals = append(vals, v)
+		}
+	}
+	s.n = len(vals)
+	if s.n == 0 {
+		return s
+	}
+	s.minV, s.maxV = vals[0], vals[0]
+	for _, v := range vals {
+		s.mean += v
+		s.minV, s.maxV = math.Min(s.minV, v), math.Max(s.maxV, v)
+	}
+	s.mean /= float64(s.n)
+	if s.n > 1 {
+		for _, v := range vals {
+			s.stddev += (v - s.mean) * (v - s.mean)
+		}
+		s.stddev = math.Sqrt(s.stddev / float64(s.n-1))
+	}
+	return s
+}
+
+// load reads dir's results.jsonl.
+func load(dir string) (*data, error) {
+	lines, torn, err := results.Read(filepath.Join(dir, results.FileName))
+	if err != nil {
+		return nil, err
+	}
+	if torn {
+		return nil, fmt.Errorf("%s: the last line is torn: the sweep did not finish (proflab sweep --resume)", filepath.Join(dir, results.FileName))
+	}
+	results.SortByIndex(lines)
+	d := &data{dir: dir}
+	if b, err := os.ReadFile(filepath.Join(dir, "sweep.json")); err == nil {
+		var m struct {
+			Sweep string `json:"sweep"`
+		}
+		if json.Unmarshal(b, &m) == nil {
+			d.sweep = path.Base(m.Sweep) // the name, whatever folder it ran from
+		}
+	}
+	params := map[string]*param{}
+	metrics := map[string]bool{}
+	points := map[string]*point{}
+	for _, l := range lines {
+		r := &run{line: l, metrics: map[string]string{}, numbers: map[string]float64{}}
+		flatten("", l.Metrics, r.metrics, r.numbers)
+		for k := range r.numbers {
+			metrics[k] = true
+		}
+		d.runs = append(d.runs, r)
+		key, _ := json.Marshal(l.Params)
+		pt := points[string(key)]
+		if pt == nil {
+			pt = &point{params: map[string]string{}}
+			for k, v := range l.Params {
+				pt.params[k] = text(v)
+			}
+			points[string(key)] = pt
+			d.points = append(d.points, pt)
+		}
+		pt.runs = append(pt.runs, r)
+		switch l.Status {
+		case results.StatusOK:
+			pt.ok++
+		case results.StatusFailed:
+			pt.failed++
+		default:
+			pt.errors++
+		}
+		for k, v := range l.Params {
+			p := params[k]
+			if p == nil {
+				p = &param{name: k, numeric: true}
+				params[k] = p
+			}
+			t := text(v)
+			if !contains(p.values, t) {
+				p.values = append(p.values, t)
+				f, isNum := number(v)
+				p.numbers = append(p.numbers, f)
+				p.numeric = p.numeric && isNum
+			}
+		}
+	}
+	for _, k := range sortedKeys(params) {
+		d.params = append(d.params, *params[k])
+	}
+	d.metric = sortedKeys(metrics)
+	return d, nil
+}
+
+// varying are the parameters with more than one value.
+func (d *data) varying() []param {
+	var out []param
+	for _, p := range d.params {
+		if p.varies() {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// flatten writes v's leaves as "a.b.c" names: nested tables by key,
+// arrays by 1-based position (as Lua counts).
+func flatten(prefix string, v any, texts map[string]string, nums map[string]float64) {
+	name := func(k string) string {
+		if prefix == "" {
+			return k
+		}
+		return prefix + "." + k
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			flatten(name(k), e, texts, nums)
+		}
+	case []any:
+		for i, e := range x {
+			flatten(name(strconv.Itoa(i+1)), e, texts, nums)
+		}
+	default:
+		if prefix == "" {
+			return
+		}
+		texts[prefix] = text(x)
+		if f, ok := number(x); ok {
+			nums[prefix] = f
+		} else if b, ok := x.(bool); ok {
+			nums[prefix] = map[bool]float64{false: 0, true: 1}[b]
+		}
+	}
+}
+
+// text renders a JSON value as a table cell.
+func text(v any) string {
+	switch x := v.(type) {
+	case json.Number:
+		return x.String()
+	case string:
+		return x
+	case nil:
+		return ""
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	}
+	return fmt.Sprint(v)
+}
+
+func number(v any) (float64, bool) {
+	switch x := v.(type) {
+	case json.Number:
+		f, err := x.Float64()
+		return f, err == nil
+	case float64:
+		return x, true
+	case int64:
+		return float64(x), true
+	}
+	return 0, false
+}
+
+// num formats a statistic: six significant digits.
+func num(f float64) string { return strconv.FormatFloat(f, 'g', 6, 64) }
+
+func contains(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// label names a point by the given parameters: "interval=1221, hal=apic".
+func label(pt *point, ps []param) string {
+	var parts []string
+	for _, p := range ps {
+		parts = append(parts, p.name+"="+pt.params[p.name])
+	}
+	if len(parts) == 0 {
+		return "all runs"
+	}
+	return strings.Join(parts, ", ")
+}

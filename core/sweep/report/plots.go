@@ -1,0 +1,272 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// PlotsDir is the folder of the SVG plots.
+const PlotsDir = "plots"
+
+// figure is one written plot.
+type figure struct {
+	title string
+	file  string // relative to the output folder
+	svg   []byte
+}
+
+// writePlots draws each numeric metric against each varying parameter
+// (mean over the repeats with a stddev error bar, one line per value of
+// the other varying parameters; a non-numeric parameter is a nominal
+// axis), and for each varying non-numeric parameter a pass/fail matrix of
+// the runs' outcomes.
+func writePlots(d *data) ([]figure, error) {
+	if err := os.RemoveAll(filepath.Join(d.dir, PlotsDir)); err != nil {
+		return nil, err
+	}
+	var figs []figure
+	vary := d.varying()
+	for _, m := range d.metric {
+		for _, x := range vary {
+			fig, err := metricPlot(d, m, x, others(vary, x))
+			if err != nil {
+				return nil, fmt.Errorf("plot %s against %s: %w", m, x.name, err)
+			}
+			figs = append(figs, fig)
+		}
+	}
+	for _, x := range vary {
+		if x.numeric {
+			continue
+		}
+		fig, err := statusMatrix(d, x, others(vary, x))
+		if err != nil {
+			return nil, fmt.Errorf("pass/fail matrix of %s: %w", x.name, err)
+		}
+		figs = append(figs, fig)
+	}
+	if len(figs) == 0 {
+		return nil, nil
+	}
+	if err := os.MkdirAll(filepath.Join(d.dir, PlotsDir), 0o755); err != nil {
+		return nil, err
+	}
+	for _, f := range figs {
+		if err := os.WriteFile(filepath.Join(d.dir, filepath.FromSlash(f.file)), f.svg, 0o644); err != nil {
+			return nil, err
+		}
+	}
+	return figs, nil
+}
+
+func others(ps []param, x param) []param {
+	var out []param
+	for _, p := range ps {
+		if p.name != x.name {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// xOf places a parameter value on the x axis: its number, or its position
+// among the values for a nominal axis.
+func xOf(x param, v string) float64 {
+	for i, t := range x.values {
+		if t == v {
+			if x.numeric {
+				return x.numbers[i]
+			}
+			return float64(i)
+		}
+	}
+	return math.NaN()
+}
+
+// series groups points by their values of the other parameters, in run
+// order.
+func series(d *data, rest []param) (labels []string, groups [][]*point) {
+	index := map[string]int{}
+	for _, pt := range d.points {
+		l := label(pt, rest)
+		i, ok := index[l]
+		if !ok {
+			i = len(labels)
+			index[l] = i
+			labels = append(labels, l)
+			groups = append(groups, nil)
+		}
+		groups[i] = append(groups[i], pt)
+	}
+	return labels, groups
+}
+
+// errPoints are a line's means with their error bars.
+type errPoints struct {
+	plotter.XYs
+	plotter.YErrors
+}
+
+func metricPlot(d *data, metric string, x param, rest []param) (figure, error) {
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("%s against %s", metric, x.name)
+	p.X.Label.Text = x.name
+	p.Y.Label.Text = metric + " (mean ± stddev over repeats)"
+	p.Legend.Top = true
+	if x.numeric && logAxis(x.numbers) {
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	}
+	if !x.numeric {
+		p.NominalX(x.values...)
+	}
+	labels, groups := series(d, rest)
+	for i, g := range groups {
+		var ep errPoints
+		for _, pt := range g {
+			s := pt.stats(metric)
+			if s.n == 0 {
+				continue
+			}
+			ep.XYs = append(ep.XYs, plotter.XY{X: xOf(x, pt.params[x.name]), Y: s.mean})
+			ep.YErrors = append(ep.YErrors, struct{ Low, High float64 }{s.stddev, s.stddev})
+		}
+		if len(ep.XYs) == 0 {
+			continue
+		}
+		sortByX(&ep)
+		line, points, err := plotter.NewLinePoints(ep.XYs)
+		if err != nil {
+			return figure{}, err
+		}
+		line.Color = plotutil.Color(i)
+		points.Color = plotutil.Color(i)
+		points.Shape = plotutil.Shape(i)
+		bars, err := plotter.NewYErrorBars(ep)
+		if err != nil {
+			return figure{}, err
+		}
+		bars.Color = plotutil.Color(i)
+		p.Add(line, points, bars)
+		if len(rest) > 0 {
+			p.Legend.Add(labels[i], line, points)
+		}
+	}
+	p.Add(plotter.NewGrid())
+	name := fmt.Sprintf("%s/%s-vs-%s.svg", PlotsDir, fileName(metric), fileName(x.name))
+	svg, err := render(p, 16*vg.Centimeter, 11*vg.Centimeter)
+	return figure{title: p.Title.Text, file: name, svg: svg}, err
+}
+
+func sortByX(ep *errPoints) {
+	for i := 1; i < len(ep.XYs); i++ {
+		for j := i; j > 0 && ep.XYs[j].X < ep.XYs[j-1].X; j-- {
+			ep.XYs[j], ep.XYs[j-1] = ep.XYs[j-1], ep.XYs[j]
+			ep.YErrors[j], ep.YErrors[j-1] = ep.YErrors[j-1], ep.YErrors[j]
+		}
+	}
+}
+
+// logAxis: positive values spanning at least a factor of 20.
+func logAxis(xs []float64) bool {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, x := range xs {
+		if x <= 0 {
+			return false
+		}
+		lo, hi = math.Min(lo, x), math.Max(hi, x)
+	}
+	return hi/lo >= 20
+}
+
+// matrix is a plotter drawing one coloured cell per (column, row): the
+// share of ok runs, green for all, red for none, with "ok/n" written in.
+type matrix struct {
+	cells [][]struct{ ok, n int } // [row][col]
+}
+
+var _ plot.Plotter = (*matrix)(nil)
+
+// Plot implements plot.Plotter.
+func (m *matrix) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	sty := draw.TextStyle{Color: color.Black, Font: p.X.Tick.Label.Font, Handler: p.TextHandler, XAlign: draw.XCenter, YAlign: draw.YCenter}
+	for r, row := range m.cells {
+		for col, cell := range row {
+			if cell.n == 0 {
+				continue
+			}
+			x0, x1 := trX(float64(col)-0.45), trX(float64(col)+0.45)
+			y0, y1 := trY(float64(r)-0.45), trY(float64(r)+0.45)
+			share := float64(cell.ok) / float64(cell.n)
+			clr := color.RGBA{R: uint8(220 * (1 - share)), G: uint8(60 + 140*share), B: 70, A: 255}
+			c.FillPolygon(clr, []vg.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}})
+			c.FillText(sty, vg.Point{X: (x0 + x1) / 2, Y: (y0 + y1) / 2}, fmt.Sprintf("%d/%d", cell.ok, cell.n))
+		}
+	}
+}
+
+// statusMatrix draws the pass/fail matrix of x: a row per value of x, a
+// column per combination of the other varying parameters.
+func statusMatrix(d *data, x param, rest []param) (figure, error) {
+	labels, groups := series(d, rest)
+	m := &matrix{cells: make([][]struct{ ok, n int }, len(x.values))}
+	for r := range m.cells {
+		m.cells[r] = make([]struct{ ok, n int }, len(labels))
+	}
+	for col, g := range groups {
+		for _, pt := range g {
+			r := int(xOf(x, pt.params[x.name]))
+			m.cells[r][col].ok += pt.ok
+			m.cells[r][col].n += len(pt.runs)
+		}
+	}
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("runs ok per %s", x.name)
+	p.Y.Label.Text = x.name
+	p.NominalY(x.values...)
+	p.NominalX(labels...)
+	p.X.Min, p.X.Max = -0.5, float64(len(labels))-0.5
+	p.Y.Min, p.Y.Max = -0.5, float64(len(x.values))-0.5
+	p.Add(m)
+	w := vg.Length(math.Max(12, 3+2.5*float64(len(labels)))) * vg.Centimeter
+	h := vg.Length(math.Max(6, 3+1.0*float64(len(x.values)))) * vg.Centimeter
+	svg, err := render(p, w, h)
+	return figure{title: p.Title.Text, file: fmt.Sprintf("%s/status-by-%s.svg", PlotsDir, fileName(x.name)), svg: svg}, err
+}
+
+func render(p *plot.Plot, w, h vg.Length) ([]byte, error) {
+	wt, err := p.WriterTo(w, h, "svg")
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	if _, err := wt.WriteTo(&b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+
+// fileName makes a metric or parameter name safe in a file name.
+func fileName(s string) string {
+	s = unsafeName.ReplaceAllString(s, "_")
+	if s == "" || s == "." || s == ".." {
+		return "_" + strconv.Itoa(len(s))
+	}
+	return strings.Trim(s, ".")
+}

@@ -1,0 +1,117 @@
+package report
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// SummaryName is the Markdown summary.
+const SummaryName = "summary.md"
+
+// table is a table for summary.md and report.html.
+type table struct {
+	title  string
+	header []string
+	rows   [][]string
+}
+
+// tables are the summary's tables: the outcomes per grid point, then one
+// per metric with its statistics over the repeats.
+func tables(d *data) []table {
+	vary := d.varying()
+	head := func(extra ...string) []string {
+		var h []string
+		for _, p := range vary {
+			h = append(h, p.name)
+		}
+		if len(vary) == 0 {
+			h = append(h, "point")
+		}
+		return append(h, extra...)
+	}
+	keys := func(pt *point) []string {
+		var r []string
+		for _, p := range vary {
+			r = append(r, pt.params[p.name])
+		}
+		if len(vary) == 0 {
+			r = append(r, "all runs")
+		}
+		return r
+	}
+	out := []table{{title: "Runs per grid point", header: head("n", "ok", "failed", "error")}}
+	for _, pt := range d.points {
+		out[0].rows = append(out[0].rows, append(keys(pt), strconv.Itoa(len(pt.runs)), strconv.Itoa(pt.ok), strconv.Itoa(pt.failed), strconv.Itoa(pt.errors)))
+	}
+	for _, m := range d.metric {
+		t := table{title: "Metric " + m, header: head("n", "mean", "stddev", "min", "max", "failures")}
+		for _, pt := range d.points {
+			s := pt.stats(m)
+			row := keys(pt)
+			if s.n == 0 {
+				row = append(row, "0", "", "", "", "")
+			} else {
+				row = append(row, strconv.Itoa(s.n), num(s.mean), num(s.stddev), num(s.minV), num(s.maxV))
+			}
+			t.rows = append(t.rows, append(row, strconv.Itoa(pt.failed+pt.errors)))
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// fixed lists the parameters every run shares, "name = value".
+func fixed(d *data) []string {
+	var out []string
+	for _, p := range d.params {
+		if !p.varies() {
+			out = append(out, p.name+" = "+p.values[0])
+		}
+	}
+	return out
+}
+
+// totals counts the outcomes of every run.
+func totals(d *data) (ok, failed, errs int) {
+	for _, pt := range d.points {
+		ok, failed, errs = ok+pt.ok, failed+pt.failed, errs+pt.errors
+	}
+	return
+}
+
+func writeSummary(d *data) error {
+	var b strings.Builder
+	name := d.sweep
+	if name == "" {
+		name = "sweep"
+	}
+	ok, failed, errs := totals(d)
+	fmt.Fprintf(&b, "# Summary of %s\n\n%d runs: %d ok, %d failed, %d error.\n", name, len(d.runs), ok, failed, errs)
+	if f := fixed(d); len(f) > 0 {
+		fmt.Fprintf(&b, "Fixed parameters: %s.\n", strings.Join(f, ", "))
+	}
+	for _, t := range tables(d) {
+		fmt.Fprintf(&b, "\n## %s\n\n", t.title)
+		b.WriteString(mdRow(t.header))
+		seps := make([]string, len(t.header))
+		for i := range seps {
+			seps[i] = "---"
+		}
+		b.WriteString(mdRow(seps))
+		for _, r := range t.rows {
+			b.WriteString(mdRow(r))
+		}
+	}
+	return os.WriteFile(filepath.Join(d.dir, SummaryName), []byte(b.String()), 0o644)
+}
+
+func mdRow(cells []string) string {
+	esc := make([]string, len(cells))
+	for i, c := range cells {
+		esc[i] = strings.ReplaceAll(c, "|", `\|`)
+	}
+	return "| " + strings.Join(esc, " | ") + " |\n"
+}
