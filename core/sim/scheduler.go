@@ -157,7 +157,7 @@ func (rs *runState) fillIdle() {
 // the first ready thread allowed on c runs next.
 func (rs *runState) quantumEnd(c *cpuRun) {
 	th := c.th
-	rs.retire(c)
+	rs.closeSegment(c) // the quantum cuts the segment in progress
 	th.running = false
 	if th.busy < 1 {
 		th.sleeping = true
@@ -169,11 +169,21 @@ func (rs *runState) quantumEnd(c *cpuRun) {
 	for i, r := range rs.ready {
 		if r.affinity&(1<<uint(c.idx)) != 0 {
 			rs.ready = append(rs.ready[:i], rs.ready[i+1:]...)
-			rs.dispatch(c, r)
+			if r == th {
+				// the same thread runs another quantum: its deferred
+				// segments and classes stay
+				th.running = true
+				c.quantumEnd = c.clock + rs.quantum
+				c.dirty = true
+			} else {
+				rs.retire(c)
+				rs.dispatch(c, r)
+			}
 			rs.fillIdle()
 			return
 		}
 	}
+	rs.retire(c)
 	rs.idle(c)
 	rs.fillIdle()
 }
