@@ -3,7 +3,6 @@ package sim
 import (
 	"math"
 	"math/rand/v2"
-	"sort"
 )
 
 // This file draws counts: how many of n independent segments fell in each
@@ -85,24 +84,60 @@ func multinomial(rng *rand.Rand, n uint64, p []float64, out []uint64) {
 	}
 }
 
-// pick is the category a uniform u in [0, 1) falls in, given cumulative
-// weights.
-func pick(cum []float64, u float64) int {
-	u *= cum[len(cum)-1]
-	if len(cum) <= 16 {
-		for i, c := range cum[:len(cum)-1] {
-			if u < c {
-				return i
-			}
+// aliasTable draws a category of fixed probabilities in O(1) with one
+// uniform (Walker's alias method, Vose's construction): the category
+// ⌊u·n⌋ is kept with its probability, or its alias taken.
+type aliasTable struct {
+	prob  []float64
+	alias []int
+}
+
+// build makes the table for weights w (not all zero), reusing its slices.
+func (a *aliasTable) build(w []float64) {
+	n := len(w)
+	a.prob = append(a.prob[:0], make([]float64, n)...)
+	a.alias = append(a.alias[:0], make([]int, n)...)
+	var tot float64
+	for _, x := range w {
+		tot += x
+	}
+	var small, large []int
+	for i, x := range w {
+		a.prob[i] = x * float64(n) / tot
+		a.alias[i] = i
+		if a.prob[i] < 1 {
+			small = append(small, i)
+		} else {
+			large = append(large, i)
 		}
-		return len(cum) - 1
 	}
-	i := sort.SearchFloat64s(cum, u)
-	if i >= len(cum) {
-		i = len(cum) - 1
+	for len(small) > 0 && len(large) > 0 {
+		s, l := small[len(small)-1], large[len(large)-1]
+		small = small[:len(small)-1]
+		a.alias[s] = l
+		a.prob[l] -= 1 - a.prob[s]
+		if a.prob[l] < 1 {
+			large = large[:len(large)-1]
+			small = append(small, l)
+		}
 	}
-	for i < len(cum)-1 && cum[i] <= u {
-		i++
+	for _, i := range large {
+		a.prob[i] = 1
 	}
-	return i
+	for _, i := range small { // rounding leftovers
+		a.prob[i] = 1
+	}
+}
+
+// draw is the category for a uniform u in [0, 1).
+func (a *aliasTable) draw(u float64) int {
+	x := u * float64(len(a.prob))
+	i := int(x)
+	if i >= len(a.prob) {
+		i = len(a.prob) - 1
+	}
+	if x-float64(i) < a.prob[i] {
+		return i
+	}
+	return a.alias[i]
 }

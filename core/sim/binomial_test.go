@@ -104,3 +104,29 @@ func TestWholeAtLeast1(t *testing.T) {
 		}
 	}
 }
+
+// TestAliasTable: the alias method's draws follow the weights (each
+// share within 5 standard errors over 10^6 draws), including zero and
+// tiny weights.
+func TestAliasTable(t *testing.T) {
+	for _, w := range [][]float64{{5, 3, 2}, {1}, {0, 1, 0, 3}, {1e-6, 1, 1, 1, 2, 0.5}} {
+		var a aliasTable
+		a.build(w)
+		rng := rand.New(rand.NewPCG(5, 6))
+		const n = 1_000_000
+		counts := make([]float64, len(w))
+		for range n {
+			counts[a.draw(rng.Float64())]++
+		}
+		var tot float64
+		for _, x := range w {
+			tot += x
+		}
+		for i, x := range w {
+			p := x / tot
+			if got := counts[i] / n; math.Abs(got-p) > 5*math.Sqrt(p*(1-p)/n)+1e-12 {
+				t.Errorf("weights %v: category %d drawn %.5f of the time, want %.5f", w, i, got, p)
+			}
+		}
+	}
+}

@@ -11,10 +11,11 @@ type counterRef struct {
 
 // segClass is a class of segment types that advance a processor alike.
 type segClass struct {
-	members []int     // indexes into the thread's types
-	cum     []float64 // their cumulative probabilities within the class
-	p       float64   // probability of the class
-	n       uint64    // instructions per segment
+	members []int      // indexes into the thread's types
+	cum     []float64  // their cumulative probabilities within the class
+	pick    aliasTable // draws a member by probability
+	p       float64    // probability of the class
+	n       uint64     // instructions per segment
 	cpi     float64
 	cycles  uint64    // cycles of a whole segment
 	rate    []float64 // events per instruction, per enabled counter
@@ -125,15 +126,22 @@ func (rs *runState) buildClasses(c *cpuRun) {
 		cl.cum = append(cl.cum, cl.p)
 		c.typeClass = append(c.typeClass, g)
 	}
-	c.classCum, c.classP = c.classCum[:0], c.classP[:0]
+	c.classP = c.classP[:0]
 	c.cmax = 0
 	c.emax = append(c.emax[:0], make([]float64, len(c.ctrs))...)
 	var cum float64
 	for gi := range c.classes {
 		cl := &c.classes[gi]
 		cum += cl.p
-		c.classCum = append(c.classCum, cum)
 		c.classP = append(c.classP, cl.p)
+		w := rs.probs[:0]
+		prev := 0.0
+		for _, cu := range cl.cum {
+			w = append(w, cu-prev)
+			prev = cu
+		}
+		rs.probs = w
+		cl.pick.build(w)
 		c.cmax = max(c.cmax, cl.cycles)
 		for i := range cl.ev {
 			c.emax[i] = max(c.emax[i], cl.ev[i])
@@ -142,6 +150,7 @@ func (rs *runState) buildClasses(c *cpuRun) {
 	for gi := range c.classP {
 		c.classP[gi] /= cum
 	}
+	c.classPick.build(c.classP)
 	c.deferred = append(c.deferred[:0], make([]uint64, len(c.classes))...)
 	if c.seg.active && c.seg.typ >= 0 {
 		c.seg.class = c.typeClass[c.seg.typ]

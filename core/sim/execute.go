@@ -42,7 +42,7 @@ type cpuRun struct {
 	ctrs      []*counterHW
 	ctrRefs   []counterRef
 	classes   []segClass
-	classCum  []float64
+	classPick aliasTable // draws a class by probability
 	classP    []float64
 	typeClass []int
 	cmax      uint64    // cycles of the longest segment
@@ -189,7 +189,7 @@ func (rs *runState) skip(c *cpuRun, n uint64) {
 func (rs *runState) startSegment(c *cpuRun) {
 	g := 0
 	if len(c.classes) > 1 {
-		g = pick(c.classCum, rs.s.rng.Float64())
+		g = c.classPick.draw(rs.s.rng.Float64())
 	}
 	cl := &c.classes[g]
 	c.seg = segment{active: true, class: g, typ: -1, start: c.clock}
@@ -207,7 +207,7 @@ func (rs *runState) reveal(c *cpuRun) {
 		return
 	}
 	cl := &c.classes[c.seg.class]
-	c.seg.typ = cl.members[pick(cl.cum, rs.s.rng.Float64())]
+	c.seg.typ = cl.members[cl.pick.draw(rs.s.rng.Float64())]
 }
 
 // current is what c executes now: the segment in progress (drawn now if
