@@ -258,6 +258,7 @@ func pool(ctx context.Context, plan *Plan, source []byte, todo []Run, jobs int, 
 			for r := range next {
 				res := w.run(ctx, r)
 				if res.Error != nil && res.Error.Kind == runerr.KindInterrupted {
+					res.Outputs.Close()
 					continue // a partial run: discarded
 				}
 				line := w.lineOf(r, res)
@@ -269,6 +270,7 @@ func pool(ctx context.Context, plan *Plan, source []byte, todo []Run, jobs int, 
 						}
 					}
 				}
+				res.Outputs.Close() // the spooled trace events of its logger sessions
 				out <- done{r, line, runLog(res)}
 			}
 		}()
