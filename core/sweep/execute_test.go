@@ -201,7 +201,7 @@ func TestBadRunsAndRetry(t *testing.T) {
 	}
 	lines, _, _ := results.Read(filepath.Join(out, results.FileName))
 	if lines[1].Status != results.StatusFailed || lines[2].Status != results.StatusError || lines[2].Error == nil ||
-		!strings.Contains(lines[2].Error.Message, "probe.lua:14: asked to raise") {
+		!strings.Contains(lines[2].Error.Message, "probe.lua:16: asked to raise") {
 		t.Fatalf("lines %+v", lines)
 	}
 	if _, err := os.Stat(filepath.Join(out, "logs", lines[2].ID+".txt")); err != nil {
