@@ -5,7 +5,7 @@ PLUGINS  := $(wildcard halplugins/*/cmd/proflab-hal-*)
 # VERSION is what `proflab --version` and result.json report.
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
 
-.PHONY: build test check quickstart bench clean proto race
+.PHONY: build test check quickstart bench clean proto race scale
 
 ## build: proflab and every shipped HAL plugin into ./bin
 build:
@@ -43,6 +43,11 @@ bench:
 
 clean:
 	rm -rf $(BIN)
+
+## scale: wall time, peak memory and trace size of 1, 10 and 60 simulated
+## seconds with and without the kernel logger and --out (issue 9)
+scale: build
+	BIN=$(BIN) .ci/scale
 
 ## proto: regenerate the HAL plugin protocol's Go code (checked in) from
 ## halplugins/halrpc/proto/hal.proto. Needs protoc from Debian's

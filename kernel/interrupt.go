@@ -23,6 +23,14 @@ type Interrupt struct {
 	Thread *Thread
 }
 
+// interruptPath is what a version's interrupt path does, decided when the
+// machine is made.
+type interruptPath struct {
+	source       bool // 3.51+: profiles have a source and an affinity
+	inclusiveEnd bool // 6.2 to before 1809: the range end is inclusive
+	callbacks    bool // 6.2+: callback objects on the global list
+}
+
 // ProfileInterrupt delivers a profile interrupt: the HAL's call of
 // KeProfileInterruptWithSource (KeProfileInterrupt on 3.10 and 3.50, which
 // have no source; the Source is then ignored). It returns a *BugCheck if
@@ -38,7 +46,7 @@ func (m *Machine) ProfileInterrupt(in Interrupt) error {
 	// interrupt path counts before calling the kernel. Either way it rises
 	// by one.
 	m.cpus[in.CPU].interruptCount++
-	if !m.ver.hasSource() {
+	if !m.irq.source {
 		in.Source = nt.ProfileTime
 	}
 	in.IP &= m.lay.ptrMask
@@ -53,7 +61,7 @@ func (m *Machine) ProfileInterrupt(in Interrupt) error {
 	}
 	// Before 6.2 there are no callback objects: the sampled-profile event
 	// is traced directly for ProfileTime interrupts.
-	if !m.ver.hasCallbackObjects() && in.Source == nt.ProfileTime && m.profileTracing() {
+	if !m.irq.callbacks && in.Source == nt.ProfileTime && m.profileTracing() {
 		m.traceSampledProfile(&in)
 	}
 	return nil
@@ -61,8 +69,8 @@ func (m *Machine) ProfileInterrupt(in Interrupt) error {
 
 // walk applies one list to an interrupt.
 func (m *Machine) walk(l *profileList, in Interrupt) *BugCheck {
-	hasSource := m.ver.hasSource()
-	inclusive := m.ver.inclusiveEndBug()
+	hasSource := m.irq.source
+	inclusive := m.irq.inclusiveEnd
 	bit := uint64(1) << in.CPU
 	for k := l.head; k != nil; {
 		next := k.next // a callback may not unlink, but be safe

@@ -80,6 +80,9 @@ type Machine struct {
 	ver  Version
 	arch Arch
 	lay  layout
+	// irq is what the version says of the profile interrupt's path,
+	// decided once: the interrupt is the lab's hottest path.
+	irq interruptPath
 
 	cpus []*processor
 
@@ -168,6 +171,7 @@ func NewMachine(cfg Config) (*Machine, error) {
 		running: map[srcCPU]int{},
 	}
 	m.kalloc.pt = m.sysPT // kernel allocations live in the shared system page table
+	m.irq = interruptPath{source: m.ver.hasSource(), inclusiveEnd: m.ver.inclusiveEndBug(), callbacks: m.ver.hasCallbackObjects()}
 	for i := 0; i < cfg.CPUs; i++ {
 		p := &processor{index: i, vendor: cfg.Vendor}
 		if cfg.PEBS && cfg.Vendor == nt.VendorIntel {

@@ -35,6 +35,8 @@ type TraceSession struct {
 	m       *Machine
 	running bool
 	events  []Event
+	// store, when set, keeps the events instead of events.
+	store EventStore
 	// masks is the session's PERFINFO_GROUPMASK (§1.6): PERF_PROFILE and
 	// PERF_PMC_PROFILE live in masks[1].
 	masks [8]uint32
@@ -171,9 +173,44 @@ func (s *TraceSession) Running() bool { return s.running }
 func (s *TraceSession) Profile() bool { return s.masks[1]&maskProfile != 0 }
 
 // Events returns every event so far, oldest first.
-func (s *TraceSession) Events() []Event { return append([]Event(nil), s.events...) }
+func (s *TraceSession) Events() []Event {
+	if s.store != nil {
+		return s.store.Events()
+	}
+	return append([]Event(nil), s.events...)
+}
 
-func (s *TraceSession) emit(e Event) { s.events = append(s.events, e) }
+// EventStore keeps a session's events for Events, outside the session
+// (the lab's output spools them to a file, so that a long session's
+// memory does not grow).
+type EventStore interface {
+	// Append keeps one event.
+	Append(Event)
+	// Events returns every event kept, oldest first.
+	Events() []Event
+}
+
+// SetStore keeps the session's events in st from now on, moving those
+// kept so far into it.
+func (s *TraceSession) SetStore(st EventStore) {
+	if s.store != nil {
+		for _, e := range s.store.Events() {
+			st.Append(e)
+		}
+	}
+	for _, e := range s.events {
+		st.Append(e)
+	}
+	s.events, s.store = nil, st
+}
+
+func (s *TraceSession) emit(e Event) {
+	if s.store != nil {
+		s.store.Append(e)
+	} else {
+		s.events = append(s.events, e)
+	}
+}
 
 // KernelLogger returns the running NT Kernel Logger session, or nil.
 func (m *Machine) KernelLogger() *TraceSession { return m.logger }

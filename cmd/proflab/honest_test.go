@@ -159,14 +159,14 @@ func TestOutputSection(t *testing.T) {
 		return slices.ContainsFunc(names, func(n string) bool { return strings.HasSuffix(n, ".pb.gz") })
 	}
 	all := filepath.Join(dir, "all")
-	if code, _, errOut := runCLI("run", sc, "--out", all); code != ExitOK || !hasPB(files(all)) || !slices.Contains(files(all), "trace.json") {
+	if code, _, errOut := runCLI("run", sc, "--out", all); code != ExitOK || !hasPB(files(all)) || !slices.Contains(files(all), "trace.perfetto-trace") {
 		t.Fatalf("default outputs: code %d %v %s", code, files(all), errOut)
 	}
 	none := filepath.Join(dir, "none")
 	if code, _, errOut := runCLI("run", sc, "--out", none, "--config-set", "output.pprof=false", "--config-set", "output.trace=false"); code != ExitOK {
 		t.Fatalf("code %d %s", code, errOut)
 	}
-	if hasPB(files(none)) || slices.Contains(files(none), "trace.json") || !slices.Contains(files(none), "buckets.csv") {
+	if hasPB(files(none)) || slices.Contains(files(none), "trace.perfetto-trace") || !slices.Contains(files(none), "buckets.csv") {
 		t.Errorf("output.pprof/trace=false wrote %v", files(none))
 	}
 	cfgDir := filepath.Join(dir, "from-config")
@@ -234,7 +234,7 @@ func TestFlagsSayWhatIsWrong(t *testing.T) {
 		t.Errorf("--version: %d %q", code, out)
 	}
 	_, help, _ := runCLI("run", "-h")
-	for _, f := range []string{"result.json", "log.txt", "config.toml", "workload-mM-rN.toml", "buckets.csv", "profile-mM", "samples-mM-SOURCE.pb.gz", "trace.json", "--force"} {
+	for _, f := range []string{"result.json", "log.txt", "config.toml", "workload-mM-rN.toml", "buckets.csv", "profile-mM", "samples-mM-SOURCE.pb.gz", "trace.perfetto-trace", "--force"} {
 		if !strings.Contains(help, f) {
 			t.Errorf("run -h does not mention %s", f)
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/proflab/proflab/core/halhost"
 	"github.com/proflab/proflab/core/lab"
 	"github.com/proflab/proflab/core/scenario"
+	"github.com/proflab/proflab/core/sim"
 )
 
 // scenarioFlags are the flags run and test share.
@@ -139,7 +140,12 @@ func newRunCmd() *cobra.Command {
 			opt.File = args[0]
 			stdout := cmd.OutOrStdout()
 			opt.Log = stdout
+			if errw := cmd.ErrOrStderr(); isTerminal(errw) {
+				// a long run shows its progress on the terminal
+				ctx = sim.WithProgress(ctx, progressEvery, (&progressLine{w: errw}).report)
+			}
 			r := scenario.Run(ctx, opt)
+			defer r.Outputs.Close() // the spooled events of its logger sessions
 			if out != "" {
 				write := scenario.WriteResult
 				if force {
@@ -197,6 +203,7 @@ func newTestCmd() *cobra.Command {
 			scenario.RunAll(ctx, runs, jobs, func(_ int, r scenario.Result) {
 				scenario.WriteTestResult(stdout, r, verbose)
 				totals.Add(r)
+				r.Outputs.Close() // the spooled events of its logger sessions
 			})
 			fmt.Fprintln(stdout, totals.String())
 			if ctx.Err() != nil {

@@ -99,7 +99,7 @@ type Run struct {
 type Output struct {
 	Dir   string `toml:"dir"`   // `run`'s output folder when --out is not given ("": none)
 	Pprof bool   `toml:"pprof"` // write a pprof profile per profile
-	Trace bool   `toml:"trace"` // write trace.json when a kernel logger ran
+	Trace bool   `toml:"trace"` // write the Perfetto trace (trace.perfetto-trace) when a kernel logger ran
 }
 
 // Duration is a time.Duration written as a string ("10s", "1m30s").

@@ -9,7 +9,7 @@ import (
 )
 
 // BenchmarkWrite measures writing a run's outputs: buckets.csv, a pprof
-// profile of 48 buckets of 64 bytes, and trace.json of ~2000 events.
+// profile of 48 buckets of 64 bytes, and the Perfetto trace of ~2000 events.
 func BenchmarkWrite(b *testing.B) {
 	l := simtest.Inproc(b, 2, 1)
 	reg := &output.Registry{}

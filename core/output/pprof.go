@@ -140,7 +140,7 @@ func (g *callGraph) mappingName(fn string) string {
 // call structure). Labels: source, processor (each processor the profile
 // counted on), process (the profiled process, or "all"). A bucket counts
 // addresses, not threads, so there is no thread label; per-thread samples
-// are in trace.json.
+// are in the Perfetto trace.
 func buildPprof(e *Machine, rec kernel.ProfileRecord, rows []row) *profile.Profile {
 	per := periodOf(e, rec.Info.Source)
 	p := &profile.Profile{

@@ -59,23 +59,50 @@ func samplesProfiles(e *Machine) []namedProfile {
 		return nil
 	}
 	e.capture()
-	var events []kernel.Event
-	for _, s := range e.Sessions {
-		events = append(events, s.Events()...)
-	}
-	sort.SliceStable(events, func(i, j int) bool { return events[i].Time < events[j].Time })
+	// Two passes over the spooled events, in time order (the sessions of a
+	// machine follow one another): the interval changes first, then the
+	// samples, counted by key as they stream (memory follows the distinct
+	// keys, not the run's length).
 	sets := map[nt.Source][]kernel.Event{}
-	bySource := map[nt.Source][]kernel.Event{}
-	for _, ev := range events {
-		switch ev.Hook {
-		case nt.PERFINFO_LOG_TYPE_SAMPLED_PROFILE_SET_INTERVAL:
+	_ = e.eachEvent(func(ev kernel.Event) {
+		if ev.Hook == nt.PERFINFO_LOG_TYPE_SAMPLED_PROFILE_SET_INTERVAL {
 			sets[nt.Source(ev.Source)] = append(sets[nt.Source(ev.Source)], ev)
-		case nt.PERFINFO_LOG_TYPE_SAMPLED_PROFILE:
-			bySource[nt.ProfileTime] = append(bySource[nt.ProfileTime], ev)
-		case nt.PERFINFO_LOG_TYPE_PMC_INTERRUPT:
-			bySource[nt.Source(ev.ProfileSource)] = append(bySource[nt.Source(ev.ProfileSource)], ev)
 		}
+	})
+	type tally struct {
+		iv     intervalAt
+		counts map[sampleKey]int64
+		keys   []sampleKey
 	}
+	bySource := map[nt.Source]*tally{}
+	unitPer := func(src nt.Source) int64 {
+		if src == nt.ProfileTime {
+			return 100 // 100 ns units in nanoseconds
+		}
+		return 1 // an event is an event
+	}
+	_ = e.eachEvent(func(ev kernel.Event) {
+		var src nt.Source
+		switch ev.Hook {
+		case nt.PERFINFO_LOG_TYPE_SAMPLED_PROFILE:
+			src = nt.ProfileTime
+		case nt.PERFINFO_LOG_TYPE_PMC_INTERRUPT:
+			src = nt.Source(ev.ProfileSource)
+		default:
+			return
+		}
+		t := bySource[src]
+		if t == nil {
+			t = &tally{iv: intervalAt{sets: sets[src], final: e.intervals[src]}, counts: map[sampleKey]int64{}}
+			bySource[src] = t
+		}
+		k := sampleKey{ip: ev.InstructionPointer, cpu: ev.CPU, tid: ev.ThreadId, isr: ev.ExecutingIsr, dpc: ev.ExecutingDpc,
+			weight: int64(t.iv.at(ev.Time)) * unitPer(src)}
+		if _, ok := t.counts[k]; !ok {
+			t.keys = append(t.keys, k)
+		}
+		t.counts[k]++
+	})
 	srcs := make([]nt.Source, 0, len(bySource))
 	for s := range bySource {
 		srcs = append(srcs, s)
@@ -84,10 +111,29 @@ func samplesProfiles(e *Machine) []namedProfile {
 	threads := threadOwners(e.Kernel)
 	var out []namedProfile
 	for _, src := range srcs {
-		iv := intervalAt{sets: sets[src], final: e.intervals[src]}
-		out = append(out, namedProfile{file: samplesFile(e.Index, src), prof: buildSamples(e, src, bySource[src], iv, threads)})
+		t := bySource[src]
+		out = append(out, namedProfile{file: samplesFile(e.Index, src), prof: buildSamples(e, src, t.counts, t.keys, threads)})
 	}
 	return out
+}
+
+// eachEvent calls fn with every logged event of the machine's sessions,
+// in order, reading the spools back.
+func (e *Machine) eachEvent(fn func(kernel.Event)) error {
+	if len(e.spools) != len(e.Sessions) {
+		for _, s := range e.Sessions {
+			for _, ev := range s.Events() {
+				fn(ev)
+			}
+		}
+		return nil
+	}
+	for _, sp := range e.spools {
+		if err := sp.each(func(ev kernel.Event) error { fn(ev); return nil }); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // threadOwners maps every thread id of m to "process (pid N)".
@@ -101,22 +147,8 @@ func threadOwners(m *kernel.Machine) map[uint32]string {
 	return out
 }
 
-func buildSamples(e *Machine, src nt.Source, events []kernel.Event, iv intervalAt, threads map[uint32]string) *profile.Profile {
+func buildSamples(e *Machine, src nt.Source, counts map[sampleKey]int64, keys []sampleKey, threads map[uint32]string) *profile.Profile {
 	per := periodOf(e, src)
-	unitPer := int64(1) // an event is an event
-	if src == nt.ProfileTime {
-		unitPer = 100 // 100 ns units in nanoseconds
-	}
-	counts := map[sampleKey]int64{}
-	var keys []sampleKey
-	for _, ev := range events {
-		k := sampleKey{ip: ev.InstructionPointer, cpu: ev.CPU, tid: ev.ThreadId, isr: ev.ExecutingIsr, dpc: ev.ExecutingDpc,
-			weight: int64(iv.at(ev.Time)) * unitPer}
-		if _, ok := counts[k]; !ok {
-			keys = append(keys, k)
-		}
-		counts[k]++
-	}
 	p := &profile.Profile{
 		SampleType:        []*profile.ValueType{{Type: "samples", Unit: "count"}, {Type: per.value, Unit: per.unit}},
 		DefaultSampleType: per.value,

@@ -3,7 +3,6 @@ package output
 import (
 	"bytes"
 	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,13 +13,14 @@ import (
 	"github.com/proflab/proflab/core/sim"
 	"github.com/proflab/proflab/core/workload"
 	"github.com/proflab/proflab/kernel"
-	"github.com/proflab/proflab/kernel/nt"
 )
 
 // File names of the outputs.
 const (
 	BucketsFile = "buckets.csv"
-	TraceFile   = "trace.json"
+	// TraceFile is the Perfetto trace (protobuf) of the kernel logger
+	// sessions and the scheduler.
+	TraceFile = "trace.perfetto-trace"
 )
 
 // Summary is what result.json reports of the machines: interrupts per
@@ -83,7 +83,7 @@ func Summarize(reg *Registry) Summary {
 type Options struct {
 	// Pprof writes a pprof profile per profile (output.pprof).
 	Pprof bool
-	// Trace writes trace.json when a kernel logger ran (output.trace).
+	// Trace writes the Perfetto trace when a kernel logger ran (output.trace).
 	Trace bool
 }
 
@@ -93,7 +93,7 @@ var All = Options{Pprof: true, Trace: true}
 // Write writes the outputs of every registered machine into dir (which
 // it creates): buckets.csv, one pprof profile per profile with counts, one
 // per source of the kernel logger's sampled events (samples-*.pb.gz), and
-// trace.json when a kernel logger ran. It returns the summary with the
+// the Perfetto trace when a kernel logger ran. It returns the summary with the
 // files it wrote (relative to dir), in a fixed order.
 func Write(dir string, reg *Registry) (Summary, error) { return WriteWith(dir, reg, All) }
 
@@ -139,12 +139,9 @@ func WriteWith(dir string, reg *Registry, opts Options) (Summary, error) {
 	if !opts.Trace {
 		return sum, nil
 	}
-	if tr, ok, err := Trace(reg); err != nil {
+	if ok, err := writeTraceFile(filepath.Join(dir, TraceFile), reg); err != nil {
 		return sum, err
 	} else if ok {
-		if err := os.WriteFile(filepath.Join(dir, TraceFile), tr, 0o644); err != nil {
-			return sum, fmt.Errorf("cannot write %s: %w", TraceFile, err)
-		}
 		sum.Files = append(sum.Files, TraceFile)
 	}
 	return sum, nil
@@ -301,74 +298,25 @@ func bucketsCSV(rows []row) ([]byte, error) {
 	return b.Bytes(), w.Error()
 }
 
-// traceEvent is one Chrome trace event.
-type traceEvent struct {
-	Name string         `json:"name"`
-	Cat  string         `json:"cat,omitempty"`
-	Ph   string         `json:"ph"`
-	TS   float64        `json:"ts"`
-	PID  int            `json:"pid"`
-	TID  int            `json:"tid"`
-	S    string         `json:"s,omitempty"`
-	Args map[string]any `json:"args,omitempty"`
-}
-
-// Trace renders every kernel logger session's events as Chrome trace-event
-// JSON (ts in microseconds of simulated time; a process per machine, a
-// thread per processor). ok is false when no session ran.
-func Trace(reg *Registry) (data []byte, ok bool, err error) {
-	evs := []traceEvent{}
+// writeTraceFile writes the trace to path when a kernel logger ran.
+func writeTraceFile(path string, reg *Registry) (bool, error) {
+	ok := false
 	for _, e := range reg.Machines() {
-		if len(e.Sessions) == 0 {
-			continue
-		}
-		ok = true
-		evs = append(evs, traceEvent{Name: "process_name", Ph: "M", PID: e.Index, Args: map[string]any{"name": fmt.Sprintf("machine %d (%s)", e.Index, e.Kernel.Version())}})
-		for c := range e.Kernel.CPUCount() {
-			evs = append(evs, traceEvent{Name: "thread_name", Ph: "M", PID: e.Index, TID: c, Args: map[string]any{"name": fmt.Sprintf("processor %d", c)}})
-		}
-		sy := newSymbols(e.Sim)
-		for si, s := range e.Sessions {
-			for _, ev := range s.Events() {
-				te := traceEvent{Ph: "i", S: "t", TS: float64(ev.Time) / 10, PID: e.Index, TID: ev.CPU, Cat: "NT Kernel Logger",
-					Args: map[string]any{"hook": fmt.Sprintf("0x%04X", ev.Hook), "session": si + 1}}
-				switch ev.Hook {
-				case nt.PERFINFO_LOG_TYPE_SAMPLED_PROFILE:
-					te.Name = "SampledProfile"
-					te.Args["InstructionPointer"] = fmt.Sprintf("0x%X", ev.InstructionPointer)
-					te.Args["ThreadId"] = ev.ThreadId
-					te.Args["Count"] = ev.Count
-					te.Args["ExecutingIsr"] = ev.ExecutingIsr
-					te.Args["ExecutingDpc"] = ev.ExecutingDpc
-					if f, ok := sy.lookup(ev.InstructionPointer, ev.InstructionPointer+1); ok {
-						te.Args["function"] = f.Name
-					}
-				case nt.PERFINFO_LOG_TYPE_PMC_INTERRUPT:
-					te.Name = "PmcInterrupt"
-					te.Args["InstructionPointer"] = fmt.Sprintf("0x%X", ev.InstructionPointer)
-					te.Args["ThreadId"] = ev.ThreadId
-					te.Args["ProfileSource"] = nt.Source(ev.ProfileSource).Name()
-					if f, ok := sy.lookup(ev.InstructionPointer, ev.InstructionPointer+1); ok {
-						te.Args["function"] = f.Name
-					}
-				case nt.PERFINFO_LOG_TYPE_SAMPLED_PROFILE_SET_INTERVAL:
-					te.Name = "SampledProfileSetInterval"
-					te.Args["Source"] = nt.Source(ev.Source).Name()
-					te.Args["NewInterval"] = ev.NewInterval
-					te.Args["OldInterval"] = ev.OldInterval
-				default:
-					te.Name = fmt.Sprintf("hook 0x%04X", ev.Hook)
-				}
-				evs = append(evs, te)
-			}
-		}
+		ok = ok || len(e.Sessions) > 0
 	}
 	if !ok {
-		return nil, false, nil
+		return false, nil
 	}
-	b, err := json.MarshalIndent(map[string]any{"traceEvents": evs, "displayTimeUnit": "ns"}, "", " ")
+	f, err := os.Create(path)
 	if err != nil {
-		return nil, true, fmt.Errorf("cannot encode the trace: %w", err)
+		return true, fmt.Errorf("cannot write %s: %w", TraceFile, err)
 	}
-	return append(b, '\n'), true, nil
+	if _, _, err := WriteTrace(f, reg); err != nil {
+		f.Close()
+		return true, err
+	}
+	if err := f.Close(); err != nil {
+		return true, fmt.Errorf("cannot write %s: %w", TraceFile, err)
+	}
+	return true, nil
 }

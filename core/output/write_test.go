@@ -2,7 +2,6 @@ package output_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -103,43 +102,6 @@ func TestPprofTopListsFunctions(t *testing.T) {
 				t.Errorf("pprof -top lacks %s:\n%s", fn, out)
 			}
 		}
-	}
-}
-
-func TestTraceIsChromeTraceEvents(t *testing.T) {
-	dir := t.TempDir()
-	runLab(t, dir)
-	data, err := os.ReadFile(filepath.Join(dir, output.TraceFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tr struct {
-		TraceEvents []struct {
-			Name string          `json:"name"`
-			Ph   string          `json:"ph"`
-			TS   *float64        `json:"ts"`
-			PID  *int            `json:"pid"`
-			TID  *int            `json:"tid"`
-			Args json.RawMessage `json:"args"`
-		} `json:"traceEvents"`
-	}
-	if err := json.Unmarshal(data, &tr); err != nil {
-		t.Fatal(err)
-	}
-	samples := 0
-	for _, e := range tr.TraceEvents {
-		if e.Ph == "" || e.TS == nil || e.PID == nil || e.TID == nil || e.Name == "" {
-			t.Fatalf("incomplete event %+v", e)
-		}
-		if !strings.Contains("iMXBE", e.Ph) {
-			t.Errorf("phase %q", e.Ph)
-		}
-		if e.Name == "SampledProfile" {
-			samples++
-		}
-	}
-	if samples == 0 {
-		t.Error("no SampledProfile events")
 	}
 }
 

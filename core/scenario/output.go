@@ -33,8 +33,9 @@ const OutputFiles = `  result.json            scenario, status, seed, params, re
   profile-mM-pidP-hH.pb.gz  a pprof profile per profile (output.pprof; go tool pprof -top FILE)
   samples-mM-SOURCE.pb.gz   the kernel logger's samples of a source, by processor, process and
                             thread (output.pprof; go tool pprof -tags FILE)
-  trace.json             the NT Kernel Logger's events, Chrome/Perfetto trace format, when a
-                         kernel logger ran (output.trace)`
+  trace.perfetto-trace   a Perfetto trace when a kernel logger ran (output.trace): a track per
+                         processor with thread-run slices and the logger's events, NT processes
+                         and threads by id and name`
 
 // ErrOutNotEmpty is returned for an output folder that holds files when
 // replacing it was not asked for.
@@ -77,7 +78,7 @@ func CheckOut(dir string, replace bool) error {
 // log.txt when the run logged anything, the configuration in force
 // (config.toml), each run's resolved workload (workload-mM-rN.toml), and
 // the profile outputs of core/output (buckets.csv, a pprof profile per
-// profile and trace.json when a kernel logger ran, as [output] chooses).
+// profile and the Perfetto trace when a kernel logger ran, as [output] chooses).
 func WriteResult(dir string, r Result) error { return writeResult(dir, r, false) }
 
 // WriteResultReplace is WriteResult that replaces a folder's contents.

@@ -12,6 +12,7 @@ import (
 	"github.com/proflab/proflab/core/config"
 	"github.com/proflab/proflab/core/halhost"
 	"github.com/proflab/proflab/core/lab"
+	"github.com/proflab/proflab/core/output"
 	"github.com/proflab/proflab/core/scenario"
 )
 
@@ -74,7 +75,7 @@ func TestWriteResultOutputs(t *testing.T) {
 	if len(got.Machines[0].InterruptCount) != 2 {
 		t.Errorf("interrupt_count has %d entries", len(got.Machines[0].InterruptCount))
 	}
-	for _, f := range []string{"config.toml", "workload-m1-r1.toml", "buckets.csv", "trace.json"} {
+	for _, f := range []string{"config.toml", "workload-m1-r1.toml", "buckets.csv", output.TraceFile} {
 		if !slices.Contains(got.Files, f) {
 			t.Errorf("files %v lack %s", got.Files, f)
 		}

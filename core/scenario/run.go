@@ -105,6 +105,7 @@ func Run(ctx context.Context, opt Options) (res Result) {
 		lw.mu.Lock()
 		res.Log = logs.String()
 		lw.mu.Unlock()
+		res.Outputs.Close() // its spools; the outputs of a stuck state are not written
 		res.Outputs = nil
 		res.Error = abandonedError(ctx, opt, rt.Context())
 		return res

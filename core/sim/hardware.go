@@ -32,6 +32,10 @@ type counterHW struct {
 	warned     bool // "no control area" logged this run
 }
 
+// eps is the events left at or below which a counter has overflowed
+// (remaining counts fractional expected events).
+const eps = 1e-6
+
 // dsHW is one processor's PEBS DS save area programming.
 type dsHW struct {
 	enabled          bool
@@ -47,12 +51,6 @@ type dsHW struct {
 	pending []pebsRecord
 }
 
-type pebsRecord struct {
-	source nt.Source
-	ip     uint64
-	kind   segKind
-}
-
 // bank is the hardware one HAL instance programs: a timer, counters and
 // a DS save area programming per processor.
 type bank struct {
@@ -60,6 +58,9 @@ type bank struct {
 	timers   []timerHW
 	counters [][8]counterHW
 	ds       []dsHW
+
+	run  *runState // the run hook was looked up for
+	hook Driver    // the bank's HAL if it hooks interrupts
 }
 
 func (b *bank) ensure(n int) {
@@ -76,6 +77,7 @@ func (b *bank) ensure(n int) {
 func (s *Sim) Apply(halName string, p hal.Programming) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.hwGen++
 	b := s.bank(halName)
 	for _, l := range p.Log {
 		s.logf("%s: %s", halName, l)

@@ -5,13 +5,30 @@
 // scheduler, raises profile interrupts and delivers them to the kernel
 // model through KeProfileInterruptWithSource, and keeps the ground truth.
 //
-// Execution is event-driven, not instruction-stepped: a processor runs a
-// segment of instructions of one function; counters advance by
-// arithmetic; the next deadline (timer fire, counter overflow, segment or
-// quantum end, end of the run) is computed and jumped to; the interrupted
-// instruction is drawn from a PCG generator seeded from the run's seed
-// within the running function's address distribution. The same seed and
-// the same calls give the same results, bit for bit.
+// Execution is event-driven and costs what it observes: the work of a run
+// is proportional to its events (timer fires, counter overflows, PEBS
+// records, scheduling decisions, hook batches) and to the number of
+// functions, not to the segments executed in between. A busy processor
+// runs a thread's segments, independent draws of a function (the
+// thread's own, an ISR's or a DPC's) by weight; segment types that
+// advance the processor alike (instructions, CPI, events per instruction
+// of every enabled counter) form a class. Between two events the engine
+// draws how many of the whole segments that fit fell in each class (a
+// multinomial draw; none with one class), finds the next counter overflow
+// by arithmetic on the class's event rates, and draws the function of
+// the segment in progress only when an event observes it. Which
+// functions the other segments ran is drawn once, per class, when the
+// thread leaves the processor, and added to the truth as counts. Files:
+// prepare.go (workload preparation), scheduler.go, loop.go (the event
+// loop), execute.go (segments and classes), binomial.go (count draws),
+// hardware.go and timers.go (timer and counter hardware), pebs.go (PEBS
+// buffers), deliver.go (delivery and accounting), result.go (truth),
+// progress.go.
+//
+// The counts have the distribution the segment-stepping engine (kept as
+// core/sim/internal/refengine for the equivalence tests) gave; the
+// random draws differ, so a seed's numbers differ from that engine's.
+// The same seed and the same calls give the same results, bit for bit.
 //
 // A Sim is the hardware the machine's HALs program (its [Sim.Apply] is
 // the plugin host's Hardware): make it first, hand it to the HALs as they
@@ -44,6 +61,16 @@
 //     nothing is delivered and the run log says why.
 //   - A run covers [start, end) of simulated time: a timer that fires
 //     exactly at the end is delivered at the start of the next run.
+//   - A busy processor executes ahead to its next event; what another
+//     processor's event changes on it (a HAL reprogramming its counters
+//     from an interrupt hook) takes effect from its next event, as with
+//     the segment-stepping engine, where it took effect from the
+//     processor's last step.
+//   - A PEBS record delivered at the threshold reports the mode, ISR and
+//     DPC flags of the code that wrote it (the old engine used the mode of
+//     the code running at the threshold).
+//   - Scheduling decisions are reported (ObserveSchedule) when the thread
+//     on a processor changes, in 100 ns units.
 package sim
 
 import (
@@ -100,11 +127,54 @@ type Sim struct {
 
 	cpus      []*cpuRun // during a run
 	refilling bool
+	hwGen     uint64 // counts Apply calls: processors rebuild what depends on their counters
 	dsDirty   bool
 	caPresent []bool
 
 	log     []string
 	results []*Result
+
+	schedObs []func(Switch)
+	running  []uint32 // per processor, the thread id last reported running
+}
+
+// Switch is one of the scheduler's decisions: from Time on, processor
+// CPU runs thread Thread of process Process (both 0: the idle loop).
+type Switch struct {
+	// Time is simulated time in 100 ns units since the machine was
+	// created.
+	Time            uint64
+	CPU             int
+	Process, Thread uint32
+}
+
+// ObserveSchedule has fn called with every change of the thread running
+// on a processor during runs, in time order; at the end of each run
+// every processor reports the idle loop. (The output's trace draws
+// thread-run slices from it.)
+func (s *Sim) ObserveSchedule(fn func(Switch)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.schedObs = append(s.schedObs, fn)
+}
+
+// reportSwitch tells the schedule observers that cpu runs th (nil: idle)
+// from cycle t, if that changed.
+func (s *Sim) reportSwitch(cpu int, t uint64, proc, thread uint32) {
+	if len(s.schedObs) == 0 {
+		return
+	}
+	for len(s.running) < s.ncpu {
+		s.running = append(s.running, 0)
+	}
+	if s.running[cpu] == thread {
+		return
+	}
+	s.running[cpu] = thread
+	sw := Switch{Time: s.time100ns(t), CPU: cpu, Process: proc, Thread: thread}
+	for _, fn := range s.schedObs {
+		fn(sw)
+	}
 }
 
 // New returns a simulator whose hardware is not yet attached to a machine:

@@ -33,7 +33,7 @@ type Options struct {
 	Progress Progress
 	// RunOutputs also writes each finished run's output folder,
 	// Out/runs/ID (result.json, config.toml, buckets.csv, a pprof profile
-	// per profile, trace.json: scenario.WriteResult), to compare sampled
+	// per profile, the Perfetto trace: scenario.WriteResult), to compare sampled
 	// profiles with the ground truth run by run.
 	RunOutputs bool
 }
@@ -258,6 +258,7 @@ func pool(ctx context.Context, plan *Plan, source []byte, todo []Run, jobs int, 
 			for r := range next {
 				res := w.run(ctx, r)
 				if res.Error != nil && res.Error.Kind == runerr.KindInterrupted {
+					res.Outputs.Close()
 					continue // a partial run: discarded
 				}
 				line := w.lineOf(r, res)
@@ -269,6 +270,7 @@ func pool(ctx context.Context, plan *Plan, source []byte, todo []Run, jobs int, 
 						}
 					}
 				}
+				res.Outputs.Close() // the spooled trace events of its logger sessions
 				out <- done{r, line, runLog(res)}
 			}
 		}()

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -200,7 +201,7 @@ func TestBadRunsAndRetry(t *testing.T) {
 	}
 	lines, _, _ := results.Read(filepath.Join(out, results.FileName))
 	if lines[1].Status != results.StatusFailed || lines[2].Status != results.StatusError || lines[2].Error == nil ||
-		!strings.Contains(lines[2].Error.Message, "probe.lua:14: asked to raise") {
+		!strings.Contains(lines[2].Error.Message, "probe.lua:16: asked to raise") {
 		t.Fatalf("lines %+v", lines)
 	}
 	if _, err := os.Stat(filepath.Join(out, "logs", lines[2].ID+".txt")); err != nil {
@@ -490,5 +491,31 @@ hal = "machine.hal"
 	if len(lines) != 2 || fmt.Sprint(lines[0].Metrics["sources"]) != "1" || fmt.Sprint(lines[0].Metrics["listed"]) != "1" ||
 		fmt.Sprint(lines[1].Metrics["listed"]) != "2" || fmt.Sprint(lines[1].Metrics["sources"]) == "1" {
 		t.Fatalf("lines %+v", lines)
+	}
+}
+
+// openFiles counts this process's open file descriptors.
+func openFiles(t testing.TB) int {
+	t.Helper()
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skipf("no /proc/self/fd here: %v", err)
+	}
+	return len(fds)
+}
+
+// A run's spooled trace events are released when the run's line is
+// written, not left open until the garbage collector finds them: a long
+// sweep with the kernel logger must not run out of file descriptors.
+func TestRunsReleaseTheirSpools(t *testing.T) {
+	dir := t.TempDir()
+	p := plan(t, writeSweep(t, dir, "repeats = 24\n[set]\nlogger = true\n"))
+	// With the collector off, a file nobody closed stays open (a
+	// finalizer would otherwise close it at some unknown time).
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	before := openFiles(t)
+	run(t, p, filepath.Join(dir, "out"), sweep.Options{Jobs: 1})
+	if after := openFiles(t); after-before > 4 {
+		t.Errorf("%d file descriptors still open after %d runs with a logger (before %d, after %d)", after-before, len(p.Runs), before, after)
 	}
 }

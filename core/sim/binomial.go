@@ -1,0 +1,143 @@
+package sim
+
+import (
+	"math"
+	"math/rand/v2"
+)
+
+// This file draws counts: how many of n independent segments fell in each
+// class, without drawing the segments one by one.
+
+// binomial draws from Binomial(n, p) exactly: by inversion when n·p is
+// small (Kachitvichyanukul and Schmeiser's BINV), otherwise by rejection
+// from a Lorentzian envelope (Press et al., Numerical Recipes, bnldev).
+// Both cost O(1) draws in expectation, whatever n.
+func binomial(rng *rand.Rand, n uint64, p float64) uint64 {
+	switch {
+	case n == 0 || p <= 0:
+		return 0
+	case p >= 1:
+		return n
+	case p > 0.5:
+		return n - binomial(rng, n, 1-p)
+	}
+	en := float64(n)
+	if en*p < 16 {
+		q := 1 - p
+		s, a := p/q, (en+1)*p/q
+		r0 := math.Pow(q, en)
+		for {
+			u, r, x := rng.Float64(), r0, uint64(0)
+			for u > r && x <= n {
+				u -= r
+				x++
+				r *= a/float64(x) - s
+			}
+			if x <= n {
+				return x
+			}
+		}
+	}
+	am := en * p
+	pc := 1 - p
+	g, _ := math.Lgamma(en + 1)
+	plog, pclog := math.Log(p), math.Log(pc)
+	sq := math.Sqrt(2 * am * pc)
+	for {
+		var y, em float64
+		for {
+			y = math.Tan(math.Pi * rng.Float64())
+			em = sq*y + am
+			if em >= 0 && em < en+1 {
+				break
+			}
+		}
+		em = math.Floor(em)
+		l1, _ := math.Lgamma(em + 1)
+		l2, _ := math.Lgamma(en - em + 1)
+		t := 1.2 * sq * (1 + y*y) * math.Exp(g-l1-l2+em*plog+(en-em)*pclog)
+		if rng.Float64() <= t {
+			return uint64(em)
+		}
+	}
+}
+
+// multinomial splits n draws over categories of probabilities p (summing
+// to 1) into out, by conditional binomials.
+func multinomial(rng *rand.Rand, n uint64, p []float64, out []uint64) {
+	rest := 1.0
+	for i := range p {
+		out[i] = 0
+		if n == 0 {
+			continue
+		}
+		if i == len(p)-1 || rest <= 0 {
+			out[i] = n
+			n = 0
+			continue
+		}
+		q := min(max(p[i]/rest, 0), 1)
+		k := binomial(rng, n, q)
+		out[i] = k
+		n -= k
+		rest -= p[i]
+	}
+}
+
+// aliasTable draws a category of fixed probabilities in O(1) with one
+// uniform (Walker's alias method, Vose's construction): the category
+// ⌊u·n⌋ is kept with its probability, or its alias taken.
+type aliasTable struct {
+	prob  []float64
+	alias []int
+}
+
+// build makes the table for weights w (not all zero), reusing its slices.
+func (a *aliasTable) build(w []float64) {
+	n := len(w)
+	a.prob = append(a.prob[:0], make([]float64, n)...)
+	a.alias = append(a.alias[:0], make([]int, n)...)
+	var tot float64
+	for _, x := range w {
+		tot += x
+	}
+	var small, large []int
+	for i, x := range w {
+		a.prob[i] = x * float64(n) / tot
+		a.alias[i] = i
+		if a.prob[i] < 1 {
+			small = append(small, i)
+		} else {
+			large = append(large, i)
+		}
+	}
+	for len(small) > 0 && len(large) > 0 {
+		s, l := small[len(small)-1], large[len(large)-1]
+		small = small[:len(small)-1]
+		a.alias[s] = l
+		a.prob[l] -= 1 - a.prob[s]
+		if a.prob[l] < 1 {
+			large = large[:len(large)-1]
+			small = append(small, l)
+		}
+	}
+	for _, i := range large {
+		a.prob[i] = 1
+	}
+	for _, i := range small { // rounding leftovers
+		a.prob[i] = 1
+	}
+}
+
+// draw is the category for a uniform u in [0, 1).
+func (a *aliasTable) draw(u float64) int {
+	x := u * float64(len(a.prob))
+	i := int(x)
+	if i >= len(a.prob) {
+		i = len(a.prob) - 1
+	}
+	if x-float64(i) < a.prob[i] {
+		return i
+	}
+	return a.alias[i]
+}

@@ -1,0 +1,161 @@
+package sim
+
+// This file is segment classes: a thread's segment types grouped by how
+// they advance a processor, given the counters enabled on it.
+
+// counterRef is where an enabled counter is: its bank and index.
+type counterRef struct {
+	b *bank
+	i int
+}
+
+// segClass is a class of segment types that advance a processor alike.
+type segClass struct {
+	members []int      // indexes into the thread's types
+	cum     []float64  // their cumulative probabilities within the class
+	pick    aliasTable // draws a member by probability
+	p       float64    // probability of the class
+	n       uint64     // instructions per segment
+	cpi     float64
+	cycles  uint64    // cycles of a whole segment
+	rate    []float64 // events per instruction, per enabled counter
+	ev      []float64 // events per whole segment, per enabled counter
+}
+
+func (cl *segClass) cycleAt(start, d uint64) uint64 {
+	if cl.cpi == 1 {
+		return start + d
+	}
+	return start + uint64(float64(d)*cl.cpi)
+}
+
+// instrAt is the number of instructions of a segment started at start
+// complete at cycle t.
+func (cl *segClass) instrAt(start, t uint64) uint64 {
+	if t < start {
+		return 0
+	}
+	var d uint64
+	if cl.cpi == 1 {
+		d = t - start
+	} else {
+		// the last instruction whose completion cycle is at or before t
+		d = uint64(float64(t-start+1) / cl.cpi)
+		for d > 0 && cl.cycleAt(start, d) > t {
+			d--
+		}
+		for d < cl.n && cl.cycleAt(start, d+1) <= t {
+			d++
+		}
+	}
+	return min(d, cl.n)
+}
+
+// buildClasses groups c's thread's segment types by how they advance c
+// with the counters enabled now. The segment in progress keeps running
+// (its type is drawn first if it was not).
+func (rs *runState) buildClasses(c *cpuRun) {
+	th := c.th
+	if c.built { // the hardware changed under a running thread
+		rs.flushDeferred(c)
+		if c.seg.active {
+			rs.reveal(c)
+		}
+	}
+	s := rs.s
+	c.gen = s.hwGen
+	c.ctrs, c.ctrRefs = c.ctrs[:0], c.ctrRefs[:0]
+	for _, b := range s.banks {
+		if c.idx >= len(b.counters) {
+			continue
+		}
+		for i := range b.counters[c.idx] {
+			if k := &b.counters[c.idx][i]; k.enabled {
+				c.ctrs = append(c.ctrs, k)
+				c.ctrRefs = append(c.ctrRefs, counterRef{b, i})
+			}
+		}
+	}
+	for gi := range c.classes[:cap(c.classes)] {
+		cl := &c.classes[:cap(c.classes)][gi]
+		cl.members, cl.cum, cl.rate, cl.ev = cl.members[:0], cl.cum[:0], cl.rate[:0], cl.ev[:0]
+	}
+	c.classes = c.classes[:0]
+	c.typeClass = c.typeClass[:0]
+	for j, ty := range th.types {
+		f := &rs.fns[ty.fn]
+		n := segmentInstructions(rs.segLen, f)
+		loop := f.loop > 0 && ty.kind == kindThread
+		g := -1
+		if !loop {
+		search:
+			for gi := range c.classes {
+				cl := &c.classes[gi]
+				if cl.n != n || cl.cpi != f.cpi || th.types[cl.members[0]].isLoop(rs) {
+					continue
+				}
+				for i, k := range c.ctrs {
+					if cl.rate[i] != f.rate[k.event] {
+						continue search
+					}
+				}
+				g = gi
+				break
+			}
+		}
+		if g < 0 {
+			if len(c.classes) < cap(c.classes) {
+				c.classes = c.classes[:len(c.classes)+1] // reuse the slices of an earlier class
+			} else {
+				c.classes = append(c.classes, segClass{})
+			}
+			g = len(c.classes) - 1
+			cl := &c.classes[g]
+			cl.n, cl.cpi, cl.p, cl.cycles = n, f.cpi, 0, uint64(float64(n)*f.cpi)
+			if f.cpi == 1 {
+				cl.cycles = n
+			}
+			for _, k := range c.ctrs {
+				cl.rate = append(cl.rate, f.rate[k.event])
+				cl.ev = append(cl.ev, float64(n)*f.rate[k.event])
+			}
+		}
+		cl := &c.classes[g]
+		cl.members = append(cl.members, j)
+		cl.p += ty.p
+		cl.cum = append(cl.cum, cl.p)
+		c.typeClass = append(c.typeClass, g)
+	}
+	c.classP = c.classP[:0]
+	c.cmax = 0
+	c.emax = append(c.emax[:0], make([]float64, len(c.ctrs))...)
+	var cum float64
+	for gi := range c.classes {
+		cl := &c.classes[gi]
+		cum += cl.p
+		c.classP = append(c.classP, cl.p)
+		w := rs.probs[:0]
+		prev := 0.0
+		for _, cu := range cl.cum {
+			w = append(w, cu-prev)
+			prev = cu
+		}
+		rs.probs = w
+		cl.pick.build(w)
+		c.cmax = max(c.cmax, cl.cycles)
+		for i := range cl.ev {
+			c.emax[i] = max(c.emax[i], cl.ev[i])
+		}
+	}
+	for gi := range c.classP {
+		c.classP[gi] /= cum
+	}
+	c.classPick.build(c.classP)
+	c.deferred = append(c.deferred[:0], make([]uint64, len(c.classes))...)
+	if c.seg.active && c.seg.typ >= 0 {
+		c.seg.class = c.typeClass[c.seg.typ]
+	}
+	c.built = true
+}
+
+func (ty segType) isLoop(rs *runState) bool { return ty.kind == kindThread && rs.fns[ty.fn].loop > 0 }

@@ -1,0 +1,320 @@
+package sim
+
+import (
+	"math"
+)
+
+// This file is execution: what a busy processor runs between two events.
+//
+// A thread's segments are independent draws from its segment types
+// (segTypes). Types that advance the processor alike — the same
+// instructions per segment, the same CPI, the same events per instruction
+// for every counter enabled on the processor — form a class, and only a
+// segment's class decides when the next event happens. Between two
+// events the engine therefore draws how many of the whole segments that
+// fit fell in each class (one multinomial draw: with a single class, no
+// draw at all), and leaves which function of its class each segment ran
+// to one multinomial draw per class when the thread leaves the processor
+// (deferred). Only the segment in progress at an event has its class and
+// then its function drawn, as the old engine drew every segment. The
+// counts have the same distribution as drawing each segment; the work is
+// proportional to the events and classes, not to the segments.
+//
+// A thread's loop functions are each a class of their own, so that the
+// thread's position in the loop (periodic-loop aliasing) stays exact.
+
+// cpuRun is one processor's execution state during a run.
+type cpuRun struct {
+	idx        int
+	clock      uint64 // cycles executed up to
+	th         *thread
+	quantumEnd uint64
+
+	next  uint64
+	dirty bool
+
+	// While a thread runs: the counters enabled on the processor (at
+	// hardware generation gen), the thread's classes, the whole segments
+	// of each class whose functions are not drawn yet, and the segment
+	// in progress.
+	built     bool // classes are c.th's
+	gen       uint64
+	ctrs      []*counterHW
+	ctrRefs   []counterRef
+	classes   []segClass
+	classPick aliasTable // draws a class by probability
+	classP    []float64
+	typeClass []int
+	cmax      uint64    // cycles of the longest segment
+	emax      []float64 // per counter, the most events of a segment
+	deferred  []uint64
+	seg       segment
+
+	times [5]uint64 // cycles: user, kernel, interrupt, DPC, idle
+}
+
+// segment is the segment in progress on a processor.
+type segment struct {
+	active    bool
+	class     int
+	typ       int // index into the thread's types; -1 while not drawn
+	start     uint64
+	done      uint64 // instructions complete
+	loopStart uint64
+}
+
+// execute runs c's thread from c's clock up to cycle t, or less: up to a
+// counter's overflow, when one comes first. It returns the cycle reached,
+// where c's next event is.
+func (rs *runState) execute(c *cpuRun, t uint64) uint64 {
+	if c.gen != rs.s.hwGen {
+		rs.buildClasses(c)
+	}
+	for {
+		if c.seg.active {
+			cl := &c.classes[c.seg.class]
+			if c.seg.done >= cl.n {
+				rs.closeSegment(c)
+				continue
+			}
+			stop := min(t, cl.cycleAt(c.seg.start, cl.n))
+			for i, k := range c.ctrs {
+				r := cl.rate[i]
+				if r <= 0 {
+					continue
+				}
+				var need uint64
+				if k.remaining > eps {
+					need = wholeAtLeast1(k.remaining/r - eps)
+				}
+				if c.seg.done+need <= cl.n {
+					if e := cl.cycleAt(c.seg.start, c.seg.done+need); e < stop {
+						stop = max(e, c.clock)
+					}
+				}
+			}
+			if stop < c.clock {
+				return c.clock
+			}
+			d := cl.instrAt(c.seg.start, stop)
+			overflow := false
+			if delta := d - c.seg.done; delta > 0 {
+				fd := float64(delta)
+				for i, k := range c.ctrs {
+					k.remaining -= fd * cl.rate[i]
+				}
+			}
+			for _, k := range c.ctrs {
+				if k.remaining <= eps {
+					overflow = true
+				}
+			}
+			c.seg.done, c.clock = d, stop
+			if overflow || stop >= t {
+				return stop
+			}
+			continue
+		}
+		if c.clock >= t {
+			return c.clock
+		}
+		// whole segments that surely end before t and overflow nothing
+		n := (t - c.clock - 1) / c.cmax
+		for i, k := range c.ctrs {
+			if n == 0 {
+				break
+			}
+			if c.emax[i] <= 0 {
+				continue
+			}
+			if k.remaining <= eps {
+				n = 0
+				break
+			}
+			if m := wholeAtLeast1((k.remaining-eps)/c.emax[i]) - 1; m < n {
+				n = m
+			}
+		}
+		if n > 0 {
+			rs.skip(c, n)
+			continue
+		}
+		rs.startSegment(c)
+	}
+}
+
+// wholeAtLeast1 is ⌈x⌉, at least 1 and at most 2^62 (a rate so small
+// that the division overflows means: not in this run).
+func wholeAtLeast1(x float64) uint64 {
+	x = math.Ceil(x)
+	switch {
+	case x >= 1<<62:
+		return 1 << 62
+	case x > 1:
+		return uint64(int64(x))
+	}
+	return 1
+}
+
+// skip runs n whole segments on c: how many fell in each class is drawn,
+// which functions ran is left for later.
+func (rs *runState) skip(c *cpuRun, n uint64) {
+	counts := rs.counts[:0]
+	if len(c.classes) == 1 {
+		counts = append(counts, n)
+	} else {
+		counts = append(counts, make([]uint64, len(c.classes))...)
+		multinomial(rs.s.rng, n, c.classP, counts)
+	}
+	rs.counts = counts
+	for g, k := range counts {
+		if k == 0 {
+			continue
+		}
+		cl := &c.classes[g]
+		c.deferred[g] += k
+		c.clock += k * cl.cycles
+		fk := float64(k)
+		for i, ctr := range c.ctrs {
+			ctr.remaining -= fk * cl.ev[i]
+		}
+		if ty := c.th.types[cl.members[0]]; ty.isLoop(rs) {
+			loop := rs.fns[ty.fn].loop
+			c.th.loopPos[ty.fn] = (c.th.loopPos[ty.fn] + (k%loop)*(cl.n%loop)) % loop
+		}
+	}
+}
+
+// startSegment draws the class of c's next segment and starts it.
+func (rs *runState) startSegment(c *cpuRun) {
+	g := 0
+	if len(c.classes) > 1 {
+		g = c.classPick.draw(rs.s.rng.Float64())
+	}
+	cl := &c.classes[g]
+	c.seg = segment{active: true, class: g, typ: -1, start: c.clock}
+	if len(cl.members) == 1 {
+		c.seg.typ = cl.members[0]
+		if ty := c.th.types[c.seg.typ]; ty.isLoop(rs) {
+			c.seg.loopStart = c.th.loopPos[ty.fn]
+		}
+	}
+}
+
+// reveal draws the function of c's segment in progress within its class.
+func (rs *runState) reveal(c *cpuRun) {
+	if c.seg.typ >= 0 {
+		return
+	}
+	cl := &c.classes[c.seg.class]
+	c.seg.typ = cl.members[cl.pick.draw(rs.s.rng.Float64())]
+}
+
+// current is what c executes now: the segment in progress (drawn now if
+// need be) or the idle loop.
+func (rs *runState) current(c *cpuRun) (segKind, int) {
+	if c.th == nil {
+		return kindIdle, rs.w.Idle
+	}
+	if !c.seg.active {
+		rs.startSegment(c)
+	}
+	rs.reveal(c)
+	ty := c.th.types[c.seg.typ]
+	return ty.kind, ty.fn
+}
+
+// closeSegment ends c's segment in progress, whole or cut short, and
+// adds it to the truth (a whole segment of an undrawn function: to its
+// class's deferred count).
+func (rs *runState) closeSegment(c *cpuRun) {
+	if !c.seg.active {
+		return
+	}
+	cl := &c.classes[c.seg.class]
+	if c.seg.typ < 0 && c.seg.done >= cl.n {
+		c.deferred[c.seg.class]++
+	} else {
+		rs.reveal(c)
+		ty := c.th.types[c.seg.typ]
+		rs.commit(c, ty, c.seg.done, c.clock-c.seg.start)
+		if ty.isLoop(rs) {
+			c.th.loopPos[ty.fn] = (c.seg.loopStart + c.seg.done) % rs.fns[ty.fn].loop
+		}
+	}
+	c.seg.active = false
+}
+
+// flushDeferred draws which functions c's deferred whole segments ran.
+func (rs *runState) flushDeferred(c *cpuRun) {
+	for g, n := range c.deferred {
+		if n == 0 {
+			continue
+		}
+		c.deferred[g] = 0
+		cl := &c.classes[g]
+		if len(cl.members) == 1 {
+			rs.commit(c, c.th.types[cl.members[0]], n*cl.n, n*cl.cycles)
+			continue
+		}
+		p := rs.probs[:0]
+		prev := 0.0
+		for _, cu := range cl.cum {
+			p = append(p, (cu-prev)/cl.p)
+			prev = cu
+		}
+		rs.probs = p
+		counts := append(rs.counts[:0], make([]uint64, len(cl.members))...)
+		rs.counts = counts
+		multinomial(rs.s.rng, n, p, counts)
+		for i, k := range counts {
+			if k > 0 {
+				rs.commit(c, c.th.types[cl.members[i]], k*cl.n, k*cl.cycles)
+			}
+		}
+	}
+}
+
+// retire settles c's thread's execution so far into the truth: the
+// segment in progress is cut at c's clock.
+func (rs *runState) retire(c *cpuRun) {
+	if c.th == nil {
+		return
+	}
+	rs.closeSegment(c)
+	rs.flushDeferred(c)
+	c.built = false
+}
+
+// commit adds instr instructions over cycles cycles of ty to c's truth.
+func (rs *runState) commit(c *cpuRun, ty segType, instr, cycles uint64) {
+	f := &rs.fns[ty.fn]
+	tl := &rs.tallies[c.idx][c.th.ctx*rs.nf+ty.fn]
+	tl.instr += instr
+	tl.cycles += cycles
+	fd := float64(instr)
+	for e := range nEvents {
+		tl.ev[e] += fd * f.rate[e]
+	}
+	switch {
+	case ty.kind == kindISR:
+		c.times[2] += cycles
+	case ty.kind == kindDPC:
+		c.times[3] += cycles
+	case f.kmode:
+		c.times[1] += cycles
+	default:
+		c.times[0] += cycles
+	}
+}
+
+// idleUntil advances an idle processor to cycle t.
+func (rs *runState) idleUntil(c *cpuRun, t uint64) {
+	if t <= c.clock || c.th != nil {
+		return
+	}
+	elapsed := t - c.clock
+	rs.tallies[c.idx][rs.w.Idle].cycles += elapsed
+	c.times[4] += elapsed
+	c.clock = t
+}

@@ -1,0 +1,243 @@
+package refengine
+
+import (
+	"sort"
+
+	"github.com/proflab/proflab/core/workload"
+	"github.com/proflab/proflab/kernel"
+	"github.com/proflab/proflab/kernel/nt"
+)
+
+// Result is what one Run did: the interrupts delivered and the ground
+// truth.
+type Result struct {
+	// Start and End are simulated time in 100 ns units since the machine
+	// was created.
+	Start, End uint64
+	// Interrupts counts delivered interrupts by source name
+	// ("ProfileTime"), over all processors.
+	Interrupts map[string]uint64
+	// InterruptsByCPU counts them per processor.
+	InterruptsByCPU []map[string]uint64
+	// Functions is the ground truth per function, in the workload's order
+	// (the built-in kernel functions last).
+	Functions []FunctionTruth
+	// Profiles is the ground truth per bucket of every profile started at
+	// the end of the run.
+	Profiles []ProfileTruth
+	// Log are the run's log lines.
+	Log []string
+	// BugCheck is set when an interrupt bug-checked the machine (the run
+	// stopped there).
+	BugCheck *kernel.BugCheck
+	// Workload is the resolved workload that ran.
+	Workload *workload.Resolved
+
+	bySrc [][256]uint64
+}
+
+// FunctionTruth is the exact execution of one function in a run.
+type FunctionTruth struct {
+	Name  string
+	Image string
+	Addr  uint64
+	Size  uint64
+	// Instructions executed and Cycles spent (elapsed; for the idle loop,
+	// halted time).
+	Instructions uint64
+	Cycles       uint64
+	// Events by name: instructions, cycles (unhalted), branches,
+	// branch_mispredicts, cache_misses, cache_references (expected counts).
+	Events map[string]float64
+}
+
+// ProfileTruth is the ground truth of one started profile's buckets.
+type ProfileTruth struct {
+	// Owner is the id of the process whose handle table holds the
+	// profile; Handle the handle.
+	Owner  uint32
+	Handle uint64
+	// Process is the profiled process's id (0: every process).
+	Process    uint32
+	Source     nt.Source
+	SourceName string
+	// Event is what the source counts ("cycles" for ProfileTime: time).
+	Event      string
+	Base, Size uint64
+	BucketSize uint32 // log2 of the bucket's bytes
+	Buckets    []BucketTruth
+}
+
+// BucketTruth is the truth of one bucket: what executed at its addresses
+// while the profile could count (its process, its processors).
+type BucketTruth struct {
+	Addr         uint64
+	Instructions float64
+	Cycles       float64
+	Events       float64 // of the profile's source's event
+}
+
+func newResult(s *Sim, r *workload.Resolved, start uint64) *Result {
+	return &Result{Start: start, Workload: r, bySrc: make([][256]uint64, s.ncpu)}
+}
+
+func (r *Result) count(cpu int, src nt.Source) {
+	if uint32(src) < 256 {
+		r.bySrc[cpu][src]++
+	}
+}
+
+// finish turns the tallies into the result's truth and counts.
+func (rs *runState) finish() {
+	res := rs.res
+	res.Interrupts = map[string]uint64{}
+	res.InterruptsByCPU = make([]map[string]uint64, len(res.bySrc))
+	for cpu, row := range res.bySrc {
+		res.InterruptsByCPU[cpu] = map[string]uint64{}
+		for src, n := range row {
+			if n > 0 {
+				name := nt.Source(src).Name()
+				res.InterruptsByCPU[cpu][name] += n
+				res.Interrupts[name] += n
+			}
+		}
+	}
+	w := rs.w
+	for fi, f := range w.Funcs {
+		ft := FunctionTruth{Name: f.Name, Image: f.Image, Addr: f.Addr, Size: f.Size, Events: map[string]float64{}}
+		var ev [nEvents]float64
+		for cpu := range rs.tallies {
+			for ctx := range rs.ctxPID {
+				t := rs.tallies[cpu][ctx*rs.nf+fi]
+				ft.Instructions += t.instr
+				ft.Cycles += t.cycles
+				for e := range nEvents {
+					ev[e] += t.ev[e]
+				}
+			}
+		}
+		for e := range nEvents {
+			ft.Events[eventNames[e]] = ev[e]
+		}
+		res.Functions = append(res.Functions, ft)
+	}
+	for _, p := range rs.s.m.Profiles() {
+		if !p.Info.Started || p.Info.Size == 0 {
+			continue
+		}
+		res.Profiles = append(res.Profiles, rs.profileTruth(p))
+	}
+	sort.SliceStable(res.Profiles, func(i, j int) bool {
+		a, b := res.Profiles[i], res.Profiles[j]
+		if a.Owner != b.Owner {
+			return a.Owner < b.Owner
+		}
+		return a.Handle < b.Handle
+	})
+}
+
+func (rs *runState) profileTruth(p kernel.ProfileRecord) ProfileTruth {
+	in := p.Info
+	ev := sourceEvent(in.Source)
+	pt := ProfileTruth{Owner: p.Owner.ID(), Handle: p.Handle, Process: in.Process, Source: in.Source, SourceName: in.Source.Name(),
+		Event: ev.String(), Base: in.Base, Size: in.Size, BucketSize: in.BucketSize}
+	if in.Source == nt.ProfileTime {
+		pt.Event = "time"
+	}
+	bs := uint64(in.BucketSize)
+	if bs >= 64 {
+		return pt
+	}
+	nb := (in.Size + (1 << bs) - 1) >> bs
+	if lim := uint64(in.BufferSize / 4); nb > lim {
+		nb = lim
+	}
+	if nb > 1<<24 {
+		nb = 1 << 24
+	}
+	pt.Buckets = make([]BucketTruth, nb)
+	for j := range pt.Buckets {
+		pt.Buckets[j].Addr = in.Base + uint64(j)<<bs
+	}
+	end := in.Base + nb<<bs
+	if end < in.Base {
+		end = ^uint64(0)
+	}
+	for fi := range rs.fns {
+		f := &rs.fns[fi]
+		fEnd := f.addr + f.n*f.ib
+		if fEnd <= in.Base || f.addr >= end {
+			continue
+		}
+		var instr, cyc, val float64
+		for cpu := range rs.tallies {
+			if in.Processors&(1<<uint(cpu)) == 0 {
+				continue
+			}
+			for ctx, pid := range rs.ctxPID {
+				if in.Process != 0 && pid != in.Process {
+					continue
+				}
+				t := rs.tallies[cpu][ctx*rs.nf+fi]
+				instr += float64(t.instr)
+				cyc += float64(t.cycles)
+				if in.Source == nt.ProfileTime {
+					val += float64(t.cycles)
+				} else {
+					val += t.ev[ev]
+				}
+			}
+		}
+		if instr == 0 && cyc == 0 {
+			continue
+		}
+		for _, c := range f.comps {
+			rs.spread(pt.Buckets, in.Base, bs, f, c, instr, cyc, val)
+		}
+	}
+	return pt
+}
+
+// spread distributes one component of a function's distribution over the
+// buckets its slots fall in.
+func (rs *runState) spread(bk []BucketTruth, base, bs uint64, f *fnInfo, c comp, instr, cyc, val float64) {
+	n := c.hi - c.lo
+	if n == 0 {
+		return
+	}
+	per := c.w / float64(n)
+	k := c.lo
+	for k < c.hi {
+		a := f.addr + k*f.ib
+		if a < base {
+			// skip to the first slot at or after base
+			k += (base - a + f.ib - 1) / f.ib
+			continue
+		}
+		j := (a - base) >> bs
+		if j >= uint64(len(bk)) {
+			return
+		}
+		bEnd := base + (j+1)<<bs
+		// slots in this bucket: a, a+ib, … < bEnd
+		cnt := (bEnd - a + f.ib - 1) / f.ib
+		if k+cnt > c.hi {
+			cnt = c.hi - k
+		}
+		m := per * float64(cnt)
+		bk[j].Instructions += instr * m
+		bk[j].Cycles += cyc * m
+		bk[j].Events += val * m
+		k += cnt
+	}
+}
+
+// Truth returns the function truth by name.
+func (r *Result) Truth(name string) (FunctionTruth, bool) {
+	for _, f := range r.Functions {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return FunctionTruth{}, false
+}
