@@ -554,22 +554,27 @@ func (s *Spec) Resolve(target Target) (*Resolved, error) {
 			}
 			out = append(out, Weighted{k, w})
 		}
-		// Normalise by the largest weight first, so that weights near the
-		// largest float64 (1e308) do not add up to +Inf.
-		var top float64
+		var sum float64
 		for _, w := range out {
-			if w.Weight > top && !math.IsInf(w.Weight, 0) {
-				top = w.Weight
+			sum += w.Weight
+		}
+		if math.IsInf(sum, 1) {
+			// Weights near the largest float64 (two of 1e308) overflow the
+			// sum: scale them by the largest first. (Finite sums keep the
+			// plain division, so existing workloads draw the same numbers.)
+			var top float64
+			for _, w := range out {
+				top = max(top, w.Weight)
+			}
+			sum = 0
+			for i := range out {
+				out[i].Weight /= top
+				sum += out[i].Weight
 			}
 		}
-		if len(out) > 0 && !(top > 0) {
+		if len(out) > 0 && !(sum > 0) {
 			c.add(field, "the weights add up to 0: give some function a weight > 0")
 			return nil
-		}
-		var sum float64
-		for i := range out {
-			out[i].Weight /= top
-			sum += out[i].Weight
 		}
 		for i := range out {
 			out[i].Weight /= sum
