@@ -135,10 +135,12 @@ func (rt *Runtime) tableConcat(orig *lua.LFunction) lua.LGFunction {
 	return func(L *lua.LState) int {
 		t := L.CheckTable(1)
 		sep := L.OptString(2, "")
-		i := L.OptInt(3, 1)
-		j := L.OptInt(4, t.Len())
+		n := t.Len()
+		// The range gopher-lua's concat uses: i and j clamped to 1…#t.
+		i := max(min(L.OptInt(3, 1), n), 1)
+		j := min(L.OptInt(4, n), n)
 		var size int64
-		for k := i; k <= j && k >= i; k++ {
+		for k := i; k <= j; k++ {
 			switch v := t.RawGetInt(k).(type) {
 			case lua.LString:
 				size += int64(len(v))

@@ -16,7 +16,7 @@ print(select("#", unpack({ 1, 2, 3 })), unpack({ 1, 2, 3 }, 2))
 print(select("#", unpack({ 1, nil, 3 }, 1, 3)), unpack({}, 1, 0))
 print(select("#", unpack({}, 1, 8000)))
 print(string.rep("ab", 3), string.rep("x", 0), string.rep("x", -1), ("z"):rep(2))
-print(table.concat({ 1, "b", 3 }, "-"), table.concat({ "a", "b", "c" }, ",", 2, 3), table.concat({}, "x"))
+print(table.concat({ 1, "b", 3 }, "-"), table.concat({ "a", "b", "c" }, ",", 2, 3), table.concat({}, "x"), table.concat({ "a", "b" }, "", 1, 1e9))
 local gen = coroutine.wrap(function(a) local b = coroutine.yield(a + 1) return b * 2 end)
 print(gen(1), gen(5))
 local co = coroutine.create(function() error("inner") end)
@@ -31,7 +31,7 @@ print(pcall(coroutine.wrap(function() error("at line") end)))
 		"3\n" +
 		"8000\n" +
 		"ababab\t\t\tzz\n" +
-		"1-b-3\tb,c\t\n" +
+		"1-b-3\tb,c\t\tab\n" +
 		"2\t10\n" +
 		"false\tb.lua:9: inner\n" +
 		"false\ttable: 0x00000001\n" +
