@@ -410,3 +410,41 @@ func TestMachineHALCalls(t *testing.T) {
 		t.Fatalf("after a query and close: %d calls, want 5", got)
 	}
 }
+
+// A machine's HAL says when its plugin process died between calls, and
+// why; Close of a host whose plugin is stopped (SIGSTOP) is bounded.
+func TestPluginDeathAndFrozenClose(t *testing.T) {
+	t.Parallel()
+	h := newHost(t, "")
+	mhs, err := h.OpenMachine([]string{"apic", "pmu"}, machine, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pids := h.Pids()
+	if err := syscall.Kill(pids["apic"], syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-mhs[0].Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("Done not closed after the plugin was killed")
+	}
+	if err := mhs[0].Err(); err == nil || !strings.Contains(err.Error(), `hal "apic"`) || !strings.Contains(err.Error(), "signal: killed") {
+		t.Fatalf("Err %v, want the HAL and the signal", err)
+	}
+	if err := mhs[1].Err(); err != nil {
+		t.Fatalf("the running pmu plugin: Err %v", err)
+	}
+	if err := syscall.Kill(pids["pmu"], syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	h.Close()
+	if took := time.Since(start); took > halrpc.ShutdownTimeout+3*time.Second {
+		t.Errorf("Close with a stopped plugin took %s", took)
+	}
+	waitGone(t, pids["pmu"])
+	if err := mhs[1].Err(); err != nil {
+		t.Errorf("a plugin the host stopped: Err %v, want nil", err)
+	}
+}
