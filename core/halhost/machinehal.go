@@ -129,10 +129,11 @@ func (h *MachineHAL) broken() error {
 	return nil
 }
 
-// Calls returns how many calls (plugin round trips, for a plugin) the
-// instance has answered over its life for this machine: configure,
-// describe and abilities when it was opened, every kernel and lab call
-// since, and close.
+// Calls returns how many HAL calls the instance has answered over its
+// life for this machine: configure, describe and abilities when it was
+// opened, every kernel and lab call since, and close. Through a plugin
+// each is a round trip, except describe and abilities, which the
+// configure call answers (Host.RoundTrips counts the round trips).
 func (h *MachineHAL) Calls() int64 { return h.calls.Load() }
 
 // Name is the HAL's config name.

@@ -111,12 +111,7 @@ func (h *HostHALs) Open(names []string, m Spec, hw halhost.Hardware) ([]kernel.H
 	for i, mh := range mhs {
 		out[i] = mh
 	}
-	release := func() {
-		for _, mh := range mhs {
-			_ = mh.Close()
-		}
-	}
-	return out, release, nil
+	return out, func() { halhost.CloseMachine(mhs) }, nil
 }
 
 // SetLog sends the plugins' log lines to w (nil: nowhere): the log of

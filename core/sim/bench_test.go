@@ -144,6 +144,7 @@ func BenchmarkSecond(b *testing.B) {
 				}
 				var calls int64
 				var interrupts uint64
+				trips := host.RoundTrips()
 				for b.Loop() {
 					l := simtest.New(b, host, 4, 1, "apic", "pmu", "pebs")
 					l.Profile(b, 0x10000, 0xC00, 4, nt.ProfileTime)
@@ -159,13 +160,14 @@ func BenchmarkSecond(b *testing.B) {
 					for _, n := range res.Interrupts {
 						interrupts += n
 					}
-					for _, h := range l.HALs {
-						h.Close() // counted: the run's last round trip per HAL
-					}
+					halhost.CloseMachine(l.HALs) // counted: the run's last call per HAL
 					calls += l.Calls()
 				}
 				perRun := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
 				b.ReportMetric(float64(calls)/float64(b.N), "halcalls/run")
+				if tr == config.TransportPlugin {
+					b.ReportMetric(float64(host.RoundTrips()-trips)/float64(b.N), "roundtrips/run")
+				}
 				b.ReportMetric(float64(interrupts)/float64(b.N), "interrupts/run")
 				if tr == config.TransportInproc {
 					inprocPerRun[load.fast] = perRun

@@ -95,6 +95,7 @@ type Client struct {
 	killing  atomic.Bool   // Kill was called: an exit from now on is expected
 	done     chan struct{} // closed when the process has exited
 	exitErr  error         // why it exited, if not through Kill; set before done closes
+	trips    atomic.Int64  // calls sent to the plugin (RoundTrips)
 }
 
 // Start starts the plugin at opts.Path and completes the handshake. The
@@ -338,6 +339,11 @@ func (c *Client) NewInstanceContext(ctx context.Context) hal.Instance {
 	return &remote{c: c, ctx: ctx, id: fmt.Sprintf("i%d", c.next.Add(1))}
 }
 
+// RoundTrips is the number of calls sent to the plugin process so far,
+// by every instance of this client: what crossing the process boundary
+// has cost, in round trips.
+func (c *Client) RoundTrips() int64 { return c.trips.Load() }
+
 // call runs one RPC under the timeout and ctx and classifies its failure.
 func (c *Client) call(base context.Context, what string, fn func(ctx context.Context) error) error {
 	if err := base.Err(); err != nil {
@@ -345,6 +351,7 @@ func (c *Client) call(base context.Context, what string, fn func(ctx context.Con
 	}
 	ctx, cancel := context.WithTimeout(base, c.timeout)
 	defer cancel()
+	c.trips.Add(1)
 	err := fn(ctx)
 	if err == nil {
 		return nil
@@ -374,39 +381,51 @@ type remote struct {
 	c   *Client
 	ctx context.Context
 	id  string
+	// desc and abil are what the configure call answered for the Describe
+	// and Abilities that follow it (nil: ask the plugin). Each is used once:
+	// a later call asks the plugin again.
+	desc *pb.Description
+	abil *pb.AbilitiesResponse
 }
 
 var _ hal.Instance = (*remote)(nil)
 
 func (r *remote) Configure(m hal.Machine, settings []byte) error {
 	return r.c.call(r.ctx, "configure", func(ctx context.Context) error {
-		_, err := r.c.rpc.Configure(ctx, &pb.ConfigureRequest{Instance: r.id, Machine: machineToPB(m), Settings: settings})
+		resp, err := r.c.rpc.Configure(ctx, &pb.ConfigureRequest{Instance: r.id, Machine: machineToPB(m), Settings: settings})
+		r.desc, r.abil = resp.GetDescription(), resp.GetAbilities()
 		return err
 	})
 }
 
 func (r *remote) Describe() (hal.Description, error) {
-	var d *pb.Description
-	err := r.c.call(r.ctx, "describe", func(ctx context.Context) (e error) {
-		d, e = r.c.rpc.Describe(ctx, &pb.InstanceRequest{Instance: r.id})
-		return e
-	})
-	if err != nil {
-		return hal.Description{}, err
+	d := r.desc
+	r.desc = nil
+	if d == nil {
+		err := r.c.call(r.ctx, "describe", func(ctx context.Context) (e error) {
+			d, e = r.c.rpc.Describe(ctx, &pb.InstanceRequest{Instance: r.id})
+			return e
+		})
+		if err != nil {
+			return hal.Description{}, err
+		}
 	}
 	return descriptionFromPB(d), nil
 }
 
 func (r *remote) Abilities() (hal.Abilities, error) {
-	var a *pb.AbilitiesResponse
-	err := r.c.call(r.ctx, "abilities", func(ctx context.Context) (e error) {
-		a, e = r.c.rpc.Abilities(ctx, &pb.InstanceRequest{Instance: r.id})
-		return e
-	})
-	if err != nil {
-		return hal.Abilities{}, err
+	a := r.abil
+	r.abil = nil
+	if a == nil {
+		err := r.c.call(r.ctx, "abilities", func(ctx context.Context) (e error) {
+			a, e = r.c.rpc.Abilities(ctx, &pb.InstanceRequest{Instance: r.id})
+			return e
+		})
+		if err != nil {
+			return hal.Abilities{}, err
+		}
 	}
-	return hal.Abilities{TimerRefiller: a.GetTimerRefiller(), ControlAreaObserver: a.GetControlAreaObserver(), InterruptHook: a.GetInterruptHook()}, nil
+	return abilitiesFromPB(a), nil
 }
 
 // NumberOfCounters asks HalQueryProfileNumberOfCounters. A plugin built

@@ -105,3 +105,11 @@ func programmingFromPB(p *pb.Programming) (hal.Programming, error) {
 	}
 	return out, nil
 }
+
+func abilitiesToPB(a hal.Abilities) *pb.AbilitiesResponse {
+	return &pb.AbilitiesResponse{TimerRefiller: a.TimerRefiller, ControlAreaObserver: a.ControlAreaObserver, InterruptHook: a.InterruptHook}
+}
+
+func abilitiesFromPB(a *pb.AbilitiesResponse) hal.Abilities {
+	return hal.Abilities{TimerRefiller: a.GetTimerRefiller(), ControlAreaObserver: a.GetControlAreaObserver(), InterruptHook: a.GetInterruptHook()}
+}

@@ -129,6 +129,46 @@ func TestNumberOfCounters(t *testing.T) {
 	}
 }
 
+// Opening an instance is one round trip: configure answers for the
+// Describe and Abilities that follow it. Where the plugin cannot describe
+// itself, Describe asks it, and its error is that call's.
+func TestConfigureAnswersDescribeAndAbilities(t *testing.T) {
+	c := start(t, halrpc.Options{Path: apicPlugin})
+	in := c.NewInstance()
+	if err := in.Configure(machine, nil); err != nil {
+		t.Fatal(err)
+	}
+	d, err := in.Describe()
+	if err != nil || len(d.Sources) == 0 || d.Name != "apic" {
+		t.Fatalf("describe: %+v, %v", d, err)
+	}
+	if _, err := in.Abilities(); err != nil {
+		t.Fatal(err)
+	}
+	if n := c.RoundTrips(); n != 1 {
+		t.Errorf("configure, describe and abilities took %d round trips, want 1", n)
+	}
+	again, err := in.Describe()
+	if err != nil || fmt.Sprint(again) != fmt.Sprint(d) {
+		t.Errorf("a later describe: %+v, %v; want the first answer %+v", again, err, d)
+	}
+	if n := c.RoundTrips(); n != 2 {
+		t.Errorf("a later describe is asked of the plugin: %d round trips, want 2", n)
+	}
+
+	bad := start(t, halrpc.Options{Path: testPlugin, Args: []string{"-mode", "nodescribe"}})
+	in = bad.NewInstance()
+	if err := in.Configure(machine, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := in.Describe(); err == nil || !strings.Contains(err.Error(), "no description, as asked") {
+		t.Errorf("describe of a HAL that cannot describe itself: %v", err)
+	}
+	if n := bad.RoundTrips(); n != 2 {
+		t.Errorf("configure then a failing describe: %d round trips, want 2", n)
+	}
+}
+
 func TestConformanceAcrossProcessBoundary(t *testing.T) {
 	c := start(t, halrpc.Options{Path: apicPlugin})
 	for _, r := range haltest.Check(func() (hal.Instance, error) { return c.NewInstance(), nil }) {

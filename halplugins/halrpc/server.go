@@ -111,7 +111,7 @@ func toStatus(err error) error {
 	return status.Error(codes.Unknown, err.Error())
 }
 
-func (s *server) Configure(_ context.Context, r *pb.ConfigureRequest) (*pb.Empty, error) {
+func (s *server) Configure(_ context.Context, r *pb.ConfigureRequest) (*pb.ConfigureResponse, error) {
 	if r.GetInstance() == "" {
 		return nil, status.Error(codes.InvalidArgument, "configure: empty instance id")
 	}
@@ -128,7 +128,17 @@ func (s *server) Configure(_ context.Context, r *pb.ConfigureRequest) (*pb.Empty
 	s.mu.Lock()
 	s.instances[r.GetInstance()] = in
 	s.mu.Unlock()
-	return &pb.Empty{}, nil
+	// What the host asks next, answered now: one round trip opens a HAL.
+	// A failing Describe or Abilities is left unset, for the host to ask
+	// and report as that call's error.
+	resp := &pb.ConfigureResponse{}
+	if d, err := in.Describe(); err == nil {
+		resp.Description = descriptionToPB(d)
+	}
+	if a, err := in.Abilities(); err == nil {
+		resp.Abilities = abilitiesToPB(a)
+	}
+	return resp, nil
 }
 
 func (s *server) Close(_ context.Context, r *pb.InstanceRequest) (*pb.Empty, error) {
@@ -163,7 +173,7 @@ func (s *server) Abilities(_ context.Context, r *pb.InstanceRequest) (*pb.Abilit
 	if err != nil {
 		return nil, toStatus(err)
 	}
-	return &pb.AbilitiesResponse{TimerRefiller: a.TimerRefiller, ControlAreaObserver: a.ControlAreaObserver, InterruptHook: a.InterruptHook}, nil
+	return abilitiesToPB(a), nil
 }
 
 func (s *server) NumberOfCounters(_ context.Context, r *pb.InstanceRequest) (*pb.CountersResponse, error) {

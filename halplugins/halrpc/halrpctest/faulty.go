@@ -15,7 +15,7 @@ import (
 
 // Faulty is the name under which Install links the misbehaving plugin:
 //
-//	faulty [-mode ok|crash|hang|nonsense|counters|old] [-protocol N]
+//	faulty [-mode ok|crash|hang|nonsense|counters|old|nodescribe] [-protocol N]
 //
 // Linked as hal-MODE (FaultyAs), it takes its mode from its name, so a
 // host configuration can choose it without arguments. ok behaves as the
@@ -23,7 +23,8 @@ import (
 // StartInterrupt; nonsense answers queries with the wrong number of
 // entries and programs a processor it was not asked about; counters
 // reports 6 for HalQueryProfileNumberOfCounters (the others 0); old answers
-// it UNIMPLEMENTED, as a plugin built before the call existed does.
+// it UNIMPLEMENTED, as a plugin built before the call existed does;
+// nodescribe panics in Describe (so configure cannot answer for it).
 // -protocol serves another protocol version than halrpc's.
 const Faulty = "testplugin"
 
@@ -36,6 +37,13 @@ type faulty struct {
 }
 
 func (f *faulty) Settings() any { return f.HAL.(hal.Configurable).Settings() }
+
+func (f *faulty) Describe() hal.Description {
+	if f.mode == "nodescribe" {
+		panic("testplugin: no description, as asked")
+	}
+	return f.HAL.Describe()
+}
 
 func (f *faulty) StartInterrupt(cpus []int, src hal.Source) (hal.Programming, error) {
 	switch f.mode {
@@ -73,7 +81,7 @@ func (f *faulty) QuerySource(cpus []int, src hal.Source) ([]hal.SourceInfo, erro
 func serveFaulty(def string, args []string) {
 	fs := flag.NewFlagSet(Faulty, flag.ExitOnError)
 	fs.SetOutput(os.Stderr)
-	mode := fs.String("mode", def, "ok, crash, hang, nonsense, counters or old")
+	mode := fs.String("mode", def, "ok, crash, hang, nonsense, counters, old or nodescribe")
 	protocol := fs.Int("protocol", halrpc.ProtocolVersion, "protocol version to serve")
 	_ = fs.Parse(args)
 	factory := func() hal.HAL { return &faulty{HAL: apic.New(), mode: *mode} }

@@ -213,6 +213,61 @@ func (x *ConfigureRequest) GetSettings() []byte {
 	return nil
 }
 
+// ConfigureResponse carries what Describe and Abilities would answer right
+// after the configure call; a field is unset when that call would fail (the
+// host then asks it, and reports its error).
+type ConfigureResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Description   *Description           `protobuf:"bytes,1,opt,name=description,proto3" json:"description,omitempty"`
+	Abilities     *AbilitiesResponse     `protobuf:"bytes,2,opt,name=abilities,proto3" json:"abilities,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConfigureResponse) Reset() {
+	*x = ConfigureResponse{}
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConfigureResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConfigureResponse) ProtoMessage() {}
+
+func (x *ConfigureResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConfigureResponse.ProtoReflect.Descriptor instead.
+func (*ConfigureResponse) Descriptor() ([]byte, []int) {
+	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *ConfigureResponse) GetDescription() *Description {
+	if x != nil {
+		return x.Description
+	}
+	return nil
+}
+
+func (x *ConfigureResponse) GetAbilities() *AbilitiesResponse {
+	if x != nil {
+		return x.Abilities
+	}
+	return nil
+}
+
 type InstanceRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Instance      string                 `protobuf:"bytes,1,opt,name=instance,proto3" json:"instance,omitempty"`
@@ -222,7 +277,7 @@ type InstanceRequest struct {
 
 func (x *InstanceRequest) Reset() {
 	*x = InstanceRequest{}
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[3]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -234,7 +289,7 @@ func (x *InstanceRequest) String() string {
 func (*InstanceRequest) ProtoMessage() {}
 
 func (x *InstanceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[3]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -247,7 +302,7 @@ func (x *InstanceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InstanceRequest.ProtoReflect.Descriptor instead.
 func (*InstanceRequest) Descriptor() ([]byte, []int) {
-	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{3}
+	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *InstanceRequest) GetInstance() string {
@@ -267,7 +322,7 @@ type CPUsRequest struct {
 
 func (x *CPUsRequest) Reset() {
 	*x = CPUsRequest{}
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[4]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -279,7 +334,7 @@ func (x *CPUsRequest) String() string {
 func (*CPUsRequest) ProtoMessage() {}
 
 func (x *CPUsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[4]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -292,7 +347,7 @@ func (x *CPUsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CPUsRequest.ProtoReflect.Descriptor instead.
 func (*CPUsRequest) Descriptor() ([]byte, []int) {
-	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{4}
+	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *CPUsRequest) GetInstance() string {
@@ -320,7 +375,7 @@ type SourceRequest struct {
 
 func (x *SourceRequest) Reset() {
 	*x = SourceRequest{}
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[5]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -332,7 +387,7 @@ func (x *SourceRequest) String() string {
 func (*SourceRequest) ProtoMessage() {}
 
 func (x *SourceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[5]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -345,7 +400,7 @@ func (x *SourceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SourceRequest.ProtoReflect.Descriptor instead.
 func (*SourceRequest) Descriptor() ([]byte, []int) {
-	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{5}
+	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *SourceRequest) GetInstance() string {
@@ -381,7 +436,7 @@ type SetIntervalRequest struct {
 
 func (x *SetIntervalRequest) Reset() {
 	*x = SetIntervalRequest{}
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[6]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -393,7 +448,7 @@ func (x *SetIntervalRequest) String() string {
 func (*SetIntervalRequest) ProtoMessage() {}
 
 func (x *SetIntervalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[6]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -406,7 +461,7 @@ func (x *SetIntervalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetIntervalRequest.ProtoReflect.Descriptor instead.
 func (*SetIntervalRequest) Descriptor() ([]byte, []int) {
-	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{6}
+	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *SetIntervalRequest) GetInstance() string {
@@ -448,7 +503,7 @@ type ControlAreaRequest struct {
 
 func (x *ControlAreaRequest) Reset() {
 	*x = ControlAreaRequest{}
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[7]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -460,7 +515,7 @@ func (x *ControlAreaRequest) String() string {
 func (*ControlAreaRequest) ProtoMessage() {}
 
 func (x *ControlAreaRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[7]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -473,7 +528,7 @@ func (x *ControlAreaRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ControlAreaRequest.ProtoReflect.Descriptor instead.
 func (*ControlAreaRequest) Descriptor() ([]byte, []int) {
-	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{7}
+	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ControlAreaRequest) GetInstance() string {
@@ -507,7 +562,7 @@ type InterruptsRequest struct {
 
 func (x *InterruptsRequest) Reset() {
 	*x = InterruptsRequest{}
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[8]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -519,7 +574,7 @@ func (x *InterruptsRequest) String() string {
 func (*InterruptsRequest) ProtoMessage() {}
 
 func (x *InterruptsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[8]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -532,7 +587,7 @@ func (x *InterruptsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InterruptsRequest.ProtoReflect.Descriptor instead.
 func (*InterruptsRequest) Descriptor() ([]byte, []int) {
-	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{8}
+	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *InterruptsRequest) GetInstance() string {
@@ -565,7 +620,7 @@ type SourceSpec struct {
 
 func (x *SourceSpec) Reset() {
 	*x = SourceSpec{}
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[9]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -577,7 +632,7 @@ func (x *SourceSpec) String() string {
 func (*SourceSpec) ProtoMessage() {}
 
 func (x *SourceSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[9]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -590,7 +645,7 @@ func (x *SourceSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SourceSpec.ProtoReflect.Descriptor instead.
 func (*SourceSpec) Descriptor() ([]byte, []int) {
-	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{9}
+	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *SourceSpec) GetSource() uint32 {
@@ -661,7 +716,7 @@ type Description struct {
 
 func (x *Description) Reset() {
 	*x = Description{}
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[10]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -673,7 +728,7 @@ func (x *Description) String() string {
 func (*Description) ProtoMessage() {}
 
 func (x *Description) ProtoReflect() protoreflect.Message {
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[10]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -686,7 +741,7 @@ func (x *Description) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Description.ProtoReflect.Descriptor instead.
 func (*Description) Descriptor() ([]byte, []int) {
-	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{10}
+	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Description) GetName() string {
@@ -727,7 +782,7 @@ type SourceInfo struct {
 
 func (x *SourceInfo) Reset() {
 	*x = SourceInfo{}
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[11]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -739,7 +794,7 @@ func (x *SourceInfo) String() string {
 func (*SourceInfo) ProtoMessage() {}
 
 func (x *SourceInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[11]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -752,7 +807,7 @@ func (x *SourceInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SourceInfo.ProtoReflect.Descriptor instead.
 func (*SourceInfo) Descriptor() ([]byte, []int) {
-	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{11}
+	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *SourceInfo) GetSupported() bool {
@@ -778,7 +833,7 @@ type QueryResponse struct {
 
 func (x *QueryResponse) Reset() {
 	*x = QueryResponse{}
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[12]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -790,7 +845,7 @@ func (x *QueryResponse) String() string {
 func (*QueryResponse) ProtoMessage() {}
 
 func (x *QueryResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[12]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -803,7 +858,7 @@ func (x *QueryResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QueryResponse.ProtoReflect.Descriptor instead.
 func (*QueryResponse) Descriptor() ([]byte, []int) {
-	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{12}
+	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *QueryResponse) GetInfo() []*SourceInfo {
@@ -823,7 +878,7 @@ type SetIntervalResponse struct {
 
 func (x *SetIntervalResponse) Reset() {
 	*x = SetIntervalResponse{}
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[13]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -835,7 +890,7 @@ func (x *SetIntervalResponse) String() string {
 func (*SetIntervalResponse) ProtoMessage() {}
 
 func (x *SetIntervalResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[13]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -848,7 +903,7 @@ func (x *SetIntervalResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetIntervalResponse.ProtoReflect.Descriptor instead.
 func (*SetIntervalResponse) Descriptor() ([]byte, []int) {
-	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{13}
+	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *SetIntervalResponse) GetEffective() []uint32 {
@@ -879,7 +934,7 @@ type TimerProgram struct {
 
 func (x *TimerProgram) Reset() {
 	*x = TimerProgram{}
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[14]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -891,7 +946,7 @@ func (x *TimerProgram) String() string {
 func (*TimerProgram) ProtoMessage() {}
 
 func (x *TimerProgram) ProtoReflect() protoreflect.Message {
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[14]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -904,7 +959,7 @@ func (x *TimerProgram) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TimerProgram.ProtoReflect.Descriptor instead.
 func (*TimerProgram) Descriptor() ([]byte, []int) {
-	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{14}
+	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *TimerProgram) GetCpu() uint32 {
@@ -959,7 +1014,7 @@ type SkidWeight struct {
 
 func (x *SkidWeight) Reset() {
 	*x = SkidWeight{}
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[15]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -971,7 +1026,7 @@ func (x *SkidWeight) String() string {
 func (*SkidWeight) ProtoMessage() {}
 
 func (x *SkidWeight) ProtoReflect() protoreflect.Message {
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[15]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -984,7 +1039,7 @@ func (x *SkidWeight) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SkidWeight.ProtoReflect.Descriptor instead.
 func (*SkidWeight) Descriptor() ([]byte, []int) {
-	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{15}
+	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *SkidWeight) GetInstructions() uint32 {
@@ -1018,7 +1073,7 @@ type CounterProgram struct {
 
 func (x *CounterProgram) Reset() {
 	*x = CounterProgram{}
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[16]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1030,7 +1085,7 @@ func (x *CounterProgram) String() string {
 func (*CounterProgram) ProtoMessage() {}
 
 func (x *CounterProgram) ProtoReflect() protoreflect.Message {
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[16]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1043,7 +1098,7 @@ func (x *CounterProgram) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CounterProgram.ProtoReflect.Descriptor instead.
 func (*CounterProgram) Descriptor() ([]byte, []int) {
-	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{16}
+	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *CounterProgram) GetCpu() uint32 {
@@ -1123,7 +1178,7 @@ type DSProgram struct {
 
 func (x *DSProgram) Reset() {
 	*x = DSProgram{}
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[17]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1135,7 +1190,7 @@ func (x *DSProgram) String() string {
 func (*DSProgram) ProtoMessage() {}
 
 func (x *DSProgram) ProtoReflect() protoreflect.Message {
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[17]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1148,7 +1203,7 @@ func (x *DSProgram) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DSProgram.ProtoReflect.Descriptor instead.
 func (*DSProgram) Descriptor() ([]byte, []int) {
-	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{17}
+	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *DSProgram) GetCpu() uint32 {
@@ -1206,7 +1261,7 @@ type Programming struct {
 
 func (x *Programming) Reset() {
 	*x = Programming{}
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[18]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1218,7 +1273,7 @@ func (x *Programming) String() string {
 func (*Programming) ProtoMessage() {}
 
 func (x *Programming) ProtoReflect() protoreflect.Message {
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[18]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1231,7 +1286,7 @@ func (x *Programming) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Programming.ProtoReflect.Descriptor instead.
 func (*Programming) Descriptor() ([]byte, []int) {
-	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{18}
+	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *Programming) GetResetAll() bool {
@@ -1278,7 +1333,7 @@ type CountersResponse struct {
 
 func (x *CountersResponse) Reset() {
 	*x = CountersResponse{}
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[19]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1290,7 +1345,7 @@ func (x *CountersResponse) String() string {
 func (*CountersResponse) ProtoMessage() {}
 
 func (x *CountersResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[19]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1303,7 +1358,7 @@ func (x *CountersResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CountersResponse.ProtoReflect.Descriptor instead.
 func (*CountersResponse) Descriptor() ([]byte, []int) {
-	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{19}
+	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *CountersResponse) GetCounters() uint32 {
@@ -1324,7 +1379,7 @@ type AbilitiesResponse struct {
 
 func (x *AbilitiesResponse) Reset() {
 	*x = AbilitiesResponse{}
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[20]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1336,7 +1391,7 @@ func (x *AbilitiesResponse) String() string {
 func (*AbilitiesResponse) ProtoMessage() {}
 
 func (x *AbilitiesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[20]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1349,7 +1404,7 @@ func (x *AbilitiesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AbilitiesResponse.ProtoReflect.Descriptor instead.
 func (*AbilitiesResponse) Descriptor() ([]byte, []int) {
-	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{20}
+	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *AbilitiesResponse) GetTimerRefiller() bool {
@@ -1389,7 +1444,10 @@ const file_halplugins_halrpc_proto_hal_proto_rawDesc = "" +
 	"\x10ConfigureRequest\x12\x1a\n" +
 	"\binstance\x18\x01 \x01(\tR\binstance\x121\n" +
 	"\amachine\x18\x02 \x01(\v2\x17.proflab.hal.v1.MachineR\amachine\x12\x1a\n" +
-	"\bsettings\x18\x03 \x01(\fR\bsettings\"-\n" +
+	"\bsettings\x18\x03 \x01(\fR\bsettings\"\x93\x01\n" +
+	"\x11ConfigureResponse\x12=\n" +
+	"\vdescription\x18\x01 \x01(\v2\x1b.proflab.hal.v1.DescriptionR\vdescription\x12?\n" +
+	"\tabilities\x18\x02 \x01(\v2!.proflab.hal.v1.AbilitiesResponseR\tabilities\"-\n" +
 	"\x0fInstanceRequest\x12\x1a\n" +
 	"\binstance\x18\x01 \x01(\tR\binstance\"=\n" +
 	"\vCPUsRequest\x12\x1a\n" +
@@ -1475,9 +1533,9 @@ const file_halplugins_halrpc_proto_hal_proto_rawDesc = "" +
 	"\x11AbilitiesResponse\x12%\n" +
 	"\x0etimer_refiller\x18\x01 \x01(\bR\rtimerRefiller\x122\n" +
 	"\x15control_area_observer\x18\x02 \x01(\bR\x13controlAreaObserver\x12%\n" +
-	"\x0einterrupt_hook\x18\x03 \x01(\bR\rinterruptHook2\xec\a\n" +
-	"\x03HAL\x12D\n" +
-	"\tConfigure\x12 .proflab.hal.v1.ConfigureRequest\x1a\x15.proflab.hal.v1.Empty\x12H\n" +
+	"\x0einterrupt_hook\x18\x03 \x01(\bR\rinterruptHook2\xf8\a\n" +
+	"\x03HAL\x12P\n" +
+	"\tConfigure\x12 .proflab.hal.v1.ConfigureRequest\x1a!.proflab.hal.v1.ConfigureResponse\x12H\n" +
 	"\bDescribe\x12\x1f.proflab.hal.v1.InstanceRequest\x1a\x1b.proflab.hal.v1.Description\x12E\n" +
 	"\x05Reset\x12\x1f.proflab.hal.v1.InstanceRequest\x1a\x1b.proflab.hal.v1.Programming\x12K\n" +
 	"\vQuerySource\x12\x1d.proflab.hal.v1.SourceRequest\x1a\x1d.proflab.hal.v1.QueryResponse\x12V\n" +
@@ -1504,70 +1562,73 @@ func file_halplugins_halrpc_proto_hal_proto_rawDescGZIP() []byte {
 	return file_halplugins_halrpc_proto_hal_proto_rawDescData
 }
 
-var file_halplugins_halrpc_proto_hal_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
+var file_halplugins_halrpc_proto_hal_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
 var file_halplugins_halrpc_proto_hal_proto_goTypes = []any{
 	(*Empty)(nil),               // 0: proflab.hal.v1.Empty
 	(*Machine)(nil),             // 1: proflab.hal.v1.Machine
 	(*ConfigureRequest)(nil),    // 2: proflab.hal.v1.ConfigureRequest
-	(*InstanceRequest)(nil),     // 3: proflab.hal.v1.InstanceRequest
-	(*CPUsRequest)(nil),         // 4: proflab.hal.v1.CPUsRequest
-	(*SourceRequest)(nil),       // 5: proflab.hal.v1.SourceRequest
-	(*SetIntervalRequest)(nil),  // 6: proflab.hal.v1.SetIntervalRequest
-	(*ControlAreaRequest)(nil),  // 7: proflab.hal.v1.ControlAreaRequest
-	(*InterruptsRequest)(nil),   // 8: proflab.hal.v1.InterruptsRequest
-	(*SourceSpec)(nil),          // 9: proflab.hal.v1.SourceSpec
-	(*Description)(nil),         // 10: proflab.hal.v1.Description
-	(*SourceInfo)(nil),          // 11: proflab.hal.v1.SourceInfo
-	(*QueryResponse)(nil),       // 12: proflab.hal.v1.QueryResponse
-	(*SetIntervalResponse)(nil), // 13: proflab.hal.v1.SetIntervalResponse
-	(*TimerProgram)(nil),        // 14: proflab.hal.v1.TimerProgram
-	(*SkidWeight)(nil),          // 15: proflab.hal.v1.SkidWeight
-	(*CounterProgram)(nil),      // 16: proflab.hal.v1.CounterProgram
-	(*DSProgram)(nil),           // 17: proflab.hal.v1.DSProgram
-	(*Programming)(nil),         // 18: proflab.hal.v1.Programming
-	(*CountersResponse)(nil),    // 19: proflab.hal.v1.CountersResponse
-	(*AbilitiesResponse)(nil),   // 20: proflab.hal.v1.AbilitiesResponse
+	(*ConfigureResponse)(nil),   // 3: proflab.hal.v1.ConfigureResponse
+	(*InstanceRequest)(nil),     // 4: proflab.hal.v1.InstanceRequest
+	(*CPUsRequest)(nil),         // 5: proflab.hal.v1.CPUsRequest
+	(*SourceRequest)(nil),       // 6: proflab.hal.v1.SourceRequest
+	(*SetIntervalRequest)(nil),  // 7: proflab.hal.v1.SetIntervalRequest
+	(*ControlAreaRequest)(nil),  // 8: proflab.hal.v1.ControlAreaRequest
+	(*InterruptsRequest)(nil),   // 9: proflab.hal.v1.InterruptsRequest
+	(*SourceSpec)(nil),          // 10: proflab.hal.v1.SourceSpec
+	(*Description)(nil),         // 11: proflab.hal.v1.Description
+	(*SourceInfo)(nil),          // 12: proflab.hal.v1.SourceInfo
+	(*QueryResponse)(nil),       // 13: proflab.hal.v1.QueryResponse
+	(*SetIntervalResponse)(nil), // 14: proflab.hal.v1.SetIntervalResponse
+	(*TimerProgram)(nil),        // 15: proflab.hal.v1.TimerProgram
+	(*SkidWeight)(nil),          // 16: proflab.hal.v1.SkidWeight
+	(*CounterProgram)(nil),      // 17: proflab.hal.v1.CounterProgram
+	(*DSProgram)(nil),           // 18: proflab.hal.v1.DSProgram
+	(*Programming)(nil),         // 19: proflab.hal.v1.Programming
+	(*CountersResponse)(nil),    // 20: proflab.hal.v1.CountersResponse
+	(*AbilitiesResponse)(nil),   // 21: proflab.hal.v1.AbilitiesResponse
 }
 var file_halplugins_halrpc_proto_hal_proto_depIdxs = []int32{
 	1,  // 0: proflab.hal.v1.ConfigureRequest.machine:type_name -> proflab.hal.v1.Machine
-	9,  // 1: proflab.hal.v1.Description.sources:type_name -> proflab.hal.v1.SourceSpec
-	11, // 2: proflab.hal.v1.QueryResponse.info:type_name -> proflab.hal.v1.SourceInfo
-	18, // 3: proflab.hal.v1.SetIntervalResponse.programming:type_name -> proflab.hal.v1.Programming
-	15, // 4: proflab.hal.v1.CounterProgram.skid:type_name -> proflab.hal.v1.SkidWeight
-	14, // 5: proflab.hal.v1.Programming.timers:type_name -> proflab.hal.v1.TimerProgram
-	16, // 6: proflab.hal.v1.Programming.counters:type_name -> proflab.hal.v1.CounterProgram
-	17, // 7: proflab.hal.v1.Programming.ds:type_name -> proflab.hal.v1.DSProgram
-	2,  // 8: proflab.hal.v1.HAL.Configure:input_type -> proflab.hal.v1.ConfigureRequest
-	3,  // 9: proflab.hal.v1.HAL.Describe:input_type -> proflab.hal.v1.InstanceRequest
-	3,  // 10: proflab.hal.v1.HAL.Reset:input_type -> proflab.hal.v1.InstanceRequest
-	5,  // 11: proflab.hal.v1.HAL.QuerySource:input_type -> proflab.hal.v1.SourceRequest
-	6,  // 12: proflab.hal.v1.HAL.SetInterval:input_type -> proflab.hal.v1.SetIntervalRequest
-	5,  // 13: proflab.hal.v1.HAL.StartInterrupt:input_type -> proflab.hal.v1.SourceRequest
-	5,  // 14: proflab.hal.v1.HAL.StopInterrupt:input_type -> proflab.hal.v1.SourceRequest
-	4,  // 15: proflab.hal.v1.HAL.RefillTimer:input_type -> proflab.hal.v1.CPUsRequest
-	7,  // 16: proflab.hal.v1.HAL.ControlArea:input_type -> proflab.hal.v1.ControlAreaRequest
-	8,  // 17: proflab.hal.v1.HAL.Interrupts:input_type -> proflab.hal.v1.InterruptsRequest
-	3,  // 18: proflab.hal.v1.HAL.Abilities:input_type -> proflab.hal.v1.InstanceRequest
-	3,  // 19: proflab.hal.v1.HAL.Close:input_type -> proflab.hal.v1.InstanceRequest
-	3,  // 20: proflab.hal.v1.HAL.NumberOfCounters:input_type -> proflab.hal.v1.InstanceRequest
-	0,  // 21: proflab.hal.v1.HAL.Configure:output_type -> proflab.hal.v1.Empty
-	10, // 22: proflab.hal.v1.HAL.Describe:output_type -> proflab.hal.v1.Description
-	18, // 23: proflab.hal.v1.HAL.Reset:output_type -> proflab.hal.v1.Programming
-	12, // 24: proflab.hal.v1.HAL.QuerySource:output_type -> proflab.hal.v1.QueryResponse
-	13, // 25: proflab.hal.v1.HAL.SetInterval:output_type -> proflab.hal.v1.SetIntervalResponse
-	18, // 26: proflab.hal.v1.HAL.StartInterrupt:output_type -> proflab.hal.v1.Programming
-	18, // 27: proflab.hal.v1.HAL.StopInterrupt:output_type -> proflab.hal.v1.Programming
-	18, // 28: proflab.hal.v1.HAL.RefillTimer:output_type -> proflab.hal.v1.Programming
-	18, // 29: proflab.hal.v1.HAL.ControlArea:output_type -> proflab.hal.v1.Programming
-	18, // 30: proflab.hal.v1.HAL.Interrupts:output_type -> proflab.hal.v1.Programming
-	20, // 31: proflab.hal.v1.HAL.Abilities:output_type -> proflab.hal.v1.AbilitiesResponse
-	0,  // 32: proflab.hal.v1.HAL.Close:output_type -> proflab.hal.v1.Empty
-	19, // 33: proflab.hal.v1.HAL.NumberOfCounters:output_type -> proflab.hal.v1.CountersResponse
-	21, // [21:34] is the sub-list for method output_type
-	8,  // [8:21] is the sub-list for method input_type
-	8,  // [8:8] is the sub-list for extension type_name
-	8,  // [8:8] is the sub-list for extension extendee
-	0,  // [0:8] is the sub-list for field type_name
+	11, // 1: proflab.hal.v1.ConfigureResponse.description:type_name -> proflab.hal.v1.Description
+	21, // 2: proflab.hal.v1.ConfigureResponse.abilities:type_name -> proflab.hal.v1.AbilitiesResponse
+	10, // 3: proflab.hal.v1.Description.sources:type_name -> proflab.hal.v1.SourceSpec
+	12, // 4: proflab.hal.v1.QueryResponse.info:type_name -> proflab.hal.v1.SourceInfo
+	19, // 5: proflab.hal.v1.SetIntervalResponse.programming:type_name -> proflab.hal.v1.Programming
+	16, // 6: proflab.hal.v1.CounterProgram.skid:type_name -> proflab.hal.v1.SkidWeight
+	15, // 7: proflab.hal.v1.Programming.timers:type_name -> proflab.hal.v1.TimerProgram
+	17, // 8: proflab.hal.v1.Programming.counters:type_name -> proflab.hal.v1.CounterProgram
+	18, // 9: proflab.hal.v1.Programming.ds:type_name -> proflab.hal.v1.DSProgram
+	2,  // 10: proflab.hal.v1.HAL.Configure:input_type -> proflab.hal.v1.ConfigureRequest
+	4,  // 11: proflab.hal.v1.HAL.Describe:input_type -> proflab.hal.v1.InstanceRequest
+	4,  // 12: proflab.hal.v1.HAL.Reset:input_type -> proflab.hal.v1.InstanceRequest
+	6,  // 13: proflab.hal.v1.HAL.QuerySource:input_type -> proflab.hal.v1.SourceRequest
+	7,  // 14: proflab.hal.v1.HAL.SetInterval:input_type -> proflab.hal.v1.SetIntervalRequest
+	6,  // 15: proflab.hal.v1.HAL.StartInterrupt:input_type -> proflab.hal.v1.SourceRequest
+	6,  // 16: proflab.hal.v1.HAL.StopInterrupt:input_type -> proflab.hal.v1.SourceRequest
+	5,  // 17: proflab.hal.v1.HAL.RefillTimer:input_type -> proflab.hal.v1.CPUsRequest
+	8,  // 18: proflab.hal.v1.HAL.ControlArea:input_type -> proflab.hal.v1.ControlAreaRequest
+	9,  // 19: proflab.hal.v1.HAL.Interrupts:input_type -> proflab.hal.v1.InterruptsRequest
+	4,  // 20: proflab.hal.v1.HAL.Abilities:input_type -> proflab.hal.v1.InstanceRequest
+	4,  // 21: proflab.hal.v1.HAL.Close:input_type -> proflab.hal.v1.InstanceRequest
+	4,  // 22: proflab.hal.v1.HAL.NumberOfCounters:input_type -> proflab.hal.v1.InstanceRequest
+	3,  // 23: proflab.hal.v1.HAL.Configure:output_type -> proflab.hal.v1.ConfigureResponse
+	11, // 24: proflab.hal.v1.HAL.Describe:output_type -> proflab.hal.v1.Description
+	19, // 25: proflab.hal.v1.HAL.Reset:output_type -> proflab.hal.v1.Programming
+	13, // 26: proflab.hal.v1.HAL.QuerySource:output_type -> proflab.hal.v1.QueryResponse
+	14, // 27: proflab.hal.v1.HAL.SetInterval:output_type -> proflab.hal.v1.SetIntervalResponse
+	19, // 28: proflab.hal.v1.HAL.StartInterrupt:output_type -> proflab.hal.v1.Programming
+	19, // 29: proflab.hal.v1.HAL.StopInterrupt:output_type -> proflab.hal.v1.Programming
+	19, // 30: proflab.hal.v1.HAL.RefillTimer:output_type -> proflab.hal.v1.Programming
+	19, // 31: proflab.hal.v1.HAL.ControlArea:output_type -> proflab.hal.v1.Programming
+	19, // 32: proflab.hal.v1.HAL.Interrupts:output_type -> proflab.hal.v1.Programming
+	21, // 33: proflab.hal.v1.HAL.Abilities:output_type -> proflab.hal.v1.AbilitiesResponse
+	0,  // 34: proflab.hal.v1.HAL.Close:output_type -> proflab.hal.v1.Empty
+	20, // 35: proflab.hal.v1.HAL.NumberOfCounters:output_type -> proflab.hal.v1.CountersResponse
+	23, // [23:36] is the sub-list for method output_type
+	10, // [10:23] is the sub-list for method input_type
+	10, // [10:10] is the sub-list for extension type_name
+	10, // [10:10] is the sub-list for extension extendee
+	0,  // [0:10] is the sub-list for field type_name
 }
 
 func init() { file_halplugins_halrpc_proto_hal_proto_init() }
@@ -1581,7 +1642,7 @@ func file_halplugins_halrpc_proto_hal_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_halplugins_halrpc_proto_hal_proto_rawDesc), len(file_halplugins_halrpc_proto_hal_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   21,
+			NumMessages:   22,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

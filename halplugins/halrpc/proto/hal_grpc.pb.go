@@ -49,7 +49,13 @@ const (
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 type HALClient interface {
-	Configure(ctx context.Context, in *ConfigureRequest, opts ...grpc.CallOption) (*Empty, error)
+	// Configure answers with the configured instance's description and
+	// abilities, so that opening a HAL costs one round trip, not three. A
+	// plugin built before this answered Empty, which reads as a
+	// ConfigureResponse with neither set (the host then asks Describe and
+	// Abilities); a host built before this reads the answer as Empty. So
+	// protocol 1 stays protocol 1.
+	Configure(ctx context.Context, in *ConfigureRequest, opts ...grpc.CallOption) (*ConfigureResponse, error)
 	Describe(ctx context.Context, in *InstanceRequest, opts ...grpc.CallOption) (*Description, error)
 	Reset(ctx context.Context, in *InstanceRequest, opts ...grpc.CallOption) (*Programming, error)
 	QuerySource(ctx context.Context, in *SourceRequest, opts ...grpc.CallOption) (*QueryResponse, error)
@@ -78,9 +84,9 @@ func NewHALClient(cc grpc.ClientConnInterface) HALClient {
 	return &hALClient{cc}
 }
 
-func (c *hALClient) Configure(ctx context.Context, in *ConfigureRequest, opts ...grpc.CallOption) (*Empty, error) {
+func (c *hALClient) Configure(ctx context.Context, in *ConfigureRequest, opts ...grpc.CallOption) (*ConfigureResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(Empty)
+	out := new(ConfigureResponse)
 	err := c.cc.Invoke(ctx, HAL_Configure_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
@@ -212,7 +218,13 @@ func (c *hALClient) NumberOfCounters(ctx context.Context, in *InstanceRequest, o
 // All implementations must embed UnimplementedHALServer
 // for forward compatibility.
 type HALServer interface {
-	Configure(context.Context, *ConfigureRequest) (*Empty, error)
+	// Configure answers with the configured instance's description and
+	// abilities, so that opening a HAL costs one round trip, not three. A
+	// plugin built before this answered Empty, which reads as a
+	// ConfigureResponse with neither set (the host then asks Describe and
+	// Abilities); a host built before this reads the answer as Empty. So
+	// protocol 1 stays protocol 1.
+	Configure(context.Context, *ConfigureRequest) (*ConfigureResponse, error)
 	Describe(context.Context, *InstanceRequest) (*Description, error)
 	Reset(context.Context, *InstanceRequest) (*Programming, error)
 	QuerySource(context.Context, *SourceRequest) (*QueryResponse, error)
@@ -241,7 +253,7 @@ type HALServer interface {
 // pointer dereference when methods are called.
 type UnimplementedHALServer struct{}
 
-func (UnimplementedHALServer) Configure(context.Context, *ConfigureRequest) (*Empty, error) {
+func (UnimplementedHALServer) Configure(context.Context, *ConfigureRequest) (*ConfigureResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method Configure not implemented")
 }
 func (UnimplementedHALServer) Describe(context.Context, *InstanceRequest) (*Description, error) {
