@@ -223,7 +223,7 @@ end`
 func (rt *Runtime) coroutineWrap(create, resume *lua.LFunction) lua.LValue {
 	L := rt.L
 	const chunk = "coroutine.wrap"
-	fn, err := L.Load(strings.NewReader(wrapSource), chunk)
+	fn, err := loadLibrary(L, wrapSource, chunk)
 	if err != nil {
 		panic(err) // the source above is fixed
 	}

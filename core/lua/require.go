@@ -45,7 +45,12 @@ func (rt *Runtime) require(L *lua.LState) int {
 	if err != nil {
 		L.RaiseError("%s", err)
 	}
-	fn, err := L.Load(strings.NewReader(string(src)), chunk)
+	var fn *lua.LFunction
+	if rt.isLibraryChunk(chunk) {
+		fn, err = loadLibrary(L, string(src), chunk)
+	} else {
+		fn, err = L.Load(strings.NewReader(string(src)), chunk)
+	}
 	if err != nil {
 		L.RaiseError("require %q: %s", name, compileMessage(err, src))
 	}

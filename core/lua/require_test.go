@@ -1,6 +1,7 @@
 package luart
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -120,5 +121,56 @@ func TestResolve(t *testing.T) {
 	abs := filepath.Join(t.TempDir(), "w.toml")
 	if got := rt.Resolve(abs); got != abs {
 		t.Errorf("Resolve(abs) = %s", got)
+	}
+}
+
+// A library module is compiled once per process and shared by every
+// state, yet each state runs it afresh: what one run does to the module's
+// table is not seen by the next, on any goroutine.
+func TestLibraryModulesCompiledOnceRunPerState(t *testing.T) {
+	src := `
+		local stats = require "stats"
+		assert(stats.touched == nil, "a previous state's change leaked")
+		stats.touched = true
+		return tostring(stats.mean ~= nil)`
+	const states = 8
+	done := make(chan string, states)
+	for range states {
+		go func() {
+			rt := New(Config{Dir: t.TempDir(), Log: io.Discard})
+			defer rt.Close()
+			if err := rt.Exec("t.lua", []byte(src)); err != nil {
+				done <- err.Detail()
+				return
+			}
+			done <- ""
+		}()
+	}
+	for range states {
+		if msg := <-done; msg != "" {
+			t.Error(msg)
+		}
+	}
+	n := 0
+	libraryProtos.Range(func(k, _ any) bool {
+		if strings.HasPrefix(k.(string), LibraryChunkPrefix+"stats.lua\x00") {
+			n++
+		}
+		return true
+	})
+	if n != 1 {
+		t.Errorf("%d compiled copies of scripts/stats.lua, want 1", n)
+	}
+}
+
+// BenchmarkRequireLibrary is a fresh state requiring the library modules
+// a sampling scenario uses, as each run of a sweep does.
+func BenchmarkRequireLibrary(b *testing.B) {
+	for b.Loop() {
+		rt := New(Config{Dir: b.TempDir(), Log: io.Discard})
+		if err := rt.Exec("b.lua", []byte(`require "stats" require "profile" require "sampling" require "assert"`)); err != nil {
+			b.Fatal(err.Detail())
+		}
+		rt.Close()
 	}
 }
