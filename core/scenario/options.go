@@ -40,6 +40,11 @@ type Options struct {
 	// HALs, when set, is the HAL provider to use (RunAll sets one per
 	// worker); otherwise Run makes one from Setup.NewHALs for the run.
 	HALs lab.HALProvider
+	// NoOutputFolder says the run's output folder (WriteResult) will not
+	// be written, so Run skips what only it needs: asking the HALs for
+	// every source's interval at the end of the run (the pprof periods),
+	// a round trip per source that a sweep's result line does not use.
+	NoOutputFolder bool
 }
 
 // budget returns the effective timeout (0: none).

@@ -111,7 +111,9 @@ func Run(ctx context.Context, opt Options) (res Result) {
 		return res
 	}
 	defer rt.Close()
-	res.Outputs.Capture() // the profiles' intervals, while the HALs still run
+	if !opt.NoOutputFolder {
+		res.Outputs.Capture() // the profiles' intervals, while the HALs still run
+	}
 	res.Checks = append(res.Checks, rt.Checks()...)
 	res.Records = rt.Records()
 	lw.mu.Lock()

@@ -254,6 +254,7 @@ func pool(ctx context.Context, plan *Plan, source []byte, todo []Run, jobs int, 
 		go func() {
 			defer wg.Done()
 			w := newWorker(plan, source)
+			w.runOutputs = runsDir != ""
 			defer w.close()
 			for r := range next {
 				res := w.run(ctx, r)

@@ -21,11 +21,13 @@ import (
 // sweep gets a host per setting. The plugin host restarts a plugin that
 // crashed or hung before the worker's next run uses it.
 type worker struct {
-	plan   *Plan
-	source []byte
-	setups map[string]scenario.Setup
-	hals   map[string]lab.HALProvider
-	closes []func()
+	plan *Plan
+	// runOutputs says each run's output folder is written (--run-outputs).
+	runOutputs bool
+	source     []byte
+	setups     map[string]scenario.Setup
+	hals       map[string]lab.HALProvider
+	closes     []func()
 }
 
 func newWorker(plan *Plan, source []byte) *worker {
@@ -43,6 +45,8 @@ func (w *worker) run(ctx context.Context, r Run) scenario.Result {
 		Seed:    r.Seed,
 		Timeout: w.plan.File.Timeout,
 		Setup:   setup,
+
+		NoOutputFolder: !w.runOutputs,
 	}
 	if opt.Timeout == 0 {
 		opt.Timeout = setup.Timeout
