@@ -1,14 +1,10 @@
 package halhost
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
-	"os"
 	"regexp"
 	"strings"
 	"sync"
@@ -117,7 +113,7 @@ func preflightOne(h *Host, cfg *config.Config, name string) (Plugin, map[string]
 		if err != nil {
 			return p, nil, configErrorf("%s: %v", where("hal."+name+".plugin"), err)
 		}
-		sum, err := fileSHA256(path)
+		sum, err := halrpc.FileSHA256(path)
 		if err != nil {
 			return p, nil, fmt.Errorf("%s: %v", where("hal."+name+".plugin"), err)
 		}
@@ -177,17 +173,4 @@ func tomlNumbers(v any) any {
 		}
 	}
 	return v
-}
-
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
