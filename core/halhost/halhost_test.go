@@ -411,6 +411,31 @@ func TestMachineHALCalls(t *testing.T) {
 	}
 }
 
+// Through plugins, opening a machine's HALs is one round trip each (the
+// configure call answers for describe and abilities), a query one more,
+// and closing them one each; Host.RoundTrips counts what crossed.
+func TestPluginRoundTrips(t *testing.T) {
+	h := newHost(t, "")
+	names := []string{"apic", "pmu", "pebs"}
+	hals, err := h.OpenMachine(names, machine, halhost.Discard{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := h.RoundTrips(); got != int64(len(names)) {
+		t.Errorf("opening %d HALs took %d round trips, want one each", len(names), got)
+	}
+	if got := hals[0].Calls(); got != 3 {
+		t.Errorf("apic answered %d calls, want configure, describe and abilities", got)
+	}
+	if _, err := hals[0].QuerySource([]int{0, 1}, nt.ProfileTime); err != nil {
+		t.Fatal(err)
+	}
+	halhost.CloseMachine(hals)
+	if got, want := h.RoundTrips(), int64(2*len(names)+1); got != want {
+		t.Errorf("open, one query, close: %d round trips, want %d", got, want)
+	}
+}
+
 // A machine's HAL says when its plugin process died between calls, and
 // why; Close of a host whose plugin is stopped (SIGSTOP) is bounded.
 func TestPluginDeathAndFrozenClose(t *testing.T) {

@@ -346,10 +346,16 @@ func (c *Client) RoundTrips() int64 { return c.trips.Load() }
 
 // call runs one RPC under the timeout and ctx and classifies its failure.
 func (c *Client) call(base context.Context, what string, fn func(ctx context.Context) error) error {
+	return c.callWithin(base, c.timeout, what, fn)
+}
+
+// callWithin is call with a deadline of its own instead of the HAL's
+// call timeout.
+func (c *Client) callWithin(base context.Context, timeout time.Duration, what string, fn func(ctx context.Context) error) error {
 	if err := base.Err(); err != nil {
 		return fmt.Errorf("%s: %w: %w", what, ErrCanceled, context.Cause(base))
 	}
-	ctx, cancel := context.WithTimeout(base, c.timeout)
+	ctx, cancel := context.WithTimeout(base, timeout)
 	defer cancel()
 	c.trips.Add(1)
 	err := fn(ctx)
@@ -362,7 +368,7 @@ func (c *Client) call(base context.Context, what string, fn func(ctx context.Con
 		return fmt.Errorf("%s: %w: %w", what, ErrCanceled, context.Cause(base))
 	case errors.Is(ctx.Err(), context.DeadlineExceeded) || code == codes.DeadlineExceeded:
 		c.kill(0)
-		return fmt.Errorf("%s: %w within %s; the plugin (pid %d) was killed (raise its timeout in the config if it needs longer)", what, ErrTimeout, c.timeout, c.pid)
+		return fmt.Errorf("%s: %w within %s; the plugin (pid %d) was killed (raise its timeout in the config if it needs longer)", what, ErrTimeout, timeout, c.pid)
 	case code == codes.Unavailable || code == codes.Canceled || c.pc.Exited():
 		gone := c.Err()
 		c.Kill()
@@ -532,11 +538,21 @@ func (r *remote) Interrupts(batch []hal.Interrupt) (hal.Programming, error) {
 	})
 }
 
+// closeTimeout bounds the release of an instance: the plugin has only to
+// forget it, so a plugin that does not answer by then is frozen (and is
+// killed, as after any call that times out).
+const closeTimeout = time.Second
+
+// Close releases the instance in the plugin. It is called when the run
+// that used the instance has ended, often because its context ended (a
+// budget, Ctrl-C, or simply the run's own cleanup), so it is not bound by
+// that context, or the plugin would keep every instance of every run; it
+// has a short deadline of its own instead.
 func (r *remote) Close() error {
 	if r.c.Exited() {
 		return nil
 	}
-	return r.c.call(r.ctx, "close", func(ctx context.Context) error {
+	return r.c.callWithin(context.WithoutCancel(r.ctx), min(closeTimeout, r.c.timeout), "close", func(ctx context.Context) error {
 		_, err := r.c.rpc.Close(ctx, &pb.InstanceRequest{Instance: r.id})
 		return err
 	})

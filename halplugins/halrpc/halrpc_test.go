@@ -1,6 +1,7 @@
 package halrpc_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -166,6 +167,29 @@ func TestConfigureAnswersDescribeAndAbilities(t *testing.T) {
 	}
 	if n := bad.RoundTrips(); n != 2 {
 		t.Errorf("configure then a failing describe: %d round trips, want 2", n)
+	}
+}
+
+// An instance is released in the plugin even when the run that used it
+// has ended: a run's context is cancelled before its HALs are closed, and
+// a close bound by it was never sent, so a warm plugin kept an instance
+// per run for the whole sweep.
+func TestCloseAfterTheRunEnded(t *testing.T) {
+	c := start(t, halrpc.Options{Path: apicPlugin})
+	ctx, cancel := context.WithCancel(context.Background())
+	in := c.NewInstanceContext(ctx)
+	if err := in.Configure(machine, nil); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	if _, err := in.QuerySource([]int{0}, hal.ProfileTime); !errors.Is(err, halrpc.ErrCanceled) {
+		t.Errorf("a call after the run ended: %v, want ErrCanceled", err)
+	}
+	if err := in.Close(); err != nil {
+		t.Fatalf("close after the run ended: %v", err)
+	}
+	if n := c.RoundTrips(); n != 2 {
+		t.Errorf("configure then close: %d round trips, want 2 (the close sent)", n)
 	}
 }
 
