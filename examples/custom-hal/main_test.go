@@ -71,7 +71,7 @@ func TestProflabHalCheck(t *testing.T) {
 		}
 	}
 	out, err := exec.Command(proflab, "hal", "check", plugin).CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "18 passed, 0 failed") {
+	if err != nil || !strings.Contains(string(out), "20 passed, 0 failed") {
 		t.Fatalf("proflab hal check: %v\n%s", err, out)
 	}
 

@@ -15,7 +15,12 @@ type HAL interface {
 	// decoded (strictly) into the value Settings returned.
 	Configure(m Machine) error
 	// Describe returns the HAL's name, version and sources on the
-	// configured machine (a PMU's sources depend on the vendor).
+	// configured machine (a PMU's sources depend on the vendor). It may
+	// depend on the machine and the settings, not on the machine's Seed:
+	// the host reuses a description across machines that differ only by
+	// seed (a sweep), checks it against the answer of the instance's
+	// configure call when it reaches the plugin, and fails the run if
+	// they differ.
 	Describe() Description
 	// Reset returns the instance to the state Configure left it in: every
 	// interval back to its default, every interrupt stopped. The lab resets

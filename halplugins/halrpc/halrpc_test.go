@@ -193,6 +193,90 @@ func TestCloseAfterTheRunEnded(t *testing.T) {
 	}
 }
 
+// A plugin built before the Session stream answers it UNIMPLEMENTED: the
+// host learns so from its first call and makes every call, that one
+// included, as a unary RPC; the whole contract holds across it.
+func TestConformanceOfAUnaryOnlyPlugin(t *testing.T) {
+	c := start(t, halrpc.Options{Path: testPlugin, Args: []string{"-mode", "unary"}})
+	for _, r := range haltest.Check(func() (hal.Instance, error) { return c.NewInstance(), nil }) {
+		if r.Err != nil {
+			t.Errorf("%s on %s: %v", r.Check, r.Machine, r.Err)
+		}
+	}
+	// Through a pipeline, a start is then waited for, as before.
+	p := halrpc.NewPipeline()
+	in := c.NewInstanceIn(context.Background(), p)
+	if err := in.Configure(machine, nil); err != nil {
+		t.Fatal(err)
+	}
+	later, ok := in.(interface {
+		StartInterruptLater([]int, hal.Source, func(hal.Programming, error) error) error
+	})
+	if !ok {
+		t.Fatal("a plugin instance cannot send a start without waiting")
+	}
+	answered := false
+	if err := later.StartInterruptLater([]int{0}, hal.ProfileTime, func(p hal.Programming, err error) error {
+		answered = err == nil && len(p.Timers) == 1
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if !answered || p.Pending() != 0 {
+		t.Errorf("a unary plugin's start: answered %v, %d pending; want it answered at once", answered, p.Pending())
+	}
+	if err := in.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// On a plugin that serves Session, a start sent through a pipeline is
+// answered when the pipeline settles, not before; a close is sent without
+// waiting, so a frozen plugin does not hold the host's teardown.
+func TestPipelinedCalls(t *testing.T) {
+	c := start(t, halrpc.Options{Path: apicPlugin})
+	p := halrpc.NewPipeline()
+	in := c.NewInstanceIn(context.Background(), p)
+	if err := in.Configure(machine, nil); err != nil {
+		t.Fatal(err)
+	}
+	later := in.(interface {
+		StartInterruptLater([]int, hal.Source, func(hal.Programming, error) error) error
+	})
+	var order []string
+	for _, cpu := range []int{2, 0} {
+		if err := later.StartInterruptLater([]int{cpu}, hal.ProfileTime, func(p hal.Programming, err error) error {
+			if err != nil {
+				return err
+			}
+			order = append(order, fmt.Sprint(p.Timers[0].CPU))
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(order) != 0 || p.Pending() != 2 {
+		t.Fatalf("before the settle: %v answered, %d pending; want none answered, 2 pending", order, p.Pending())
+	}
+	if err := p.Settle(); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(order, ",") != "2,0" {
+		t.Errorf("answers handed over in the order %v, want 2,0", order)
+	}
+	if err := syscall.Kill(c.Pid(), syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Kill(c.Pid(), syscall.SIGCONT)
+	begin := time.Now()
+	if err := in.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(begin); took > 500*time.Millisecond {
+		t.Errorf("closing an instance of a frozen plugin took %s: the close was waited for", took)
+	}
+}
+
 func TestConformanceAcrossProcessBoundary(t *testing.T) {
 	c := start(t, halrpc.Options{Path: apicPlugin})
 	for _, r := range haltest.Check(func() (hal.Instance, error) { return c.NewInstance(), nil }) {

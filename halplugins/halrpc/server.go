@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"sync"
 	"time"
 
@@ -26,11 +27,14 @@ import (
 // Run by hand (not by proflab), the program says so and exits 1. The
 // plugin logs to stderr only, and exits when its parent process dies.
 func Serve(factory hal.Factory) {
+	if os.Getenv("GOMAXPROCS") == "" {
+		runtime.GOMAXPROCS(1)
+	}
 	go watchParent(os.Getppid(), time.Second)
 	plugin.Serve(&plugin.ServeConfig{
 		HandshakeConfig:  handshake(ProtocolVersion),
 		VersionedPlugins: PluginSets(factory),
-		GRPCServer:       plugin.DefaultGRPCServer,
+		GRPCServer:       grpcServer,
 		Logger:           hclog.New(&hclog.LoggerOptions{Name: "hal", Level: hclog.Info, Output: os.Stderr, JSONFormat: true}),
 	})
 	os.Exit(0)
@@ -64,6 +68,9 @@ type GRPCPlugin struct {
 	plugin.NetRPCUnsupportedPlugin
 	// Factory makes one HAL per instance (server side only).
 	Factory hal.Factory
+	// Unary serves the unary RPCs only, as a plugin built before the
+	// Session stream existed does (for tests of the host's fallback).
+	Unary bool
 }
 
 var _ plugin.GRPCPlugin = (*GRPCPlugin)(nil)
@@ -73,8 +80,20 @@ func (p *GRPCPlugin) GRPCServer(_ *plugin.GRPCBroker, s *grpc.Server) error {
 	if p.Factory == nil {
 		return errors.New("halrpc: GRPCPlugin has no Factory")
 	}
-	pb.RegisterHALServer(s, &server{factory: p.Factory, instances: map[string]hal.Instance{}})
+	srv := &server{factory: p.Factory, instances: map[string]hal.Instance{}}
+	if p.Unary {
+		pb.RegisterHALServer(s, unaryServer{srv})
+		return nil
+	}
+	pb.RegisterHALServer(s, srv)
 	return nil
+}
+
+// unaryServer is a server without the Session stream.
+type unaryServer struct{ *server }
+
+func (unaryServer) Session(pb.HAL_SessionServer) error {
+	return status.Error(codes.Unimplemented, "method Session not implemented")
 }
 
 // GRPCClient returns the generated client.
@@ -265,4 +284,20 @@ func (s *server) SetInterval(_ context.Context, r *pb.SetIntervalRequest) (*pb.S
 		return nil, toStatus(err)
 	}
 	return &pb.SetIntervalResponse{Effective: eff, Programming: programmingToPB(p)}, nil
+}
+
+// windowSize is the HTTP/2 flow-control window of both ends. Setting it
+// turns gRPC's bandwidth estimation off: that estimation pings the other
+// end when data arrives, and each ping wakes an idle process, which on a
+// virtual machine costs as much as the call itself. The plugin's messages
+// are small, so a fixed 1 MiB window never limits them.
+const windowSize = 1 << 20
+
+func grpcServer(opts []grpc.ServerOption) *grpc.Server {
+	opts = append(opts, grpc.InitialWindowSize(windowSize), grpc.InitialConnWindowSize(windowSize))
+	return grpc.NewServer(opts...)
+}
+
+func dialOptions() []grpc.DialOption {
+	return []grpc.DialOption{grpc.WithInitialWindowSize(windowSize), grpc.WithInitialConnWindowSize(windowSize)}
 }

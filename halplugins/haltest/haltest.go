@@ -24,6 +24,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -64,6 +65,7 @@ type check struct {
 
 var checks = []check{
 	{"describe is sane", checkDescribe},
+	{"describe does not depend on the seed", checkDescribeSeed},
 	{"unknown setting is rejected", checkUnknownSetting},
 	{"query answers the defaults", checkQueryDefaults},
 	{"set is clamped to the bounds", checkSetBounds},
@@ -217,6 +219,35 @@ func checkDescribe(newInst NewInstance, m hal.Machine) error {
 	}
 	defer in.Close()
 	return CheckDescription(d)
+}
+
+// checkDescribeSeed: the host reuses a description across machines that
+// differ only by seed (hal.HAL's Describe), so it must not change with it.
+func checkDescribeSeed(newInst NewInstance, m hal.Machine) error {
+	in, d, err := configured(newInst, m)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	other := m
+	other.Seed = m.Seed*6364136223846793005 + 1442695040888963407
+	in2, d2, err := configured(newInst, other)
+	if err != nil {
+		return fmt.Errorf("seed %d: %w", other.Seed, err)
+	}
+	defer in2.Close()
+	a, err := in.Abilities()
+	if err != nil {
+		return fmt.Errorf("abilities: %w", err)
+	}
+	a2, err := in2.Abilities()
+	if err != nil {
+		return fmt.Errorf("abilities: %w", err)
+	}
+	if !reflect.DeepEqual(d, d2) || a != a2 {
+		return fmt.Errorf("seeds %d and %d describe different HALs (%+v / %+v): a description and abilities may depend on the machine and the settings, not on the seed", m.Seed, other.Seed, d, d2)
+	}
+	return nil
 }
 
 func checkUnknownSetting(newInst NewInstance, m hal.Machine) error {

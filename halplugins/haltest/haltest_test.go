@@ -1,6 +1,7 @@
 package haltest_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -78,5 +79,36 @@ func TestCheckFindsBadCounterCount(t *testing.T) {
 func TestShippedPass(t *testing.T) {
 	if rs := haltest.Check(func() (hal.Instance, error) { return hal.Local(apic.New), nil }); haltest.Failed(rs) {
 		t.Fatalf("%+v", rs)
+	}
+}
+
+// seeded names its version after the machine's seed.
+type seeded struct {
+	hal.HAL
+	seed *uint64
+}
+
+func (s seeded) Configure(m hal.Machine) error { *s.seed = m.Seed; return s.HAL.Configure(m) }
+
+func (s seeded) Describe() hal.Description {
+	d := s.HAL.Describe()
+	d.Version = fmt.Sprint(*s.seed)
+	return d
+}
+
+func TestCheckFindsADescriptionThatDependsOnTheSeed(t *testing.T) {
+	rs := haltest.Check(func() (hal.Instance, error) {
+		return hal.Local(func() hal.HAL { return seeded{apic.New(), new(uint64)} }), nil
+	})
+	found := false
+	for _, r := range rs {
+		if r.Err != nil && r.Check == "describe does not depend on the seed" && strings.Contains(r.Err.Error(), "not on the seed") {
+			found = true
+		} else if r.Err != nil {
+			t.Errorf("%s: %v", r.Check, r.Err)
+		}
+	}
+	if !found {
+		t.Error("a HAL whose description depends on the seed passed")
 	}
 }

@@ -2,6 +2,7 @@ package halrpctest
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"time"
 
@@ -15,7 +16,7 @@ import (
 
 // Faulty is the name under which Install links the misbehaving plugin:
 //
-//	faulty [-mode ok|crash|hang|nonsense|counters|old|nodescribe] [-protocol N]
+//	faulty [-mode ok|crash|hang|nonsense|counters|old|nodescribe|seeded|unary] [-protocol N]
 //
 // Linked as hal-MODE (FaultyAs), it takes its mode from its name, so a
 // host configuration can choose it without arguments. ok behaves as the
@@ -24,7 +25,10 @@ import (
 // entries and programs a processor it was not asked about; counters
 // reports 6 for HalQueryProfileNumberOfCounters (the others 0); old answers
 // it UNIMPLEMENTED, as a plugin built before the call existed does;
-// nodescribe panics in Describe (so configure cannot answer for it).
+// nodescribe panics in Describe (so configure cannot answer for it);
+// seeded puts the machine's seed in its version, which a HAL must not do
+// (hal.HAL's Describe); unary behaves as the apic HAL but serves the
+// unary RPCs only, as a plugin built before the Session stream did.
 // -protocol serves another protocol version than halrpc's.
 const Faulty = "testplugin"
 
@@ -34,6 +38,12 @@ func FaultyAs(mode string) string { return "hal-" + mode }
 type faulty struct {
 	hal.HAL
 	mode string
+	seed uint64
+}
+
+func (f *faulty) Configure(m hal.Machine) error {
+	f.seed = m.Seed
+	return f.HAL.Configure(m)
 }
 
 func (f *faulty) Settings() any { return f.HAL.(hal.Configurable).Settings() }
@@ -42,7 +52,11 @@ func (f *faulty) Describe() hal.Description {
 	if f.mode == "nodescribe" {
 		panic("testplugin: no description, as asked")
 	}
-	return f.HAL.Describe()
+	d := f.HAL.Describe()
+	if f.mode == "seeded" {
+		d.Version = fmt.Sprintf("%s-seed%d", d.Version, f.seed)
+	}
+	return d
 }
 
 func (f *faulty) StartInterrupt(cpus []int, src hal.Source) (hal.Programming, error) {
@@ -81,18 +95,18 @@ func (f *faulty) QuerySource(cpus []int, src hal.Source) ([]hal.SourceInfo, erro
 func serveFaulty(def string, args []string) {
 	fs := flag.NewFlagSet(Faulty, flag.ExitOnError)
 	fs.SetOutput(os.Stderr)
-	mode := fs.String("mode", def, "ok, crash, hang, nonsense, counters, old or nodescribe")
+	mode := fs.String("mode", def, "ok, crash, hang, nonsense, counters, old, nodescribe, seeded or unary")
 	protocol := fs.Int("protocol", halrpc.ProtocolVersion, "protocol version to serve")
 	_ = fs.Parse(args)
 	factory := func() hal.HAL { return &faulty{HAL: apic.New(), mode: *mode} }
-	if *protocol == halrpc.ProtocolVersion {
+	if *protocol == halrpc.ProtocolVersion && *mode != "unary" {
 		halrpc.Serve(factory)
 	}
 	plugin.Serve(&plugin.ServeConfig{
 		HandshakeConfig: plugin.HandshakeConfig{
 			ProtocolVersion: uint(*protocol), MagicCookieKey: halrpc.MagicCookieKey, MagicCookieValue: halrpc.MagicCookieValue,
 		},
-		VersionedPlugins: map[int]plugin.PluginSet{*protocol: {halrpc.PluginName: &halrpc.GRPCPlugin{Factory: factory}}},
+		VersionedPlugins: map[int]plugin.PluginSet{*protocol: {halrpc.PluginName: &halrpc.GRPCPlugin{Factory: factory, Unary: *mode == "unary"}}},
 		GRPCServer:       plugin.DefaultGRPCServer,
 		Logger:           hclog.New(&hclog.LoggerOptions{Output: os.Stderr, JSONFormat: true}),
 	})

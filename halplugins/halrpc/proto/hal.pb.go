@@ -32,6 +32,518 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// Call is one call of a Session: exactly one field is set, the request of
+// the unary RPC of the same name.
+type Call struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Types that are valid to be assigned to Call:
+	//
+	//	*Call_Configure
+	//	*Call_Describe
+	//	*Call_Reset_
+	//	*Call_QuerySource
+	//	*Call_SetInterval
+	//	*Call_StartInterrupt
+	//	*Call_StopInterrupt
+	//	*Call_RefillTimer
+	//	*Call_ControlArea
+	//	*Call_Interrupts
+	//	*Call_Abilities
+	//	*Call_Close
+	//	*Call_NumberOfCounters
+	Call          isCall_Call `protobuf_oneof:"call"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Call) Reset() {
+	*x = Call{}
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Call) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Call) ProtoMessage() {}
+
+func (x *Call) ProtoReflect() protoreflect.Message {
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Call.ProtoReflect.Descriptor instead.
+func (*Call) Descriptor() ([]byte, []int) {
+	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *Call) GetCall() isCall_Call {
+	if x != nil {
+		return x.Call
+	}
+	return nil
+}
+
+func (x *Call) GetConfigure() *ConfigureRequest {
+	if x != nil {
+		if x, ok := x.Call.(*Call_Configure); ok {
+			return x.Configure
+		}
+	}
+	return nil
+}
+
+func (x *Call) GetDescribe() *InstanceRequest {
+	if x != nil {
+		if x, ok := x.Call.(*Call_Describe); ok {
+			return x.Describe
+		}
+	}
+	return nil
+}
+
+func (x *Call) GetReset_() *InstanceRequest {
+	if x != nil {
+		if x, ok := x.Call.(*Call_Reset_); ok {
+			return x.Reset_
+		}
+	}
+	return nil
+}
+
+func (x *Call) GetQuerySource() *SourceRequest {
+	if x != nil {
+		if x, ok := x.Call.(*Call_QuerySource); ok {
+			return x.QuerySource
+		}
+	}
+	return nil
+}
+
+func (x *Call) GetSetInterval() *SetIntervalRequest {
+	if x != nil {
+		if x, ok := x.Call.(*Call_SetInterval); ok {
+			return x.SetInterval
+		}
+	}
+	return nil
+}
+
+func (x *Call) GetStartInterrupt() *SourceRequest {
+	if x != nil {
+		if x, ok := x.Call.(*Call_StartInterrupt); ok {
+			return x.StartInterrupt
+		}
+	}
+	return nil
+}
+
+func (x *Call) GetStopInterrupt() *SourceRequest {
+	if x != nil {
+		if x, ok := x.Call.(*Call_StopInterrupt); ok {
+			return x.StopInterrupt
+		}
+	}
+	return nil
+}
+
+func (x *Call) GetRefillTimer() *CPUsRequest {
+	if x != nil {
+		if x, ok := x.Call.(*Call_RefillTimer); ok {
+			return x.RefillTimer
+		}
+	}
+	return nil
+}
+
+func (x *Call) GetControlArea() *ControlAreaRequest {
+	if x != nil {
+		if x, ok := x.Call.(*Call_ControlArea); ok {
+			return x.ControlArea
+		}
+	}
+	return nil
+}
+
+func (x *Call) GetInterrupts() *InterruptsRequest {
+	if x != nil {
+		if x, ok := x.Call.(*Call_Interrupts); ok {
+			return x.Interrupts
+		}
+	}
+	return nil
+}
+
+func (x *Call) GetAbilities() *InstanceRequest {
+	if x != nil {
+		if x, ok := x.Call.(*Call_Abilities); ok {
+			return x.Abilities
+		}
+	}
+	return nil
+}
+
+func (x *Call) GetClose() *InstanceRequest {
+	if x != nil {
+		if x, ok := x.Call.(*Call_Close); ok {
+			return x.Close
+		}
+	}
+	return nil
+}
+
+func (x *Call) GetNumberOfCounters() *InstanceRequest {
+	if x != nil {
+		if x, ok := x.Call.(*Call_NumberOfCounters); ok {
+			return x.NumberOfCounters
+		}
+	}
+	return nil
+}
+
+type isCall_Call interface {
+	isCall_Call()
+}
+
+type Call_Configure struct {
+	Configure *ConfigureRequest `protobuf:"bytes,1,opt,name=configure,proto3,oneof"`
+}
+
+type Call_Describe struct {
+	Describe *InstanceRequest `protobuf:"bytes,2,opt,name=describe,proto3,oneof"`
+}
+
+type Call_Reset_ struct {
+	Reset_ *InstanceRequest `protobuf:"bytes,3,opt,name=reset,proto3,oneof"`
+}
+
+type Call_QuerySource struct {
+	QuerySource *SourceRequest `protobuf:"bytes,4,opt,name=query_source,json=querySource,proto3,oneof"`
+}
+
+type Call_SetInterval struct {
+	SetInterval *SetIntervalRequest `protobuf:"bytes,5,opt,name=set_interval,json=setInterval,proto3,oneof"`
+}
+
+type Call_StartInterrupt struct {
+	StartInterrupt *SourceRequest `protobuf:"bytes,6,opt,name=start_interrupt,json=startInterrupt,proto3,oneof"`
+}
+
+type Call_StopInterrupt struct {
+	StopInterrupt *SourceRequest `protobuf:"bytes,7,opt,name=stop_interrupt,json=stopInterrupt,proto3,oneof"`
+}
+
+type Call_RefillTimer struct {
+	RefillTimer *CPUsRequest `protobuf:"bytes,8,opt,name=refill_timer,json=refillTimer,proto3,oneof"`
+}
+
+type Call_ControlArea struct {
+	ControlArea *ControlAreaRequest `protobuf:"bytes,9,opt,name=control_area,json=controlArea,proto3,oneof"`
+}
+
+type Call_Interrupts struct {
+	Interrupts *InterruptsRequest `protobuf:"bytes,10,opt,name=interrupts,proto3,oneof"`
+}
+
+type Call_Abilities struct {
+	Abilities *InstanceRequest `protobuf:"bytes,11,opt,name=abilities,proto3,oneof"`
+}
+
+type Call_Close struct {
+	Close *InstanceRequest `protobuf:"bytes,12,opt,name=close,proto3,oneof"`
+}
+
+type Call_NumberOfCounters struct {
+	NumberOfCounters *InstanceRequest `protobuf:"bytes,13,opt,name=number_of_counters,json=numberOfCounters,proto3,oneof"`
+}
+
+func (*Call_Configure) isCall_Call() {}
+
+func (*Call_Describe) isCall_Call() {}
+
+func (*Call_Reset_) isCall_Call() {}
+
+func (*Call_QuerySource) isCall_Call() {}
+
+func (*Call_SetInterval) isCall_Call() {}
+
+func (*Call_StartInterrupt) isCall_Call() {}
+
+func (*Call_StopInterrupt) isCall_Call() {}
+
+func (*Call_RefillTimer) isCall_Call() {}
+
+func (*Call_ControlArea) isCall_Call() {}
+
+func (*Call_Interrupts) isCall_Call() {}
+
+func (*Call_Abilities) isCall_Call() {}
+
+func (*Call_Close) isCall_Call() {}
+
+func (*Call_NumberOfCounters) isCall_Call() {}
+
+// Reply answers one Call: the answer of the unary RPC of the same name, or
+// the error it would have returned.
+type Reply struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Types that are valid to be assigned to Reply:
+	//
+	//	*Reply_Error
+	//	*Reply_Configure
+	//	*Reply_Description
+	//	*Reply_Programming
+	//	*Reply_Query
+	//	*Reply_SetInterval
+	//	*Reply_Abilities
+	//	*Reply_Counters
+	//	*Reply_Empty
+	Reply         isReply_Reply `protobuf_oneof:"reply"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Reply) Reset() {
+	*x = Reply{}
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Reply) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Reply) ProtoMessage() {}
+
+func (x *Reply) ProtoReflect() protoreflect.Message {
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Reply.ProtoReflect.Descriptor instead.
+func (*Reply) Descriptor() ([]byte, []int) {
+	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *Reply) GetReply() isReply_Reply {
+	if x != nil {
+		return x.Reply
+	}
+	return nil
+}
+
+func (x *Reply) GetError() *Status {
+	if x != nil {
+		if x, ok := x.Reply.(*Reply_Error); ok {
+			return x.Error
+		}
+	}
+	return nil
+}
+
+func (x *Reply) GetConfigure() *ConfigureResponse {
+	if x != nil {
+		if x, ok := x.Reply.(*Reply_Configure); ok {
+			return x.Configure
+		}
+	}
+	return nil
+}
+
+func (x *Reply) GetDescription() *Description {
+	if x != nil {
+		if x, ok := x.Reply.(*Reply_Description); ok {
+			return x.Description
+		}
+	}
+	return nil
+}
+
+func (x *Reply) GetProgramming() *Programming {
+	if x != nil {
+		if x, ok := x.Reply.(*Reply_Programming); ok {
+			return x.Programming
+		}
+	}
+	return nil
+}
+
+func (x *Reply) GetQuery() *QueryResponse {
+	if x != nil {
+		if x, ok := x.Reply.(*Reply_Query); ok {
+			return x.Query
+		}
+	}
+	return nil
+}
+
+func (x *Reply) GetSetInterval() *SetIntervalResponse {
+	if x != nil {
+		if x, ok := x.Reply.(*Reply_SetInterval); ok {
+			return x.SetInterval
+		}
+	}
+	return nil
+}
+
+func (x *Reply) GetAbilities() *AbilitiesResponse {
+	if x != nil {
+		if x, ok := x.Reply.(*Reply_Abilities); ok {
+			return x.Abilities
+		}
+	}
+	return nil
+}
+
+func (x *Reply) GetCounters() *CountersResponse {
+	if x != nil {
+		if x, ok := x.Reply.(*Reply_Counters); ok {
+			return x.Counters
+		}
+	}
+	return nil
+}
+
+func (x *Reply) GetEmpty() *Empty {
+	if x != nil {
+		if x, ok := x.Reply.(*Reply_Empty); ok {
+			return x.Empty
+		}
+	}
+	return nil
+}
+
+type isReply_Reply interface {
+	isReply_Reply()
+}
+
+type Reply_Error struct {
+	// error is the gRPC status (code and message) the unary RPC would
+	// have failed with: UNIMPLEMENTED for hal.ErrUnsupported, NOT_FOUND
+	// for an unknown instance, UNKNOWN for the HAL's own errors.
+	Error *Status `protobuf:"bytes,1,opt,name=error,proto3,oneof"`
+}
+
+type Reply_Configure struct {
+	Configure *ConfigureResponse `protobuf:"bytes,2,opt,name=configure,proto3,oneof"`
+}
+
+type Reply_Description struct {
+	Description *Description `protobuf:"bytes,3,opt,name=description,proto3,oneof"`
+}
+
+type Reply_Programming struct {
+	Programming *Programming `protobuf:"bytes,4,opt,name=programming,proto3,oneof"`
+}
+
+type Reply_Query struct {
+	Query *QueryResponse `protobuf:"bytes,5,opt,name=query,proto3,oneof"`
+}
+
+type Reply_SetInterval struct {
+	SetInterval *SetIntervalResponse `protobuf:"bytes,6,opt,name=set_interval,json=setInterval,proto3,oneof"`
+}
+
+type Reply_Abilities struct {
+	Abilities *AbilitiesResponse `protobuf:"bytes,7,opt,name=abilities,proto3,oneof"`
+}
+
+type Reply_Counters struct {
+	Counters *CountersResponse `protobuf:"bytes,8,opt,name=counters,proto3,oneof"`
+}
+
+type Reply_Empty struct {
+	Empty *Empty `protobuf:"bytes,9,opt,name=empty,proto3,oneof"`
+}
+
+func (*Reply_Error) isReply_Reply() {}
+
+func (*Reply_Configure) isReply_Reply() {}
+
+func (*Reply_Description) isReply_Reply() {}
+
+func (*Reply_Programming) isReply_Reply() {}
+
+func (*Reply_Query) isReply_Reply() {}
+
+func (*Reply_SetInterval) isReply_Reply() {}
+
+func (*Reply_Abilities) isReply_Reply() {}
+
+func (*Reply_Counters) isReply_Reply() {}
+
+func (*Reply_Empty) isReply_Reply() {}
+
+// Status is a call's failure inside a Session.
+type Status struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Code          uint32                 `protobuf:"varint,1,opt,name=code,proto3" json:"code,omitempty"` // a gRPC status code (google.golang.org/grpc/codes)
+	Message       string                 `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Status) Reset() {
+	*x = Status{}
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Status) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Status) ProtoMessage() {}
+
+func (x *Status) ProtoReflect() protoreflect.Message {
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Status.ProtoReflect.Descriptor instead.
+func (*Status) Descriptor() ([]byte, []int) {
+	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *Status) GetCode() uint32 {
+	if x != nil {
+		return x.Code
+	}
+	return 0
+}
+
+func (x *Status) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
 type Empty struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -40,7 +552,7 @@ type Empty struct {
 
 func (x *Empty) Reset() {
 	*x = Empty{}
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[0]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -52,7 +564,7 @@ func (x *Empty) String() string {
 func (*Empty) ProtoMessage() {}
 
 func (x *Empty) ProtoReflect() protoreflect.Message {
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[0]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -65,7 +577,7 @@ func (x *Empty) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Empty.ProtoReflect.Descriptor instead.
 func (*Empty) Descriptor() ([]byte, []int) {
-	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{0}
+	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{3}
 }
 
 type Machine struct {
@@ -82,7 +594,7 @@ type Machine struct {
 
 func (x *Machine) Reset() {
 	*x = Machine{}
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[1]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -94,7 +606,7 @@ func (x *Machine) String() string {
 func (*Machine) ProtoMessage() {}
 
 func (x *Machine) ProtoReflect() protoreflect.Message {
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[1]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -107,7 +619,7 @@ func (x *Machine) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Machine.ProtoReflect.Descriptor instead.
 func (*Machine) Descriptor() ([]byte, []int) {
-	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{1}
+	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Machine) GetCpus() uint32 {
@@ -164,7 +676,7 @@ type ConfigureRequest struct {
 
 func (x *ConfigureRequest) Reset() {
 	*x = ConfigureRequest{}
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[2]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -176,7 +688,7 @@ func (x *ConfigureRequest) String() string {
 func (*ConfigureRequest) ProtoMessage() {}
 
 func (x *ConfigureRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[2]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -189,7 +701,7 @@ func (x *ConfigureRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfigureRequest.ProtoReflect.Descriptor instead.
 func (*ConfigureRequest) Descriptor() ([]byte, []int) {
-	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{2}
+	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ConfigureRequest) GetInstance() string {
@@ -226,7 +738,7 @@ type ConfigureResponse struct {
 
 func (x *ConfigureResponse) Reset() {
 	*x = ConfigureResponse{}
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[3]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -238,7 +750,7 @@ func (x *ConfigureResponse) String() string {
 func (*ConfigureResponse) ProtoMessage() {}
 
 func (x *ConfigureResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[3]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -251,7 +763,7 @@ func (x *ConfigureResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ConfigureResponse.ProtoReflect.Descriptor instead.
 func (*ConfigureResponse) Descriptor() ([]byte, []int) {
-	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{3}
+	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ConfigureResponse) GetDescription() *Description {
@@ -277,7 +789,7 @@ type InstanceRequest struct {
 
 func (x *InstanceRequest) Reset() {
 	*x = InstanceRequest{}
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[4]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -289,7 +801,7 @@ func (x *InstanceRequest) String() string {
 func (*InstanceRequest) ProtoMessage() {}
 
 func (x *InstanceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[4]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -302,7 +814,7 @@ func (x *InstanceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InstanceRequest.ProtoReflect.Descriptor instead.
 func (*InstanceRequest) Descriptor() ([]byte, []int) {
-	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{4}
+	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *InstanceRequest) GetInstance() string {
@@ -322,7 +834,7 @@ type CPUsRequest struct {
 
 func (x *CPUsRequest) Reset() {
 	*x = CPUsRequest{}
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[5]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -334,7 +846,7 @@ func (x *CPUsRequest) String() string {
 func (*CPUsRequest) ProtoMessage() {}
 
 func (x *CPUsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[5]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -347,7 +859,7 @@ func (x *CPUsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CPUsRequest.ProtoReflect.Descriptor instead.
 func (*CPUsRequest) Descriptor() ([]byte, []int) {
-	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{5}
+	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *CPUsRequest) GetInstance() string {
@@ -375,7 +887,7 @@ type SourceRequest struct {
 
 func (x *SourceRequest) Reset() {
 	*x = SourceRequest{}
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[6]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -387,7 +899,7 @@ func (x *SourceRequest) String() string {
 func (*SourceRequest) ProtoMessage() {}
 
 func (x *SourceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[6]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -400,7 +912,7 @@ func (x *SourceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SourceRequest.ProtoReflect.Descriptor instead.
 func (*SourceRequest) Descriptor() ([]byte, []int) {
-	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{6}
+	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *SourceRequest) GetInstance() string {
@@ -436,7 +948,7 @@ type SetIntervalRequest struct {
 
 func (x *SetIntervalRequest) Reset() {
 	*x = SetIntervalRequest{}
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[7]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -448,7 +960,7 @@ func (x *SetIntervalRequest) String() string {
 func (*SetIntervalRequest) ProtoMessage() {}
 
 func (x *SetIntervalRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[7]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -461,7 +973,7 @@ func (x *SetIntervalRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetIntervalRequest.ProtoReflect.Descriptor instead.
 func (*SetIntervalRequest) Descriptor() ([]byte, []int) {
-	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{7}
+	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *SetIntervalRequest) GetInstance() string {
@@ -503,7 +1015,7 @@ type ControlAreaRequest struct {
 
 func (x *ControlAreaRequest) Reset() {
 	*x = ControlAreaRequest{}
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[8]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -515,7 +1027,7 @@ func (x *ControlAreaRequest) String() string {
 func (*ControlAreaRequest) ProtoMessage() {}
 
 func (x *ControlAreaRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[8]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -528,7 +1040,7 @@ func (x *ControlAreaRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ControlAreaRequest.ProtoReflect.Descriptor instead.
 func (*ControlAreaRequest) Descriptor() ([]byte, []int) {
-	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{8}
+	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ControlAreaRequest) GetInstance() string {
@@ -562,7 +1074,7 @@ type InterruptsRequest struct {
 
 func (x *InterruptsRequest) Reset() {
 	*x = InterruptsRequest{}
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[9]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -574,7 +1086,7 @@ func (x *InterruptsRequest) String() string {
 func (*InterruptsRequest) ProtoMessage() {}
 
 func (x *InterruptsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[9]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -587,7 +1099,7 @@ func (x *InterruptsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InterruptsRequest.ProtoReflect.Descriptor instead.
 func (*InterruptsRequest) Descriptor() ([]byte, []int) {
-	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{9}
+	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *InterruptsRequest) GetInstance() string {
@@ -620,7 +1132,7 @@ type SourceSpec struct {
 
 func (x *SourceSpec) Reset() {
 	*x = SourceSpec{}
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[10]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -632,7 +1144,7 @@ func (x *SourceSpec) String() string {
 func (*SourceSpec) ProtoMessage() {}
 
 func (x *SourceSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[10]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -645,7 +1157,7 @@ func (x *SourceSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SourceSpec.ProtoReflect.Descriptor instead.
 func (*SourceSpec) Descriptor() ([]byte, []int) {
-	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{10}
+	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *SourceSpec) GetSource() uint32 {
@@ -716,7 +1228,7 @@ type Description struct {
 
 func (x *Description) Reset() {
 	*x = Description{}
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[11]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -728,7 +1240,7 @@ func (x *Description) String() string {
 func (*Description) ProtoMessage() {}
 
 func (x *Description) ProtoReflect() protoreflect.Message {
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[11]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -741,7 +1253,7 @@ func (x *Description) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Description.ProtoReflect.Descriptor instead.
 func (*Description) Descriptor() ([]byte, []int) {
-	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{11}
+	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *Description) GetName() string {
@@ -782,7 +1294,7 @@ type SourceInfo struct {
 
 func (x *SourceInfo) Reset() {
 	*x = SourceInfo{}
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[12]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -794,7 +1306,7 @@ func (x *SourceInfo) String() string {
 func (*SourceInfo) ProtoMessage() {}
 
 func (x *SourceInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[12]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -807,7 +1319,7 @@ func (x *SourceInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SourceInfo.ProtoReflect.Descriptor instead.
 func (*SourceInfo) Descriptor() ([]byte, []int) {
-	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{12}
+	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *SourceInfo) GetSupported() bool {
@@ -833,7 +1345,7 @@ type QueryResponse struct {
 
 func (x *QueryResponse) Reset() {
 	*x = QueryResponse{}
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[13]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -845,7 +1357,7 @@ func (x *QueryResponse) String() string {
 func (*QueryResponse) ProtoMessage() {}
 
 func (x *QueryResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[13]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -858,7 +1370,7 @@ func (x *QueryResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QueryResponse.ProtoReflect.Descriptor instead.
 func (*QueryResponse) Descriptor() ([]byte, []int) {
-	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{13}
+	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *QueryResponse) GetInfo() []*SourceInfo {
@@ -878,7 +1390,7 @@ type SetIntervalResponse struct {
 
 func (x *SetIntervalResponse) Reset() {
 	*x = SetIntervalResponse{}
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[14]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -890,7 +1402,7 @@ func (x *SetIntervalResponse) String() string {
 func (*SetIntervalResponse) ProtoMessage() {}
 
 func (x *SetIntervalResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[14]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -903,7 +1415,7 @@ func (x *SetIntervalResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetIntervalResponse.ProtoReflect.Descriptor instead.
 func (*SetIntervalResponse) Descriptor() ([]byte, []int) {
-	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{14}
+	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *SetIntervalResponse) GetEffective() []uint32 {
@@ -934,7 +1446,7 @@ type TimerProgram struct {
 
 func (x *TimerProgram) Reset() {
 	*x = TimerProgram{}
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[15]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -946,7 +1458,7 @@ func (x *TimerProgram) String() string {
 func (*TimerProgram) ProtoMessage() {}
 
 func (x *TimerProgram) ProtoReflect() protoreflect.Message {
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[15]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -959,7 +1471,7 @@ func (x *TimerProgram) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TimerProgram.ProtoReflect.Descriptor instead.
 func (*TimerProgram) Descriptor() ([]byte, []int) {
-	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{15}
+	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *TimerProgram) GetCpu() uint32 {
@@ -1014,7 +1526,7 @@ type SkidWeight struct {
 
 func (x *SkidWeight) Reset() {
 	*x = SkidWeight{}
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[16]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1026,7 +1538,7 @@ func (x *SkidWeight) String() string {
 func (*SkidWeight) ProtoMessage() {}
 
 func (x *SkidWeight) ProtoReflect() protoreflect.Message {
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[16]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1039,7 +1551,7 @@ func (x *SkidWeight) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SkidWeight.ProtoReflect.Descriptor instead.
 func (*SkidWeight) Descriptor() ([]byte, []int) {
-	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{16}
+	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *SkidWeight) GetInstructions() uint32 {
@@ -1073,7 +1585,7 @@ type CounterProgram struct {
 
 func (x *CounterProgram) Reset() {
 	*x = CounterProgram{}
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[17]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1085,7 +1597,7 @@ func (x *CounterProgram) String() string {
 func (*CounterProgram) ProtoMessage() {}
 
 func (x *CounterProgram) ProtoReflect() protoreflect.Message {
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[17]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1098,7 +1610,7 @@ func (x *CounterProgram) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CounterProgram.ProtoReflect.Descriptor instead.
 func (*CounterProgram) Descriptor() ([]byte, []int) {
-	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{17}
+	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *CounterProgram) GetCpu() uint32 {
@@ -1178,7 +1690,7 @@ type DSProgram struct {
 
 func (x *DSProgram) Reset() {
 	*x = DSProgram{}
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[18]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1190,7 +1702,7 @@ func (x *DSProgram) String() string {
 func (*DSProgram) ProtoMessage() {}
 
 func (x *DSProgram) ProtoReflect() protoreflect.Message {
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[18]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1203,7 +1715,7 @@ func (x *DSProgram) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DSProgram.ProtoReflect.Descriptor instead.
 func (*DSProgram) Descriptor() ([]byte, []int) {
-	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{18}
+	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *DSProgram) GetCpu() uint32 {
@@ -1261,7 +1773,7 @@ type Programming struct {
 
 func (x *Programming) Reset() {
 	*x = Programming{}
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[19]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1273,7 +1785,7 @@ func (x *Programming) String() string {
 func (*Programming) ProtoMessage() {}
 
 func (x *Programming) ProtoReflect() protoreflect.Message {
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[19]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1286,7 +1798,7 @@ func (x *Programming) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Programming.ProtoReflect.Descriptor instead.
 func (*Programming) Descriptor() ([]byte, []int) {
-	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{19}
+	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *Programming) GetResetAll() bool {
@@ -1333,7 +1845,7 @@ type CountersResponse struct {
 
 func (x *CountersResponse) Reset() {
 	*x = CountersResponse{}
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[20]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1345,7 +1857,7 @@ func (x *CountersResponse) String() string {
 func (*CountersResponse) ProtoMessage() {}
 
 func (x *CountersResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[20]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1358,7 +1870,7 @@ func (x *CountersResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CountersResponse.ProtoReflect.Descriptor instead.
 func (*CountersResponse) Descriptor() ([]byte, []int) {
-	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{20}
+	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *CountersResponse) GetCounters() uint32 {
@@ -1379,7 +1891,7 @@ type AbilitiesResponse struct {
 
 func (x *AbilitiesResponse) Reset() {
 	*x = AbilitiesResponse{}
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[21]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1391,7 +1903,7 @@ func (x *AbilitiesResponse) String() string {
 func (*AbilitiesResponse) ProtoMessage() {}
 
 func (x *AbilitiesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[21]
+	mi := &file_halplugins_halrpc_proto_hal_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1404,7 +1916,7 @@ func (x *AbilitiesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AbilitiesResponse.ProtoReflect.Descriptor instead.
 func (*AbilitiesResponse) Descriptor() ([]byte, []int) {
-	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{21}
+	return file_halplugins_halrpc_proto_hal_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *AbilitiesResponse) GetTimerRefiller() bool {
@@ -1432,7 +1944,39 @@ var File_halplugins_halrpc_proto_hal_proto protoreflect.FileDescriptor
 
 const file_halplugins_halrpc_proto_hal_proto_rawDesc = "" +
 	"\n" +
-	"!halplugins/halrpc/proto/hal.proto\x12\x0eproflab.hal.v1\"\a\n" +
+	"!halplugins/halrpc/proto/hal.proto\x12\x0eproflab.hal.v1\"\x82\a\n" +
+	"\x04Call\x12@\n" +
+	"\tconfigure\x18\x01 \x01(\v2 .proflab.hal.v1.ConfigureRequestH\x00R\tconfigure\x12=\n" +
+	"\bdescribe\x18\x02 \x01(\v2\x1f.proflab.hal.v1.InstanceRequestH\x00R\bdescribe\x127\n" +
+	"\x05reset\x18\x03 \x01(\v2\x1f.proflab.hal.v1.InstanceRequestH\x00R\x05reset\x12B\n" +
+	"\fquery_source\x18\x04 \x01(\v2\x1d.proflab.hal.v1.SourceRequestH\x00R\vquerySource\x12G\n" +
+	"\fset_interval\x18\x05 \x01(\v2\".proflab.hal.v1.SetIntervalRequestH\x00R\vsetInterval\x12H\n" +
+	"\x0fstart_interrupt\x18\x06 \x01(\v2\x1d.proflab.hal.v1.SourceRequestH\x00R\x0estartInterrupt\x12F\n" +
+	"\x0estop_interrupt\x18\a \x01(\v2\x1d.proflab.hal.v1.SourceRequestH\x00R\rstopInterrupt\x12@\n" +
+	"\frefill_timer\x18\b \x01(\v2\x1b.proflab.hal.v1.CPUsRequestH\x00R\vrefillTimer\x12G\n" +
+	"\fcontrol_area\x18\t \x01(\v2\".proflab.hal.v1.ControlAreaRequestH\x00R\vcontrolArea\x12C\n" +
+	"\n" +
+	"interrupts\x18\n" +
+	" \x01(\v2!.proflab.hal.v1.InterruptsRequestH\x00R\n" +
+	"interrupts\x12?\n" +
+	"\tabilities\x18\v \x01(\v2\x1f.proflab.hal.v1.InstanceRequestH\x00R\tabilities\x127\n" +
+	"\x05close\x18\f \x01(\v2\x1f.proflab.hal.v1.InstanceRequestH\x00R\x05close\x12O\n" +
+	"\x12number_of_counters\x18\r \x01(\v2\x1f.proflab.hal.v1.InstanceRequestH\x00R\x10numberOfCountersB\x06\n" +
+	"\x04call\"\xb8\x04\n" +
+	"\x05Reply\x12.\n" +
+	"\x05error\x18\x01 \x01(\v2\x16.proflab.hal.v1.StatusH\x00R\x05error\x12A\n" +
+	"\tconfigure\x18\x02 \x01(\v2!.proflab.hal.v1.ConfigureResponseH\x00R\tconfigure\x12?\n" +
+	"\vdescription\x18\x03 \x01(\v2\x1b.proflab.hal.v1.DescriptionH\x00R\vdescription\x12?\n" +
+	"\vprogramming\x18\x04 \x01(\v2\x1b.proflab.hal.v1.ProgrammingH\x00R\vprogramming\x125\n" +
+	"\x05query\x18\x05 \x01(\v2\x1d.proflab.hal.v1.QueryResponseH\x00R\x05query\x12H\n" +
+	"\fset_interval\x18\x06 \x01(\v2#.proflab.hal.v1.SetIntervalResponseH\x00R\vsetInterval\x12A\n" +
+	"\tabilities\x18\a \x01(\v2!.proflab.hal.v1.AbilitiesResponseH\x00R\tabilities\x12>\n" +
+	"\bcounters\x18\b \x01(\v2 .proflab.hal.v1.CountersResponseH\x00R\bcounters\x12-\n" +
+	"\x05empty\x18\t \x01(\v2\x15.proflab.hal.v1.EmptyH\x00R\x05emptyB\a\n" +
+	"\x05reply\"6\n" +
+	"\x06Status\x12\x12\n" +
+	"\x04code\x18\x01 \x01(\rR\x04code\x12\x18\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\"\a\n" +
 	"\x05Empty\"\x92\x01\n" +
 	"\aMachine\x12\x12\n" +
 	"\x04cpus\x18\x01 \x01(\rR\x04cpus\x12\x19\n" +
@@ -1533,7 +2077,7 @@ const file_halplugins_halrpc_proto_hal_proto_rawDesc = "" +
 	"\x11AbilitiesResponse\x12%\n" +
 	"\x0etimer_refiller\x18\x01 \x01(\bR\rtimerRefiller\x122\n" +
 	"\x15control_area_observer\x18\x02 \x01(\bR\x13controlAreaObserver\x12%\n" +
-	"\x0einterrupt_hook\x18\x03 \x01(\bR\rinterruptHook2\xf8\a\n" +
+	"\x0einterrupt_hook\x18\x03 \x01(\bR\rinterruptHook2\xb4\b\n" +
 	"\x03HAL\x12P\n" +
 	"\tConfigure\x12 .proflab.hal.v1.ConfigureRequest\x1a!.proflab.hal.v1.ConfigureResponse\x12H\n" +
 	"\bDescribe\x12\x1f.proflab.hal.v1.InstanceRequest\x1a\x1b.proflab.hal.v1.Description\x12E\n" +
@@ -1548,7 +2092,8 @@ const file_halplugins_halrpc_proto_hal_proto_rawDesc = "" +
 	"Interrupts\x12!.proflab.hal.v1.InterruptsRequest\x1a\x1b.proflab.hal.v1.Programming\x12O\n" +
 	"\tAbilities\x12\x1f.proflab.hal.v1.InstanceRequest\x1a!.proflab.hal.v1.AbilitiesResponse\x12?\n" +
 	"\x05Close\x12\x1f.proflab.hal.v1.InstanceRequest\x1a\x15.proflab.hal.v1.Empty\x12U\n" +
-	"\x10NumberOfCounters\x12\x1f.proflab.hal.v1.InstanceRequest\x1a .proflab.hal.v1.CountersResponseB:Z8github.com/proflab/proflab/halplugins/halrpc/proto;protob\x06proto3"
+	"\x10NumberOfCounters\x12\x1f.proflab.hal.v1.InstanceRequest\x1a .proflab.hal.v1.CountersResponse\x12:\n" +
+	"\aSession\x12\x14.proflab.hal.v1.Call\x1a\x15.proflab.hal.v1.Reply(\x010\x01B:Z8github.com/proflab/proflab/halplugins/halrpc/proto;protob\x06proto3"
 
 var (
 	file_halplugins_halrpc_proto_hal_proto_rawDescOnce sync.Once
@@ -1562,73 +2107,100 @@ func file_halplugins_halrpc_proto_hal_proto_rawDescGZIP() []byte {
 	return file_halplugins_halrpc_proto_hal_proto_rawDescData
 }
 
-var file_halplugins_halrpc_proto_hal_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
+var file_halplugins_halrpc_proto_hal_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
 var file_halplugins_halrpc_proto_hal_proto_goTypes = []any{
-	(*Empty)(nil),               // 0: proflab.hal.v1.Empty
-	(*Machine)(nil),             // 1: proflab.hal.v1.Machine
-	(*ConfigureRequest)(nil),    // 2: proflab.hal.v1.ConfigureRequest
-	(*ConfigureResponse)(nil),   // 3: proflab.hal.v1.ConfigureResponse
-	(*InstanceRequest)(nil),     // 4: proflab.hal.v1.InstanceRequest
-	(*CPUsRequest)(nil),         // 5: proflab.hal.v1.CPUsRequest
-	(*SourceRequest)(nil),       // 6: proflab.hal.v1.SourceRequest
-	(*SetIntervalRequest)(nil),  // 7: proflab.hal.v1.SetIntervalRequest
-	(*ControlAreaRequest)(nil),  // 8: proflab.hal.v1.ControlAreaRequest
-	(*InterruptsRequest)(nil),   // 9: proflab.hal.v1.InterruptsRequest
-	(*SourceSpec)(nil),          // 10: proflab.hal.v1.SourceSpec
-	(*Description)(nil),         // 11: proflab.hal.v1.Description
-	(*SourceInfo)(nil),          // 12: proflab.hal.v1.SourceInfo
-	(*QueryResponse)(nil),       // 13: proflab.hal.v1.QueryResponse
-	(*SetIntervalResponse)(nil), // 14: proflab.hal.v1.SetIntervalResponse
-	(*TimerProgram)(nil),        // 15: proflab.hal.v1.TimerProgram
-	(*SkidWeight)(nil),          // 16: proflab.hal.v1.SkidWeight
-	(*CounterProgram)(nil),      // 17: proflab.hal.v1.CounterProgram
-	(*DSProgram)(nil),           // 18: proflab.hal.v1.DSProgram
-	(*Programming)(nil),         // 19: proflab.hal.v1.Programming
-	(*CountersResponse)(nil),    // 20: proflab.hal.v1.CountersResponse
-	(*AbilitiesResponse)(nil),   // 21: proflab.hal.v1.AbilitiesResponse
+	(*Call)(nil),                // 0: proflab.hal.v1.Call
+	(*Reply)(nil),               // 1: proflab.hal.v1.Reply
+	(*Status)(nil),              // 2: proflab.hal.v1.Status
+	(*Empty)(nil),               // 3: proflab.hal.v1.Empty
+	(*Machine)(nil),             // 4: proflab.hal.v1.Machine
+	(*ConfigureRequest)(nil),    // 5: proflab.hal.v1.ConfigureRequest
+	(*ConfigureResponse)(nil),   // 6: proflab.hal.v1.ConfigureResponse
+	(*InstanceRequest)(nil),     // 7: proflab.hal.v1.InstanceRequest
+	(*CPUsRequest)(nil),         // 8: proflab.hal.v1.CPUsRequest
+	(*SourceRequest)(nil),       // 9: proflab.hal.v1.SourceRequest
+	(*SetIntervalRequest)(nil),  // 10: proflab.hal.v1.SetIntervalRequest
+	(*ControlAreaRequest)(nil),  // 11: proflab.hal.v1.ControlAreaRequest
+	(*InterruptsRequest)(nil),   // 12: proflab.hal.v1.InterruptsRequest
+	(*SourceSpec)(nil),          // 13: proflab.hal.v1.SourceSpec
+	(*Description)(nil),         // 14: proflab.hal.v1.Description
+	(*SourceInfo)(nil),          // 15: proflab.hal.v1.SourceInfo
+	(*QueryResponse)(nil),       // 16: proflab.hal.v1.QueryResponse
+	(*SetIntervalResponse)(nil), // 17: proflab.hal.v1.SetIntervalResponse
+	(*TimerProgram)(nil),        // 18: proflab.hal.v1.TimerProgram
+	(*SkidWeight)(nil),          // 19: proflab.hal.v1.SkidWeight
+	(*CounterProgram)(nil),      // 20: proflab.hal.v1.CounterProgram
+	(*DSProgram)(nil),           // 21: proflab.hal.v1.DSProgram
+	(*Programming)(nil),         // 22: proflab.hal.v1.Programming
+	(*CountersResponse)(nil),    // 23: proflab.hal.v1.CountersResponse
+	(*AbilitiesResponse)(nil),   // 24: proflab.hal.v1.AbilitiesResponse
 }
 var file_halplugins_halrpc_proto_hal_proto_depIdxs = []int32{
-	1,  // 0: proflab.hal.v1.ConfigureRequest.machine:type_name -> proflab.hal.v1.Machine
-	11, // 1: proflab.hal.v1.ConfigureResponse.description:type_name -> proflab.hal.v1.Description
-	21, // 2: proflab.hal.v1.ConfigureResponse.abilities:type_name -> proflab.hal.v1.AbilitiesResponse
-	10, // 3: proflab.hal.v1.Description.sources:type_name -> proflab.hal.v1.SourceSpec
-	12, // 4: proflab.hal.v1.QueryResponse.info:type_name -> proflab.hal.v1.SourceInfo
-	19, // 5: proflab.hal.v1.SetIntervalResponse.programming:type_name -> proflab.hal.v1.Programming
-	16, // 6: proflab.hal.v1.CounterProgram.skid:type_name -> proflab.hal.v1.SkidWeight
-	15, // 7: proflab.hal.v1.Programming.timers:type_name -> proflab.hal.v1.TimerProgram
-	17, // 8: proflab.hal.v1.Programming.counters:type_name -> proflab.hal.v1.CounterProgram
-	18, // 9: proflab.hal.v1.Programming.ds:type_name -> proflab.hal.v1.DSProgram
-	2,  // 10: proflab.hal.v1.HAL.Configure:input_type -> proflab.hal.v1.ConfigureRequest
-	4,  // 11: proflab.hal.v1.HAL.Describe:input_type -> proflab.hal.v1.InstanceRequest
-	4,  // 12: proflab.hal.v1.HAL.Reset:input_type -> proflab.hal.v1.InstanceRequest
-	6,  // 13: proflab.hal.v1.HAL.QuerySource:input_type -> proflab.hal.v1.SourceRequest
-	7,  // 14: proflab.hal.v1.HAL.SetInterval:input_type -> proflab.hal.v1.SetIntervalRequest
-	6,  // 15: proflab.hal.v1.HAL.StartInterrupt:input_type -> proflab.hal.v1.SourceRequest
-	6,  // 16: proflab.hal.v1.HAL.StopInterrupt:input_type -> proflab.hal.v1.SourceRequest
-	5,  // 17: proflab.hal.v1.HAL.RefillTimer:input_type -> proflab.hal.v1.CPUsRequest
-	8,  // 18: proflab.hal.v1.HAL.ControlArea:input_type -> proflab.hal.v1.ControlAreaRequest
-	9,  // 19: proflab.hal.v1.HAL.Interrupts:input_type -> proflab.hal.v1.InterruptsRequest
-	4,  // 20: proflab.hal.v1.HAL.Abilities:input_type -> proflab.hal.v1.InstanceRequest
-	4,  // 21: proflab.hal.v1.HAL.Close:input_type -> proflab.hal.v1.InstanceRequest
-	4,  // 22: proflab.hal.v1.HAL.NumberOfCounters:input_type -> proflab.hal.v1.InstanceRequest
-	3,  // 23: proflab.hal.v1.HAL.Configure:output_type -> proflab.hal.v1.ConfigureResponse
-	11, // 24: proflab.hal.v1.HAL.Describe:output_type -> proflab.hal.v1.Description
-	19, // 25: proflab.hal.v1.HAL.Reset:output_type -> proflab.hal.v1.Programming
-	13, // 26: proflab.hal.v1.HAL.QuerySource:output_type -> proflab.hal.v1.QueryResponse
-	14, // 27: proflab.hal.v1.HAL.SetInterval:output_type -> proflab.hal.v1.SetIntervalResponse
-	19, // 28: proflab.hal.v1.HAL.StartInterrupt:output_type -> proflab.hal.v1.Programming
-	19, // 29: proflab.hal.v1.HAL.StopInterrupt:output_type -> proflab.hal.v1.Programming
-	19, // 30: proflab.hal.v1.HAL.RefillTimer:output_type -> proflab.hal.v1.Programming
-	19, // 31: proflab.hal.v1.HAL.ControlArea:output_type -> proflab.hal.v1.Programming
-	19, // 32: proflab.hal.v1.HAL.Interrupts:output_type -> proflab.hal.v1.Programming
-	21, // 33: proflab.hal.v1.HAL.Abilities:output_type -> proflab.hal.v1.AbilitiesResponse
-	0,  // 34: proflab.hal.v1.HAL.Close:output_type -> proflab.hal.v1.Empty
-	20, // 35: proflab.hal.v1.HAL.NumberOfCounters:output_type -> proflab.hal.v1.CountersResponse
-	23, // [23:36] is the sub-list for method output_type
-	10, // [10:23] is the sub-list for method input_type
-	10, // [10:10] is the sub-list for extension type_name
-	10, // [10:10] is the sub-list for extension extendee
-	0,  // [0:10] is the sub-list for field type_name
+	5,  // 0: proflab.hal.v1.Call.configure:type_name -> proflab.hal.v1.ConfigureRequest
+	7,  // 1: proflab.hal.v1.Call.describe:type_name -> proflab.hal.v1.InstanceRequest
+	7,  // 2: proflab.hal.v1.Call.reset:type_name -> proflab.hal.v1.InstanceRequest
+	9,  // 3: proflab.hal.v1.Call.query_source:type_name -> proflab.hal.v1.SourceRequest
+	10, // 4: proflab.hal.v1.Call.set_interval:type_name -> proflab.hal.v1.SetIntervalRequest
+	9,  // 5: proflab.hal.v1.Call.start_interrupt:type_name -> proflab.hal.v1.SourceRequest
+	9,  // 6: proflab.hal.v1.Call.stop_interrupt:type_name -> proflab.hal.v1.SourceRequest
+	8,  // 7: proflab.hal.v1.Call.refill_timer:type_name -> proflab.hal.v1.CPUsRequest
+	11, // 8: proflab.hal.v1.Call.control_area:type_name -> proflab.hal.v1.ControlAreaRequest
+	12, // 9: proflab.hal.v1.Call.interrupts:type_name -> proflab.hal.v1.InterruptsRequest
+	7,  // 10: proflab.hal.v1.Call.abilities:type_name -> proflab.hal.v1.InstanceRequest
+	7,  // 11: proflab.hal.v1.Call.close:type_name -> proflab.hal.v1.InstanceRequest
+	7,  // 12: proflab.hal.v1.Call.number_of_counters:type_name -> proflab.hal.v1.InstanceRequest
+	2,  // 13: proflab.hal.v1.Reply.error:type_name -> proflab.hal.v1.Status
+	6,  // 14: proflab.hal.v1.Reply.configure:type_name -> proflab.hal.v1.ConfigureResponse
+	14, // 15: proflab.hal.v1.Reply.description:type_name -> proflab.hal.v1.Description
+	22, // 16: proflab.hal.v1.Reply.programming:type_name -> proflab.hal.v1.Programming
+	16, // 17: proflab.hal.v1.Reply.query:type_name -> proflab.hal.v1.QueryResponse
+	17, // 18: proflab.hal.v1.Reply.set_interval:type_name -> proflab.hal.v1.SetIntervalResponse
+	24, // 19: proflab.hal.v1.Reply.abilities:type_name -> proflab.hal.v1.AbilitiesResponse
+	23, // 20: proflab.hal.v1.Reply.counters:type_name -> proflab.hal.v1.CountersResponse
+	3,  // 21: proflab.hal.v1.Reply.empty:type_name -> proflab.hal.v1.Empty
+	4,  // 22: proflab.hal.v1.ConfigureRequest.machine:type_name -> proflab.hal.v1.Machine
+	14, // 23: proflab.hal.v1.ConfigureResponse.description:type_name -> proflab.hal.v1.Description
+	24, // 24: proflab.hal.v1.ConfigureResponse.abilities:type_name -> proflab.hal.v1.AbilitiesResponse
+	13, // 25: proflab.hal.v1.Description.sources:type_name -> proflab.hal.v1.SourceSpec
+	15, // 26: proflab.hal.v1.QueryResponse.info:type_name -> proflab.hal.v1.SourceInfo
+	22, // 27: proflab.hal.v1.SetIntervalResponse.programming:type_name -> proflab.hal.v1.Programming
+	19, // 28: proflab.hal.v1.CounterProgram.skid:type_name -> proflab.hal.v1.SkidWeight
+	18, // 29: proflab.hal.v1.Programming.timers:type_name -> proflab.hal.v1.TimerProgram
+	20, // 30: proflab.hal.v1.Programming.counters:type_name -> proflab.hal.v1.CounterProgram
+	21, // 31: proflab.hal.v1.Programming.ds:type_name -> proflab.hal.v1.DSProgram
+	5,  // 32: proflab.hal.v1.HAL.Configure:input_type -> proflab.hal.v1.ConfigureRequest
+	7,  // 33: proflab.hal.v1.HAL.Describe:input_type -> proflab.hal.v1.InstanceRequest
+	7,  // 34: proflab.hal.v1.HAL.Reset:input_type -> proflab.hal.v1.InstanceRequest
+	9,  // 35: proflab.hal.v1.HAL.QuerySource:input_type -> proflab.hal.v1.SourceRequest
+	10, // 36: proflab.hal.v1.HAL.SetInterval:input_type -> proflab.hal.v1.SetIntervalRequest
+	9,  // 37: proflab.hal.v1.HAL.StartInterrupt:input_type -> proflab.hal.v1.SourceRequest
+	9,  // 38: proflab.hal.v1.HAL.StopInterrupt:input_type -> proflab.hal.v1.SourceRequest
+	8,  // 39: proflab.hal.v1.HAL.RefillTimer:input_type -> proflab.hal.v1.CPUsRequest
+	11, // 40: proflab.hal.v1.HAL.ControlArea:input_type -> proflab.hal.v1.ControlAreaRequest
+	12, // 41: proflab.hal.v1.HAL.Interrupts:input_type -> proflab.hal.v1.InterruptsRequest
+	7,  // 42: proflab.hal.v1.HAL.Abilities:input_type -> proflab.hal.v1.InstanceRequest
+	7,  // 43: proflab.hal.v1.HAL.Close:input_type -> proflab.hal.v1.InstanceRequest
+	7,  // 44: proflab.hal.v1.HAL.NumberOfCounters:input_type -> proflab.hal.v1.InstanceRequest
+	0,  // 45: proflab.hal.v1.HAL.Session:input_type -> proflab.hal.v1.Call
+	6,  // 46: proflab.hal.v1.HAL.Configure:output_type -> proflab.hal.v1.ConfigureResponse
+	14, // 47: proflab.hal.v1.HAL.Describe:output_type -> proflab.hal.v1.Description
+	22, // 48: proflab.hal.v1.HAL.Reset:output_type -> proflab.hal.v1.Programming
+	16, // 49: proflab.hal.v1.HAL.QuerySource:output_type -> proflab.hal.v1.QueryResponse
+	17, // 50: proflab.hal.v1.HAL.SetInterval:output_type -> proflab.hal.v1.SetIntervalResponse
+	22, // 51: proflab.hal.v1.HAL.StartInterrupt:output_type -> proflab.hal.v1.Programming
+	22, // 52: proflab.hal.v1.HAL.StopInterrupt:output_type -> proflab.hal.v1.Programming
+	22, // 53: proflab.hal.v1.HAL.RefillTimer:output_type -> proflab.hal.v1.Programming
+	22, // 54: proflab.hal.v1.HAL.ControlArea:output_type -> proflab.hal.v1.Programming
+	22, // 55: proflab.hal.v1.HAL.Interrupts:output_type -> proflab.hal.v1.Programming
+	24, // 56: proflab.hal.v1.HAL.Abilities:output_type -> proflab.hal.v1.AbilitiesResponse
+	3,  // 57: proflab.hal.v1.HAL.Close:output_type -> proflab.hal.v1.Empty
+	23, // 58: proflab.hal.v1.HAL.NumberOfCounters:output_type -> proflab.hal.v1.CountersResponse
+	1,  // 59: proflab.hal.v1.HAL.Session:output_type -> proflab.hal.v1.Reply
+	46, // [46:60] is the sub-list for method output_type
+	32, // [32:46] is the sub-list for method input_type
+	32, // [32:32] is the sub-list for extension type_name
+	32, // [32:32] is the sub-list for extension extendee
+	0,  // [0:32] is the sub-list for field type_name
 }
 
 func init() { file_halplugins_halrpc_proto_hal_proto_init() }
@@ -1636,13 +2208,39 @@ func file_halplugins_halrpc_proto_hal_proto_init() {
 	if File_halplugins_halrpc_proto_hal_proto != nil {
 		return
 	}
+	file_halplugins_halrpc_proto_hal_proto_msgTypes[0].OneofWrappers = []any{
+		(*Call_Configure)(nil),
+		(*Call_Describe)(nil),
+		(*Call_Reset_)(nil),
+		(*Call_QuerySource)(nil),
+		(*Call_SetInterval)(nil),
+		(*Call_StartInterrupt)(nil),
+		(*Call_StopInterrupt)(nil),
+		(*Call_RefillTimer)(nil),
+		(*Call_ControlArea)(nil),
+		(*Call_Interrupts)(nil),
+		(*Call_Abilities)(nil),
+		(*Call_Close)(nil),
+		(*Call_NumberOfCounters)(nil),
+	}
+	file_halplugins_halrpc_proto_hal_proto_msgTypes[1].OneofWrappers = []any{
+		(*Reply_Error)(nil),
+		(*Reply_Configure)(nil),
+		(*Reply_Description)(nil),
+		(*Reply_Programming)(nil),
+		(*Reply_Query)(nil),
+		(*Reply_SetInterval)(nil),
+		(*Reply_Abilities)(nil),
+		(*Reply_Counters)(nil),
+		(*Reply_Empty)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_halplugins_halrpc_proto_hal_proto_rawDesc), len(file_halplugins_halrpc_proto_hal_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   22,
+			NumMessages:   25,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -43,6 +43,7 @@ const (
 	HAL_Abilities_FullMethodName        = "/proflab.hal.v1.HAL/Abilities"
 	HAL_Close_FullMethodName            = "/proflab.hal.v1.HAL/Close"
 	HAL_NumberOfCounters_FullMethodName = "/proflab.hal.v1.HAL/NumberOfCounters"
+	HAL_Session_FullMethodName          = "/proflab.hal.v1.HAL/Session"
 )
 
 // HALClient is the client API for HAL service.
@@ -74,6 +75,14 @@ type HALClient interface {
 	// UNIMPLEMENTED, which the host reads as 0 counters, and a host built
 	// before it never calls it.
 	NumberOfCounters(ctx context.Context, in *InstanceRequest, opts ...grpc.CallOption) (*CountersResponse, error)
+	// Session carries the calls above over one long-lived stream: the plugin
+	// answers each Call with one Reply, in order, and handles a session's
+	// calls one at a time. A round trip on an open stream costs about 40%
+	// less than a unary call (no stream set-up, headers or trailers per
+	// call), and a host that does not need an answer (Close) need not wait
+	// for it. Added to protocol 1 without a version change: a plugin built
+	// before it answers UNIMPLEMENTED, and the host then makes unary calls.
+	Session(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[Call, Reply], error)
 }
 
 type hALClient struct {
@@ -214,6 +223,19 @@ func (c *hALClient) NumberOfCounters(ctx context.Context, in *InstanceRequest, o
 	return out, nil
 }
 
+func (c *hALClient) Session(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[Call, Reply], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &HAL_ServiceDesc.Streams[0], HAL_Session_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[Call, Reply]{ClientStream: stream}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type HAL_SessionClient = grpc.BidiStreamingClient[Call, Reply]
+
 // HALServer is the server API for HAL service.
 // All implementations must embed UnimplementedHALServer
 // for forward compatibility.
@@ -243,6 +265,14 @@ type HALServer interface {
 	// UNIMPLEMENTED, which the host reads as 0 counters, and a host built
 	// before it never calls it.
 	NumberOfCounters(context.Context, *InstanceRequest) (*CountersResponse, error)
+	// Session carries the calls above over one long-lived stream: the plugin
+	// answers each Call with one Reply, in order, and handles a session's
+	// calls one at a time. A round trip on an open stream costs about 40%
+	// less than a unary call (no stream set-up, headers or trailers per
+	// call), and a host that does not need an answer (Close) need not wait
+	// for it. Added to protocol 1 without a version change: a plugin built
+	// before it answers UNIMPLEMENTED, and the host then makes unary calls.
+	Session(grpc.BidiStreamingServer[Call, Reply]) error
 	mustEmbedUnimplementedHALServer()
 }
 
@@ -291,6 +321,9 @@ func (UnimplementedHALServer) Close(context.Context, *InstanceRequest) (*Empty, 
 }
 func (UnimplementedHALServer) NumberOfCounters(context.Context, *InstanceRequest) (*CountersResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method NumberOfCounters not implemented")
+}
+func (UnimplementedHALServer) Session(grpc.BidiStreamingServer[Call, Reply]) error {
+	return status.Errorf(codes.Unimplemented, "method Session not implemented")
 }
 func (UnimplementedHALServer) mustEmbedUnimplementedHALServer() {}
 func (UnimplementedHALServer) testEmbeddedByValue()             {}
@@ -547,6 +580,13 @@ func _HAL_NumberOfCounters_Handler(srv interface{}, ctx context.Context, dec fun
 	return interceptor(ctx, in, info, handler)
 }
 
+func _HAL_Session_Handler(srv interface{}, stream grpc.ServerStream) error {
+	return srv.(HALServer).Session(&grpc.GenericServerStream[Call, Reply]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type HAL_SessionServer = grpc.BidiStreamingServer[Call, Reply]
+
 // HAL_ServiceDesc is the grpc.ServiceDesc for HAL service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -607,6 +647,13 @@ var HAL_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _HAL_NumberOfCounters_Handler,
 		},
 	},
-	Streams:  []grpc.StreamDesc{},
+	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "Session",
+			Handler:       _HAL_Session_Handler,
+			ServerStreams: true,
+			ClientStreams: true,
+		},
+	},
 	Metadata: "halplugins/halrpc/proto/hal.proto",
 }
