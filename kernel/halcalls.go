@@ -108,6 +108,19 @@ func (m *Machine) halFailed(h HALDispatch, call string, err error) error {
 	return e
 }
 
+// HALFailed records a HAL failure the lab noticed outside a kernel call
+// (the answer of a call that returns nothing to the kernel, such as
+// HalStartProfileInterrupt, read after the call returned): the machine
+// stops as if the call had failed, and the error is returned as a
+// *HALError.
+func (m *Machine) HALFailed(hal, call string, err error) error {
+	e := &HALError{HAL: hal, Call: call, Err: err}
+	if m.halted == nil {
+		m.halted = e
+	}
+	return e
+}
+
 // halQuery is HalQuerySystemInformation(HalProfileSourceInformation) on
 // cpus, logged.
 func (m *Machine) halQuery(cpus []int, src nt.Source) ([]SourceInfo, error) {

@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/proflab/proflab/halplugins/halrpc/halrpctest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -571,6 +572,41 @@ func TestFaultUninterruptibleBuiltin(t *testing.T) {
 			}
 			expectOutput(t, p.out.String(), tc.want)
 			noneLeft(t, p.plugins)
+		})
+	}
+}
+
+// A plugin that crashes in HalStartProfileInterrupt, which returns nothing
+// to the kernel and is therefore sent without waiting: the crash fails the
+// run with exit 3, naming the call, whether a run follows the start, the
+// script ends right after it, or the script catches every error.
+func TestFaultCrashInADeferredStart(t *testing.T) {
+	dir := t.TempDir()
+	paths, err := halrpctest.Install(dir, halrpctest.FaultyAs("crash"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const setup = `local lab = require "proflab"
+local P = require "profile"
+local m = lab.machine{ cpus = 2, hal = { "apic" } }
+local p = m:process{ name = "app", privileges = { "SeSystemProfilePrivilege" } }
+`
+	for _, tc := range []struct{ name, body, where string }{
+		{"then a run", `local pr = P.create_and_start(p, { base = 0x400000, size = 0x1000 })
+m:run{ duration_us = 1000, workload = { process = p, functions = { { name = "f", base = 0x400000, size = 0x100, weight = 1 } } } }
+`, "s.lua:6: m:run"},
+		{"then the end", `local pr = P.create_and_start(p, { base = 0x400000, size = 0x1000 })
+`, ""},
+		{"caught", `pcall(P.create_and_start, p, { base = 0x400000, size = 0x1000 })
+pcall(function() m:run{ duration_us = 1000, workload = { process = p, functions = { { name = "f", base = 0x400000, size = 0x100, weight = 1 } } } } end)
+`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out := runFault(t, setup+tc.body, 10*time.Second, "--config-set", fmt.Sprintf("hal.apic.plugin=%q", paths[0]))
+			if code != ExitPlugin {
+				t.Errorf("exit code %d, want %d:\n%s", code, ExitPlugin, out)
+			}
+			expectOutput(t, out, `hal "apic"`, "start ProfileTime on processors [0 1]", "the plugin process exited", tc.where)
 		})
 	}
 }

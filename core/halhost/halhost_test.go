@@ -37,7 +37,8 @@ func TestMain(m *testing.M) {
 	code := func() int {
 		defer os.RemoveAll(dir)
 		if _, err := halrpctest.Install(dir, "proflab-hal-apic", "proflab-hal-pmu", "proflab-hal-pebs", halrpctest.Faulty,
-			halrpctest.FaultyAs("crash"), halrpctest.FaultyAs("hang"), halrpctest.FaultyAs("nonsense")); err != nil {
+			halrpctest.FaultyAs("crash"), halrpctest.FaultyAs("hang"), halrpctest.FaultyAs("nonsense"),
+			halrpctest.FaultyAs("seeded"), halrpctest.FaultyAs("unary")); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"reflect"
 	"slices"
 	"sync"
 
@@ -43,6 +44,8 @@ type Host struct {
 	mu      sync.Mutex
 	clients map[string]*halrpc.Client // by HAL name
 	closed  bool
+
+	described descriptions // what configured instances described
 }
 
 // New returns a host for the configured HALs. Nothing starts until a HAL
@@ -112,18 +115,18 @@ func (h *Host) client(ctx context.Context, name string, spec config.HAL) (*halrp
 // Open opens a configured instance of HAL name for machine m, whose
 // programming goes to hw, and describes it.
 func (h *Host) Open(name string, m hal.Machine, hw Hardware) (*MachineHAL, error) {
-	return h.open(context.Background(), name, m, hw, nil)
+	return h.open(context.Background(), name, m, hw, nil, nil)
 }
 
 // OpenContext is Open whose plugin calls, now and later, also end when ctx
 // ends (the run's budget, Ctrl-C), leaving the plugin running.
 func (h *Host) OpenContext(ctx context.Context, name string, m hal.Machine, hw Hardware) (*MachineHAL, error) {
-	return h.open(ctx, name, m, hw, nil)
+	return h.open(ctx, name, m, hw, nil, nil)
 }
 
 // open is OpenContext with settings merged key by key over the configured
-// ones.
-func (h *Host) open(ctx context.Context, name string, m hal.Machine, hw Hardware, extra map[string]any) (*MachineHAL, error) {
+// ones, its plugin calls ordered by pipe (nil: each waited for).
+func (h *Host) open(ctx context.Context, name string, m hal.Machine, hw Hardware, extra map[string]any, pipe *halrpc.Pipeline) (*MachineHAL, error) {
 	spec, ok := h.hals[name]
 	if !ok {
 		return nil, fmt.Errorf("hal %q is not configured (configured: %v); add a [hal.%s] table", name, h.names(), name)
@@ -154,7 +157,13 @@ func (h *Host) open(ctx context.Context, name string, m hal.Machine, hw Hardware
 		if err != nil {
 			return nil, err
 		}
-		inst, where, proc = c.NewInstanceContext(ctx), fmt.Sprintf("plugin %s, pid %d", c.Path(), c.Pid()), c
+		inst, where, proc = c.NewInstanceIn(ctx, pipe), fmt.Sprintf("plugin %s, pid %d", c.Path(), c.Pid()), c
+	}
+	key := describedKey(name, proc, m, settings)
+	if later, ok := inst.(pipelined); ok && pipe != nil {
+		if d, a, known := h.described.get(key); known {
+			return h.openKnown(name, where, inst, later, m, hw, settings, d, a, proc, pipe)
+		}
 	}
 	if err := inst.Configure(m, settings); err != nil {
 		inst.Close()
@@ -165,8 +174,44 @@ func (h *Host) open(ctx context.Context, name string, m hal.Machine, hw Hardware
 		inst.Close()
 		return nil, err
 	}
+	h.described.put(key, mh.desc, mh.abilities)
 	if proc != nil {
 		mh.proc = proc
+	}
+	if later, ok := inst.(pipelined); ok && pipe != nil {
+		mh.pipe, mh.later = pipe, later
+	}
+	return mh, nil
+}
+
+// openKnown opens an instance whose description and abilities the host
+// already has from an instance of the same plugin process, machine (but
+// for its seed) and settings: the configure call is held back until the
+// instance's first call (halrpc's ConfigureLazily), and its answer must
+// describe the same HAL. A HAL's description depends on the machine and
+// its settings, not on the seed (package hal), so a sweep of seeds opens
+// its HALs without a round trip, and a HAL a run never calls costs it
+// nothing.
+func (h *Host) openKnown(name, where string, inst hal.Instance, later pipelined, m hal.Machine, hw Hardware, settings []byte, d hal.Description, a hal.Abilities, proc *halrpc.Client, pipe *halrpc.Pipeline) (*MachineHAL, error) {
+	mh := newMachineHAL(name, where, inst, m, hw, h.log)
+	mh.proc, mh.pipe, mh.later = proc, pipe, later
+	if err := mh.described(d, a); err != nil {
+		return nil, err
+	}
+	err := later.ConfigureLazily(m, settings, func(gd hal.Description, ga hal.Abilities, ok bool, err error) error {
+		switch {
+		case err != nil:
+			return mh.fail("configure", &ConfigureError{HAL: name, Where: where, Err: err})
+		case !ok:
+			return nil // a plugin that answers configure with no description: nothing to compare
+		case !reflect.DeepEqual(gd, d) || ga != a:
+			return mh.fail("configure", fmt.Errorf("nonsense answer: for seed %d it described itself differently than for an earlier seed on the same machine and settings; a HAL's description and abilities may depend on the machine and its settings, not on the seed", m.Seed))
+		}
+		return nil
+	})
+	if err != nil {
+		inst.Close()
+		return nil, &ConfigureError{HAL: name, Where: where, Err: err}
 	}
 	return mh, nil
 }
@@ -186,15 +231,21 @@ func (h *Host) OpenMachineWith(names []string, m hal.Machine, hw Hardware, setti
 
 // OpenMachineContext is OpenMachineWith whose plugin calls, now and later,
 // also end when ctx ends (see OpenContext).
+//
+// The machine's plugin HALs share a halrpc.Pipeline: the calls whose
+// answers the kernel does not need at once are sent without waiting, and
+// applied in call order when a call that needs its answer is made or the
+// run settles them (MachineHAL.Settle).
 func (h *Host) OpenMachineContext(ctx context.Context, names []string, m hal.Machine, hw Hardware, settings map[string]map[string]any) ([]*MachineHAL, error) {
 	out := make([]*MachineHAL, len(names))
 	errs := make([]error, len(names))
+	pipe := halrpc.NewPipeline()
 	var wg sync.WaitGroup
 	for i, n := range names {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			out[i], errs[i] = h.open(ctx, n, m, hw, settings[n])
+			out[i], errs[i] = h.open(ctx, n, m, hw, settings[n], pipe)
 		}()
 	}
 	wg.Wait()

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/proflab/proflab/halplugins/hal"
+	"github.com/proflab/proflab/halplugins/halrpc"
 	"github.com/proflab/proflab/halplugins/haltest"
 	"github.com/proflab/proflab/kernel"
 	"github.com/proflab/proflab/kernel/nt"
@@ -36,17 +37,49 @@ type MachineHAL struct {
 
 	proc process // the plugin process serving inst; nil in-process
 
+	// pipe orders the calls of the machine's HALs when some are sent
+	// without waiting (halrpc.Pipeline); later is inst when it can send
+	// them (a plugin instance in pipe), nil otherwise.
+	pipe  *halrpc.Pipeline
+	later pipelined
+
 	mu     sync.Mutex
 	failed error // the first failure; later calls repeat it
 }
 
 var _ kernel.HALDispatch = (*MachineHAL)(nil)
 
+// pipelined is a plugin instance that can send calls whose answers the
+// kernel does not need at once without waiting for them (halrpc's, in a
+// halrpc.Pipeline): then receives each answer, in call order, when the
+// pipeline settles.
+type pipelined interface {
+	ConfigureLazily(m hal.Machine, settings []byte, then func(d hal.Description, a hal.Abilities, ok bool, err error) error) error
+	StartInterruptLater(cpus []int, src hal.Source, then func(hal.Programming, error) error) error
+	StopInterruptLater(cpus []int, src hal.Source, then func(hal.Programming, error) error) error
+}
+
 // NewMachineHAL wraps a configured instance for one machine: it describes
 // it once and checks the description. name is the HAL's config name,
 // where says where it runs (for errors), hw receives its programming (nil
 // discards it), log receives its programming's log lines (nil discards).
 func NewMachineHAL(name, where string, inst hal.Instance, m hal.Machine, hw Hardware, log *slog.Logger) (*MachineHAL, error) {
+	h := newMachineHAL(name, where, inst, m, hw, log)
+	d, err := inst.Describe()
+	if err != nil {
+		return nil, h.wrap("describe", err)
+	}
+	a, err := inst.Abilities()
+	if err != nil {
+		return nil, h.wrap("abilities", err)
+	}
+	if err := h.described(d, a); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+func newMachineHAL(name, where string, inst hal.Instance, m hal.Machine, hw Hardware, log *slog.Logger) *MachineHAL {
 	if hw == nil {
 		hw = Discard{}
 	}
@@ -55,17 +88,15 @@ func NewMachineHAL(name, where string, inst hal.Instance, m hal.Machine, hw Hard
 	}
 	h := &MachineHAL{name: name, where: where, inst: inst, machine: m, hw: hw, log: log.With("hal", name)}
 	h.calls.Add(3) // the configure call that readied inst, describe and abilities
-	d, err := inst.Describe()
-	if err != nil {
-		return nil, h.wrap("describe", err)
-	}
+	return h
+}
+
+// described checks and keeps the instance's description and abilities.
+func (h *MachineHAL) described(d hal.Description, a hal.Abilities) error {
 	if err := haltest.CheckDescription(d); err != nil {
-		return nil, h.wrap("describe", fmt.Errorf("nonsense answer: %w", err))
+		return h.wrap("describe", fmt.Errorf("nonsense answer: %w", err))
 	}
-	if h.abilities, err = inst.Abilities(); err != nil {
-		return nil, h.wrap("abilities", err)
-	}
-	h.desc = d
+	h.desc, h.abilities = d, a
 	h.bounds = make(map[nt.Source]nt.Bounds, len(d.Sources))
 	for _, s := range d.Sources {
 		h.sources = append(h.sources, kernel.SourceDescriptor{
@@ -73,7 +104,40 @@ func NewMachineHAL(name, where string, inst hal.Instance, m hal.Machine, hw Hard
 		})
 		h.bounds[s.Source] = s.Bounds
 	}
-	return h, nil
+	return nil
+}
+
+// settleFirst applies the answers of the calls the machine's HALs sent
+// without waiting, before a call of an instance that does not do it
+// itself (an in-process one). A plugin instance in the pipeline settles
+// it after sending its own call, so that the answers travel together.
+func (h *MachineHAL) settleFirst() {
+	if h.later == nil {
+		_ = h.pipe.Settle() // failures reach the HAL that failed
+	}
+}
+
+// Settle applies the answers of every call the machine's HALs sent
+// without waiting for them, in the order they were made, and reports
+// this HAL's failure, if it has failed. A run settles its HALs before the
+// simulated processors run, and when its script ends.
+func (h *MachineHAL) Settle() error {
+	_ = h.pipe.Settle()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.failed
+}
+
+// canDefer reports whether a call whose answer the kernel does not need
+// may be sent without waiting: the instance can, and the simulated
+// processors are not running (during a run, programming takes effect at
+// once).
+func (h *MachineHAL) canDefer() bool {
+	if h.later == nil {
+		return false
+	}
+	r, ok := h.hw.(interface{ Running() bool })
+	return !ok || !r.Running()
 }
 
 // process is the part of a plugin process (*halrpc.Client) a MachineHAL
@@ -109,15 +173,17 @@ func (h *MachineHAL) wrap(call string, err error) error {
 	return fmt.Errorf("hal %q (%s): %s: %w", h.name, h.where, call, err)
 }
 
-// fail records and returns the first failure.
+// fail records the first failure and returns it: a call that fails
+// because an earlier one did (a configure answered after it was sent)
+// reports the earlier one.
 func (h *MachineHAL) fail(call string, err error) error {
 	err = h.wrap(call, err)
 	h.mu.Lock()
+	defer h.mu.Unlock()
 	if h.failed == nil {
 		h.failed = err
 	}
-	h.mu.Unlock()
-	return err
+	return h.failed
 }
 
 func (h *MachineHAL) broken() error {
@@ -178,9 +244,13 @@ func (h *MachineHAL) QuerySource(cpus []int, src nt.Source) ([]kernel.SourceInfo
 	}
 	call := callName("query", src, cpus)
 	h.calls.Add(1)
+	h.settleFirst()
 	info, err := h.inst.QuerySource(cpus, src)
 	if err != nil {
 		return nil, h.fail(call, err)
+	}
+	if err := h.broken(); err != nil {
+		return nil, err
 	}
 	if len(info) != len(cpus) {
 		return nil, h.fail(call, fmt.Errorf("nonsense answer: %d entries for %d processors", len(info), len(cpus)))
@@ -203,9 +273,13 @@ func (h *MachineHAL) SetInterval(cpus []int, src nt.Source, interval uint32) ([]
 	}
 	call := fmt.Sprintf("set %s to %d on processors %v", src, interval, cpus)
 	h.calls.Add(1)
+	h.settleFirst()
 	eff, p, err := h.inst.SetInterval(cpus, src, interval)
 	if err != nil {
 		return nil, h.fail(call, err)
+	}
+	if err := h.broken(); err != nil {
+		return nil, err
 	}
 	if len(eff) != len(cpus) {
 		return nil, h.fail(call, fmt.Errorf("nonsense answer: %d effective intervals for %d processors", len(eff), len(cpus)))
@@ -230,9 +304,13 @@ func (h *MachineHAL) NumberOfCounters() (uint32, error) {
 		return 0, err
 	}
 	h.calls.Add(1)
+	h.settleFirst()
 	n, err := h.inst.NumberOfCounters()
 	if err != nil {
 		return 0, h.fail("number of counters", err)
+	}
+	if err := h.broken(); err != nil {
+		return 0, err
 	}
 	if n > hal.MaxCounters {
 		return 0, h.fail("number of counters", fmt.Errorf("nonsense answer: %d counters per processor, more than any processor has (at most %d)", n, hal.MaxCounters))
@@ -240,14 +318,45 @@ func (h *MachineHAL) NumberOfCounters() (uint32, error) {
 	return n, nil
 }
 
-// StartInterrupt is HalStartProfileInterrupt on each processor.
+// StartInterrupt is HalStartProfileInterrupt on each processor. It
+// returns nothing to the kernel, so a plugin instance sends it without
+// waiting when the processors are not running: its programming is applied
+// when the machine's calls settle (see Settle).
 func (h *MachineHAL) StartInterrupt(cpus []int, src nt.Source) error {
-	return h.programCall(callName("start", src, cpus), cpus, func() (hal.Programming, error) { return h.inst.StartInterrupt(cpus, src) })
+	call := callName("start", src, cpus)
+	if h.canDefer() {
+		return h.deferCall(call, cpus, func(then func(hal.Programming, error) error) error {
+			return h.later.StartInterruptLater(cpus, src, then)
+		})
+	}
+	return h.programCall(call, cpus, func() (hal.Programming, error) { return h.inst.StartInterrupt(cpus, src) })
 }
 
-// StopInterrupt is HalStopProfileInterrupt on each processor.
+// StopInterrupt is HalStopProfileInterrupt on each processor, sent as
+// StartInterrupt is.
 func (h *MachineHAL) StopInterrupt(cpus []int, src nt.Source) error {
-	return h.programCall(callName("stop", src, cpus), cpus, func() (hal.Programming, error) { return h.inst.StopInterrupt(cpus, src) })
+	call := callName("stop", src, cpus)
+	if h.canDefer() {
+		return h.deferCall(call, cpus, func(then func(hal.Programming, error) error) error {
+			return h.later.StopInterruptLater(cpus, src, then)
+		})
+	}
+	return h.programCall(call, cpus, func() (hal.Programming, error) { return h.inst.StopInterrupt(cpus, src) })
+}
+
+// deferCall sends a programming call without waiting; its answer is
+// checked and applied when the machine's calls settle.
+func (h *MachineHAL) deferCall(call string, addressed []int, send func(then func(hal.Programming, error) error) error) error {
+	if err := h.broken(); err != nil {
+		return err
+	}
+	h.calls.Add(1)
+	return send(func(p hal.Programming, err error) error {
+		if err != nil {
+			return h.fail(call, err)
+		}
+		return h.apply(call, p, addressed)
+	})
 }
 
 // Reset returns the instance to its configured state between runs and
@@ -290,9 +399,13 @@ func (h *MachineHAL) programCall(call string, addressed []int, fn func() (hal.Pr
 		return err
 	}
 	h.calls.Add(1)
+	h.settleFirst()
 	p, err := fn()
 	if err != nil {
 		return h.fail(call, err)
+	}
+	if err := h.broken(); err != nil {
+		return err
 	}
 	return h.apply(call, p, addressed)
 }

@@ -157,6 +157,23 @@ func (l *Lab) Close() {
 	}
 }
 
+// Settle applies the programming of every HAL call the machine sent
+// without waiting for its answer (HalStartProfileInterrupt and
+// HalStopProfileInterrupt return nothing to the kernel, so a plugin HAL
+// sends them and reads the answers later) and returns the first HAL
+// failure among them as a *kernel.HALError; the machine then stops. A run
+// settles before the processors run; a script settles when it ends.
+func (l *Lab) Settle() error {
+	for _, h := range l.HALs {
+		if s, ok := h.(interface{ Settle() error }); ok {
+			if err := s.Settle(); err != nil {
+				return l.Machine.HALFailed(h.Name(), "a call the kernel does not wait for", err)
+			}
+		}
+	}
+	return nil
+}
+
 // IsHALFailure reports whether err (from Assemble) is a HAL's failure
 // rather than a bad description.
 func IsHALFailure(err error) bool {

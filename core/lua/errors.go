@@ -60,7 +60,9 @@ func (rt *Runtime) Exec(name string, src []byte) *runerr.Error {
 		return &runerr.Error{Kind: runerr.KindLua, Message: compileMessage(err, src)}
 	}
 	rt.L.Push(fn)
-	return rt.pcall(0)
+	e := rt.pcall(0)
+	rt.settleHALs()
+	return e
 }
 
 // pcall calls the function below nargs arguments on the stack with the

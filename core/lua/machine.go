@@ -105,6 +105,7 @@ func (rt *Runtime) labMachine(L *lua.LState) int {
 		L.RaiseError("%s: %v", fn, err)
 	}
 	rt.releases = append(rt.releases, l.Close)
+	rt.labs = append(rt.labs, l)
 	rt.watchHALs(l.HALs)
 	if rt.cfg.Outputs != nil {
 		rt.cfg.Outputs.AddMachine(l.Machine, l.Sim)

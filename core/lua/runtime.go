@@ -87,6 +87,7 @@ type Runtime struct {
 
 	pluginFailure *runerr.Error // the first HAL failure, which fails the run as a plugin error
 	releases      []func()      // release machines' HALs at Close
+	labs          []*lab.Lab    // the machines' labs, settled when the script ends
 	closed        bool
 
 	ids         stableIDs     // stable names of reference values (stableid.go)
@@ -138,6 +139,17 @@ func New(cfg Config) *Runtime {
 	rt.loaded["proflab"] = rt.lab
 	rt.L.SetGlobal("require", rt.fn("require", rt.require))
 	return rt
+}
+
+// settleHALs reads the answers of the HAL calls the machines sent without
+// waiting and no run settled (a profile stopped after the last run): a
+// failure among them fails the run as a HAL failure (exit status 3).
+func (rt *Runtime) settleHALs() {
+	for _, l := range rt.labs {
+		if err := l.Settle(); err != nil && rt.pluginFailure == nil {
+			rt.pluginFailure = &runerr.Error{Kind: runerr.KindPlugin, Message: "when the scenario ended: " + err.Error()}
+		}
+	}
 }
 
 // Close releases the machines' HALs and the state. It is idempotent.

@@ -71,6 +71,10 @@ func (b *bank) ensure(n int) {
 	}
 }
 
+// Running reports whether a Run is in progress: the HALs then wait for
+// every call's answer, whose programming takes effect at once.
+func (s *Sim) Running() bool { return s.inRun.Load() }
+
 // Apply implements halhost.Hardware: it writes a HAL call's programming
 // into the simulated processors. It runs between and during runs (a timer
 // refill), never concurrently with Run from another goroutine.

@@ -32,6 +32,7 @@ func (r *reprogrammer) Abilities() hal.Abilities {
 	return hal.Abilities{TimerRefiller: true, InterruptHook: true}
 }
 func (r *reprogrammer) ControlArea([]int, bool) error { return nil }
+func (r *reprogrammer) Settle() error                 { return nil }
 
 func (r *reprogrammer) periods() []uint32 {
 	q := make([]uint32, 16)

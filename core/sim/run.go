@@ -81,6 +81,16 @@ func (s *Sim) RunContext(ctx context.Context, durationUS uint64, w *workload.Spe
 			return nil, fmt.Errorf("workload: a thread's affinity 0x%X selects none of the machine's %d processors", t.Affinity, s.ncpu)
 		}
 	}
+	for _, h := range s.hals {
+		if h == nil {
+			continue
+		}
+		if err := h.Settle(); err != nil {
+			return nil, s.m.HALFailed(h.Name(), "a call the kernel does not wait for", err)
+		}
+	}
+	s.inRun.Store(true)
+	defer s.inRun.Store(false)
 	s.syncedNow()
 	rs := &runState{ctx: ctx, s: s, w: r, fns: prepare(r), nf: len(r.Funcs), hooks: map[string][]hal.Interrupt{}, halByNm: map[string]Driver{}}
 	for _, h := range s.hals {

@@ -79,6 +79,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 
 	"github.com/proflab/proflab/halplugins/hal"
 	"github.com/proflab/proflab/kernel"
@@ -97,6 +98,11 @@ type Driver interface {
 	RefillTimer(cpus []int) error
 	ControlArea(cpus []int, present bool) error
 	Interrupts(batch []hal.Interrupt) error
+	// Settle applies the programming of every call the HAL (and the other
+	// HALs of its machine) sent without waiting for its answer, and
+	// returns the HAL's failure, if it has failed. A run settles its HALs
+	// before the processors run.
+	Settle() error
 }
 
 // Options configure a Sim.
@@ -127,7 +133,8 @@ type Sim struct {
 
 	cpus      []*cpuRun // during a run
 	refilling bool
-	hwGen     uint64 // counts Apply calls: processors rebuild what depends on their counters
+	inRun     atomic.Bool // a Run is in progress
+	hwGen     uint64      // counts Apply calls: processors rebuild what depends on their counters
 	dsDirty   bool
 	caPresent []bool
 
