@@ -508,6 +508,9 @@ func (r *remote) later(what string, call *pb.Call, unary unaryCall, then func(*p
 	if served, _ := r.c.sessionMode(); r.pipe == nil || !served {
 		return then(r.do(what, call, unary))
 	}
+	if r.pipe.Pending() >= MaxPipelined {
+		_ = r.pipe.Settle() // failures reach their own callbacks
+	}
 	r.pipe.add(r, r.send(what, call, unary), then)
 	return nil
 }

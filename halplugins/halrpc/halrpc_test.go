@@ -277,6 +277,56 @@ func TestPipelinedCalls(t *testing.T) {
 	}
 }
 
+// A script that starts and stops a source many times without a call that
+// needs an answer keeps at most MaxPipelined answers unread, and every
+// answer still reaches its callback, in order.
+func TestPipelineIsBounded(t *testing.T) {
+	c := start(t, halrpc.Options{Path: apicPlugin})
+	p := halrpc.NewPipeline()
+	in := c.NewInstanceIn(context.Background(), p)
+	if err := in.Configure(machine, nil); err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	later := in.(interface {
+		StartInterruptLater([]int, hal.Source, func(hal.Programming, error) error) error
+		StopInterruptLater([]int, hal.Source, func(hal.Programming, error) error) error
+	})
+	var enabled []bool
+	record := func(p hal.Programming, err error) error {
+		if err != nil {
+			return err
+		}
+		enabled = append(enabled, p.Timers[0].Enabled)
+		return nil
+	}
+	most := 0
+	for i := 0; i < 2000; i++ {
+		send := later.StartInterruptLater
+		if i%2 == 1 {
+			send = later.StopInterruptLater
+		}
+		if err := send([]int{1}, hal.ProfileTime, record); err != nil {
+			t.Fatal(err)
+		}
+		most = max(most, p.Pending())
+	}
+	if err := p.Settle(); err != nil {
+		t.Fatal(err)
+	}
+	if most > halrpc.MaxPipelined {
+		t.Errorf("%d answers unread at once, want at most %d", most, halrpc.MaxPipelined)
+	}
+	if len(enabled) != 2000 {
+		t.Fatalf("%d answers handed over, want 2000", len(enabled))
+	}
+	for i, e := range enabled {
+		if e != (i%2 == 0) {
+			t.Fatalf("answer %d: timer enabled %v, want %v (out of order)", i, e, i%2 == 0)
+		}
+	}
+}
+
 func TestConformanceAcrossProcessBoundary(t *testing.T) {
 	c := start(t, halrpc.Options{Path: apicPlugin})
 	for _, r := range haltest.Check(func() (hal.Instance, error) { return c.NewInstance(), nil }) {

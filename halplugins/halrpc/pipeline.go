@@ -31,6 +31,13 @@ type Pipeline struct {
 	queue []deferredCall
 }
 
+// MaxPipelined bounds the calls a Pipeline holds unanswered: past it, the
+// next call settles the pipeline first. A script that starts and stops
+// profiles a million times without a run would otherwise keep a million
+// answers unread, and a plugin whose answers nobody reads stops reading
+// calls (gRPC's flow control), which would block the host.
+const MaxPipelined = 64
+
 // deferredCall is a call sent through a pipeline whose answer its callback
 // has not had yet.
 type deferredCall struct {
