@@ -351,7 +351,9 @@ func (c *Client) NewInstanceIn(ctx context.Context, p *Pipeline) hal.Instance {
 
 // RoundTrips is the number of calls sent to the plugin process so far,
 // by every instance of this client: what crossing the process boundary
-// has cost, in round trips.
+// has cost. Calls sent without waiting (a start, a stop, a close, a
+// configure held back until the instance's first call) count too, though
+// they share a wake-up of the plugin with another call.
 func (c *Client) RoundTrips() int64 { return c.trips.Load() }
 
 // callWithin runs fn under timeout and base and classifies its failure:
