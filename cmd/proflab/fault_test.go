@@ -610,3 +610,40 @@ pcall(function() m:run{ duration_us = 1000, workload = { process = p, functions 
 		})
 	}
 }
+
+// Ctrl-C or SIGTERM during `hal check` of a plugin that hangs ends the
+// command promptly with exit 130 and stops the plugin.
+func TestFaultSignalEndsHalCheck(t *testing.T) {
+	dir := t.TempDir()
+	paths, err := halrpctest.Install(dir, halrpctest.FaultyAs("hang"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			p := startProflab(t, "hal", "check", paths[0], "--timeout", "60s")
+			var pid int
+			for deadline := time.Now().Add(10 * time.Second); pid == 0 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+				for _, c := range children(p.cmd.Process.Pid) {
+					if strings.Contains(cmdline(c), "hal-hang") {
+						pid = c
+						p.plugins[c] = true
+					}
+				}
+			}
+			if pid == 0 {
+				t.Fatalf("the plugin did not start; output:\n%s", p.out.String())
+			}
+			time.Sleep(300 * time.Millisecond) // into the check that hangs
+			if err := p.cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			code, _ := p.wait(t, time.Since(p.started)+5*time.Second)
+			if code != ExitInterrupted {
+				t.Errorf("exit code %d, want %d; output:\n%s", code, ExitInterrupted, p.out.String())
+			}
+			expectOutput(t, p.out.String(), "stopped by a signal")
+			noneLeft(t, p.plugins)
+		})
+	}
+}

@@ -115,14 +115,19 @@ func newHalListCmd() *cobra.Command {
 		Short: "Show each configured HAL's sources with units, bounds and defaults",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signalContext()
+			defer stop()
 			cfg, err := cf.load()
 			if err != nil {
 				return err
 			}
 			host := halhost.New(cfg.HAL, halhost.Options{Logger: stderrLogger(cmd, verbose)})
 			defer host.Close()
-			defer host.CloseWhenDone(cmd.Context())()
+			defer host.CloseWhenDone(ctx)()
 			ls := halhost.List(host, cfg)
+			if ctx.Err() != nil {
+				return withCode(ExitInterrupted, errors.New("hal list: stopped by a signal; its plugins were stopped"))
+			}
 			if err := halhost.WriteList(cmd.OutOrStdout(), ls, cfg.Machine); err != nil {
 				return withCode(ExitInternal, err)
 			}
@@ -148,10 +153,15 @@ func newHalCheckCmd() *cobra.Command {
 		Long: "check starts the plugin at PATH (or a plugin name found beside proflab, in\n" +
 			"PROFLAB_PLUGIN_PATH or PATH) and runs the haltest conformance suite on it\n" +
 			"across the process boundary. It exits 1 if a check fails, 3 if the plugin\n" +
-			"cannot be started.",
+			"cannot be started, 130 on Ctrl-C or SIGTERM (after stopping the plugin).",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			rs, err := halhost.Check(args[0], halhost.DefaultSearch(), timeout, stderrLogger(cmd, verbose))
+			ctx, stop := signalContext()
+			defer stop()
+			rs, err := halhost.Check(ctx, args[0], halhost.DefaultSearch(), timeout, stderrLogger(cmd, verbose))
+			if ctx.Err() != nil {
+				return withCode(ExitInterrupted, errors.New("hal check: stopped by a signal; the plugin was stopped"))
+			}
 			if err != nil {
 				return withCode(ExitPlugin, err)
 			}

@@ -1,6 +1,7 @@
 package halhost
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -138,17 +139,20 @@ func WriteList(w io.Writer, ls []Listing, m config.Machine) error {
 
 // Check runs the haltest conformance suite on the plugin executable at
 // path (or a name found along search), across the process boundary. It
-// returns the results, or an error if the plugin cannot be started.
-func Check(path string, search Search, timeout time.Duration, log *slog.Logger) ([]haltest.Result, error) {
+// returns the results, or an error if the plugin cannot be started. When
+// ctx ends (Ctrl-C) the plugin is stopped at once; the checks still
+// running fail and Check returns.
+func Check(ctx context.Context, path string, search Search, timeout time.Duration, log *slog.Logger) ([]haltest.Result, error) {
 	exe, err := search.Find(path)
 	if err != nil {
 		return nil, err
 	}
-	c, err := halrpc.Start(halrpc.Options{Path: exe, Timeout: timeout, Logger: log})
+	c, err := halrpc.Start(halrpc.Options{Path: exe, Timeout: timeout, Logger: log, Context: ctx})
 	if err != nil {
 		return nil, err
 	}
 	defer c.Kill()
+	defer context.AfterFunc(ctx, c.Kill)()
 	return haltest.Check(func() (hal.Instance, error) {
 		if c.Exited() {
 			return nil, fmt.Errorf("plugin %s: %w", exe, halrpc.ErrExited)
