@@ -516,3 +516,26 @@ func BenchmarkRoundTrip(b *testing.B) {
 		})
 	}
 }
+
+// Each configured instance holds a Session stream of its own until it is
+// closed: a scenario that keeps thousands of machines open must not meet
+// a limit on the streams of one connection (HTTP/2's concurrent streams).
+func TestThousandsOfOpenInstances(t *testing.T) {
+	c := start(t, halrpc.Options{Path: apicPlugin, Timeout: 5 * time.Second})
+	var ins []hal.Instance
+	for i := range 2000 {
+		in := c.NewInstance()
+		if err := in.Configure(machine, nil); err != nil {
+			t.Fatalf("instance %d: %v", i, err)
+		}
+		ins = append(ins, in)
+	}
+	for _, in := range ins {
+		if _, err := in.QuerySource([]int{0}, hal.ProfileTime); err != nil {
+			t.Fatal(err)
+		}
+		if err := in.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
