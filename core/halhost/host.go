@@ -160,7 +160,7 @@ func (h *Host) open(ctx context.Context, name string, m hal.Machine, hw Hardware
 		inst, where, proc = c.NewInstanceIn(ctx, pipe), fmt.Sprintf("plugin %s, pid %d", c.Path(), c.Pid()), c
 	}
 	key := describedKey(name, proc, m, settings)
-	if later, ok := inst.(pipelined); ok && pipe != nil {
+	if later, ok := inst.(halrpc.Pipelined); ok && pipe != nil {
 		if d, a, known := h.described.get(key); known {
 			return h.openKnown(name, where, inst, later, m, hw, settings, d, a, proc, pipe)
 		}
@@ -178,7 +178,7 @@ func (h *Host) open(ctx context.Context, name string, m hal.Machine, hw Hardware
 	if proc != nil {
 		mh.proc = proc
 	}
-	if later, ok := inst.(pipelined); ok && pipe != nil {
+	if later, ok := inst.(halrpc.Pipelined); ok && pipe != nil {
 		mh.pipe, mh.later = pipe, later
 	}
 	return mh, nil
@@ -192,7 +192,7 @@ func (h *Host) open(ctx context.Context, name string, m hal.Machine, hw Hardware
 // its settings, not on the seed (package hal), so a sweep of seeds opens
 // its HALs without a round trip, and a HAL a run never calls costs it
 // nothing.
-func (h *Host) openKnown(name, where string, inst hal.Instance, later pipelined, m hal.Machine, hw Hardware, settings []byte, d hal.Description, a hal.Abilities, proc *halrpc.Client, pipe *halrpc.Pipeline) (*MachineHAL, error) {
+func (h *Host) openKnown(name, where string, inst hal.Instance, later halrpc.Pipelined, m hal.Machine, hw Hardware, settings []byte, d hal.Description, a hal.Abilities, proc *halrpc.Client, pipe *halrpc.Pipeline) (*MachineHAL, error) {
 	mh := newMachineHAL(name, where, inst, m, hw, h.log)
 	mh.proc, mh.pipe, mh.later = proc, pipe, later
 	if err := mh.described(d, a); err != nil {

@@ -41,23 +41,13 @@ type MachineHAL struct {
 	// without waiting (halrpc.Pipeline); later is inst when it can send
 	// them (a plugin instance in pipe), nil otherwise.
 	pipe  *halrpc.Pipeline
-	later pipelined
+	later halrpc.Pipelined
 
 	mu     sync.Mutex
 	failed error // the first failure; later calls repeat it
 }
 
 var _ kernel.HALDispatch = (*MachineHAL)(nil)
-
-// pipelined is a plugin instance that can send calls whose answers the
-// kernel does not need at once without waiting for them (halrpc's, in a
-// halrpc.Pipeline): then receives each answer, in call order, when the
-// pipeline settles.
-type pipelined interface {
-	ConfigureLazily(m hal.Machine, settings []byte, then func(d hal.Description, a hal.Abilities, ok bool, err error) error) error
-	StartInterruptLater(cpus []int, src hal.Source, then func(hal.Programming, error) error) error
-	StopInterruptLater(cpus []int, src hal.Source, then func(hal.Programming, error) error) error
-}
 
 // NewMachineHAL wraps a configured instance for one machine: it describes
 // it once and checks the description. name is the HAL's config name,

@@ -209,9 +209,7 @@ func TestConformanceOfAUnaryOnlyPlugin(t *testing.T) {
 	if err := in.Configure(machine, nil); err != nil {
 		t.Fatal(err)
 	}
-	later, ok := in.(interface {
-		StartInterruptLater([]int, hal.Source, func(hal.Programming, error) error) error
-	})
+	later, ok := in.(halrpc.Pipelined)
 	if !ok {
 		t.Fatal("a plugin instance cannot send a start without waiting")
 	}
@@ -240,9 +238,7 @@ func TestPipelinedCalls(t *testing.T) {
 	if err := in.Configure(machine, nil); err != nil {
 		t.Fatal(err)
 	}
-	later := in.(interface {
-		StartInterruptLater([]int, hal.Source, func(hal.Programming, error) error) error
-	})
+	later := in.(halrpc.Pipelined)
 	var order []string
 	for _, cpu := range []int{2, 0} {
 		if err := later.StartInterruptLater([]int{cpu}, hal.ProfileTime, func(p hal.Programming, err error) error {
@@ -288,10 +284,7 @@ func TestPipelineIsBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer in.Close()
-	later := in.(interface {
-		StartInterruptLater([]int, hal.Source, func(hal.Programming, error) error) error
-		StopInterruptLater([]int, hal.Source, func(hal.Programming, error) error) error
-	})
+	later := in.(halrpc.Pipelined)
 	var enabled []bool
 	record := func(p hal.Programming, err error) error {
 		if err != nil {

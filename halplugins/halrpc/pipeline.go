@@ -4,6 +4,8 @@ import (
 	"errors"
 	"sync"
 
+	"github.com/proflab/proflab/halplugins/hal"
+
 	pb "github.com/proflab/proflab/halplugins/halrpc/proto"
 )
 
@@ -30,6 +32,28 @@ type Pipeline struct {
 	mu    sync.Mutex
 	queue []deferredCall
 }
+
+// Pipelined is what a plugin instance offers besides hal.Instance (every
+// instance a Client makes has it): calls whose answers the kernel does not
+// need at once, sent without waiting when the instance belongs to a
+// Pipeline (NewInstanceIn) and the plugin serves the Session stream; then
+// receives each answer, in call order, when the pipeline settles.
+// Otherwise each is an ordinary call, and then runs before it returns.
+type Pipelined interface {
+	hal.Instance
+	// ConfigureLazily is Configure for a host that already knows the
+	// description and abilities the answer must give: the call is held
+	// back until the instance's first call (none: never sent). ok is false
+	// when the answer describes nothing (a plugin built before Configure
+	// answered with the description).
+	ConfigureLazily(m hal.Machine, settings []byte, then func(d hal.Description, a hal.Abilities, ok bool, err error) error) error
+	// StartInterruptLater is StartInterrupt whose answer goes to then.
+	StartInterruptLater(cpus []int, src hal.Source, then func(hal.Programming, error) error) error
+	// StopInterruptLater is StopInterrupt whose answer goes to then.
+	StopInterruptLater(cpus []int, src hal.Source, then func(hal.Programming, error) error) error
+}
+
+var _ Pipelined = (*remote)(nil)
 
 // MaxPipelined bounds the calls a Pipeline holds unanswered: past it, the
 // next call settles the pipeline first. A script that starts and stops
