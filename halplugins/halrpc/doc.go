@@ -8,6 +8,13 @@
 // protocol version [ProtocolVersion] (1). Its wire form is proto/hal.proto,
 // whose generated Go code is checked in; `make proto` regenerates it.
 //
+// Calls travel on a Session stream per instance when the plugin serves it
+// (a plugin that does not gets unary calls). An instance made with
+// [Client.NewInstanceIn] belongs to a [Pipeline]: the calls whose answers
+// the kernel does not need at once ([Pipelined]) are sent without
+// waiting, and their answers handed over in call order when the pipeline
+// settles; docs/hal-plugins.md, "The protocol", says what the host gains.
+//
 // A plugin logs to stderr only (stdout belongs to go-plugin's handshake);
 // the host forwards those lines to its log. A plugin exits when its parent
 // dies: the host sets the parent-death signal on Linux and Serve also polls
