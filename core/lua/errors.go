@@ -100,7 +100,7 @@ func (rt *Runtime) pcall(nargs int) *runerr.Error {
 func overflowWhere(trace string) string {
 	for _, line := range strings.Split(trace, "\n") {
 		line = strings.TrimSpace(line)
-		if w := wherePrefix(line); w != "" && !strings.HasPrefix(line, "[G]") {
+		if w := WherePrefix(line); w != "" && !strings.HasPrefix(line, "[G]") {
 			return w
 		}
 	}
@@ -126,8 +126,9 @@ func overflowTraceback(trace string) string {
 	return "stack traceback:\n" + strings.Join(lines, "\n")
 }
 
-// wherePrefix returns the "file:line: " at the start of a message.
-func wherePrefix(msg string) string {
+// WherePrefix returns the "file:line: " at the start of a Lua error
+// message, or "" when it has none.
+func WherePrefix(msg string) string {
 	i := strings.Index(msg, ": ")
 	if i <= 0 {
 		return ""

@@ -184,7 +184,7 @@ func finalError(ctx context.Context, opt Options, err, bug, memory, plugin *Erro
 	if ctx.Err() != nil {
 		where := ""
 		if err != nil {
-			where = wherePrefix(err.Message)
+			where = luart.WherePrefix(err.Message)
 		}
 		e := &Error{Kind: runerr.KindInterrupted, Message: where + "scenario interrupted"}
 		if errors.Is(context.Cause(ctx), errBudget) {
@@ -204,7 +204,7 @@ func finalError(ctx context.Context, opt Options, err, bug, memory, plugin *Erro
 		if err != nil {
 			if memory.Message == err.Message || strings.HasSuffix(err.Message, memory.Message) {
 				memory.Message = err.Message
-			} else if w := wherePrefix(err.Message); w != "" && wherePrefix(memory.Message) == "" {
+			} else if w := luart.WherePrefix(err.Message); w != "" && luart.WherePrefix(memory.Message) == "" {
 				memory.Message = w + memory.Message
 			}
 			memory.Traceback = err.Traceback
@@ -217,20 +217,6 @@ func finalError(ctx context.Context, opt Options, err, bug, memory, plugin *Erro
 		return plugin
 	}
 	return err
-}
-
-// wherePrefix returns the "file:line: " at the start of a Lua message.
-func wherePrefix(msg string) string {
-	i := strings.Index(msg, ": ")
-	if i <= 0 {
-		return ""
-	}
-	head := msg[:i]
-	j := strings.LastIndexByte(head, ':')
-	if j <= 0 || strings.Trim(head[j+1:], "0123456789") != "" || j == len(head)-1 {
-		return ""
-	}
-	return head + ": "
 }
 
 // chunkName is how messages name the scenario: its path as given, with
