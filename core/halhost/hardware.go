@@ -13,8 +13,13 @@ import (
 // call, counter indexes 0…7, periods and reloads >= 1). halName is the
 // HAL's config name; each HAL owns its own bank of units per processor
 // (see hal.Programming). An error stops the machine.
+//
+// Running reports whether the processors are running now: programming
+// then takes effect at once, so a plugin HAL waits for the answer of
+// every call instead of applying some answers later (MachineHAL.Settle).
 type Hardware interface {
 	Apply(halName string, p hal.Programming) error
+	Running() bool
 }
 
 // Discard is Hardware that ignores all programming.
@@ -22,6 +27,9 @@ type Discard struct{}
 
 // Apply does nothing.
 func (Discard) Apply(string, hal.Programming) error { return nil }
+
+// Running is false: Discard never runs.
+func (Discard) Running() bool { return false }
 
 // Applied is one Apply call a Recorder saw.
 type Applied struct {
@@ -34,7 +42,12 @@ type Applied struct {
 type Recorder struct {
 	mu      sync.Mutex
 	applied []Applied
+	// InRun makes Running report true, as the simulator does during a run.
+	InRun bool
 }
+
+// Running reports r.InRun.
+func (r *Recorder) Running() bool { return r.InRun }
 
 // Apply records p.
 func (r *Recorder) Apply(halName string, p hal.Programming) error {

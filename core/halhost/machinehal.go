@@ -123,11 +123,7 @@ func (h *MachineHAL) Settle() error {
 // processors are not running (during a run, programming takes effect at
 // once).
 func (h *MachineHAL) canDefer() bool {
-	if h.later == nil {
-		return false
-	}
-	r, ok := h.hw.(interface{ Running() bool })
-	return !ok || !r.Running()
+	return h.later != nil && !h.hw.Running()
 }
 
 // process is the part of a plugin process (*halrpc.Client) a MachineHAL

@@ -212,3 +212,39 @@ func TestUnaryOnlyPlugin(t *testing.T) {
 		t.Errorf("unary apic described %+v", d)
 	}
 }
+
+// While the processors run, programming takes effect at once: a start is
+// waited for and applied before StartInterrupt returns.
+func TestNothingIsDeferredDuringARun(t *testing.T) {
+	t.Parallel()
+	h := newHost(t, "")
+	rec := &halhost.Recorder{InRun: true}
+	hals, err := h.OpenMachine([]string{"apic"}, machine, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer halhost.CloseMachine(hals)
+	if err := hals[0].StartInterrupt([]int{0, 1}, nt.ProfileTime); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(rec.Applied()); n != 1 {
+		t.Errorf("during a run, %d programmings applied when the start returned, want 1", n)
+	}
+}
+
+// Closing an instance twice (a run's teardown, then its lab's) sends one
+// release.
+func TestCloseTwiceSendsOnce(t *testing.T) {
+	t.Parallel()
+	h := newHost(t, "")
+	hals, err := h.OpenMachine([]string{"apic"}, machine, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := h.RoundTrips()
+	halhost.CloseMachine(hals)
+	halhost.CloseMachine(hals)
+	if n := h.RoundTrips() - before; n != 1 {
+		t.Errorf("two closes: %d messages, want 1", n)
+	}
+}

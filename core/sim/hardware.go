@@ -71,8 +71,9 @@ func (b *bank) ensure(n int) {
 	}
 }
 
-// Running reports whether a Run is in progress: the HALs then wait for
-// every call's answer, whose programming takes effect at once.
+// Running implements halhost.Hardware: whether a Run is in progress. The
+// HALs then wait for every call's answer, whose programming takes effect
+// at once.
 func (s *Sim) Running() bool { return s.inRun.Load() }
 
 // Apply implements halhost.Hardware: it writes a HAL call's programming

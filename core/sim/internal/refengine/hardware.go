@@ -70,6 +70,10 @@ func (b *bank) ensure(n int) {
 	}
 }
 
+// Running implements halhost.Hardware. The reference engine is driven by
+// in-process HALs only, which never defer a call, so it reports false.
+func (s *Sim) Running() bool { return false }
+
 // Apply implements halhost.Hardware: it writes a HAL call's programming
 // into the simulated processors. It runs between and during runs (a timer
 // refill), never concurrently with Run from another goroutine.
