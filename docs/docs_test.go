@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	luart "github.com/proflab/proflab/core/lua"
+	"github.com/proflab/proflab/core/luart"
 )
 
 // entryRe finds the bindings an entry documents: lab.NAME, m:NAME,

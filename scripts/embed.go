@@ -1,6 +1,6 @@
 // Package scripts holds proflab's Lua library, the modules scenarios
 // `require` ("stats", "assert", …), embedded into the binary. The files
-// are plain Lua 5.1 beside this one; core/lua's require finds them.
+// are plain Lua 5.1 beside this one; core/luart's require finds them.
 package scripts
 
 import "embed"

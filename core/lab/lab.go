@@ -4,7 +4,7 @@
 // [HALProvider] a worker keeps warm across labs) programming it, and the
 // kernel machine (kernel) on those HALs — and tears it down. It is the
 // only package that knows how these parts are wired: the Lua bindings
-// (core/lua), the CLI and the sweep runner assemble labs through it.
+// (core/luart), the CLI and the sweep runner assemble labs through it.
 //
 // The default machine has one definition, the [machine] table of the
 // embedded default configuration (core/config's default.toml);

@@ -29,7 +29,7 @@ type Options struct {
 	Timeout time.Duration
 	// Memory is the memory budget in bytes: 0 means
 	// luart.DefaultMemoryLimit, a negative value no budget. See
-	// core/lua's budget.go and watchdog.go for how it is kept.
+	// core/luart's budget.go and watchdog.go for how it is kept.
 	Memory int64
 	// Log receives the run's log (print, lab.log) as it is written; it is
 	// also kept in Result.Log. nil: kept only.

@@ -5,7 +5,7 @@ import (
 
 	"github.com/proflab/proflab/core/config"
 	"github.com/proflab/proflab/core/halhost"
-	luart "github.com/proflab/proflab/core/lua"
+	"github.com/proflab/proflab/core/luart"
 	"github.com/proflab/proflab/core/output"
 	"github.com/proflab/proflab/core/runerr"
 )

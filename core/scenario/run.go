@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	luart "github.com/proflab/proflab/core/lua"
+	"github.com/proflab/proflab/core/luart"
 	"github.com/proflab/proflab/core/output"
 	"github.com/proflab/proflab/core/runerr"
 	"github.com/proflab/proflab/core/version"

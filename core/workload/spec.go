@@ -4,7 +4,7 @@
 // affinities, and kernel-mode activity (interrupt and DPC time) and idle
 // time. A workload is data: a TOML file ([Load], [Parse]) or a Go value
 // its caller builds (the Lua bindings convert lua-api.md's table forms in
-// core/lua).
+// core/luart).
 //
 // [Spec.Resolve] checks a workload and fills every default, giving the
 // [Resolved] form the execution engine (core/sim) runs. Errors are

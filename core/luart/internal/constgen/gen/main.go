@@ -1,15 +1,15 @@
-// Command gen writes core/lua/constants_nt_gen.go from kernel/nt:
+// Command gen writes core/luart/constants_nt_gen.go from kernel/nt:
 //
 //	go run ./internal/constgen/gen ../../kernel/nt constants_nt_gen.go
 //
-// (run by `go generate ./core/lua`).
+// (run by `go generate ./core/luart`).
 package main
 
 import (
 	"fmt"
 	"os"
 
-	"github.com/proflab/proflab/core/lua/internal/constgen"
+	"github.com/proflab/proflab/core/luart/internal/constgen"
 )
 
 func main() {

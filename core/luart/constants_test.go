@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/proflab/proflab/core/lua/internal/constgen"
+	"github.com/proflab/proflab/core/luart/internal/constgen"
 	"github.com/proflab/proflab/kernel/nt"
 )
 
@@ -20,7 +20,7 @@ func TestGeneratedConstantsAreUpToDate(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Error("constants_nt_gen.go is out of date with kernel/nt: run `go generate ./core/lua`")
+		t.Error("constants_nt_gen.go is out of date with kernel/nt: run `go generate ./core/luart`")
 	}
 }
 
