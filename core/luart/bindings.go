@@ -20,6 +20,7 @@ import (
 // The list is sorted.
 func (rt *Runtime) Bindings() []string {
 	var out []string
+	rt.objectTypes()
 	rt.lab.ForEach(func(k, v lua.LValue) {
 		if _, constant := v.(lua.LNumber); !constant {
 			out = append(out, "lab."+lua.LVAsString(k))

@@ -35,3 +35,49 @@ func loadLibrary(L *lua.LState, src, chunk string) (*lua.LFunction, error) {
 	libraryProtos.Store(key, proto)
 	return L.NewFunctionFromProto(proto), nil
 }
+
+// scenarioProtos holds the compiled form of the last scenarios run, for
+// every state of the process: a sweep runs the same scenario in a fresh
+// state for each of its runs, and compiling it again each time was a
+// twentieth of a short run. It keeps at most maxScenarioProtos sources,
+// so a stream of different chunks (a fuzzer's) does not grow it.
+var scenarioProtos = struct {
+	sync.Mutex
+	keys  []string // oldest first
+	proto map[string]*lua.FunctionProto
+}{proto: map[string]*lua.FunctionProto{}}
+
+// maxScenarioProtos is how many scenarios' compiled forms are kept.
+const maxScenarioProtos = 8
+
+// loadScenario is L.Load for a scenario's chunk, reusing its compiled
+// form when the same chunk name and source ran before in this process.
+func loadScenario(L *lua.LState, src, chunk string) (*lua.LFunction, error) {
+	key := chunk + "\x00" + src
+	c := &scenarioProtos
+	c.Lock()
+	p, ok := c.proto[key]
+	c.Unlock()
+	if ok {
+		return L.NewFunctionFromProto(p), nil
+	}
+	tree, err := parse.Parse(strings.NewReader(src), chunk)
+	if err != nil {
+		return L.Load(strings.NewReader(src), chunk) // its error, as Load words it
+	}
+	p, err = lua.Compile(tree, chunk)
+	if err != nil {
+		return L.Load(strings.NewReader(src), chunk)
+	}
+	c.Lock()
+	if _, ok := c.proto[key]; !ok {
+		if len(c.keys) == maxScenarioProtos {
+			delete(c.proto, c.keys[0])
+			c.keys = c.keys[1:]
+		}
+		c.keys = append(c.keys, key)
+		c.proto[key] = p
+	}
+	c.Unlock()
+	return L.NewFunctionFromProto(p), nil
+}

@@ -55,7 +55,7 @@ func (rt *Runtime) guard(name string, f lua.LGFunction) lua.LGFunction {
 // and tracebacks show, e.g. the scenario's path) and runs it. It returns
 // nil when the chunk ran to its end, or the error with a traceback.
 func (rt *Runtime) Exec(name string, src []byte) *runerr.Error {
-	fn, err := rt.L.Load(strings.NewReader(string(src)), name)
+	fn, err := loadScenario(rt.L, string(src), name)
 	if err != nil {
 		return &runerr.Error{Kind: runerr.KindLua, Message: compileMessage(err, src)}
 	}

@@ -8,14 +8,15 @@ import (
 	"github.com/proflab/proflab/kernel/nt"
 )
 
-// newLabModule builds the proflab module: constants, value helpers,
-// checks, parameters, records and the log.
+// newLabModule builds the proflab module: constants (resolved on first
+// read, constantIndex), value helpers, checks, parameters, records and
+// the log.
 func (rt *Runtime) newLabModule() *lua.LTable {
 	L := rt.L
 	lab := L.NewTable()
-	for name, v := range Constants() {
-		lab.RawSetString(name, lua.LNumber(v))
-	}
+	meta := L.NewTable()
+	meta.RawSetString("__index", L.NewFunction(constantIndex))
+	L.SetMetatable(lab, meta)
 	lab.RawSetString("NtCurrentProcess", lua.LNumber(-1))
 	funcs := map[string]lua.LGFunction{
 		"u64":           rt.labU64,
@@ -27,7 +28,10 @@ func (rt *Runtime) newLabModule() *lua.LTable {
 		"check":         rt.labCheck,
 		"record":        rt.labRecord,
 		"log":           rt.labLog,
-		"machine":       rt.labMachine,
+		"machine": func(L *lua.LState) int {
+			rt.objectTypes()
+			return rt.labMachine(L)
+		},
 	}
 	for name, f := range funcs {
 		lab.RawSetString(name, rt.fn("lab."+name, f))

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	lua "github.com/yuin/gopher-lua"
+
 	"github.com/proflab/proflab/core/sweep"
 )
 
@@ -68,3 +70,51 @@ func BenchmarkSweepRun(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSweepRunTrivial is a trivial run (one lab.record, no machine)
+// of a sweep on one worker, one op a run, next to the floor it is judged
+// against: a fresh gopher-lua state with the libraries a scenario gets
+// (base, table, string, math, coroutine) running a two-line script. The
+// trivial run is meant to stay within 2× of the floor.
+func BenchmarkSweepRunTrivial(b *testing.B) {
+	b.Run("trivial", func(b *testing.B) {
+		dir := b.TempDir()
+		scen := filepath.Join(dir, "trivial.lua")
+		if err := os.WriteFile(scen, []byte(trivialScenario), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		path := filepath.Join(dir, "trivial.toml")
+		if err := os.WriteFile(path, []byte(fmt.Sprintf("scenario = %s\nrepeats = %d\n", quote(scen), b.N)), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		p := plan(b, path)
+		b.ReportAllocs()
+		b.ResetTimer()
+		sum, err := sweep.Execute(context.Background(), p, sweep.Options{Out: filepath.Join(dir, "out"), Jobs: 1})
+		b.StopTimer()
+		if err != nil || sum.OK != b.N {
+			b.Fatalf("%v: %v", sum, err)
+		}
+	})
+	b.Run("interpreter-floor", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			L := lua.NewState(lua.Options{SkipOpenLibs: true})
+			for _, open := range []lua.LGFunction{lua.OpenBase, lua.OpenTable, lua.OpenString, lua.OpenMath, lua.OpenCoroutine} {
+				L.Push(L.NewFunction(open))
+				L.Call(0, 0)
+			}
+			if err := L.DoString(floorScenario); err != nil {
+				b.Fatal(err)
+			}
+			L.Close()
+		}
+	})
+}
+
+// trivialScenario is the trivial run; floorScenario the same two lines
+// without the proflab module.
+const (
+	trivialScenario = "local lab = require \"proflab\"\nlab.record{ x = 1 }\n"
+	floorScenario   = "local t = {}\nt.x = 1\n"
+)

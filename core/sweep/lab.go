@@ -27,11 +27,12 @@ type worker struct {
 	source     []byte
 	setups     map[string]scenario.Setup
 	hals       map[string]lab.HALProvider
+	halKeys    map[*config.Config]string // halKey of each configuration, computed once
 	closes     []func()
 }
 
 func newWorker(plan *Plan, source []byte) *worker {
-	return &worker{plan: plan, source: source, setups: map[string]scenario.Setup{}, hals: map[string]lab.HALProvider{}}
+	return &worker{plan: plan, source: source, setups: map[string]scenario.Setup{}, hals: map[string]lab.HALProvider{}, halKeys: map[*config.Config]string{}}
 }
 
 // run runs r in a fresh machine and Lua state. This is the one place the
@@ -76,7 +77,11 @@ func (w *worker) setup(r Run) scenario.Setup {
 
 // provider returns the worker's HAL provider for setup's [hal] table.
 func (w *worker) provider(setup scenario.Setup) (lab.HALProvider, error) {
-	key := halKey(setup.Config)
+	key, ok := w.halKeys[setup.Config]
+	if !ok {
+		key = halKey(setup.Config)
+		w.halKeys[setup.Config] = key
+	}
 	if h, ok := w.hals[key]; ok {
 		return h, nil
 	}

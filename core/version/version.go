@@ -7,6 +7,7 @@ package version
 import (
 	"runtime/debug"
 	"strings"
+	"sync"
 )
 
 // Stamp is set at build time with
@@ -20,6 +21,12 @@ func String() string {
 	if Stamp != "" {
 		return Stamp
 	}
+	return fromBuild()
+}
+
+// fromBuild is the version from the build information, read once: a
+// sweep asks for it in every run.
+var fromBuild = sync.OnceValue(func() string {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "devel"
@@ -43,4 +50,4 @@ func String() string {
 		v += " " + rev[:min(12, len(rev))] + dirty
 	}
 	return v
-}
+})
