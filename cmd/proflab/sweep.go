@@ -104,9 +104,8 @@ func newSweepCmd() *cobra.Command {
 
 // dryRun lists the runs of the shard.
 func dryRun(w io.Writer, plan *sweep.Plan, shard sweep.Shard) error {
-	runs := plan.ShardRuns(shard)
-	fmt.Fprintf(w, "%d runs (shard %s of a sweep of %d), hash %.12s\n", len(runs), shard, len(plan.Runs), plan.Hash)
-	for _, r := range runs {
+	fmt.Fprintf(w, "%d runs (shard %s of a sweep of %d), hash %.12s\n", plan.ShardLen(shard), shard, plan.Len(), plan.Hash)
+	for r := range plan.ShardRuns(shard) {
 		keys := make([]string, 0, len(r.Params))
 		for k := range r.Params {
 			keys = append(keys, k)

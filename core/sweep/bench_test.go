@@ -6,7 +6,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"runtime/metrics"
 	"testing"
+	"time"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -71,23 +74,15 @@ func BenchmarkSweepRun(b *testing.B) {
 	}
 }
 
-// BenchmarkSweepRunTrivial is a trivial run (one lab.record, no machine)
-// of a sweep on one worker, one op a run, next to the floor it is judged
-// against: a fresh gopher-lua state with the libraries a scenario gets
-// (base, table, string, math, coroutine) running a two-line script. The
-// trivial run is meant to stay within 2× of the floor.
-func BenchmarkSweepRunTrivial(b *testing.B) {
+// BenchmarkSweepOverhead measures a trivial run (one lab.record, no
+// machine) of a sweep on one worker, one op a run, next to the floor it
+// is judged against: a fresh gopher-lua state with the libraries a
+// scenario gets (base, table, string, math, coroutine) running a two-line
+// script. The trivial run is meant to stay within 2× of the floor.
+func BenchmarkSweepOverhead(b *testing.B) {
 	b.Run("trivial", func(b *testing.B) {
 		dir := b.TempDir()
-		scen := filepath.Join(dir, "trivial.lua")
-		if err := os.WriteFile(scen, []byte(trivialScenario), 0o644); err != nil {
-			b.Fatal(err)
-		}
-		path := filepath.Join(dir, "trivial.toml")
-		if err := os.WriteFile(path, []byte(fmt.Sprintf("scenario = %s\nrepeats = %d\n", quote(scen), b.N)), 0o644); err != nil {
-			b.Fatal(err)
-		}
-		p := plan(b, path)
+		p := trivialSweep(b, dir, b.N)
 		b.ReportAllocs()
 		b.ResetTimer()
 		sum, err := sweep.Execute(context.Background(), p, sweep.Options{Out: filepath.Join(dir, "out"), Jobs: 1})
@@ -110,6 +105,65 @@ func BenchmarkSweepRunTrivial(b *testing.B) {
 			L.Close()
 		}
 	})
+}
+
+// BenchmarkSweepMemory reports the peak Go heap (peak-heap-MB) of a
+// trivial sweep of 6,000 and of 60,000 runs on 2 workers, one op a whole
+// sweep: what a sweep keeps per run shows as the difference.
+func BenchmarkSweepMemory(b *testing.B) {
+	for _, runs := range []int{6000, 60000} {
+		b.Run(fmt.Sprint(runs), func(b *testing.B) {
+			dir := b.TempDir()
+			p := trivialSweep(b, dir, runs)
+			var peak uint64
+			for i := range b.N {
+				runtime.GC()
+				stop := sampleHeap(&peak)
+				sum, err := sweep.Execute(context.Background(), p, sweep.Options{Out: filepath.Join(dir, fmt.Sprint("out", i)), Jobs: 2})
+				stop()
+				if err != nil || sum.OK != runs {
+					b.Fatalf("%v: %v", sum, err)
+				}
+			}
+			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
+		})
+	}
+}
+
+// sampleHeap records the largest live heap seen every millisecond into
+// peak until the returned function is called.
+func sampleHeap(peak *uint64) (stop func()) {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	done, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(time.Millisecond)
+		defer t.Stop()
+		for {
+			metrics.Read(sample)
+			*peak = max(*peak, sample[0].Value.Uint64())
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
+
+// trivialSweep writes a sweep of runs trivial runs in dir.
+func trivialSweep(b *testing.B, dir string, runs int) *sweep.Plan {
+	b.Helper()
+	scen := filepath.Join(dir, "trivial.lua")
+	if err := os.WriteFile(scen, []byte(trivialScenario), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	path := filepath.Join(dir, "trivial.toml")
+	if err := os.WriteFile(path, []byte(fmt.Sprintf("scenario = %s\nrepeats = %d\n", quote(scen), runs)), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return plan(b, path)
 }
 
 // trivialScenario is the trivial run; floorScenario the same two lines

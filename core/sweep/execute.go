@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -95,38 +96,30 @@ func Execute(ctx context.Context, plan *Plan, opt Options) (Summary, error) {
 	if shard.Count == 0 {
 		shard = Whole
 	}
-	runs := plan.ShardRuns(shard)
-	sum := Summary{Runs: len(runs)}
+	n := plan.ShardLen(shard)
+	sum := Summary{Runs: n}
 	if err := os.MkdirAll(opt.Out, 0o755); err != nil {
 		return sum, err
 	}
 	man := Manifest{Format: manifestFormat, Sweep: filepath.ToSlash(plan.File.Path), Hash: plan.Hash,
-		Runs: len(plan.Runs), Shard: shard, ShardRuns: len(runs)}
+		Runs: plan.Len(), Shard: shard, ShardRuns: n}
 	path := filepath.Join(opt.Out, results.FileName)
-	done, err := prepare(opt, man, path, runs)
+	done, err := prepare(opt, man, path, plan, &sum)
 	if err != nil {
 		return sum, err
 	}
 	if err := writeManifest(opt.Out, man); err != nil {
 		return sum, err
 	}
-	for _, l := range done {
-		sum.count(l.Status)
-	}
-	sum.Skipped = len(done)
 	source, err := os.ReadFile(plan.File.Scenario)
 	if err != nil {
 		return sum, fmt.Errorf("%s: scenario: %w", plan.File.Path, err)
 	}
-
-	finished := make(map[string]bool, len(done))
-	for _, l := range done {
-		finished[l.ID] = true
-	}
-	var todo []Run
-	for _, r := range runs {
-		if !finished[r.ID] {
-			todo = append(todo, r)
+	todo := func(yield func(Run) bool) {
+		for k := range n {
+			if !done.has(k) && !yield(plan.ShardRun(shard, k)) {
+				return
+			}
 		}
 	}
 	app, err := results.OpenAppender(path)
@@ -139,13 +132,13 @@ func Execute(ctx context.Context, plan *Plan, opt Options) (Summary, error) {
 	if progress == nil {
 		progress = silent{}
 	}
-	progress.Start(len(runs), len(done))
+	progress.Start(n, sum.Skipped)
 	var writeErr error
 	var runsDir string
 	if opt.RunOutputs {
 		runsDir = filepath.Join(opt.Out, RunsDir)
 	}
-	interrupted := pool(ctx, plan, source, todo, opt.Jobs, runsDir, func(r Run, l results.Line, log string) {
+	interrupted := pool(ctx, plan, source, todo, n-sum.Skipped, opt.Jobs, runsDir, func(r Run, l results.Line, log string) {
 		if writeErr != nil {
 			return
 		}
@@ -169,20 +162,19 @@ func Execute(ctx context.Context, plan *Plan, opt Options) (Summary, error) {
 	if err := app.Close(); err != nil {
 		return sum, err
 	}
-	lines, _, err := results.Read(path)
-	if err != nil {
-		return sum, err
-	}
-	results.SortByIndex(lines)
-	if err := results.Write(path, lines); err != nil {
+	if err := results.SortFile(path, n, func(index int) int { return plan.ShardPos(shard, index) }); err != nil {
 		return sum, err
 	}
 	return sum, report.Write(opt.Out)
 }
 
-// prepare checks Out against the sweep and returns the runs already done
-// there (with --resume), leaving results.jsonl holding exactly them.
-func prepare(opt Options, man Manifest, path string, runs []Run) ([]results.Line, error) {
+// prepare checks Out against the sweep and returns the shard positions
+// of the runs already done there (with --resume), counted in sum,
+// leaving results.jsonl holding exactly them. It reads the results file
+// as a stream and keeps a bit per run, so a large file costs little
+// memory.
+func prepare(opt Options, man Manifest, path string, plan *Plan, sum *Summary) (*bitset, error) {
+	done := newBitset(man.ShardRuns)
 	old, err := readManifest(opt.Out)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
@@ -190,57 +182,66 @@ func prepare(opt Options, man Manifest, path string, runs []Run) ([]results.Line
 	case err != nil:
 		return nil, err
 	}
-	lines, torn, err := results.Read(path)
+	count, torn, err := results.Count(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
-	if old == nil && len(lines) == 0 {
-		return nil, nil
+	if old == nil && count == 0 {
+		return done, nil
 	}
 	if old != nil && (old.Hash != man.Hash || old.Shard != man.Shard) {
 		return nil, fmt.Errorf("%s holds the results of another sweep (%s, shard %s, hash %.12s; this is %s, shard %s, hash %.12s): choose another --out",
 			opt.Out, old.Sweep, old.Shard, old.Hash, man.Sweep, man.Shard, man.Hash)
 	}
 	if !opt.Resume && !opt.RetryFailed {
-		if len(lines) == 0 && !torn {
-			return nil, nil
+		if count == 0 && !torn {
+			return done, nil
 		}
-		return nil, fmt.Errorf("%s already holds %d results of this sweep: add --resume to run only what is missing, --retry-failed to also rerun failures, or choose another --out", opt.Out, len(lines))
+		return nil, fmt.Errorf("%s already holds %d results of this sweep: add --resume to run only what is missing, --retry-failed to also rerun failures, or choose another --out", opt.Out, count)
 	}
-	mine := make(map[string]bool, len(runs))
-	for _, r := range runs {
-		mine[r.ID] = true
-	}
-	seen := map[string]bool{}
-	var keep []results.Line
-	for _, l := range lines {
-		if !mine[l.ID] {
-			return nil, fmt.Errorf("%s: run %s is not a run of this sweep's shard %s; choose another --out", path, l.ID, man.Shard)
+	kept := 0
+	keep := func(l results.Line) (bool, error) {
+		pos := plan.ShardPos(man.Shard, l.Index)
+		if pos < 0 || plan.Run(l.Index).ID != l.ID {
+			return false, fmt.Errorf("%s: run %s is not a run of this sweep's shard %s; choose another --out", path, l.ID, man.Shard)
 		}
-		if seen[l.ID] || (opt.RetryFailed && l.Status != results.StatusOK) {
-			continue
+		if done.has(pos) || (opt.RetryFailed && l.Status != results.StatusOK) {
+			return false, nil
 		}
-		seen[l.ID] = true
-		keep = append(keep, l)
+		done.set(pos)
+		sum.count(l.Status)
+		kept++
+		return true, nil
 	}
-	if torn || len(keep) != len(lines) {
-		if err := results.Write(path, keep); err != nil {
-			return nil, err
-		}
+	if err := results.Filter(path, keep); err != nil {
+		return nil, err
 	}
-	return keep, nil
+	sum.Skipped = kept
+	return done, nil
 }
 
-// pool runs todo on jobs workers and calls finish, from one goroutine, with
-// each finished run as it finishes. It reports whether ctx ended first (the
-// runs it interrupted are not passed to finish).
+// bitset is a set of shard positions, a bit each.
+type bitset []uint64
+
+func newBitset(n int) *bitset {
+	b := make(bitset, (n+63)/64)
+	return &b
+}
+
+func (b *bitset) has(i int) bool { return (*b)[i/64]&(1<<(i%64)) != 0 }
+func (b *bitset) set(i int)      { (*b)[i/64] |= 1 << (i % 64) }
+
+// pool runs the count runs of todo on jobs workers and calls finish, from
+// one goroutine, with each finished run as it finishes. It reports
+// whether ctx ended first (the runs it interrupted are not passed to
+// finish).
 // With runsDir set, each finished run's output folder is written there
 // (by its worker, before the run counts as finished).
-func pool(ctx context.Context, plan *Plan, source []byte, todo []Run, jobs int, runsDir string, finish func(Run, results.Line, string)) (interrupted bool) {
+func pool(ctx context.Context, plan *Plan, source []byte, todo iter.Seq[Run], count, jobs int, runsDir string, finish func(Run, results.Line, string)) (interrupted bool) {
 	if jobs < 1 {
 		jobs = runtime.NumCPU()
 	}
-	jobs = max(1, min(jobs, len(todo)))
+	jobs = max(1, min(jobs, count))
 	next := make(chan Run)
 	type done struct {
 		run  Run
@@ -278,7 +279,7 @@ func pool(ctx context.Context, plan *Plan, source []byte, todo []Run, jobs int, 
 	}
 	go func() {
 		defer close(next)
-		for _, r := range todo {
+		for r := range todo {
 			select {
 			case next <- r:
 			case <-ctx.Done():
@@ -295,7 +296,7 @@ func pool(ctx context.Context, plan *Plan, source []byte, todo []Run, jobs int, 
 		finish(d.run, d.line, d.log)
 		n++
 	}
-	return n < len(todo)
+	return n < count
 }
 
 // runLog is what the log file of a run that did not end ok holds: its

@@ -456,7 +456,7 @@ func TestRunOutputs(t *testing.T) {
 	p := plan(t, writeSweep(t, dir, "repeats = 2\n"))
 	out := filepath.Join(dir, "out")
 	run(t, p, out, sweep.Options{RunOutputs: true})
-	for _, r := range p.Runs {
+	for r := range p.ShardRuns(sweep.Whole) {
 		runDir := filepath.Join(out, sweep.RunsDir, r.ID)
 		if _, err := os.Stat(filepath.Join(runDir, "result.json")); err != nil {
 			t.Errorf("run %s: %v", r.ID, err)
@@ -516,6 +516,6 @@ func TestRunsReleaseTheirSpools(t *testing.T) {
 	before := openFiles(t)
 	run(t, p, filepath.Join(dir, "out"), sweep.Options{Jobs: 1})
 	if after := openFiles(t); after-before > 4 {
-		t.Errorf("%d file descriptors still open after %d runs with a logger (before %d, after %d)", after-before, len(p.Runs), before, after)
+		t.Errorf("%d file descriptors still open after %d runs with a logger (before %d, after %d)", after-before, p.Len(), before, after)
 	}
 }

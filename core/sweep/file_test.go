@@ -124,8 +124,8 @@ fixed = true
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(plan.Runs) != 3*2*2*2 {
-		t.Fatalf("%d runs, want 24", len(plan.Runs))
+	if plan.Len() != 3*2*2*2 {
+		t.Fatalf("%d runs, want 24", plan.Len())
 	}
 	want := []map[string]any{
 		{"a": int64(10), "b": "x", "z1": int64(1), "z2": "p", "fixed": true},
@@ -133,18 +133,18 @@ fixed = true
 		{"a": int64(10), "b": "x", "z1": int64(2), "z2": "q", "fixed": true},
 	}
 	for i, w := range want {
-		if !reflect.DeepEqual(plan.Runs[i].Params, w) || plan.Runs[i].Index != i {
-			t.Errorf("run %d: %v, want %v", i, plan.Runs[i].Params, w)
+		if !reflect.DeepEqual(plan.Run(i).Params, w) || plan.Run(i).Index != i {
+			t.Errorf("run %d: %v, want %v", i, plan.Run(i).Params, w)
 		}
 	}
-	if plan.Runs[0].Repeat != 0 || plan.Runs[1].Repeat != 1 {
-		t.Errorf("repeats %d %d", plan.Runs[0].Repeat, plan.Runs[1].Repeat)
+	if plan.Run(0).Repeat != 0 || plan.Run(1).Repeat != 1 {
+		t.Errorf("repeats %d %d", plan.Run(0).Repeat, plan.Run(1).Repeat)
 	}
-	if got := plan.Runs[8].Params["a"]; got != int64(100) {
+	if got := plan.Run(8).Params["a"]; got != int64(100) {
 		t.Errorf("log range middle = %v, want 100", got)
 	}
 	ids := map[string]bool{}
-	for _, r := range plan.Runs {
+	for r := range plan.ShardRuns(sweep.Whole) {
 		if ids[r.ID] {
 			t.Errorf("id %s twice", r.ID)
 		}
@@ -163,10 +163,10 @@ fixed = true
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(pinned.Runs) != 12 || pinned.Hash == plan.Hash {
-		t.Errorf("--set b=x: %d runs (want 12), hash changed %v", len(pinned.Runs), pinned.Hash != plan.Hash)
+	if pinned.Len() != 12 || pinned.Hash == plan.Hash {
+		t.Errorf("--set b=x: %d runs (want 12), hash changed %v", pinned.Len(), pinned.Hash != plan.Hash)
 	}
-	if pinned.Runs[0].ID != plan.Runs[0].ID {
+	if pinned.Run(0).ID != plan.Run(0).ID {
 		t.Error("the same parameters and repeat must keep their id")
 	}
 }

@@ -3,6 +3,7 @@ package sweep
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,64 +17,16 @@ import (
 // writes them (timings aside). It refuses folders of different sweeps
 // (their hashes differ), a shard given twice, a missing shard and a shard
 // whose runs are not all done.
+//
+// It reads the shards' results as streams and keeps a bit per run, so
+// merging a million runs takes the memory of merging ten.
 func Merge(out string, dirs []string) error {
 	if len(dirs) == 0 {
 		return errors.New("merge: give the shards' output folders")
 	}
-	var first *Manifest
-	byShard := map[int]string{}
-	var all []results.Line
-	for _, dir := range dirs {
-		m, err := readManifest(dir)
-		if errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("merge: %s has no %s: not a sweep's output folder", dir, ManifestName)
-		}
-		if err != nil {
-			return fmt.Errorf("merge: %w", err)
-		}
-		if first == nil {
-			first = m
-		} else if m.Hash != first.Hash || m.Runs != first.Runs {
-			return fmt.Errorf("merge: %s holds another sweep than %s (%s, hash %.12s, versus %s, hash %.12s): shards of one sweep have one sweep file, --set values and scenario",
-				dir, dirs[0], m.Sweep, m.Hash, first.Sweep, first.Hash)
-		} else if m.Shard.Count != first.Shard.Count {
-			return fmt.Errorf("merge: %s is shard %s but %s is shard %s: shards of one split have one count", dir, m.Shard, dirs[0], first.Shard)
-		}
-		if prev, dup := byShard[m.Shard.Index]; dup {
-			return fmt.Errorf("merge: %s and %s are both shard %s", prev, dir, m.Shard)
-		}
-		byShard[m.Shard.Index] = dir
-		lines, torn, err := results.Read(filepath.Join(dir, results.FileName))
-		if err != nil {
-			return fmt.Errorf("merge: %w", err)
-		}
-		seen := map[int]bool{}
-		for _, l := range lines {
-			seen[l.Index] = true
-		}
-		if len(seen) != m.ShardRuns || torn {
-			return fmt.Errorf("merge: %s (shard %s) has %d of its %d runs: finish it with proflab sweep ... --shard %s --resume --out %s",
-				dir, m.Shard, len(seen), m.ShardRuns, m.Shard, dir)
-		}
-		all = append(all, lines...)
-	}
-	var missing []string
-	for k := range first.Shard.Count {
-		if _, ok := byShard[k]; !ok {
-			missing = append(missing, Shard{k, first.Shard.Count}.String())
-		}
-	}
-	if len(missing) > 0 {
-		return fmt.Errorf("merge: shard %s of %s missing: give every shard's output folder", strings.Join(missing, ", "), first.Sweep)
-	}
-	results.SortByIndex(all)
-	for i, l := range all {
-		if l.Index != i {
-			return fmt.Errorf("merge: run %d missing or doubled across the shards", i)
-		}
-	}
-	if len(all) != first.Runs {
-		return fmt.Errorf("merge: %d runs, the sweep has %d", len(all), first.Runs)
+	first, err := shardManifests(dirs)
+	if err != nil {
+		return err
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
@@ -81,7 +34,25 @@ func Merge(out string, dirs []string) error {
 	if m, err := readManifest(out); err == nil && m != nil {
 		return fmt.Errorf("merge: %s already holds a sweep's results; choose an empty folder", out)
 	}
-	if err := results.Write(filepath.Join(out, results.FileName), all); err != nil {
+	path := filepath.Join(out, results.FileName)
+	seen := newBitset(first.Runs)
+	if err := results.Create(path, func(w io.Writer) error {
+		for _, dir := range dirs {
+			if err := copyShard(w, dir, seen); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	for i := range first.Runs {
+		if !seen.has(i) {
+			os.Remove(path)
+			return fmt.Errorf("merge: run %d missing across the shards", i)
+		}
+	}
+	if err := results.SortFile(path, first.Runs, func(i int) int { return i }); err != nil {
 		return err
 	}
 	whole := *first
@@ -90,4 +61,80 @@ func Merge(out string, dirs []string) error {
 		return err
 	}
 	return report.Write(out)
+}
+
+// shardManifests reads the shards' manifests and checks that they are the
+// shards of one sweep's split, each once and none missing; it returns the
+// first.
+func shardManifests(dirs []string) (*Manifest, error) {
+	var first *Manifest
+	byShard := map[int]string{}
+	for _, dir := range dirs {
+		m, err := readManifest(dir)
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("merge: %s has no %s: not a sweep's output folder", dir, ManifestName)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("merge: %w", err)
+		}
+		if first == nil {
+			first = m
+		} else if m.Hash != first.Hash || m.Runs != first.Runs {
+			return nil, fmt.Errorf("merge: %s holds another sweep than %s (%s, hash %.12s, versus %s, hash %.12s): shards of one sweep have one sweep file, --set values and scenario",
+				dir, dirs[0], m.Sweep, m.Hash, first.Sweep, first.Hash)
+		} else if m.Shard.Count != first.Shard.Count {
+			return nil, fmt.Errorf("merge: %s is shard %s but %s is shard %s: shards of one split have one count", dir, m.Shard, dirs[0], first.Shard)
+		}
+		if prev, dup := byShard[m.Shard.Index]; dup {
+			return nil, fmt.Errorf("merge: %s and %s are both shard %s", prev, dir, m.Shard)
+		}
+		byShard[m.Shard.Index] = dir
+	}
+	var missing []string
+	for k := range first.Shard.Count {
+		if _, ok := byShard[k]; !ok {
+			missing = append(missing, Shard{k, first.Shard.Count}.String())
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("merge: shard %s of %s missing: give every shard's output folder", strings.Join(missing, ", "), first.Sweep)
+	}
+	return first, nil
+}
+
+// copyShard copies the complete result lines of the shard in dir to w,
+// marking their runs in seen: a run outside the shard, or one already
+// seen, is an error that says how to repair the shard, and so is a shard
+// with runs still to do.
+func copyShard(w io.Writer, dir string, seen *bitset) error {
+	m, err := readManifest(dir)
+	if err != nil {
+		return fmt.Errorf("merge: %w", err)
+	}
+	file := filepath.Join(dir, results.FileName)
+	n := 0
+	torn, err := results.Each(file, func(l results.Line, raw []byte, _ int64) error {
+		if l.Index < 0 || l.Index >= m.Runs || l.Index%m.Shard.Count != m.Shard.Index {
+			return fmt.Errorf("merge: %s: run %s (index %d) is not a run of shard %s", file, l.ID, l.Index, m.Shard)
+		}
+		if seen.has(l.Index) {
+			return fmt.Errorf("merge: %s: run %d (%s) is there twice (two writers on one folder?): proflab sweep ... --shard %s --resume --out %s keeps one line per run, then merge again",
+				file, l.Index, l.ID, m.Shard, dir)
+		}
+		seen.set(l.Index)
+		n++
+		_, err := w.Write(raw)
+		return err
+	})
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("merge: %s (shard %s) has 0 of its %d runs: finish it with proflab sweep ... --shard %s --resume --out %s", dir, m.Shard, m.ShardRuns, m.Shard, dir)
+		}
+		return err
+	}
+	if n != m.ShardRuns || torn {
+		return fmt.Errorf("merge: %s (shard %s) has %d of its %d runs: finish it with proflab sweep ... --shard %s --resume --out %s",
+			dir, m.Shard, n, m.ShardRuns, m.Shard, dir)
+	}
+	return nil
 }

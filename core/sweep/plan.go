@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"iter"
 	"os"
 	"sort"
 	"strings"
@@ -33,18 +34,23 @@ type Run struct {
 	Overrides []string
 }
 
-// Plan is an expanded sweep: every run, and the hash that tells its
-// outputs from another sweep's.
+// Plan is a sweep ready to run: the hash that tells its outputs from
+// another sweep's, its runs' configurations, and its runs, each computed
+// from its index when asked for (Run, ShardRuns) rather than listed, so
+// that planning, listing or running one shard of a sweep takes memory
+// independent of the number of runs.
 type Plan struct {
 	File *File
 	// Hash is the sha256 of the sweep file's text, the --set overrides,
 	// the scenario's text and the lab configuration's text: shards and
 	// resumed outputs of a plan with another hash are refused.
 	Hash string
-	Runs []Run
 	// Configs are the runs' configurations by the runs' overrides joined
 	// with newlines (each loaded and checked once).
 	Configs map[string]*config.Config
+
+	points int      // grid points: the product of the axes' lengths, times the zip's
+	config []string // the parameters of [config], by configuration key
 }
 
 // Expand builds the plan of f with the command line's --set values
@@ -71,89 +77,184 @@ func Expand(f *File, sets map[string]any) (*Plan, error) {
 		}
 		fmt.Fprintf(h, "%d\n%s", len(b), b)
 	}
-	plan := &Plan{File: f, Hash: hex.EncodeToString(h.Sum(nil)), Configs: map[string]*config.Config{}}
-
-	points := []map[string]any{{}}
-	for _, ax := range f.Grid {
-		next := make([]map[string]any, 0, len(points)*len(ax.Values))
-		for _, p := range points {
-			for _, v := range ax.Values {
-				next = append(next, with(p, ax.Name, v))
-			}
-		}
-		points = next
-	}
-	if len(f.Zip) > 0 {
-		next := make([]map[string]any, 0, len(points)*len(f.Zip[0].Values))
-		for _, p := range points {
-			for i := range f.Zip[0].Values {
-				q := p
-				for _, ax := range f.Zip {
-					q = with(q, ax.Name, ax.Values[i])
-				}
-				next = append(next, q)
-			}
-		}
-		points = next
-	}
-	for _, p := range points {
-		for k, v := range f.Set {
-			p[k] = v
-		}
-		over, err := plan.overrides(p)
-		if err != nil {
-			return nil, err
-		}
-		for r := range f.Repeats {
-			id := RunID(p, r)
-			plan.Runs = append(plan.Runs, Run{
-				Index: len(plan.Runs), ID: id, Params: p, Repeat: r,
-				Seed: SeedFor(f.Seed, id), Overrides: over,
-			})
-		}
+	plan := &Plan{File: f, Hash: hex.EncodeToString(h.Sum(nil)), Configs: map[string]*config.Config{}, points: f.points()}
+	plan.config = sortedKeys(f.Config)
+	sort.Slice(plan.config, func(i, j int) bool { return f.Config[plan.config[i]] < f.Config[plan.config[j]] })
+	if err := plan.loadConfigs(); err != nil {
+		return nil, err
 	}
 	return plan, nil
 }
 
-// with returns a copy of p with k = v.
-func with(p map[string]any, k string, v any) map[string]any {
-	out := make(map[string]any, len(p)+1)
-	for a, b := range p {
-		out[a] = b
-	}
-	out[k] = v
-	return out
+// Len is the number of runs of the sweep.
+func (plan *Plan) Len() int { return plan.points * plan.File.Repeats }
+
+// Run returns the run at index i (0 ≤ i < Len): grid axes in name order,
+// the first outermost, then the zipped lists, then the repeats.
+func (plan *Plan) Run(i int) Run {
+	f := plan.File
+	point, repeat := i/f.Repeats, i%f.Repeats
+	p := plan.params(point)
+	id := RunID(p, repeat)
+	return Run{Index: i, ID: id, Params: p, Repeat: repeat, Seed: SeedFor(f.Seed, id), Overrides: plan.overrides(p)}
 }
 
-// overrides computes a grid point's configuration overrides and loads
-// (once per distinct set) the configuration they give.
-func (plan *Plan) overrides(p map[string]any) ([]string, error) {
+// params are the parameters of grid point n.
+func (plan *Plan) params(n int) map[string]any {
 	f := plan.File
-	var over []string
-	names := sortedKeys(f.Config)
-	sort.Slice(names, func(i, j int) bool { return f.Config[names[i]] < f.Config[names[j]] })
-	for _, name := range names {
-		over = append(over, f.Config[name]+"="+literal(p[name]))
+	p := make(map[string]any, len(f.Grid)+len(f.Zip)+len(f.Set))
+	if len(f.Zip) > 0 {
+		z := n % len(f.Zip[0].Values)
+		n /= len(f.Zip[0].Values)
+		for _, ax := range f.Zip {
+			p[ax.Name] = ax.Values[z]
+		}
 	}
+	for j := len(f.Grid) - 1; j >= 0; j-- {
+		ax := f.Grid[j]
+		p[ax.Name] = ax.Values[n%len(ax.Values)]
+		n /= len(ax.Values)
+	}
+	for k, v := range f.Set {
+		p[k] = v
+	}
+	return p
+}
+
+// ShardLen is the number of runs of the plan in shard s.
+func (plan *Plan) ShardLen(s Shard) int {
+	if s.Count <= 1 {
+		return plan.Len()
+	}
+	n := plan.Len()
+	if s.Index >= n {
+		return 0
+	}
+	return (n - s.Index + s.Count - 1) / s.Count
+}
+
+// ShardRun is the run at position k (0 ≤ k < ShardLen) of shard s: run
+// i belongs to shard i mod Count.
+func (plan *Plan) ShardRun(s Shard, k int) Run {
+	if s.Count <= 1 {
+		return plan.Run(k)
+	}
+	return plan.Run(s.Index + k*s.Count)
+}
+
+// ShardPos is the position in shard s of the run at index i, or -1 when
+// the run is not in s.
+func (plan *Plan) ShardPos(s Shard, i int) int {
+	if i < 0 || i >= plan.Len() {
+		return -1
+	}
+	if s.Count <= 1 {
+		return i
+	}
+	if i%s.Count != s.Index {
+		return -1
+	}
+	return i / s.Count
+}
+
+// ShardRuns yields the runs of the plan in shard s, in index order.
+func (plan *Plan) ShardRuns(s Shard) iter.Seq[Run] {
+	return func(yield func(Run) bool) {
+		for k := range plan.ShardLen(s) {
+			if !yield(plan.ShardRun(s, k)) {
+				return
+			}
+		}
+	}
+}
+
+// overrides are a grid point's configuration overrides, "key=value" in
+// key order.
+func (plan *Plan) overrides(p map[string]any) []string {
+	var over []string
+	for _, name := range plan.config {
+		over = append(over, plan.File.Config[name]+"="+literal(p[name]))
+	}
+	return over
+}
+
+// loadConfigs loads and checks the configuration of each distinct set of
+// [config] overrides, in the order of the runs that first use them, so
+// that the first bad one is the one the first run would meet. It walks
+// only the axes [config] reads, so its cost does not grow with the other
+// axes or the repeats.
+func (plan *Plan) loadConfigs() error {
+	f := plan.File
+	var axes []Axis // the grid axes [config] reads, in run order, then the zip
+	for _, ax := range f.Grid {
+		if _, ok := f.Config[ax.Name]; ok {
+			axes = append(axes, ax)
+		}
+	}
+	zipped := false
+	for _, ax := range f.Zip {
+		if _, ok := f.Config[ax.Name]; ok {
+			zipped = true
+		}
+	}
+	if zipped {
+		axes = append(axes, Axis{Name: "\x00zip", Values: make([]any, len(f.Zip[0].Values))})
+	}
+	idx := make([]int, len(axes))
+	for {
+		p := map[string]any{}
+		for k, v := range f.Set {
+			p[k] = v
+		}
+		for j, ax := range axes {
+			if ax.Name == "\x00zip" {
+				for _, z := range f.Zip {
+					p[z.Name] = z.Values[idx[j]]
+				}
+				continue
+			}
+			p[ax.Name] = ax.Values[idx[j]]
+		}
+		if err := plan.loadConfig(p); err != nil {
+			return err
+		}
+		j := len(axes) - 1
+		for ; j >= 0; j-- {
+			if idx[j]++; idx[j] < len(axes[j].Values) {
+				break
+			}
+			idx[j] = 0
+		}
+		if j < 0 {
+			return nil
+		}
+	}
+}
+
+// loadConfig loads (once per distinct set) the configuration that grid
+// point p's overrides give.
+func (plan *Plan) loadConfig(p map[string]any) error {
+	f := plan.File
+	over := plan.overrides(p)
 	key := strings.Join(over, "\n")
 	if _, done := plan.Configs[key]; done {
-		return over, nil
+		return nil
 	}
 	cfg, err := config.Load(f.ConfigFile)
 	if err != nil {
-		return nil, fmt.Errorf("%s: config_file: %w", f.Path, err)
+		return fmt.Errorf("%s: config_file: %w", f.Path, err)
 	}
 	for i, o := range over {
 		if err := cfg.Set(o); err != nil {
-			line := f.Line("config", names[i])
-			return nil, fmt.Errorf("%s:%d: key \"config.%s\": %v", f.Path, line, names[i], err)
+			line := f.Line("config", plan.config[i])
+			return fmt.Errorf("%s:%d: key \"config.%s\": %v", f.Path, line, plan.config[i], err)
 		}
 	}
 	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("%s: with [config] overrides %s: %v", f.Path, strings.Join(over, ", "), err)
+		return fmt.Errorf("%s: with [config] overrides %s: %v", f.Path, strings.Join(over, ", "), err)
 	}
 	plan.Configs[key] = cfg
-	return over, nil
+	return nil
 }
 
 // RunID is the id of the run with parameters p and repeat index r.
@@ -193,17 +294,3 @@ func (s Shard) String() string { return fmt.Sprintf("%d/%d", s.Index, s.Count) }
 
 // Whole is the shard of an unsharded sweep.
 var Whole = Shard{0, 1}
-
-// Runs returns the runs of the plan in shard s.
-func (plan *Plan) ShardRuns(s Shard) []Run {
-	if s.Count <= 1 {
-		return plan.Runs
-	}
-	var out []Run
-	for _, r := range plan.Runs {
-		if r.Index%s.Count == s.Index {
-			out = append(out, r)
-		}
-	}
-	return out
-}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bufio"
 	"encoding/csv"
 	"os"
 	"path/filepath"
@@ -15,50 +16,58 @@ const CSVName = "results.csv"
 // writeCSV writes one row per run: index, id, repeat, seed, status, every
 // parameter, every metric (nested tables flattened as a.b, a metric named
 // like a parameter prefixed "metric."), and the error message.
-func writeCSV(d *data) error {
+func writeCSV(d *data) (err error) {
 	pnames := map[string]bool{}
 	header := []string{"index", "id", "repeat", "seed", "status"}
 	for _, p := range d.params {
 		header = append(header, p.name)
 		pnames[p.name] = true
 	}
-	metricSet := map[string]bool{}
-	for _, r := range d.runs {
-		for k := range r.metrics {
-			metricSet[k] = true
-		}
-	}
-	metrics := sortedKeys(metricSet)
-	for _, m := range metrics {
+	for _, m := range d.columns {
 		if pnames[m] {
 			m = "metric." + m
 		}
 		header = append(header, m)
 	}
 	header = append(header, "error")
-	rows := [][]string{header}
-	for _, r := range d.runs {
-		l := r.line
-		row := []string{strconv.Itoa(l.Index), l.ID, strconv.Itoa(l.Repeat), strconv.FormatUint(l.Seed, 10), string(l.Status)}
-		for _, p := range d.params {
-			row = append(row, text(l.Params[p.name]))
-		}
-		for _, m := range metrics {
-			row = append(row, r.metrics[m])
-		}
-		row = append(row, errorText(l))
-		rows = append(rows, row)
-	}
 	f, err := os.Create(filepath.Join(d.dir, CSVName))
 	if err != nil {
 		return err
 	}
-	w := csv.NewWriter(f)
-	if err := w.WriteAll(rows); err != nil {
-		f.Close()
+	defer func() {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	b := bufio.NewWriterSize(f, 64<<10)
+	w := csv.NewWriter(b)
+	if err := w.Write(header); err != nil {
 		return err
 	}
-	return f.Close()
+	var werr error
+	if _, err := eachRun(d.dir, func(l results.Line, texts map[string]string, _ map[string]float64) {
+		row := []string{strconv.Itoa(l.Index), l.ID, strconv.Itoa(l.Repeat), strconv.FormatUint(l.Seed, 10), string(l.Status)}
+		for _, p := range d.params {
+			row = append(row, text(l.Params[p.name]))
+		}
+		for _, m := range d.columns {
+			row = append(row, texts[m])
+		}
+		row = append(row, errorText(l))
+		if werr == nil {
+			werr = w.Write(row)
+		}
+	}); err != nil {
+		return err
+	}
+	if werr != nil {
+		return werr
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		return err
+	}
+	return b.Flush()
 }
 
 // errorText is a run's error, or its first failed check.

@@ -24,20 +24,17 @@ import (
 	"github.com/proflab/proflab/core/sweep/results"
 )
 
-// data is what the reports are made of.
+// data is what the reports are made of: everything but the runs
+// themselves, which the CSV reads again from the results file, so that a
+// report's memory grows with the grid points, never with the repeats.
 type data struct {
-	dir    string
-	sweep  string // the sweep file's name, from sweep.json
-	runs   []*run
-	params []param  // every parameter, in name order
-	metric []string // numeric metrics, flattened names, sorted
-	points []*point // grid points in run order
-}
-
-type run struct {
-	line    results.Line
-	metrics map[string]string  // flattened, as text
-	numbers map[string]float64 // the numeric ones
+	dir     string
+	sweep   string // the sweep file's name, from sweep.json
+	runs    int
+	params  []param  // every parameter, in name order
+	metric  []string // numeric metrics, flattened names, sorted
+	columns []string // every metric, numeric or not, flattened, sorted
+	points  []*point // grid points in run order
 }
 
 // param is a parameter and its distinct values in first-seen order.
@@ -52,11 +49,32 @@ func (p param) varies() bool { return len(p.values) > 1 }
 
 // point is one grid point: the runs with one set of parameters.
 type point struct {
-	params map[string]string
-	runs   []*run
-	ok     int
-	failed int
-	errors int
+	params  map[string]string
+	n       int // runs
+	ok      int
+	failed  int
+	errors  int
+	metrics map[string]*moments
+}
+
+// moments are a metric's running statistics over a point's repeats
+// (Welford's algorithm for the variance).
+type moments struct {
+	n             int
+	sum, mean, m2 float64
+	minV, maxV    float64
+}
+
+func (m *moments) add(v float64) {
+	if m.n == 0 {
+		m.minV, m.maxV = v, v
+	}
+	m.n++
+	m.sum += v
+	d := v - m.mean
+	m.mean += d / float64(m.n)
+	m.m2 += d * (v - m.mean)
+	m.minV, m.maxV = math.Min(m.minV, v), math.Max(m.maxV, v)
 }
 
 // stats are a metric's statistics over a point's repeats.
@@ -66,42 +84,20 @@ type stats struct {
 }
 
 func (pt *point) stats(metric string) stats {
-	var s stats
-	var vals []float64
-	for _, r := range pt.runs {
-		if v, ok := r.numbers[metric]; ok {
-			vals = append(vals, v)
-		}
+	m := pt.metrics[metric]
+	if m == nil || m.n == 0 {
+		return stats{}
 	}
-	s.n = len(vals)
-	if s.n == 0 {
-		return s
-	}
-	s.minV, s.maxV = vals[0], vals[0]
-	for _, v := range vals {
-		s.mean += v
-		s.minV, s.maxV = math.Min(s.minV, v), math.Max(s.maxV, v)
-	}
-	s.mean /= float64(s.n)
-	if s.n > 1 {
-		for _, v := range vals {
-			s.stddev += (v - s.mean) * (v - s.mean)
-		}
-		s.stddev = math.Sqrt(s.stddev / float64(s.n-1))
+	s := stats{n: m.n, mean: m.sum / float64(m.n), minV: m.minV, maxV: m.maxV}
+	if m.n > 1 {
+		s.stddev = math.Sqrt(m.m2 / float64(m.n-1))
 	}
 	return s
 }
 
-// load reads dir's results.jsonl.
+// load reads dir's results.jsonl, in run order, once, keeping per grid
+// point the outcomes and each metric's running statistics.
 func load(dir string) (*data, error) {
-	lines, torn, err := results.Read(filepath.Join(dir, results.FileName))
-	if err != nil {
-		return nil, err
-	}
-	if torn {
-		return nil, fmt.Errorf("%s: the last line is torn: the sweep did not finish (proflab sweep --resume)", filepath.Join(dir, results.FileName))
-	}
-	results.SortByIndex(lines)
 	d := &data{dir: dir}
 	if b, err := os.ReadFile(filepath.Join(dir, "sweep.json")); err == nil {
 		var m struct {
@@ -113,25 +109,33 @@ func load(dir string) (*data, error) {
 	}
 	params := map[string]*param{}
 	metrics := map[string]bool{}
+	columns := map[string]bool{}
 	points := map[string]*point{}
-	for _, l := range lines {
-		r := &run{line: l, metrics: map[string]string{}, numbers: map[string]float64{}}
-		flatten("", l.Metrics, r.metrics, r.numbers)
-		for k := range r.numbers {
-			metrics[k] = true
+	torn, err := eachRun(dir, func(l results.Line, texts map[string]string, numbers map[string]float64) {
+		d.runs++
+		for k := range texts {
+			columns[k] = true
 		}
-		d.runs = append(d.runs, r)
 		key, _ := json.Marshal(l.Params)
 		pt := points[string(key)]
 		if pt == nil {
-			pt = &point{params: map[string]string{}}
+			pt = &point{params: map[string]string{}, metrics: map[string]*moments{}}
 			for k, v := range l.Params {
 				pt.params[k] = text(v)
 			}
 			points[string(key)] = pt
 			d.points = append(d.points, pt)
 		}
-		pt.runs = append(pt.runs, r)
+		pt.n++
+		for k, v := range numbers {
+			metrics[k] = true
+			m := pt.metrics[k]
+			if m == nil {
+				m = &moments{}
+				pt.metrics[k] = m
+			}
+			m.add(v)
+		}
 		switch l.Status {
 		case results.StatusOK:
 			pt.ok++
@@ -154,12 +158,30 @@ func load(dir string) (*data, error) {
 				p.numeric = p.numeric && isNum
 			}
 		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	if torn {
+		return nil, fmt.Errorf("%s: the last line is torn: the sweep did not finish (proflab sweep --resume)", filepath.Join(dir, results.FileName))
 	}
 	for _, k := range sortedKeys(params) {
 		d.params = append(d.params, *params[k])
 	}
 	d.metric = sortedKeys(metrics)
+	d.columns = sortedKeys(columns)
 	return d, nil
+}
+
+// eachRun calls fn with every run of dir's results.jsonl in run order,
+// with its metrics flattened (flatten), as text and the numeric ones.
+func eachRun(dir string, fn func(l results.Line, texts map[string]string, numbers map[string]float64)) (torn bool, err error) {
+	return results.EachInRunOrder(filepath.Join(dir, results.FileName), func(l results.Line) error {
+		texts, numbers := map[string]string{}, map[string]float64{}
+		flatten("", l.Metrics, texts, numbers)
+		fn(l, texts, numbers)
+		return nil
+	})
 }
 
 // varying are the parameters with more than one value.

@@ -67,7 +67,7 @@ func writeHTML(d *data, figs []figure) error {
 		Files                    []string
 		Tables                   []tab
 		Figures                  []fig
-	}{Name: d.sweep, Runs: len(d.runs), OK: ok, Failed: failed, Errors: errs, Fixed: strings.Join(fixed(d), ", "),
+	}{Name: d.sweep, Runs: d.runs, OK: ok, Failed: failed, Errors: errs, Fixed: strings.Join(fixed(d), ", "),
 		Files: []string{results.FileName, CSVName, SummaryName}}
 	if v.Name == "" {
 		v.Name = filepath.Base(d.dir)

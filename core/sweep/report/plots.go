@@ -231,7 +231,7 @@ func statusMatrix(d *data, x param, rest []param) (figure, error) {
 		for _, pt := range g {
 			r := int(xOf(x, pt.params[x.name]))
 			m.cells[r][col].ok += pt.ok
-			m.cells[r][col].n += len(pt.runs)
+			m.cells[r][col].n += pt.n
 		}
 	}
 	p := plot.New()

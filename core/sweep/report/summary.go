@@ -44,7 +44,7 @@ func tables(d *data) []table {
 	}
 	out := []table{{title: "Runs per grid point", header: head("n", "ok", "failed", "error")}}
 	for _, pt := range d.points {
-		out[0].rows = append(out[0].rows, append(keys(pt), strconv.Itoa(len(pt.runs)), strconv.Itoa(pt.ok), strconv.Itoa(pt.failed), strconv.Itoa(pt.errors)))
+		out[0].rows = append(out[0].rows, append(keys(pt), strconv.Itoa(pt.n), strconv.Itoa(pt.ok), strconv.Itoa(pt.failed), strconv.Itoa(pt.errors)))
 	}
 	for _, m := range d.metric {
 		t := table{title: "Metric " + m, header: head("n", "mean", "stddev", "min", "max", "failures")}
@@ -89,7 +89,7 @@ func writeSummary(d *data) error {
 		name = "sweep"
 	}
 	ok, failed, errs := totals(d)
-	fmt.Fprintf(&b, "# Summary of %s\n\n%d runs: %d ok, %d failed, %d error.\n", name, len(d.runs), ok, failed, errs)
+	fmt.Fprintf(&b, "# Summary of %s\n\n%d runs: %d ok, %d failed, %d error.\n", name, d.runs, ok, failed, errs)
 	if f := fixed(d); len(f) > 0 {
 		fmt.Fprintf(&b, "Fixed parameters: %s.\n", strings.Join(f, ", "))
 	}

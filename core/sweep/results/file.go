@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
-	"path/filepath"
 )
 
 // Read reads a results file. A last line without its newline is a run
@@ -51,30 +51,20 @@ func Parse(raw []byte) (Line, error) {
 }
 
 // Write replaces the file at path by lines, atomically (a temporary file
-// renamed over it).
+// renamed over it, with the mode rewrite gives).
 func Write(path string, lines []Line) error {
-	var buf bytes.Buffer
-	for _, l := range lines {
-		b, err := l.Marshal()
-		if err != nil {
-			return fmt.Errorf("run %s: %w", l.ID, err)
+	return rewrite(path, func(w io.Writer) error {
+		for _, l := range lines {
+			b, err := l.Marshal()
+			if err != nil {
+				return fmt.Errorf("run %s: %w", l.ID, err)
+			}
+			if _, err := w.Write(b); err != nil {
+				return err
+			}
 		}
-		buf.Write(b)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".results-*.tmp")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(buf.Bytes()); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+		return nil
+	})
 }
 
 // Appender appends lines to a results file, each written whole by one

@@ -1,0 +1,262 @@
+package results
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+)
+
+// Each calls fn with every complete line of the results file at path, in
+// file order, with the line's byte offset, reading it as a stream: memory
+// does not grow with the file. It reports a torn last line (a run being
+// written when the sweep was killed) instead of passing it on; any other
+// line that is not a result is an error naming the file and line. fn's
+// error stops the walk and is returned.
+func Each(path string, fn func(l Line, raw []byte, offset int64) error) (torn bool, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 64<<10)
+	var offset int64
+	for n := 1; ; n++ {
+		raw, err := r.ReadBytes('\n')
+		if errors.Is(err, io.EOF) {
+			return len(raw) > 0, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		at := offset
+		offset += int64(len(raw))
+		if len(bytes.TrimSpace(raw)) == 0 {
+			continue
+		}
+		l, err := Parse(raw)
+		if err != nil {
+			return false, fmt.Errorf("%s:%d: not a result line (%v); the file was edited or is not a proflab results file", path, n, err)
+		}
+		if err := fn(l, raw, at); err != nil {
+			return false, err
+		}
+	}
+}
+
+// Count is the number of complete lines of the results file at path, and
+// whether its last line is torn. Every line is checked as Read does.
+func Count(path string) (n int, torn bool, err error) {
+	torn, err = Each(path, func(Line, []byte, int64) error { n++; return nil })
+	return n, torn, err
+}
+
+// Filter keeps the lines of the results file at path for which keep says
+// true, in their order, and drops a torn last line: the file is rewritten
+// (atomically, as Write does) only when a line goes. keep's error stops
+// it and is returned, the file unchanged.
+func Filter(path string, keep func(Line) (bool, error)) error {
+	var drop []int64 // offsets of the lines that go
+	torn, err := Each(path, func(l Line, _ []byte, at int64) error {
+		ok, err := keep(l)
+		if !ok && err == nil {
+			drop = append(drop, at)
+		}
+		return err
+	})
+	if err != nil || (!torn && len(drop) == 0) {
+		return err
+	}
+	return rewrite(path, func(w io.Writer) error {
+		_, err := Each(path, func(_ Line, raw []byte, at int64) error {
+			if len(drop) > 0 && drop[0] == at {
+				drop = drop[1:]
+				return nil
+			}
+			_, err := w.Write(raw)
+			return err
+		})
+		return err
+	})
+}
+
+// SortFile rewrites the results file at path in run order: the line of
+// the run at position pos(index) first for pos 0, 1, … n-1 (a line whose
+// pos is outside 0…n-1 is an error). Where two lines have one position,
+// the later one is kept. It keeps each line's place in a table on disk
+// (orderTable) rather than in memory, so sorting a million runs costs no
+// more memory than sorting ten.
+func SortFile(path string, n int, pos func(index int) int) error {
+	table, err := orderTable(path, n, pos)
+	if err != nil {
+		return err
+	}
+	defer table.Close()
+	return rewrite(path, func(w io.Writer) error {
+		return eachInOrder(path, table, n, func(raw []byte) error {
+			_, err := w.Write(raw)
+			return err
+		})
+	})
+}
+
+// EachInRunOrder is Each in the order of the runs' indexes, whatever the
+// order of the file (a sweep that was interrupted or resumed appends
+// lines as runs finish), with the memory of Each; a torn last line is
+// left out and reported. Of two lines with one index, the later is kept.
+func EachInRunOrder(path string, fn func(l Line) error) (torn bool, err error) {
+	sorted, last := true, -1
+	torn, err = Each(path, func(l Line, _ []byte, _ int64) error {
+		if l.Index < 0 {
+			return fmt.Errorf("%s: run %s has the index %d", path, l.ID, l.Index)
+		}
+		sorted = sorted && l.Index > last
+		last = max(last, l.Index)
+		return nil
+	})
+	if err != nil {
+		return false, err
+	}
+	if sorted {
+		_, err := Each(path, func(l Line, _ []byte, _ int64) error { return fn(l) })
+		return torn, err
+	}
+	n := last + 1
+	table, err := orderTable(path, n, func(i int) int { return i })
+	if err != nil {
+		return false, err
+	}
+	defer table.Close()
+	return torn, eachInOrder(path, table, n, func(raw []byte) error {
+		l, err := Parse(raw)
+		if err != nil {
+			return err
+		}
+		return fn(l)
+	})
+}
+
+// orderSlot is the size of a line's entry in an order table: its offset
+// (8 bytes) and length (4 bytes; 0 where no line has that position).
+const orderSlot = 12
+
+// orderTable writes, into an unlinked temporary file beside path, the
+// place of each complete line of the results file at slot pos(index).
+func orderTable(path string, n int, pos func(index int) int) (*os.File, error) {
+	table, err := os.CreateTemp(filepath.Dir(path), ".results-order-*")
+	if err != nil {
+		return nil, err
+	}
+	os.Remove(table.Name())
+	var rec [orderSlot]byte
+	if _, err := Each(path, func(l Line, raw []byte, at int64) error {
+		p := pos(l.Index)
+		if p < 0 || p >= n {
+			return fmt.Errorf("%s: run %s (index %d) is not a run of this sweep", path, l.ID, l.Index)
+		}
+		binary.LittleEndian.PutUint64(rec[:8], uint64(at))
+		binary.LittleEndian.PutUint32(rec[8:], uint32(len(raw)))
+		_, err := table.WriteAt(rec[:], int64(p)*orderSlot)
+		return err
+	}); err != nil {
+		table.Close()
+		return nil, err
+	}
+	return table, nil
+}
+
+// eachInOrder calls fn with the raw lines of the results file at path in
+// the order of the n slots of table (orderTable).
+func eachInOrder(path string, table *os.File, n int, fn func(raw []byte) error) error {
+	src, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	order := bufio.NewReaderSize(io.NewSectionReader(table, 0, int64(n)*orderSlot), 64<<10)
+	var rec [orderSlot]byte
+	var line []byte
+	for range n {
+		if _, err := io.ReadFull(order, rec[:]); err != nil {
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+				return nil // the table ends at the last slot written
+			}
+			return err
+		}
+		size := int(binary.LittleEndian.Uint32(rec[8:]))
+		if size == 0 {
+			continue
+		}
+		if cap(line) < size {
+			line = make([]byte, size)
+		}
+		line = line[:size]
+		if _, err := src.ReadAt(line, int64(binary.LittleEndian.Uint64(rec[:8]))); err != nil {
+			return err
+		}
+		if err := fn(line); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rewrite replaces the file at path, atomically, by what write writes: a
+// temporary file beside it, renamed over it. The new file has the mode
+// of the one it replaces, or that os.OpenFile gives a new results file
+// (0644 less the umask) — never CreateTemp's 0600, which would hide the
+// results from the colleagues who can read the rest of the folder.
+func rewrite(path string, write func(io.Writer) error) error {
+	tmp, err := createBeside(path)
+	if err != nil {
+		return err
+	}
+	fail := func(err error) error {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	w := bufio.NewWriterSize(tmp, 64<<10)
+	if err := write(w); err != nil {
+		return fail(err)
+	}
+	if err := w.Flush(); err != nil {
+		return fail(err)
+	}
+	if st, err := os.Stat(path); err == nil {
+		if err := tmp.Chmod(st.Mode().Perm()); err != nil {
+			return fail(err)
+		}
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// Create writes a results file at path, atomically, from what write
+// writes (a temporary file renamed into place, with the mode a new
+// results file gets); on write's error nothing is left at path.
+func Create(path string, write func(io.Writer) error) error { return rewrite(path, write) }
+
+// tmpSeq tells apart the temporary files one process makes.
+var tmpSeq atomic.Int64
+
+// createBeside creates a new temporary file in path's folder with the
+// mode os.OpenFile gives (0644 less the umask).
+func createBeside(path string) (*os.File, error) {
+	for {
+		name := filepath.Join(filepath.Dir(path), fmt.Sprintf(".%s.%d-%d.tmp", filepath.Base(path), os.Getpid(), tmpSeq.Add(1)))
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, os.ErrExist) {
+			continue
+		}
+		return f, err
+	}
+}

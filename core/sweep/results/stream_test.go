@@ -1,0 +1,117 @@
+package results
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+// writeLines writes the lines of the given indexes, in that order, and
+// then tail (a torn line, say) to a results file in a new folder.
+func writeLines(t *testing.T, idx []int, tail string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), FileName)
+	app, err := OpenAppender(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range idx {
+		if err := app.Append(line(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := app.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if tail != "" {
+		f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+		f.WriteString(tail)
+		f.Close()
+	}
+	return path
+}
+
+// indexes are the indexes of the file's lines, in file order.
+func indexes(t *testing.T, path string) string {
+	t.Helper()
+	var out []int
+	torn, err := Each(path, func(l Line, _ []byte, _ int64) error { out = append(out, l.Index); return nil })
+	if err != nil || torn {
+		t.Fatalf("%v (torn %v)", err, torn)
+	}
+	return fmt.Sprint(out)
+}
+
+// SortFile puts the lines in run order through its table on disk, keeps
+// the later of two lines of one run, and keeps the file's mode (the
+// appender's 0644 less the umask, never a temporary file's 0600).
+func TestSortFile(t *testing.T) {
+	old := syscall.Umask(0o022)
+	defer syscall.Umask(old)
+	path := writeLines(t, []int{3, 0, 4, 1, 2, 1}, "")
+	if err := SortFile(path, 5, func(i int) int { return i }); err != nil {
+		t.Fatal(err)
+	}
+	if got := indexes(t, path); got != "[0 1 2 3 4]" {
+		t.Errorf("sorted: %s", got)
+	}
+	if st, _ := os.Stat(path); st.Mode().Perm() != 0o644 {
+		t.Errorf("mode %v after the rewrite, want -rw-r--r-- as the appender made it", st.Mode().Perm())
+	}
+	if err := SortFile(path, 4, func(i int) int { return i }); err == nil {
+		t.Error("a run outside the positions was accepted")
+	}
+	// a shard's positions: runs 1, 4, 7 of shard 1/3 at 0, 1, 2
+	path = writeLines(t, []int{7, 1, 4}, "")
+	if err := SortFile(path, 3, func(i int) int { return i / 3 }); err != nil {
+		t.Fatal(err)
+	}
+	if got := indexes(t, path); got != "[1 4 7]" {
+		t.Errorf("shard sorted: %s", got)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(path))
+	if len(entries) != 1 {
+		t.Errorf("temporary files left: %v", entries)
+	}
+}
+
+// Filter drops what keep refuses and a torn last line, rewriting the file
+// only then; keep's error leaves the file as it was.
+func TestFilter(t *testing.T) {
+	path := writeLines(t, []int{0, 1, 2, 3}, `{"index":4,"id":"torn`)
+	if err := Filter(path, func(l Line) (bool, error) { return l.Index%2 == 0, nil }); err != nil {
+		t.Fatal(err)
+	}
+	if got := indexes(t, path); got != "[0 2]" {
+		t.Errorf("kept %s, want [0 2]", got)
+	}
+	before, _ := os.ReadFile(path)
+	if err := Filter(path, func(l Line) (bool, error) { return false, fmt.Errorf("no") }); err == nil {
+		t.Error("keep's error was not returned")
+	}
+	if after, _ := os.ReadFile(path); string(after) != string(before) {
+		t.Error("a failed Filter changed the file")
+	}
+	n, torn, err := Count(path)
+	if n != 2 || torn || err != nil {
+		t.Errorf("Count: %d, %v, %v", n, torn, err)
+	}
+}
+
+// EachInRunOrder reads an unsorted file (an interrupted, resumed sweep's)
+// in run order, and a sorted one as it is; a torn line is reported.
+func TestEachInRunOrder(t *testing.T) {
+	for _, c := range []struct {
+		idx  []int
+		tail string
+	}{{[]int{2, 0, 3, 1}, ""}, {[]int{0, 1, 2, 3}, `{"ind`}} {
+		path := writeLines(t, c.idx, c.tail)
+		var got []int
+		torn, err := EachInRunOrder(path, func(l Line) error { got = append(got, l.Index); return nil })
+		if err != nil || fmt.Sprint(got) != "[0 1 2 3]" || torn != (c.tail != "") {
+			t.Errorf("%v: got %v, torn %v, %v", c.idx, got, torn, err)
+		}
+	}
+}
