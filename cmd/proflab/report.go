@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/proflab/proflab/core/sweep/report"
+	"github.com/proflab/proflab/core/sweep"
 )
 
 func newReportCmd() *cobra.Command {
@@ -14,7 +14,7 @@ func newReportCmd() *cobra.Command {
 		Short: "Write a sweep's results.csv, summary.md, plots and report.html from DIR/results.jsonl",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := report.Write(args[0]); err != nil {
+			if err := sweep.Report(args[0]); err != nil {
 				return withCode(ExitUsage, err)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "report in %s\n", args[0])

@@ -133,8 +133,16 @@ func newRunCmd() *cobra.Command {
 				out = opt.Setup.Config.Output.Dir
 			}
 			if out != "" {
+				given := out
+				var err error
+				if out, err = scenario.ResolveOut(out); err != nil {
+					return withCode(ExitUsage, fmt.Errorf("--out %s: %w", given, err))
+				}
 				if err := scenario.CheckOut(out, force); err != nil {
-					return withCode(ExitUsage, fmt.Errorf("--out %s: %w", out, err))
+					return withCode(ExitUsage, fmt.Errorf("--out %s: %w", given, err))
+				}
+				if err := scenario.CheckWritable(out); err != nil {
+					return withCode(ExitUsage, fmt.Errorf("--out %s: %w", given, err))
 				}
 			}
 			opt.File = args[0]

@@ -26,7 +26,8 @@ func newSweepCmd() *cobra.Command {
 		jobs               int
 		out, shardArg      string
 		resume, retry, dry bool
-		runOutputs         bool
+		runOutputs, wait   bool
+		allowMixed         bool
 		sets               []string
 	)
 	cmd := &cobra.Command{
@@ -73,7 +74,7 @@ func newSweepCmd() *cobra.Command {
 			defer stop()
 			sum, err := sweep.Execute(ctx, plan, sweep.Options{
 				Out: out, Jobs: jobs, Shard: shard, Resume: resume, RetryFailed: retry,
-				Progress: progressFor(stderr), RunOutputs: runOutputs,
+				Progress: progressFor(stderr), RunOutputs: runOutputs, Wait: wait, AllowMixed: allowMixed,
 			})
 			fmt.Fprintln(cmd.OutOrStdout(), sum)
 			switch {
@@ -93,6 +94,8 @@ func newSweepCmd() *cobra.Command {
 	fl.IntVarP(&jobs, "jobs", "j", runtime.NumCPU(), "runs at once (workers, each with its own plugin processes)")
 	fl.StringVar(&out, "out", "", "output folder (default out/NAME for NAME.toml)")
 	fl.BoolVar(&resume, "resume", false, "skip the runs already in OUT/results.jsonl")
+	fl.BoolVar(&wait, "wait", false, "wait for another proflab writing OUT to finish instead of refusing the folder")
+	fl.BoolVar(&allowMixed, "allow-mixed", false, "go on when the runs already in OUT read other versions of their files, plugins or proflab (recorded in sweep.json)")
 	fl.BoolVar(&retry, "retry-failed", false, "like --resume, and rerun the runs that did not end ok")
 	fl.BoolVar(&dry, "dry-run", false, "list the runs (index, id, repeat, seed, parameters) and run nothing")
 	fl.StringVar(&shardArg, "shard", "", "run slice K of N (K from 0), or auto/N: K from SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX")
@@ -130,18 +133,23 @@ func progressFor(w io.Writer) sweep.Progress {
 }
 
 func newSweepMergeCmd() *cobra.Command {
-	return &cobra.Command{
+	var allowMixed bool
+	cmd := &cobra.Command{
 		Use:   "merge OUT DIR...",
 		Short: "Join the output folders of a sweep's shards into OUT, with its reports",
 		Long: "merge joins shard folders (from --shard K/N) into OUT exactly as the unsharded sweep writes it.\n" +
-			"It refuses shards of another sweep, a shard given twice, a missing shard, and an unfinished one.",
+			"It refuses shards of another sweep, a shard given twice, a missing shard, an unfinished one, a run\n" +
+			"twice, and shards whose runs read different versions of their files, plugins or proflab (sweep.json's\n" +
+			"inputs) unless --allow-mixed.",
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := sweep.Merge(args[0], args[1:]); err != nil {
+			if err := sweep.Merge(args[0], args[1:], sweep.MergeOptions{AllowMixed: allowMixed}); err != nil {
 				return withCode(ExitUsage, err)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "merged %d shards into %s\n", len(args)-1, args[0])
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&allowMixed, "allow-mixed", false, "merge shards whose runs read different versions of their inputs, recording them in sweep.json")
+	return cmd
 }

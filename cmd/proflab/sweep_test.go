@@ -109,7 +109,7 @@ func TestSweepCommandErrors(t *testing.T) {
 		{[]string{"sweep", good, "--shard", "auto/2"}, "neither SLURM_ARRAY_TASK_ID nor JOB_COMPLETION_INDEX"},
 		{[]string{"sweep", good, "--set", "=1"}, "expected key=value"},
 		{[]string{"sweep", "nope.toml"}, "nope.toml"},
-		{[]string{"report", t.TempDir()}, "results.jsonl"},
+		{[]string{"report", t.TempDir()}, "sweep.json"},
 	} {
 		t.Setenv("SLURM_ARRAY_TASK_ID", "")
 		t.Setenv("JOB_COMPLETION_INDEX", "")

@@ -78,6 +78,7 @@ func (rt *Runtime) findModule(name string) ([]byte, string, error) {
 	src, err := os.ReadFile(local)
 	switch {
 	case err == nil:
+		rt.noteInput(local, src)
 		return src, local, nil
 	case !errors.Is(err, fs.ErrNotExist):
 		return nil, "", fmt.Errorf("require %q: %v", name, err)

@@ -88,10 +88,12 @@ func (rt *Runtime) raiseRunError(L *lua.LState, m *machine, fn string, ctx conte
 func (rt *Runtime) workloadSpec(L *lua.LState, f *Fields, m *machine) (spec *workload.Spec, minimal bool) {
 	switch v := f.Get("workload").(type) {
 	case lua.LString:
-		spec, err := workload.Load(rt.Resolve(string(v)))
+		path := rt.Resolve(string(v))
+		spec, err := workload.Load(path)
 		if err != nil {
 			f.Errorf("workload", "%v", err)
 		}
+		rt.noteInputFile(path)
 		return spec, false
 	case *lua.LTable:
 		gv, err := workloadValue(v, m, 0)

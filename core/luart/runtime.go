@@ -102,6 +102,7 @@ type Runtime struct {
 	budgetError *runerr.Error // the first budget refusal, which fails the run even if caught
 	resumeDepth int           // coroutines resumed inside one another
 
+	inputs    map[string]string     // files read, by absolute path: sha256 (inputs.go)
 	loaded    map[string]lua.LValue // require's cache
 	loading   []string              // require's stack, for loop detection
 	libChunks map[string]bool       // chunk names of library modules

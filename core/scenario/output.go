@@ -169,3 +169,52 @@ func writeFiles(dir string, r Result) error {
 	}
 	return nil
 }
+
+// ResolveOut follows dir while it is a symbolic link, a dangling one
+// included, and returns where it leads, so that outputs are written where
+// the link points (renaming a finished folder over the link would replace
+// the link instead). A dir that is no link is returned as it is.
+func ResolveOut(dir string) (string, error) {
+	for range 40 {
+		fi, err := os.Lstat(dir)
+		if errors.Is(err, os.ErrNotExist) || (err == nil && fi.Mode()&os.ModeSymlink == 0) {
+			return dir, nil
+		}
+		if err != nil {
+			return "", err
+		}
+		target, err := os.Readlink(dir)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(dir), target)
+		}
+		dir = target
+	}
+	return "", fmt.Errorf("%s: too many levels of symbolic links", dir)
+}
+
+// CheckWritable creates and removes a file in dir (or, for a folder still
+// to be made, in the nearest folder above it that exists), so that an
+// output folder nobody may write into fails before the run, not after it.
+func CheckWritable(dir string) error {
+	for {
+		fi, err := os.Stat(dir)
+		if err == nil && fi.IsDir() {
+			break
+		}
+		parent := filepath.Dir(filepath.Clean(dir))
+		if parent == dir {
+			return nil
+		}
+		dir = parent
+	}
+	f, err := os.CreateTemp(dir, ".proflab-write-probe-*")
+	if err != nil {
+		return fmt.Errorf("cannot write in %s: %w", dir, err)
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
+}

@@ -48,6 +48,10 @@ type Result struct {
 	// Files are the output files WriteResult wrote beside result.json.
 	Files []string `json:"files,omitempty"`
 	Log   string   `json:"-"`
+	// Inputs are the files the run read besides its scenario and
+	// configuration (modules required from the scenario's folder,
+	// workload files), by absolute path, with their sha256.
+	Inputs map[string]string `json:"-"`
 	// Outputs are the machines and trace sessions the run made, for
 	// WriteResult's profile, bucket and trace files.
 	Outputs *output.Registry `json:"-"`

@@ -32,6 +32,13 @@ type Options struct {
 	RetryFailed bool
 	// Progress follows the sweep (nil: silent).
 	Progress Progress
+	// Wait waits for another proflab writing Out to finish, instead of
+	// refusing the folder.
+	Wait bool
+	// AllowMixed goes on with --resume where the earlier runs read other
+	// versions of the files, plugins or proflab than this one, recording
+	// the mix in sweep.json, instead of refusing.
+	AllowMixed bool
 	// RunOutputs also writes each finished run's output folder,
 	// Out/runs/ID (result.json, config.toml, buckets.csv, a pprof profile
 	// per profile, the Perfetto trace: scenario.WriteResult), to compare sampled
@@ -52,6 +59,9 @@ type Summary struct {
 	// Interrupted: the context ended before every run finished; the
 	// finished ones are in results.jsonl and --resume goes on.
 	Interrupted bool
+	// Mixed are the inputs (files, plugins, proflab) of which the runs
+	// saw more than one version (sweep.json's "mixed").
+	Mixed []string
 }
 
 // Finished is the number of runs done.
@@ -98,17 +108,31 @@ func Execute(ctx context.Context, plan *Plan, opt Options) (Summary, error) {
 	}
 	n := plan.ShardLen(shard)
 	sum := Summary{Runs: n}
-	if err := os.MkdirAll(opt.Out, 0o755); err != nil {
-		return sum, err
-	}
-	man := Manifest{Format: manifestFormat, Sweep: filepath.ToSlash(plan.File.Path), Hash: plan.Hash,
-		Runs: plan.Len(), Shard: shard, ShardRuns: n}
-	path := filepath.Join(opt.Out, results.FileName)
-	done, err := prepare(opt, man, path, plan, &sum)
+	out, unlock, err := prepareOut(ctx, opt.Out, opt.Wait)
 	if err != nil {
 		return sum, err
 	}
-	if err := writeManifest(opt.Out, man); err != nil {
+	defer unlock()
+	if err := checkOwn(out); err != nil {
+		return sum, err
+	}
+	opt.Out = out
+	man := Manifest{Format: manifestFormat, Sweep: filepath.ToSlash(plan.File.Path), Hash: plan.Hash,
+		Runs: plan.Len(), Shard: shard, ShardRuns: n}
+	path := filepath.Join(out, results.FileName)
+	done, old, err := prepare(opt, man, path, plan, &sum)
+	if err != nil {
+		return sum, err
+	}
+	deps := newDependencies(plan)
+	if old != nil && sum.Skipped > 0 {
+		if err := deps.resume(old, opt.AllowMixed); err != nil {
+			return sum, err
+		}
+	}
+	man.Inputs, man.Mixed = deps.inputs, deps.mixedKeys()
+	mixedBefore := len(deps.mixed)
+	if err := writeManifest(out, man); err != nil {
 		return sum, err
 	}
 	source, err := os.ReadFile(plan.File.Scenario)
@@ -136,24 +160,34 @@ func Execute(ctx context.Context, plan *Plan, opt Options) (Summary, error) {
 	var writeErr error
 	var runsDir string
 	if opt.RunOutputs {
-		runsDir = filepath.Join(opt.Out, RunsDir)
+		runsDir = filepath.Join(out, RunsDir)
 	}
-	interrupted := pool(ctx, plan, source, todo, n-sum.Skipped, opt.Jobs, runsDir, func(r Run, l results.Line, log string) {
+	interrupted := pool(ctx, plan, source, todo, n-sum.Skipped, opt.Jobs, runsDir, func(r Run, l results.Line, log string, used map[string]string) {
 		if writeErr != nil {
 			return
 		}
+		// the log first: a run whose log could not be written has no
+		// line, so --resume runs it again and writes its log
+		if l.Status != results.StatusOK && log != "" {
+			if writeErr = writeRunLog(out, l.ID, log); writeErr != nil {
+				return
+			}
+		}
 		if writeErr = app.Append(l); writeErr != nil {
+			writeErr = fmt.Errorf("writing %s: %w", path, writeErr)
 			return
 		}
-		if l.Status != results.StatusOK && log != "" {
-			writeRunLog(opt.Out, l.ID, log)
-		}
+		deps.add(used)
 		sum.count(l.Status)
 		progress.Add(l)
 	})
 	progress.Finish()
+	man.Inputs, man.Mixed = deps.inputs, deps.mixedKeys()
+	if err := writeManifest(out, man); err != nil && writeErr == nil {
+		writeErr = err
+	}
 	if writeErr != nil {
-		return sum, fmt.Errorf("writing %s: %w", path, writeErr)
+		return sum, writeErr
 	}
 	if interrupted {
 		sum.Interrupted = true
@@ -165,39 +199,50 @@ func Execute(ctx context.Context, plan *Plan, opt Options) (Summary, error) {
 	if err := results.SortFile(path, n, func(index int) int { return plan.ShardPos(shard, index) }); err != nil {
 		return sum, err
 	}
-	return sum, report.Write(opt.Out)
+	sum.Mixed = man.Mixed
+	if err := report.Write(out); err != nil {
+		return sum, err
+	}
+	if len(deps.mixed) > mixedBefore && !opt.AllowMixed {
+		return sum, fmt.Errorf("%w during the sweep: %s (recorded in %s's mixed); rerun into a new --out with the files left alone, or add --allow-mixed to accept it", ErrMixed, strings.Join(man.Mixed, ", "), ManifestName)
+	}
+	return sum, nil
 }
+
+// ErrMixed is the error of a sweep whose runs read two versions of one
+// input (a file, a plugin, proflab itself).
+var ErrMixed = errors.New("the runs read two versions of their inputs")
 
 // prepare checks Out against the sweep and returns the shard positions
 // of the runs already done there (with --resume), counted in sum,
 // leaving results.jsonl holding exactly them. It reads the results file
 // as a stream and keeps a bit per run, so a large file costs little
 // memory.
-func prepare(opt Options, man Manifest, path string, plan *Plan, sum *Summary) (*bitset, error) {
+func prepare(opt Options, man Manifest, path string, plan *Plan, sum *Summary) (*bitset, *Manifest, error) {
 	done := newBitset(man.ShardRuns)
 	old, err := readManifest(opt.Out)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		old = nil
 	case err != nil:
-		return nil, err
+		return nil, nil, err
 	}
 	count, torn, err := results.Count(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, err
+		return nil, nil, err
 	}
 	if old == nil && count == 0 {
-		return done, nil
+		return done, nil, nil
 	}
 	if old != nil && (old.Hash != man.Hash || old.Shard != man.Shard) {
-		return nil, fmt.Errorf("%s holds the results of another sweep (%s, shard %s, hash %.12s; this is %s, shard %s, hash %.12s): choose another --out",
+		return nil, nil, fmt.Errorf("%s holds the results of another sweep (%s, shard %s, hash %.12s; this is %s, shard %s, hash %.12s): choose another --out",
 			opt.Out, old.Sweep, old.Shard, old.Hash, man.Sweep, man.Shard, man.Hash)
 	}
 	if !opt.Resume && !opt.RetryFailed {
 		if count == 0 && !torn {
-			return done, nil
+			return done, old, nil
 		}
-		return nil, fmt.Errorf("%s already holds %d results of this sweep: add --resume to run only what is missing, --retry-failed to also rerun failures, or choose another --out", opt.Out, count)
+		return nil, nil, fmt.Errorf("%s already holds %d results of this sweep: add --resume to run only what is missing, --retry-failed to also rerun failures, or choose another --out", opt.Out, count)
 	}
 	kept := 0
 	keep := func(l results.Line) (bool, error) {
@@ -214,10 +259,10 @@ func prepare(opt Options, man Manifest, path string, plan *Plan, sum *Summary) (
 		return true, nil
 	}
 	if err := results.Filter(path, keep); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	sum.Skipped = kept
-	return done, nil
+	return done, old, nil
 }
 
 // bitset is a set of shard positions, a bit each.
@@ -237,7 +282,7 @@ func (b *bitset) set(i int)      { (*b)[i/64] |= 1 << (i % 64) }
 // finish).
 // With runsDir set, each finished run's output folder is written there
 // (by its worker, before the run counts as finished).
-func pool(ctx context.Context, plan *Plan, source []byte, todo iter.Seq[Run], count, jobs int, runsDir string, finish func(Run, results.Line, string)) (interrupted bool) {
+func pool(ctx context.Context, plan *Plan, source []byte, todo iter.Seq[Run], count, jobs int, runsDir string, finish func(Run, results.Line, string, map[string]string)) (interrupted bool) {
 	if jobs < 1 {
 		jobs = runtime.NumCPU()
 	}
@@ -247,8 +292,15 @@ func pool(ctx context.Context, plan *Plan, source []byte, todo iter.Seq[Run], co
 		run  Run
 		line results.Line
 		log  string
+		used map[string]string
 	}
 	out := make(chan done)
+	// solo lets a run that failed for memory beside others run again
+	// alone: the memory watchdog judges the process's one heap, so a run
+	// beside a greedy one may be ended for the other's memory, and its
+	// result must not depend on -j. Runs hold it shared; a rerun holds it
+	// alone, once the runs in progress have finished.
+	var solo sync.RWMutex
 	var wg sync.WaitGroup
 	for range jobs {
 		wg.Add(1)
@@ -258,14 +310,30 @@ func pool(ctx context.Context, plan *Plan, source []byte, todo iter.Seq[Run], co
 			w.runOutputs = runsDir != ""
 			defer w.close()
 			for r := range next {
+				solo.RLock()
 				res := w.run(ctx, r)
+				solo.RUnlock()
+				if jobs > 1 && res.Error != nil && res.Error.Kind == runerr.KindMemory {
+					res.Outputs.Close()
+					solo.Lock()
+					res = w.run(ctx, r)
+					solo.Unlock()
+				}
 				if res.Error != nil && res.Error.Kind == runerr.KindInterrupted {
 					res.Outputs.Close()
 					continue // a partial run: discarded
 				}
 				line := w.lineOf(r, res)
 				if runsDir != "" {
-					if err := scenario.WriteResult(filepath.Join(runsDir, r.ID), res); err != nil {
+					// A folder without its run's line is what a sweep killed
+					// while writing it left: the run is done again, and its
+					// folder replaced.
+					dir := filepath.Join(runsDir, r.ID)
+					err := os.RemoveAll(dir)
+					if err == nil {
+						err = scenario.WriteResult(dir, res)
+					}
+					if err != nil {
 						if line.Error == nil {
 							line.Status = results.StatusError
 							line.Error = &results.Error{Kind: "output", Message: "writing the run's output folder: " + err.Error()}
@@ -273,7 +341,7 @@ func pool(ctx context.Context, plan *Plan, source []byte, todo iter.Seq[Run], co
 					}
 				}
 				res.Outputs.Close() // the spooled trace events of its logger sessions
-				out <- done{r, line, runLog(res)}
+				out <- done{r, line, runLog(res), w.used(res)}
 			}
 		}()
 	}
@@ -293,7 +361,7 @@ func pool(ctx context.Context, plan *Plan, source []byte, todo iter.Seq[Run], co
 	}()
 	n := 0
 	for d := range out {
-		finish(d.run, d.line, d.log)
+		finish(d.run, d.line, d.log, d.used)
 		n++
 	}
 	return n < count
@@ -313,10 +381,36 @@ func runLog(res scenario.Result) string {
 	return b.String()
 }
 
-// writeRunLog keeps the log of a run that did not end ok in Out/logs.
-func writeRunLog(out, id, log string) {
+// writeRunLog keeps the log of a run that did not end ok in Out/logs,
+// whole or not at all (a temporary file renamed into place).
+func writeRunLog(out, id, log string) error {
 	dir := filepath.Join(out, "logs")
-	if os.MkdirAll(dir, 0o755) == nil {
-		_ = os.WriteFile(filepath.Join(dir, id+".txt"), []byte(log), 0o644)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("writing the log of run %s: %w", id, err)
 	}
+	if err := writeFileAtomic(filepath.Join(dir, id+".txt"), []byte(log)); err != nil {
+		return fmt.Errorf("writing the log of run %s: %w", id, err)
+	}
+	return nil
+}
+
+// writeFileAtomic writes data to path through a temporary file beside it,
+// renamed over path once written and closed, with the mode os.WriteFile
+// gives a new file.
+func writeFileAtomic(path string, data []byte) error {
+	tmp := path + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return os.Rename(tmp, path)
 }

@@ -104,7 +104,7 @@ func TestDeterministicAcrossJobsAndShards(t *testing.T) {
 		shards = append(shards, d)
 	}
 	merged := filepath.Join(dir, "merged")
-	if err := sweep.Merge(merged, []string{shards[2], shards[0], shards[1]}); err != nil {
+	if err := sweep.Merge(merged, []string{shards[2], shards[0], shards[1]}, sweep.MergeOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if got := stripped(t, merged); got != want {
@@ -162,7 +162,7 @@ func TestMergeRefuses(t *testing.T) {
 		{"not a sweep", []string{shards[0], dir}, "not a sweep's output folder"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			err := sweep.Merge(filepath.Join(t.TempDir(), "out"), tt.dirs)
+			err := sweep.Merge(filepath.Join(t.TempDir(), "out"), tt.dirs, sweep.MergeOptions{})
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("error %v, want %q", err, tt.want)
 			}

@@ -27,6 +27,16 @@ type Manifest struct {
 	Shard Shard `json:"shard"`
 	// ShardRuns is the number of runs of the shard.
 	ShardRuns int `json:"shard_runs"`
+	// Inputs are what the runs depended on besides what Hash covers: the
+	// proflab that ran them ("proflab"), each HAL plugin's executable
+	// ("plugin NAME": its sha256), and each file the runs read (modules
+	// required from the scenario's folder, workload files: its path,
+	// relative to the sweep file's folder when inside it, and sha256).
+	// Resumed runs and merged shards must agree on them.
+	Inputs map[string]string `json:"inputs,omitempty"`
+	// Mixed are the Inputs of which the runs saw more than one version
+	// (only with --allow-mixed).
+	Mixed []string `json:"mixed,omitempty"`
 }
 
 // MarshalJSON writes the shard as "K/N".

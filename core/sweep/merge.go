@@ -1,11 +1,14 @@
 package sweep
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/proflab/proflab/core/sweep/report"
@@ -20,7 +23,7 @@ import (
 //
 // It reads the shards' results as streams and keeps a bit per run, so
 // merging a million runs takes the memory of merging ten.
-func Merge(out string, dirs []string) error {
+func Merge(out string, dirs []string, opt MergeOptions) error {
 	if len(dirs) == 0 {
 		return errors.New("merge: give the shards' output folders")
 	}
@@ -28,11 +31,20 @@ func Merge(out string, dirs []string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
+	inputs, mixed, err := mergeInputs(dirs, opt.AllowMixed)
+	if err != nil {
 		return err
 	}
+	out, unlock, err := prepareOut(context.Background(), out, false)
+	if err != nil {
+		return fmt.Errorf("merge: %w", err)
+	}
+	defer unlock()
 	if m, err := readManifest(out); err == nil && m != nil {
 		return fmt.Errorf("merge: %s already holds a sweep's results; choose an empty folder", out)
+	}
+	if err := checkOwn(out); err != nil {
+		return fmt.Errorf("merge: %w", err)
 	}
 	path := filepath.Join(out, results.FileName)
 	seen := newBitset(first.Runs)
@@ -57,10 +69,56 @@ func Merge(out string, dirs []string) error {
 	}
 	whole := *first
 	whole.Shard, whole.ShardRuns = Whole, first.Runs
+	whole.Inputs, whole.Mixed = inputs, mixed
 	if err := writeManifest(out, whole); err != nil {
 		return err
 	}
 	return report.Write(out)
+}
+
+// MergeOptions tune Merge.
+type MergeOptions struct {
+	// AllowMixed merges shards whose runs depended on different versions
+	// of an input (Manifest.Inputs), recording them in the merged
+	// sweep.json's mixed, instead of refusing.
+	AllowMixed bool
+}
+
+// mergeInputs joins the shards' recorded inputs: an input two shards saw
+// in different versions (a module edited between two shards, another
+// proflab build on one node) is refused unless allow, and listed in mixed.
+func mergeInputs(dirs []string, allow bool) (map[string]string, []string, error) {
+	inputs, from := map[string]string{}, map[string]string{}
+	mixed := map[string]bool{}
+	var problems []string
+	for _, dir := range dirs {
+		m, err := readManifest(dir)
+		if err != nil {
+			return nil, nil, fmt.Errorf("merge: %w", err)
+		}
+		for _, k := range m.Mixed {
+			mixed[k] = true
+		}
+		for _, k := range slices.Sorted(maps.Keys(m.Inputs)) {
+			v := m.Inputs[k]
+			if old, ok := inputs[k]; ok && old != v {
+				if !mixed[k] {
+					problems = append(problems, fmt.Sprintf("%s is %.12s in %s but %.12s in %s", k, old, from[k], v, dir))
+				}
+				mixed[k] = true
+				continue
+			}
+			inputs[k], from[k] = v, dir
+		}
+	}
+	if len(problems) > 0 && !allow {
+		return nil, nil, fmt.Errorf("merge: the shards ran different code: %s; rerun the odd shards with the same proflab, plugins and files, or add --allow-mixed to merge anyway (recorded in sweep.json as mixed)", strings.Join(problems, "; "))
+	}
+	var keys []string
+	if len(mixed) > 0 {
+		keys = slices.Sorted(maps.Keys(mixed))
+	}
+	return inputs, keys, nil
 }
 
 // shardManifests reads the shards' manifests and checks that they are the

@@ -2,12 +2,15 @@ package report
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"image/color"
 	"math"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -34,9 +37,6 @@ type figure struct {
 // axis), and for each varying non-numeric parameter a pass/fail matrix of
 // the runs' outcomes.
 func writePlots(d *data) ([]figure, error) {
-	if err := os.RemoveAll(filepath.Join(d.dir, PlotsDir)); err != nil {
-		return nil, err
-	}
 	var figs []figure
 	vary := d.varying()
 	for _, m := range d.metric {
@@ -58,18 +58,54 @@ func writePlots(d *data) ([]figure, error) {
 		}
 		figs = append(figs, fig)
 	}
+	if err := replacePlots(d.dir, figs); err != nil {
+		return nil, err
+	}
 	if len(figs) == 0 {
 		return nil, nil
 	}
-	if err := os.MkdirAll(filepath.Join(d.dir, PlotsDir), 0o755); err != nil {
-		return nil, err
-	}
+	return figs, nil
+}
+
+// plotList is the file in the plots folder that lists the plots the
+// report wrote, so that the next report removes exactly those it no
+// longer draws and nothing else of the folder.
+const plotList = ".proflab-plots"
+
+// replacePlots writes figs into the plots folder and removes the plots an
+// earlier report wrote that figs no longer has; it touches no other file.
+func replacePlots(dir string, figs []figure) error {
+	plots := filepath.Join(dir, PlotsDir)
+	list := filepath.Join(plots, plotList)
+	var names []string
 	for _, f := range figs {
-		if err := os.WriteFile(filepath.Join(d.dir, filepath.FromSlash(f.file)), f.svg, 0o644); err != nil {
-			return nil, err
+		names = append(names, path.Base(f.file))
+	}
+	if old, err := os.ReadFile(list); err == nil {
+		for _, name := range strings.Split(string(old), "\n") {
+			if name != "" && !strings.ContainsAny(name, `/\`) && !slices.Contains(names, name) {
+				if err := os.Remove(filepath.Join(plots, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+					return err
+				}
+			}
 		}
 	}
-	return figs, nil
+	if len(figs) == 0 {
+		if err := os.Remove(list); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		_ = os.Remove(plots) // only if the report's plots were all it held
+		return nil
+	}
+	if err := os.MkdirAll(plots, 0o755); err != nil {
+		return err
+	}
+	for _, f := range figs {
+		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(f.file)), f.svg, 0o644); err != nil {
+			return err
+		}
+	}
+	return os.WriteFile(list, []byte(strings.Join(names, "\n")+"\n"), 0o644)
 }
 
 func others(ps []param, x param) []param {

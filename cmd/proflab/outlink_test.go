@@ -1,0 +1,35 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// run --out through a symbolic link writes the outputs where the link
+// points, a dangling link included, and leaves the link a link (the
+// finished folder used to be renamed over the link).
+func TestRunOutThroughASymlink(t *testing.T) {
+	dir := t.TempDir()
+	scen := writeScenario(t, dir, "s.lua", `local lab = require "proflab"
+lab.record{ x = 1 }`)
+	for _, name := range []string{"existing", "dangling"} {
+		target := filepath.Join(dir, "target-"+name)
+		if name == "existing" {
+			os.MkdirAll(target, 0o755)
+		}
+		link := filepath.Join(dir, "link-"+name)
+		if err := os.Symlink(target, link); err != nil {
+			t.Fatal(err)
+		}
+		if code, stdout, stderr := runCLI("run", scen, "--out", link); code != ExitOK {
+			t.Fatalf("%s link: exit %d\n%s%s", name, code, stdout, stderr)
+		}
+		if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			t.Errorf("%s link: replaced by a folder (%v)", name, err)
+		}
+		if _, err := os.Stat(filepath.Join(target, "result.json")); err != nil {
+			t.Errorf("%s link: no result.json where it points: %v", name, err)
+		}
+	}
+}

@@ -1,0 +1,134 @@
+package sweep
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/proflab/proflab/core/scenario"
+	"github.com/proflab/proflab/core/version"
+)
+
+// ProflabInput is the key of Manifest.Inputs that holds the proflab
+// version the runs ran on; PluginInput prefixes a HAL plugin
+// executable's path.
+const (
+	ProflabInput = "proflab"
+	PluginInput  = "plugin "
+)
+
+// dependencies gathers what a sweep's runs depended on beyond the plan's
+// hash (Manifest.Inputs), and the inputs seen in two versions.
+type dependencies struct {
+	base   string // the sweep file's folder, absolute: file inputs are relative to it
+	inputs map[string]string
+	mixed  map[string]bool
+}
+
+func newDependencies(plan *Plan) *dependencies {
+	base, err := filepath.Abs(filepath.Dir(plan.File.Path))
+	if err != nil {
+		base = filepath.Dir(plan.File.Path)
+	}
+	return &dependencies{base: base, inputs: map[string]string{}, mixed: map[string]bool{}}
+}
+
+// used is what the run res depended on: the proflab that ran it, its
+// HALs' plugin executables and the files it read, by absolute path.
+func (w *worker) used(res scenario.Result) map[string]string {
+	out := make(map[string]string, 1+len(res.Plugins)+len(res.Inputs))
+	out[ProflabInput] = res.ProflabVersion
+	for _, p := range res.Plugins {
+		if p.SHA256 != "" {
+			out[PluginInput+p.Path] = p.SHA256
+		}
+	}
+	maps.Copy(out, res.Inputs)
+	return out
+}
+
+// key names a used input in the manifest: a file by its path relative to
+// the sweep file's folder when inside it (so shards run from other
+// checkouts of one project agree), with forward slashes.
+func (d *dependencies) key(k string) string {
+	if p, ok := strings.CutPrefix(k, PluginInput); ok {
+		return PluginInput + d.key(p)
+	}
+	if !filepath.IsAbs(k) {
+		return k
+	}
+	if rel, err := filepath.Rel(d.base, k); err == nil && !strings.HasPrefix(rel, "..") {
+		return filepath.ToSlash(rel)
+	}
+	return filepath.ToSlash(k)
+}
+
+// add records a run's used inputs; one already recorded with another
+// version is mixed.
+func (d *dependencies) add(used map[string]string) {
+	for k, v := range used {
+		k = d.key(k)
+		if old, ok := d.inputs[k]; ok && old != v {
+			d.mixed[k] = true
+			continue
+		}
+		d.inputs[k] = v
+	}
+}
+
+// mixedKeys are the mixed inputs, sorted (nil for none).
+func (d *dependencies) mixedKeys() []string {
+	if len(d.mixed) == 0 {
+		return nil
+	}
+	return slices.Sorted(maps.Keys(d.mixed))
+}
+
+// resume takes over the inputs the folder's earlier runs recorded and
+// checks that proflab, the plugins and the files they read are still
+// those versions: results of two versions of the code must not mix
+// silently. With allow, a difference is recorded as mixed instead of
+// refused.
+func (d *dependencies) resume(old *Manifest, allow bool) error {
+	maps.Copy(d.inputs, old.Inputs)
+	for _, k := range old.Mixed {
+		d.mixed[k] = true
+	}
+	var changed []string
+	for _, k := range slices.Sorted(maps.Keys(old.Inputs)) {
+		was := old.Inputs[k]
+		now, ok := d.current(k)
+		if !ok || now == was {
+			continue
+		}
+		changed = append(changed, fmt.Sprintf("%s (%.12s then, %.12s now)", k, was, now))
+		d.mixed[k] = true
+	}
+	if len(changed) > 0 && !allow {
+		return fmt.Errorf("the runs already in this folder ran with other versions of %s: resuming would mix the results of two versions; choose a new --out, or add --allow-mixed to go on (recorded in sweep.json as mixed)", strings.Join(changed, ", "))
+	}
+	return nil
+}
+
+// current is the version of input k now, when this process can tell it:
+// proflab's, or a file's sha256 ("" for a file that is gone).
+func (d *dependencies) current(k string) (string, bool) {
+	if k == ProflabInput {
+		return version.String(), true
+	}
+	path := filepath.FromSlash(strings.TrimPrefix(k, PluginInput))
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(d.base, path)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", true
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), true
+}
