@@ -28,8 +28,8 @@ lab.record{ done = 1 }
 // A run that failed for memory beside others runs again alone, so every
 // run's status and message are those of -j 1.
 func TestMemoryFailuresDoNotDependOnJobs(t *testing.T) {
-	if testing.Short() {
-		t.Skip("allocates a few hundred MB")
+	if testing.Short() || raceDetector {
+		t.Skip("allocates a few hundred MB (17 s under the race detector, which `go test` without -race covers)")
 	}
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "s.lua"), []byte(greedyScenario), 0o644)

@@ -114,12 +114,12 @@ func TestOneWriterPerFolder(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("--wait on a folder held throughout: %v", err)
 	}
-	go func() { time.Sleep(200 * time.Millisecond); release() }()
+	held := release
+	go func() { time.Sleep(200 * time.Millisecond); held() }()
 	if sum, err := execute(p, out, sweep.Options{Wait: true}); err != nil || sum.OK != 3 {
 		t.Errorf("--wait for a writer that ends: %v, %v", sum, err)
 	}
-	release = flockFolder(t, out)
-	defer release()
+	defer flockFolder(t, out)()
 	if err := sweep.Report(out); !errors.Is(err, sweep.ErrLocked) {
 		t.Errorf("report on a folder being written: %v", err)
 	}
