@@ -54,19 +54,3 @@ var constantValues = sync.OnceValue(func() map[string]lua.LNumber {
 	}
 	return out
 })
-
-// constantIndex is the proflab module's __index(t, name): the constant of
-// that name, kept in t so that the next read is a plain field read, or nil
-// for a name that is no constant.
-func constantIndex(L *lua.LState) int {
-	t, name := L.CheckTable(1), L.Get(2)
-	if s, ok := name.(lua.LString); ok {
-		if v, ok := constantValues()[string(s)]; ok {
-			t.RawSetString(string(s), v)
-			L.Push(v)
-			return 1
-		}
-	}
-	L.Push(lua.LNil)
-	return 1
-}

@@ -15,7 +15,7 @@ func (rt *Runtime) newLabModule() *lua.LTable {
 	L := rt.L
 	lab := L.NewTable()
 	meta := L.NewTable()
-	meta.RawSetString("__index", L.NewFunction(constantIndex))
+	meta.RawSetString("__index", L.NewFunction(rt.constantIndex))
 	L.SetMetatable(lab, meta)
 	lab.RawSetString("NtCurrentProcess", lua.LNumber(-1))
 	funcs := map[string]lua.LGFunction{

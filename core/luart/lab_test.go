@@ -2,6 +2,7 @@ package luart
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -59,9 +60,35 @@ func TestConstantsOnLab(t *testing.T) {
 	}
 	// Go spellings of values exported under their Windows names stay off lab.
 	for _, name := range []string{"StatusSuccess", "ErrorBadLength", "VendorIntel"} {
-		if got := eval(t, "lab."+name); got != "nil" {
-			t.Errorf("lab.%s = %s, want nil", name, got)
+		if got := evalErr(t, "local x = lab."+name); !strings.Contains(got, "has no "+name) {
+			t.Errorf("lab.%s: %q, want an error", name, got)
 		}
+	}
+}
+
+// A name the proflab module or a library module does not have is an
+// error naming it and the closest names, never a nil that a service
+// would read as 0 (ProfileTime).
+func TestMisspeltNamesAreErrors(t *testing.T) {
+	for _, tt := range []struct{ stmt, want string }{
+		{"local s = lab.ProfileTme", "t.lua:2: the proflab module (lab) has no ProfileTme; did you mean ProfileTime?"},
+		{"lab.recrod{ x = 1 }", "has no recrod; did you mean record?"},
+		{"local s = lab.STATUS_SUCESS", "did you mean STATUS_SUCCESS"},
+		{"local s = lab.NoSuchThingAtAll", "the proflab module (lab) has no NoSuchThingAtAll"},
+		{"local s = lab[1]", "has no field 1 (a number)"},
+		{"local P = require 'profile'\nlocal x = P.totl", `t.lua:3: the library module "profile" has no totl; did you mean total?`},
+		{"local S = require 'stats'\nS.maen({1})", `the library module "stats" has no maen; did you mean mean?`},
+	} {
+		if got := evalErr(t, tt.stmt); !strings.Contains(got, tt.want) {
+			t.Errorf("%s:\n got %q\nwant %q", tt.stmt, got, tt.want)
+		}
+	}
+	// what the scenario sets, and rawget, still work
+	if got := eval(t, "(function() lab.mine = 3; return lab.mine + (rawget(lab, 'Nope') or 0) end)()"); got != "3" {
+		t.Errorf("a field the scenario set: %s", got)
+	}
+	if got := evalErr(t, "local P = require 'profile'\nP.extra = 1\nassert(P.extra == 1)"); got != "" {
+		t.Errorf("a field the scenario set on a library module: %s", got)
 	}
 }
 

@@ -65,6 +65,9 @@ func (rt *Runtime) require(L *lua.LState) int {
 	if v == lua.LNil {
 		v = lua.LTrue
 	}
+	if rt.isLibraryChunk(chunk) {
+		strictModule(L, name, v)
+	}
 	rt.loaded[name] = v
 	L.Push(v)
 	return 1
