@@ -27,7 +27,7 @@ func newSweepCmd() *cobra.Command {
 		out, shardArg      string
 		resume, retry, dry bool
 		runOutputs, wait   bool
-		allowMixed         bool
+		allowMixed, strict bool
 		sets               []string
 	)
 	cmd := &cobra.Command{
@@ -74,9 +74,12 @@ func newSweepCmd() *cobra.Command {
 			defer stop()
 			sum, err := sweep.Execute(ctx, plan, sweep.Options{
 				Out: out, Jobs: jobs, Shard: shard, Resume: resume, RetryFailed: retry,
-				Progress: progressFor(stderr), RunOutputs: runOutputs, Wait: wait, AllowMixed: allowMixed,
+				Progress: progressFor(stderr), RunOutputs: runOutputs, Wait: wait, AllowMixed: allowMixed, StrictParams: strict,
 			})
 			fmt.Fprintln(cmd.OutOrStdout(), sum)
+			if len(sum.Unread) > 0 && !strict {
+				fmt.Fprintf(stderr, "warning: no run read %s from lab.params: a misspelt axis, or a parameter the scenario does not use? (every run ran without it; --strict-params makes this an error)\n", strings.Join(sum.Unread, ", "))
+			}
 			switch {
 			case errors.Is(err, sweep.ErrInterrupted):
 				return withCode(ExitInterrupted, fmt.Errorf("interrupted: %d finished runs are in %s; add --resume to go on", sum.Finished(), out))
@@ -94,6 +97,7 @@ func newSweepCmd() *cobra.Command {
 	fl.IntVarP(&jobs, "jobs", "j", runtime.NumCPU(), "runs at once (workers, each with its own plugin processes)")
 	fl.StringVar(&out, "out", "", "output folder (default out/NAME for NAME.toml)")
 	fl.BoolVar(&resume, "resume", false, "skip the runs already in OUT/results.jsonl")
+	fl.BoolVar(&strict, "strict-params", false, "fail the sweep (exit 2) when a parameter of the sweep was read by no run")
 	fl.BoolVar(&wait, "wait", false, "wait for another proflab writing OUT to finish instead of refusing the folder")
 	fl.BoolVar(&allowMixed, "allow-mixed", false, "go on when the runs already in OUT read other versions of their files, plugins or proflab (recorded in sweep.json)")
 	fl.BoolVar(&retry, "retry-failed", false, "like --resume, and rerun the runs that did not end ok")

@@ -36,7 +36,7 @@ func (rt *Runtime) newLabModule() *lua.LTable {
 	for name, f := range funcs {
 		lab.RawSetString(name, rt.fn("lab."+name, f))
 	}
-	lab.RawSetString("params", paramsTable(L, rt.cfg.Params))
+	lab.RawSetString("params", rt.newParams(L))
 	lab.RawSetString("seed", ResultValue(L, rt.cfg.Seed))
 	return lab
 }

@@ -1,6 +1,7 @@
 package luart
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -174,5 +175,27 @@ func TestRecord(t *testing.T) {
 	_ = rt2.Exec("s.lua", []byte(`local lab = require "proflab" lab.record{ a = 1 } lab.record{ a = 2, z = print }`))
 	if got := rt2.Records(); !reflect.DeepEqual(got, map[string]any{"a": 1.0}) {
 		t.Errorf("records after a bad record = %v", got)
+	}
+}
+
+// The runtime knows which parameters the scenario read: by field, and all
+// of them through pairs or next; writes and missing names work as on a
+// table.
+func TestParamsRead(t *testing.T) {
+	for _, tt := range []struct{ src, want string }{
+		{"local x = lab.params.a", "[a]"},
+		{"local x = lab.params.a or lab.params.nope", "[a]"},
+		{"for k in pairs(lab.params) do end", "[a b c]"},
+		{"local k = next(lab.params)", "[a b c]"},
+		{"lab.params.c = 4; assert(lab.params.c == 4)", "[c]"},
+		{"local t = lab.params", "[]"},
+	} {
+		rt, _ := newTestRuntime(t, Config{Params: map[string]any{"a": int64(1), "b": "x", "c": 2.5}})
+		if err := rt.Exec("t.lua", []byte("local lab = require 'proflab'\n"+tt.src)); err != nil {
+			t.Fatalf("%s: %v", tt.src, err.Detail())
+		}
+		if got := fmt.Sprint(rt.ParamsRead()); got != tt.want {
+			t.Errorf("%s: read %s, want %s", tt.src, got, tt.want)
+		}
 	}
 }

@@ -102,10 +102,13 @@ type Runtime struct {
 	budgetError *runerr.Error // the first budget refusal, which fails the run even if caught
 	resumeDepth int           // coroutines resumed inside one another
 
-	inputs    map[string]string     // files read, by absolute path: sha256 (inputs.go)
-	loaded    map[string]lua.LValue // require's cache
-	loading   []string              // require's stack, for loop detection
-	libChunks map[string]bool       // chunk names of library modules
+	params      *lua.LTable           // the run's parameters, behind lab.params (params.go)
+	paramsProxy *lua.LTable           // lab.params
+	paramsRead  map[string]bool       // the parameters the scenario read
+	inputs      map[string]string     // files read, by absolute path: sha256 (inputs.go)
+	loaded      map[string]lua.LValue // require's cache
+	loading     []string              // require's stack, for loop detection
+	libChunks   map[string]bool       // chunk names of library modules
 }
 
 // New makes a fresh sandboxed state: the base, table, string, math and

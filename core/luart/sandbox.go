@@ -38,6 +38,7 @@ func (rt *Runtime) openSandbox() {
 	str := L.GetGlobal("string").(*lua.LTable)
 	str.RawSetString("format", rt.fn("string.format", rt.stringFormat(str.RawGetString("format").(*lua.LFunction))))
 	rt.installBudgets()
+	rt.installParamsIteration()
 	rt.installRandom()
 	rt.explainMissing()
 }

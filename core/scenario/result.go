@@ -52,6 +52,8 @@ type Result struct {
 	// configuration (modules required from the scenario's folder,
 	// workload files), by absolute path, with their sha256.
 	Inputs map[string]string `json:"-"`
+	// ParamsRead are the parameters the scenario read from lab.params.
+	ParamsRead []string `json:"-"`
 	// Outputs are the machines and trace sessions the run made, for
 	// WriteResult's profile, bucket and trace files.
 	Outputs *output.Registry `json:"-"`

@@ -38,9 +38,21 @@ func newDependencies(plan *Plan) *dependencies {
 	return &dependencies{base: base, inputs: map[string]string{}, mixed: map[string]bool{}}
 }
 
-// used is what the run res depended on: the proflab that ran it, its
-// HALs' plugin executables and the files it read, by absolute path.
-func (w *worker) used(res scenario.Result) map[string]string {
+// runUse is what a run used: its inputs (Manifest.Inputs, with files by
+// absolute path) and the parameters it read.
+type runUse struct {
+	inputs map[string]string
+	params []string
+}
+
+// used is what the run res used: the proflab that ran it, its HALs'
+// plugin executables, the files it read, and the parameters it read.
+func (w *worker) used(res scenario.Result) runUse {
+	return runUse{inputs: usedInputs(res), params: res.ParamsRead}
+}
+
+// usedInputs are the inputs of the run res.
+func usedInputs(res scenario.Result) map[string]string {
 	out := make(map[string]string, 1+len(res.Plugins)+len(res.Inputs))
 	out[ProflabInput] = res.ProflabVersion
 	for _, p := range res.Plugins {

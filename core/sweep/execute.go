@@ -39,6 +39,9 @@ type Options struct {
 	// versions of the files, plugins or proflab than this one, recording
 	// the mix in sweep.json, instead of refusing.
 	AllowMixed bool
+	// StrictParams makes a parameter that no run read an error (after the
+	// runs: they are kept), instead of a warning.
+	StrictParams bool
 	// RunOutputs also writes each finished run's output folder,
 	// Out/runs/ID (result.json, config.toml, buckets.csv, a pprof profile
 	// per profile, the Perfetto trace: scenario.WriteResult), to compare sampled
@@ -62,6 +65,9 @@ type Summary struct {
 	// Mixed are the inputs (files, plugins, proflab) of which the runs
 	// saw more than one version (sweep.json's "mixed").
 	Mixed []string
+	// Unread are the sweep's parameters that no run read from lab.params
+	// and [config] does not set (sweep.json's "unread_params").
+	Unread []string
 }
 
 // Finished is the number of runs done.
@@ -130,7 +136,9 @@ func Execute(ctx context.Context, plan *Plan, opt Options) (Summary, error) {
 			return sum, err
 		}
 	}
+	read := newParamsRead(plan, old)
 	man.Inputs, man.Mixed = deps.inputs, deps.mixedKeys()
+	man.ParamsRead, man.Unread = read.lists()
 	mixedBefore := len(deps.mixed)
 	if err := writeManifest(out, man); err != nil {
 		return sum, err
@@ -162,7 +170,7 @@ func Execute(ctx context.Context, plan *Plan, opt Options) (Summary, error) {
 	if opt.RunOutputs {
 		runsDir = filepath.Join(out, RunsDir)
 	}
-	interrupted := pool(ctx, plan, source, todo, n-sum.Skipped, opt.Jobs, runsDir, func(r Run, l results.Line, log string, used map[string]string) {
+	interrupted := pool(ctx, plan, source, todo, n-sum.Skipped, opt.Jobs, runsDir, func(r Run, l results.Line, log string, used runUse) {
 		if writeErr != nil {
 			return
 		}
@@ -177,12 +185,14 @@ func Execute(ctx context.Context, plan *Plan, opt Options) (Summary, error) {
 			writeErr = fmt.Errorf("writing %s: %w", path, writeErr)
 			return
 		}
-		deps.add(used)
+		deps.add(used.inputs)
+		read.add(used.params)
 		sum.count(l.Status)
 		progress.Add(l)
 	})
 	progress.Finish()
 	man.Inputs, man.Mixed = deps.inputs, deps.mixedKeys()
+	man.ParamsRead, man.Unread = read.lists()
 	if err := writeManifest(out, man); err != nil && writeErr == nil {
 		writeErr = err
 	}
@@ -199,15 +209,22 @@ func Execute(ctx context.Context, plan *Plan, opt Options) (Summary, error) {
 	if err := results.SortFile(path, n, func(index int) int { return plan.ShardPos(shard, index) }); err != nil {
 		return sum, err
 	}
-	sum.Mixed = man.Mixed
+	sum.Mixed, sum.Unread = man.Mixed, man.Unread
 	if err := report.Write(out); err != nil {
 		return sum, err
+	}
+	if len(sum.Unread) > 0 && opt.StrictParams {
+		return sum, fmt.Errorf("%w: %s (--strict-params)", ErrUnreadParams, strings.Join(sum.Unread, ", "))
 	}
 	if len(deps.mixed) > mixedBefore && !opt.AllowMixed {
 		return sum, fmt.Errorf("%w during the sweep: %s (recorded in %s's mixed); rerun into a new --out with the files left alone, or add --allow-mixed to accept it", ErrMixed, strings.Join(man.Mixed, ", "), ManifestName)
 	}
 	return sum, nil
 }
+
+// ErrUnreadParams is the error of a sweep with --strict-params where a
+// parameter was read by no run.
+var ErrUnreadParams = errors.New("no run read the sweep's parameter")
 
 // ErrMixed is the error of a sweep whose runs read two versions of one
 // input (a file, a plugin, proflab itself).
@@ -282,7 +299,7 @@ func (b *bitset) set(i int)      { (*b)[i/64] |= 1 << (i % 64) }
 // finish).
 // With runsDir set, each finished run's output folder is written there
 // (by its worker, before the run counts as finished).
-func pool(ctx context.Context, plan *Plan, source []byte, todo iter.Seq[Run], count, jobs int, runsDir string, finish func(Run, results.Line, string, map[string]string)) (interrupted bool) {
+func pool(ctx context.Context, plan *Plan, source []byte, todo iter.Seq[Run], count, jobs int, runsDir string, finish func(Run, results.Line, string, runUse)) (interrupted bool) {
 	if jobs < 1 {
 		jobs = runtime.NumCPU()
 	}
@@ -292,7 +309,7 @@ func pool(ctx context.Context, plan *Plan, source []byte, todo iter.Seq[Run], co
 		run  Run
 		line results.Line
 		log  string
-		used map[string]string
+		used runUse
 	}
 	out := make(chan done)
 	// solo lets a run that failed for memory beside others run again

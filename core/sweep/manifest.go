@@ -37,6 +37,11 @@ type Manifest struct {
 	// Mixed are the Inputs of which the runs saw more than one version
 	// (only with --allow-mixed).
 	Mixed []string `json:"mixed,omitempty"`
+	// ParamsRead are the sweep's parameters some run read from lab.params
+	// (or that [config] sets); Unread the others: an axis nobody reads
+	// (a misspelt name) changes nothing, and the sweep says so.
+	ParamsRead []string `json:"params_read,omitempty"`
+	Unread     []string `json:"unread_params,omitempty"`
 }
 
 // MarshalJSON writes the shard as "K/N".

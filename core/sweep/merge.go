@@ -70,6 +70,7 @@ func Merge(out string, dirs []string, opt MergeOptions) error {
 	whole := *first
 	whole.Shard, whole.ShardRuns = Whole, first.Runs
 	whole.Inputs, whole.Mixed = inputs, mixed
+	whole.ParamsRead, whole.Unread = mergeParamsRead(dirs)
 	if err := writeManifest(out, whole); err != nil {
 		return err
 	}
@@ -119,6 +120,32 @@ func mergeInputs(dirs []string, allow bool) (map[string]string, []string, error)
 		keys = slices.Sorted(maps.Keys(mixed))
 	}
 	return inputs, keys, nil
+}
+
+// mergeParamsRead joins the shards' read and unread parameters: a
+// parameter some shard's runs read was read.
+func mergeParamsRead(dirs []string) (read, unread []string) {
+	all, was := map[string]bool{}, map[string]bool{}
+	for _, dir := range dirs {
+		m, err := readManifest(dir)
+		if err != nil {
+			continue // shardManifests has read them all already
+		}
+		for _, n := range m.ParamsRead {
+			all[n], was[n] = true, true
+		}
+		for _, n := range m.Unread {
+			all[n] = true
+		}
+	}
+	for _, n := range slices.Sorted(maps.Keys(all)) {
+		if was[n] {
+			read = append(read, n)
+		} else {
+			unread = append(unread, n)
+		}
+	}
+	return read, unread
 }
 
 // shardManifests reads the shards' manifests and checks that they are the

@@ -29,7 +29,8 @@ import (
 // report's memory grows with the grid points, never with the repeats.
 type data struct {
 	dir     string
-	sweep   string // the sweep file's name, from sweep.json
+	sweep   string   // the sweep file's name, from sweep.json
+	unread  []string // the parameters no run read, from sweep.json
 	runs    int
 	params  []param  // every parameter, in name order
 	metric  []string // numeric metrics, flattened names, sorted
@@ -101,10 +102,12 @@ func load(dir string) (*data, error) {
 	d := &data{dir: dir}
 	if b, err := os.ReadFile(filepath.Join(dir, "sweep.json")); err == nil {
 		var m struct {
-			Sweep string `json:"sweep"`
+			Sweep  string   `json:"sweep"`
+			Unread []string `json:"unread_params"`
 		}
 		if json.Unmarshal(b, &m) == nil {
 			d.sweep = path.Base(m.Sweep) // the name, whatever folder it ran from
+			d.unread = m.Unread
 		}
 	}
 	params := map[string]*param{}

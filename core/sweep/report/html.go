@@ -30,7 +30,8 @@ figure img { max-width: 100%; border: 1px solid #ddd; }
 </head>
 <body>
 <h1>Sweep {{.Name}}</h1>
-<p>{{.Runs}} runs: {{.OK}} ok, {{.Failed}} failed, {{.Errors}} error.{{if .Fixed}} Fixed parameters: {{.Fixed}}.{{end}}</p>
+<p>{{.Runs}} runs: {{.OK}} ok, {{.Failed}} failed, {{.Errors}} error.{{if .Fixed}} Fixed parameters: {{.Fixed}}.{{end}}</p>{{if .Unread}}
+<p><strong>Warning:</strong> {{.Unread}}</p>{{end}}
 <p>Files: {{range .Files}}<a href="{{.}}">{{.}}</a> {{end}}</p>
 {{range .Tables}}
 <h2>{{.Title}}</h2>
@@ -64,6 +65,7 @@ func writeHTML(d *data, figs []figure) error {
 		Name                     string
 		Runs, OK, Failed, Errors int
 		Fixed                    string
+		Unread                   string
 		Files                    []string
 		Tables                   []tab
 		Figures                  []fig
@@ -71,6 +73,9 @@ func writeHTML(d *data, figs []figure) error {
 		Files: []string{results.FileName, CSVName, SummaryName}}
 	if v.Name == "" {
 		v.Name = filepath.Base(d.dir)
+	}
+	if len(d.unread) > 0 {
+		v.Unread = unreadWarning(d.unread)
 	}
 	for _, t := range tables(d) {
 		v.Tables = append(v.Tables, tab{t.title, t.header, t.rows})

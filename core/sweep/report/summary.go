@@ -93,6 +93,9 @@ func writeSummary(d *data) error {
 	if f := fixed(d); len(f) > 0 {
 		fmt.Fprintf(&b, "Fixed parameters: %s.\n", strings.Join(f, ", "))
 	}
+	if len(d.unread) > 0 {
+		fmt.Fprintf(&b, "\n**Warning:** %s\n", unreadWarning(d.unread))
+	}
 	for _, t := range tables(d) {
 		fmt.Fprintf(&b, "\n## %s\n\n", t.title)
 		b.WriteString(mdRow(t.header))
@@ -114,4 +117,10 @@ func mdRow(cells []string) string {
 		esc[i] = strings.ReplaceAll(c, "|", `\|`)
 	}
 	return "| " + strings.Join(esc, " | ") + " |\n"
+}
+
+// unreadWarning says that no run read the parameters names.
+func unreadWarning(names []string) string {
+	return fmt.Sprintf("no run read the parameter%s %s from lab.params, so %s changed nothing: a misspelt name, or a parameter the scenario does not use?",
+		map[bool]string{true: "s", false: ""}[len(names) > 1], strings.Join(names, ", "), map[bool]string{true: "they", false: "it"}[len(names) > 1])
 }
