@@ -24,8 +24,8 @@ test: build
 ## a C compiler (.ci/run installs one if missing).
 RACE_PKGS := ./core/scenario/ ./core/halhost/ ./core/lab/ ./core/sim/ ./core/output/ \
 	./halplugins/hal/ ./halplugins/halrpc/ ./scenarios/ ./core/sweep/...
-race:
-	CGO_ENABLED=1 $(GO) test -race -count=1 $(RACE_PKGS)
+race: build
+	PROFLAB_PLUGIN_PATH=$(CURDIR)/$(BIN) CGO_ENABLED=1 $(GO) test -race -count=1 $(RACE_PKGS)
 
 ## check: gofmt, go vet and staticcheck
 check:

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -31,5 +32,19 @@ lab.record{ x = 1 }`)
 		if _, err := os.Stat(filepath.Join(target, "result.json")); err != nil {
 			t.Errorf("%s link: no result.json where it points: %v", name, err)
 		}
+	}
+}
+
+// A HAL setting out of range is reported at its own line of the
+// configuration file, with one "configure:" at most.
+func TestSettingOutOfRangeAtItsLine(t *testing.T) {
+	dir := t.TempDir()
+	scen := writeScenario(t, dir, "s.lua", `local lab = require "proflab"
+lab.record{ x = 1 }`)
+	cfg := filepath.Join(dir, "cfg.toml")
+	os.WriteFile(cfg, []byte("[hal.pmu]\ntransport = \"inproc\"\n\n[hal.pmu.settings]\nevery_version = true\ncounters = 99\n"), 0o644)
+	code, stdout, stderr := runCLI("run", scen, "--config", cfg)
+	if code != ExitUsage || !strings.Contains(stderr, "cfg.toml:6: hal.pmu.settings.counters: setting counters = 99") || strings.Contains(stderr, "configure: configure:") {
+		t.Errorf("exit %d\n%s%s", code, stdout, stderr)
 	}
 }

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"reflect"
@@ -48,7 +49,34 @@ func (c *Config) Set(expr string) error {
 	if !ok || key == "" {
 		return fmt.Errorf("--config-set %q: want key=value, for example machine.cpus=8", expr)
 	}
-	name := "--config-set " + key
+	return c.set("--config-set "+key, key, val)
+}
+
+// SetAt is Set for an override written somewhere else than the command
+// line, such as a sweep file's [config] line: where ("sweep.toml:7")
+// names it in errors and in Origin, in place of "--config-set KEY".
+func (c *Config) SetAt(where, expr string) error {
+	key, val, ok := strings.Cut(expr, "=")
+	key, val = strings.TrimSpace(key), strings.TrimSpace(val)
+	if !ok || key == "" {
+		return fmt.Errorf("%s: %q: want key=value", where, expr)
+	}
+	name := "\x00override"
+	err := c.set(name, key, val)
+	at := tomlstrict.Where(name, 1)
+	for k, o := range c.origin {
+		if o == at {
+			c.origin[k] = where
+		}
+	}
+	if err != nil {
+		return errors.New(strings.ReplaceAll(err.Error(), at, where))
+	}
+	return nil
+}
+
+// set merges `key = val` over c, naming the document name.
+func (c *Config) set(name, key, val string) error {
 	doc := key + " = " + val
 	var probe map[string]any
 	if _, err := toml.Decode(doc, &probe); err != nil {

@@ -87,8 +87,9 @@ func Preflight(h *Host, cfg *config.Config) (*config.Config, []Plugin, error) {
 }
 
 // settingRe finds the setting an SDK error names (`unknown setting "x"`,
-// `setting "x": got a string, want int`).
-var settingRe = regexp.MustCompile(`setting "([^"]+)"`)
+// `setting "x": got a string, want int`)
+// and an out-of-range value (`setting counters = 99, want 1…8`).
+var settingRe = regexp.MustCompile(`setting (?:"([^"]+)"|([A-Za-z_][A-Za-z0-9_.]*) = )`)
 
 func preflightOne(h *Host, cfg *config.Config, name string) (Plugin, map[string]any, error) {
 	spec := cfg.HAL[name]
@@ -130,10 +131,16 @@ func preflightOne(h *Host, cfg *config.Config, name string) (Plugin, map[string]
 			if i := strings.LastIndex(msg, "configure: "); i >= 0 {
 				msg = msg[i+len("configure: "):]
 			}
-			return p, nil, configErrorf("%s: %s (the HAL rejects it; `proflab hal list` shows its settings)", where("hal."+name+".settings."+m[1]), msg)
+			return p, nil, configErrorf("%s: %s (the HAL rejects it; `proflab hal list` shows its settings)", where("hal."+name+".settings."+m[1]+m[2]), msg)
 		}
-		if strings.Contains(msg, "configure: ") {
-			return p, nil, configErrorf("%s: %s", where("hal."+name+".settings"), msg)
+		if i := strings.Index(msg, "configure: "); i >= 0 {
+			// one "configure:" for the host's, the SDK's and the plugin's
+			// layers alike
+			head, rest := msg[:i], msg[i:]
+			for strings.HasPrefix(rest, "configure: configure: ") {
+				rest = strings.TrimPrefix(rest, "configure: ")
+			}
+			return p, nil, configErrorf("%s: %s", where("hal."+name+".settings"), head+rest)
 		}
 		if p.Transport == config.TransportInproc {
 			return p, nil, configErrorf("%s: %s", where("hal."+name+".plugin"), msg)

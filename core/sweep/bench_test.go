@@ -160,7 +160,8 @@ func trivialSweep(b *testing.B, dir string, runs int) *sweep.Plan {
 		b.Fatal(err)
 	}
 	path := filepath.Join(dir, "trivial.toml")
-	if err := os.WriteFile(path, []byte(fmt.Sprintf("scenario = %s\nrepeats = %d\n", quote(scen), runs)), 0o644); err != nil {
+	inproc, _ := filepath.Abs(filepath.Join("testdata", "inproc.toml"))
+	if err := os.WriteFile(path, []byte(fmt.Sprintf("scenario = %s\nconfig_file = %s\nrepeats = %d\n", quote(scen), quote(inproc), runs)), 0o644); err != nil {
 		b.Fatal(err)
 	}
 	return plan(b, path)

@@ -114,6 +114,9 @@ func Execute(ctx context.Context, plan *Plan, opt Options) (Summary, error) {
 	}
 	n := plan.ShardLen(shard)
 	sum := Summary{Runs: n}
+	if err := plan.Check(); err != nil {
+		return sum, err
+	}
 	out, unlock, err := prepareOut(ctx, opt.Out, opt.Wait)
 	if err != nil {
 		return sum, err

@@ -94,8 +94,8 @@ func TestConfigOverrideError(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = sweep.Expand(f, nil)
-	if err == nil || !strings.Contains(err.Error(), "sweep.toml:6") || !strings.Contains(err.Error(), "config.version") {
-		t.Fatalf("error %v, want sweep.toml:6 and config.version", err)
+	if err == nil || !strings.Contains(err.Error(), "sweep.toml:6") || !strings.Contains(err.Error(), "[config] line version = \"machine.cpus\"") {
+		t.Fatalf("error %v, want sweep.toml:6 and the [config] line", err)
 	}
 }
 

@@ -44,7 +44,7 @@ func TestRunsAreIsolated(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, "poison.toml")
-	if err := os.WriteFile(path, []byte("scenario = "+quote(scen)+"\nrepeats = 6\n"), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte("scenario = "+quote(scen)+"\nconfig_file = "+quote(inprocConfig(t))+"\nrepeats = 6\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
@@ -61,4 +61,14 @@ func TestRunsAreIsolated(t *testing.T) {
 			t.Errorf("run %d (repeat %d) started with state poisoned by an earlier run: %v", l.Index, l.Repeat, l.Metrics)
 		}
 	}
+}
+
+// inprocConfig is the configuration with the shipped HALs in-process.
+func inprocConfig(t testing.TB) string {
+	t.Helper()
+	p, err := filepath.Abs(filepath.Join("testdata", "inproc.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -69,7 +69,13 @@ func (w *worker) setup(r Run) scenario.Setup {
 	key := strings.Join(r.Overrides, "\n")
 	s, ok := w.setups[key]
 	if !ok {
-		s = scenario.SetupFromConfig(w.plan.File.ConfigFile, w.plan.Configs[key], halhost.Options{})
+		cfg := w.plan.Configs[key]
+		c, checked := w.plan.checked[key]
+		if checked {
+			cfg = c.cfg
+		}
+		s = scenario.SetupFromConfig(w.plan.File.ConfigFile, cfg, halhost.Options{})
+		s.Plugins = c.plugins
 		w.setups[key] = s
 	}
 	return s

@@ -243,7 +243,7 @@ func TestMixedInputs(t *testing.T) {
 	os.WriteFile(mod, []byte("return { value = 1 }\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "s.lua"), []byte("local lab = require \"proflab\"\nlab.record{ v = require(\"helper\").value }\n"), 0o644)
 	path := filepath.Join(dir, "s.toml")
-	os.WriteFile(path, []byte("scenario = \"s.lua\"\nrepeats = 4\n"), 0o644)
+	os.WriteFile(path, []byte("scenario = \"s.lua\"\nconfig_file = "+quote(inprocConfig(t))+"\nrepeats = 4\n"), 0o644)
 	p := plan(t, path)
 	var shards []string
 	for k := range 2 {

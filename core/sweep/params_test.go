@@ -29,7 +29,7 @@ lab.record{ n = n }
 `), 0o644)
 	write := func(name, body string) string {
 		path := filepath.Join(dir, name)
-		os.WriteFile(path, []byte(body), 0o644)
+		os.WriteFile(path, []byte("config_file = "+quote(inprocConfig(t))+"\n"+body), 0o644)
 		return path
 	}
 	typo := write("typo.toml", "scenario = \"s.lua\"\n[grid]\nintervall = [1000, 2000]\nversion = [\"6.1\", \"10.0.19041\"]\n[set]\nextra = 1\n[config]\nversion = \"machine.version\"\n")

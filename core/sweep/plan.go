@@ -49,8 +49,10 @@ type Plan struct {
 	// with newlines (each loaded and checked once).
 	Configs map[string]*config.Config
 
-	points int      // grid points: the product of the axes' lengths, times the zip's
-	config []string // the parameters of [config], by configuration key
+	points      int                // grid points: the product of the axes' lengths, times the zip's
+	config      []string           // the parameters of [config], by configuration key
+	configOrder []string           // the keys of Configs in the order of the runs that first use them
+	checked     map[string]checked // the configurations in force, by key (Check)
 }
 
 // Expand builds the plan of f with the command line's --set values
@@ -245,15 +247,16 @@ func (plan *Plan) loadConfig(p map[string]any) error {
 		return fmt.Errorf("%s: config_file: %w", f.Path, err)
 	}
 	for i, o := range over {
-		if err := cfg.Set(o); err != nil {
-			line := f.Line("config", plan.config[i])
-			return fmt.Errorf("%s:%d: key \"config.%s\": %v", f.Path, line, plan.config[i], err)
+		where := fmt.Sprintf("%s:%d", f.Path, f.Line("config", plan.config[i]))
+		if err := cfg.SetAt(where, o); err != nil {
+			return fmt.Errorf("%v (the [config] line %s = %q with %s = %s)", err, plan.config[i], f.Config[plan.config[i]], plan.config[i], literal(p[plan.config[i]]))
 		}
 	}
 	if err := cfg.Validate(); err != nil {
 		return fmt.Errorf("%s: with [config] overrides %s: %v", f.Path, strings.Join(over, ", "), err)
 	}
 	plan.Configs[key] = cfg
+	plan.configOrder = append(plan.configOrder, key)
 	return nil
 }
 
