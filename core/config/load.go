@@ -2,11 +2,11 @@ package config
 
 import (
 	"fmt"
-	"os"
 	"reflect"
 	"strings"
 
 	"github.com/BurntSushi/toml"
+	"github.com/proflab/proflab/core/input"
 	"github.com/proflab/proflab/core/tomlstrict"
 )
 
@@ -24,7 +24,10 @@ func Load(path string) (*Config, error) {
 
 // MergeFile merges the TOML file at path over c.
 func (c *Config) MergeFile(path string) error {
-	data, err := os.ReadFile(path)
+	data, err := input.ReadFile(input.Config, path)
+	if input.Refused(err) {
+		return err
+	}
 	if err != nil {
 		return fmt.Errorf("configuration: %w", err)
 	}

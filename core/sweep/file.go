@@ -13,6 +13,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/proflab/proflab/core/input"
 	"github.com/proflab/proflab/core/tomlstrict"
 )
 
@@ -91,7 +92,10 @@ const maxRuns = 10_000_000
 // ReadFile reads and checks the sweep file at path. Errors name the file,
 // the line and the key, and say what was expected.
 func ReadFile(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	data, err := input.ReadFile(input.Sweep, path)
+	if input.Refused(err) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("sweep file: %w", err)
 	}
