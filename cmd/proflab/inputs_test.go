@@ -70,6 +70,13 @@ func capAddressSpace(extra uint64) {
 // in bytes (0 if it did not say).
 func runInputs(t *testing.T, dir string, max time.Duration, args ...string) (int, string, int64) {
 	t.Helper()
+	return runProflabEnv(t, dir, max, nil, args...)
+}
+
+// runProflabEnv is runInputs with env added to the process's environment
+// (a later entry of a variable wins).
+func runProflabEnv(t *testing.T, dir string, max time.Duration, env []string, args ...string) (int, string, int64) {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -78,7 +85,7 @@ func runInputs(t *testing.T, dir string, max time.Duration, args ...string) (int
 	hwm := filepath.Join(t.TempDir(), "hwm")
 	cmd := exec.Command(exe, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), envInputsMain+"="+hwm) // TestMain set PROFLAB_PLUGIN_PATH
+	cmd.Env = append(append(os.Environ(), envInputsMain+"="+hwm), env...) // TestMain set PROFLAB_PLUGIN_PATH
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
