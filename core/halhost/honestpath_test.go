@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/proflab/proflab/core/config"
@@ -83,5 +84,20 @@ func TestPreflightRecordsAndStartsTheSamePlugin(t *testing.T) {
 		if p.Name != p.HAL {
 			t.Errorf("hal %s: the started plugin describes itself as %q", p.HAL, p.Name)
 		}
+	}
+}
+
+// A plugin path that names a device or a FIFO is refused, not hashed
+// (which would read without end, or wait for a writer).
+func TestFindRefusesWhatIsNotARegularFile(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "proflab-hal-fifo")
+	if err := syscall.Mkfifo(fifo, 0o755); err != nil {
+		t.Skipf("cannot make a FIFO here: %v", err)
+	}
+	if err := os.Chmod(fifo, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (halhost.Search{}).Find(fifo); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("Find(a FIFO) = %v; want an error saying it is not a regular file", err)
 	}
 }

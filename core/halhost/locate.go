@@ -113,6 +113,9 @@ func executable(p string) error {
 	if fi.IsDir() {
 		return fmt.Errorf("%s is a folder, not an executable", p)
 	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file (mode %s), not an executable", p, fi.Mode())
+	}
 	if runtime.GOOS != "windows" && fi.Mode()&0o111 == 0 {
 		return fmt.Errorf("%s is not executable (chmod +x it)", p)
 	}
