@@ -3,11 +3,11 @@ package config
 import (
 	"errors"
 	"fmt"
-	"os"
 	"reflect"
 	"strings"
 
 	"github.com/BurntSushi/toml"
+	"github.com/proflab/proflab/core/input"
 	"github.com/proflab/proflab/core/tomlstrict"
 )
 
@@ -25,7 +25,10 @@ func Load(path string) (*Config, error) {
 
 // MergeFile merges the TOML file at path over c.
 func (c *Config) MergeFile(path string) error {
-	data, err := os.ReadFile(path)
+	data, err := input.ReadFile(input.Config, path)
+	if input.Refused(err) {
+		return err
+	}
 	if err != nil {
 		return fmt.Errorf("configuration: %w", err)
 	}

@@ -94,10 +94,11 @@ func (h *Host) client(ctx context.Context, name string, spec config.HAL) (*halrp
 	if c := h.clients[name]; c != nil && !c.Exited() {
 		return c, nil
 	}
-	path, err := h.search.Find(spec.Plugin)
+	path, err := h.search.Find(spec.Plugin) // absolute: exec does not search PATH again
 	if err != nil {
 		return nil, fmt.Errorf("hal %q: %w", name, err)
 	}
+	warnIfWritable(path, h.log)
 	c, err := halrpc.Start(halrpc.Options{
 		Path:    path,
 		SHA256:  spec.SHA256,

@@ -20,7 +20,8 @@ type Plugin struct {
 	HAL string `json:"hal"`
 	// Transport is "plugin" or "inproc".
 	Transport string `json:"transport"`
-	// Path is the plugin executable (empty in-process).
+	// Path is the plugin executable's absolute path, the one executed
+	// (empty in-process).
 	Path string `json:"path,omitempty"`
 	// SHA256 is the executable's sha256 in hex (empty in-process).
 	SHA256 string `json:"sha256,omitempty"`
@@ -110,10 +111,11 @@ func preflightOne(h *Host, cfg *config.Config, name string) (Plugin, map[string]
 		return key
 	}
 	if p.Transport == config.TransportPlugin {
-		path, err := h.search.Find(spec.Plugin)
+		path, err := h.search.Find(spec.Plugin) // absolute, as the host will execute it
 		if err != nil {
 			return p, nil, configErrorf("%s: %v", where("hal."+name+".plugin"), err)
 		}
+		warnIfWritable(path, h.log)
 		sum, err := halrpc.FileSHA256(path)
 		if err != nil {
 			return p, nil, fmt.Errorf("%s: %v", where("hal."+name+".plugin"), err)

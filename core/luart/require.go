@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 
+	"github.com/proflab/proflab/core/input"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -78,11 +78,13 @@ func (rt *Runtime) findModule(name string) ([]byte, string, error) {
 	rel := strings.ReplaceAll(name, ".", "/") + ".lua"
 	var tried []string
 	local := filepath.Join(rt.cfg.Dir, filepath.FromSlash(rel))
-	src, err := os.ReadFile(local)
+	src, err := input.ReadFile(input.Module, local)
 	switch {
 	case err == nil:
 		rt.noteInput(local, src)
 		return src, local, nil
+	case input.Refused(err):
+		return nil, "", fmt.Errorf("require %q: %w", name, err)
 	case !errors.Is(err, fs.ErrNotExist):
 		return nil, "", fmt.Errorf("require %q: %v", name, err)
 	}

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"strings"
 	"time"
@@ -29,7 +30,39 @@ func ParseSet(arg string) (string, any, error) {
 	if err != nil {
 		return "", nil, fmt.Errorf("--set %s: %v", arg, err)
 	}
+	if bad, ok := nonFinite(v); ok {
+		return "", nil, fmt.Errorf("--set %s: %s is not a finite number; give a parameter a finite number (results and lab.params cannot hold nan or inf)", arg, bad)
+	}
 	return key, v, nil
+}
+
+// nonFinite finds a NaN or an infinity in v (a --set value: a scalar, a
+// list or a table) and returns it as TOML writes it (nan, inf, -inf).
+func nonFinite(v any) (string, bool) {
+	switch x := v.(type) {
+	case float64:
+		switch {
+		case math.IsNaN(x):
+			return "nan", true
+		case math.IsInf(x, 1):
+			return "inf", true
+		case math.IsInf(x, -1):
+			return "-inf", true
+		}
+	case []any:
+		for _, e := range x {
+			if s, ok := nonFinite(e); ok {
+				return s, true
+			}
+		}
+	case map[string]any:
+		for _, e := range x {
+			if s, ok := nonFinite(e); ok {
+				return s, true
+			}
+		}
+	}
+	return "", false
 }
 
 // bareString matches the unquoted words --set takes as strings.

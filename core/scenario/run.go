@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/proflab/proflab/core/input"
 	"github.com/proflab/proflab/core/luart"
 	"github.com/proflab/proflab/core/output"
 	"github.com/proflab/proflab/core/runerr"
@@ -49,7 +49,11 @@ func Run(ctx context.Context, opt Options) (res Result) {
 
 	src := opt.Source
 	if src == nil {
-		b, err := os.ReadFile(opt.File)
+		b, err := input.ReadFile(input.Scenario, opt.File)
+		if input.Refused(err) {
+			res.Error = &Error{Kind: runerr.KindInput, Message: err.Error()}
+			return res
+		}
 		if err != nil {
 			res.Error = &Error{Kind: runerr.KindInput, Message: fmt.Sprintf("cannot read the scenario: %v", err)}
 			return res

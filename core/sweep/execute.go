@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/proflab/proflab/core/input"
 	"github.com/proflab/proflab/core/runerr"
 	"github.com/proflab/proflab/core/scenario"
 	"github.com/proflab/proflab/core/sweep/report"
@@ -146,7 +147,7 @@ func Execute(ctx context.Context, plan *Plan, opt Options) (Summary, error) {
 	if err := writeManifest(out, man); err != nil {
 		return sum, err
 	}
-	source, err := os.ReadFile(plan.File.Scenario)
+	source, err := input.ReadFile(input.Scenario, plan.File.Scenario)
 	if err != nil {
 		return sum, fmt.Errorf("%s: scenario: %w", plan.File.Path, err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/proflab/proflab/core/input"
 	"github.com/proflab/proflab/core/tomlstrict"
 )
 
@@ -91,7 +92,10 @@ const maxRuns = 10_000_000
 // ReadFile reads and checks the sweep file at path. Errors name the file,
 // the line and the key, and say what was expected.
 func ReadFile(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	data, err := input.ReadFile(input.Sweep, path)
+	if input.Refused(err) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("sweep file: %w", err)
 	}
@@ -338,7 +342,10 @@ func (p *problems) rangeValues(key toml.Key, t map[string]any) ([]any, bool) {
 		case int64:
 			return float64(x), true, true
 		case float64:
-			return x, false, true
+			if finite(x) {
+				return x, false, true
+			}
+			p.add(append(key, k), "%s", describe(x))
 		case nil:
 			p.add(key, "a range needs %q", k)
 		default:
@@ -390,6 +397,10 @@ func (p *problems) rangeValues(key toml.Key, t map[string]any) ([]any, bool) {
 		if i == steps-1 {
 			v = to
 		}
+		if !finite(v) {
+			p.add(key, "the range from %v to %v overflows a float64 (value %d is %v); use a narrower range", from, to, i+1, v)
+			return nil, false
+		}
 		if fromInt && toInt {
 			r := int64(math.Round(v))
 			if len(out) > 0 && out[len(out)-1] == any(r) {
@@ -424,7 +435,12 @@ func value(v any) (any, bool) {
 // scalar accepts a string, number or boolean.
 func scalar(v any) (any, bool) {
 	switch x := v.(type) {
-	case string, int64, float64, bool:
+	case float64:
+		if !finite(x) {
+			return nil, false // TOML's nan and inf: JSON, the results and the id hash cannot hold them
+		}
+		return x, true
+	case string, int64, bool:
 		return x, true
 	case int:
 		return int64(x), true
@@ -465,14 +481,24 @@ func literal(v any) string {
 }
 
 func describe(v any) string {
-	switch v.(type) {
+	switch x := v.(type) {
 	case []any:
+		for _, e := range x {
+			if f, ok := e.(float64); ok && !finite(f) {
+				return "a list holding " + describe(f)
+			}
+		}
 		return "a list"
 	case map[string]any:
 		return "a table"
 	case string:
 		return "a string"
-	case int64, float64:
+	case float64:
+		if !finite(x) {
+			return nonFinite(x) + ", which is not a finite number (a run's parameters are finite: results and run ids cannot hold nan or inf)"
+		}
+		return "a number"
+	case int64:
 		return "a number"
 	case bool:
 		return "a boolean"

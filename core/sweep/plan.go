@@ -7,11 +7,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
-	"os"
 	"sort"
 	"strings"
 
 	"github.com/proflab/proflab/core/config"
+	"github.com/proflab/proflab/core/input"
 )
 
 // Run is one run of a sweep.
@@ -69,11 +69,14 @@ func Expand(f *File, sets map[string]any) (*Plan, error) {
 		b, _ := json.Marshal(sets[k])
 		fmt.Fprintf(h, "--set %s=%s\n", k, b)
 	}
-	for _, p := range []string{f.Scenario, f.ConfigFile} {
-		if p == "" {
+	for _, in := range []struct {
+		kind input.Kind
+		path string
+	}{{input.Scenario, f.Scenario}, {input.Config, f.ConfigFile}} {
+		if in.path == "" {
 			continue
 		}
-		b, err := os.ReadFile(p)
+		b, err := input.ReadFile(in.kind, in.path)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", f.Path, err)
 		}

@@ -11,6 +11,7 @@ import (
 func TestWorkloadIsALeaf(t *testing.T) {
 	t.Parallel()
 	leaftest.Check(t, "the workload model is data: it may read TOML but imports no kernel, Lua, plugin or simulator code",
+		"github.com/proflab/proflab/core/input",
 		"github.com/proflab/proflab/core/tomlstrict",
 		"github.com/BurntSushi/toml/...",
 	)

@@ -3,15 +3,18 @@ package workload
 import (
 	"bytes"
 	"fmt"
-	"os"
 
 	"github.com/BurntSushi/toml"
+	"github.com/proflab/proflab/core/input"
 	"github.com/proflab/proflab/core/tomlstrict"
 )
 
 // Load reads a workload TOML file strictly (see [Parse]).
 func Load(path string) (*Spec, error) {
-	data, err := os.ReadFile(path)
+	data, err := input.ReadFile(input.Workload, path)
+	if input.Refused(err) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("workload: %w", err)
 	}
