@@ -14,6 +14,7 @@ func TestSimIsALeaf(t *testing.T) {
 	t.Parallel()
 	leaftest.Check(t, "the simulator imports only the kernel, the HAL contract and the workload model (no plugin host, gRPC, go-plugin or Lua; core/lab does the wiring)",
 		"github.com/proflab/proflab/core/workload",
+		"github.com/proflab/proflab/core/input", // the workload reads its files through it (stdlib only)
 		"github.com/proflab/proflab/core/tomlstrict",
 		"github.com/BurntSushi/toml/...",
 		"github.com/proflab/proflab/kernel/...",
