@@ -8,7 +8,7 @@
 //
 // The default machine has one definition, the [machine] table of the
 // embedded default configuration (core/config's default.toml);
-// [FromConfig] reads a configuration's.
+// [Resolve] reads a configuration's, with what a scenario overrides.
 package lab
 
 import (
@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/proflab/proflab/core/config"
 	"github.com/proflab/proflab/core/halhost"
 	"github.com/proflab/proflab/core/sim"
 	"github.com/proflab/proflab/halplugins/hal"
@@ -48,23 +47,6 @@ type Spec struct {
 	// configuration's for this machine only (lab.machine{ hal_settings =
 	// {...} }); nil for none.
 	HALSettings map[string]map[string]any
-}
-
-// FromConfig resolves a configuration's [machine] table (as loaded, its
-// defaults filled) into a Spec with the given seed.
-func FromConfig(m config.Machine, seed uint64) (Spec, error) {
-	ver, err := kernel.ParseVersion(m.Version)
-	if err != nil {
-		return Spec{}, fmt.Errorf("machine.version: %w", err)
-	}
-	arch, err := kernel.ParseArch(m.Arch)
-	if err != nil {
-		return Spec{}, fmt.Errorf("machine.arch: %w", err)
-	}
-	return Spec{
-		Version: ver, Arch: arch, CPUs: m.CPUs, Vendor: m.CPUVendor, PEBS: m.PEBS,
-		FreqMHz: m.FreqMHz, Seed: seed, HALs: append([]string(nil), m.HAL...),
-	}, nil
 }
 
 // HALMachine is what the machine's HALs are told about it (the plugins'

@@ -16,14 +16,14 @@ import (
 
 func defaultSpec(t *testing.T, seed uint64) lab.Spec {
 	t.Helper()
-	m, err := lab.FromConfig(config.Default().Machine, seed)
+	m, err := lab.Resolve(config.Default().Machine, lab.Overrides{}, seed)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return m
 }
 
-func TestFromConfigIsTheDefaultMachine(t *testing.T) {
+func TestResolveIsTheDefaultMachine(t *testing.T) {
 	m := defaultSpec(t, 7)
 	if m.Version.String() != kernel.DefaultVersion || m.Arch != kernel.X64 || m.CPUs != 4 || m.Vendor != nt.VendorIntel ||
 		!m.PEBS || m.FreqMHz != 3000 || m.Seed != 7 || strings.Join(m.HALs, ",") != "apic,pmu,pebs" {
@@ -35,7 +35,7 @@ func TestFromConfigIsTheDefaultMachine(t *testing.T) {
 	}
 	bad := config.Default().Machine
 	bad.Version = "7.0"
-	if _, err := lab.FromConfig(bad, 1); err == nil || !strings.Contains(err.Error(), "machine.version") {
+	if _, err := lab.Resolve(bad, lab.Overrides{}, 1); err == nil || !strings.Contains(err.Error(), "machine.version") {
 		t.Errorf("bad version: %v", err)
 	}
 }
@@ -115,7 +115,7 @@ func TestAssembleFailures(t *testing.T) {
 func Example() {
 	hals := lab.ShippedInproc()
 	defer hals.Host.Close()
-	spec, _ := lab.FromConfig(config.Default().Machine, 1)
+	spec, _ := lab.Resolve(config.Default().Machine, lab.Overrides{}, 1)
 	l, err := lab.Assemble(hals, spec)
 	if err != nil {
 		fmt.Println(err)

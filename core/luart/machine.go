@@ -44,34 +44,38 @@ func (rt *Runtime) labMachine(L *lua.LState) int {
 	f := CheckFields(L, fn, L.Get(1), machineFields...)
 	def := rt.machineDefaults()
 
-	verText := f.String("version", def.Version)
-	ver, err := kernel.ParseVersion(verText)
-	if err != nil {
-		f.Errorf("version", "%v", err)
+	// the fields' types and plain ranges here; what they mean together
+	// (the architecture's default and processors) is core/lab's Resolve
+	var o lab.Overrides
+	if f.Has("version") {
+		v := f.String("version", "")
+		o.Version = &v
 	}
-	archDefault := def.Arch
-	if ver.Before("5.2") {
-		archDefault = "x86" // no x64 build before 5.2
+	if f.Has("arch") {
+		v := f.Enum("arch", "", "x86", "x64")
+		o.Arch = &v
 	}
-	archText := f.Enum("arch", archDefault, "x86", "x64")
-	arch, err := kernel.ParseArch(archText)
-	if err != nil {
-		f.Errorf("arch", "%v", err)
+	if f.Has("cpus") {
+		v := f.Int("cpus", 0, 1, kernel.X64.MaxCPUs())
+		o.CPUs = &v
 	}
-	if arch == kernel.X64 && ver.Before("5.2") {
-		f.Errorf("arch", "Windows %s had no x64 build (x64 starts with 5.2); use arch = \"x86\"", ver)
+	if f.Has("cpu_vendor") {
+		v := f.Enum("cpu_vendor", "", nt.VendorIntel, nt.VendorAMD)
+		o.Vendor = &v
 	}
-	spec := lab.Spec{
-		Version: ver,
-		Arch:    arch,
-		CPUs:    f.Int("cpus", min(def.CPUs, arch.MaxCPUs()), 1, arch.MaxCPUs()),
-		Vendor:  f.Enum("cpu_vendor", def.CPUVendor, nt.VendorIntel, nt.VendorAMD),
-		PEBS:    f.Bool("pebs", def.PEBS),
-		FreqMHz: f.Int("freq_mhz", def.FreqMHz, 1, 1_000_000),
-		Seed:    f.Uint("seed", rt.cfg.Seed, 0, math.MaxUint64),
-
-		CacheErrataInterval: uint32(f.Uint("cache_errata_interval", 0, 1, math.MaxUint32)),
+	if f.Has("pebs") {
+		v := f.Bool("pebs", false)
+		o.PEBS = &v
 	}
+	if f.Has("freq_mhz") {
+		v := f.Int("freq_mhz", 0, 1, 1_000_000)
+		o.FreqMHz = &v
+	}
+	if f.Has("seed") {
+		v := f.Uint("seed", 0, 0, math.MaxUint64)
+		o.Seed = &v
+	}
+	o.CacheErrataInterval = uint32(f.Uint("cache_errata_interval", 0, 1, math.MaxUint32))
 	names := f.Strings("hal", def.HAL)
 	provider := rt.halProvider()
 	for i, n := range names {
@@ -89,7 +93,12 @@ func (rt *Runtime) labMachine(L *lua.LState) int {
 		}
 	}
 
-	spec.HALs = names
+	o.HALs = names
+	spec, err := lab.Resolve(def, o, rt.cfg.Seed)
+	var fe *lab.FieldError
+	if errors.As(err, &fe) {
+		f.Errorf(fe.Field, "%s", fe.Msg)
+	}
 	spec.Context = rt.ctx
 	spec.HALSettings = halSettings(f, names)
 	l, err := lab.Assemble(provider, spec)

@@ -40,7 +40,7 @@ func (plan *Plan) Check() error {
 	out := map[string]checked{}
 	for _, key := range plan.configOrder {
 		cfg := plan.Configs[key]
-		if _, err := lab.FromConfig(cfg.Machine, 0); err != nil {
+		if _, err := lab.Resolve(cfg.Machine, lab.Overrides{}, 0); err != nil {
 			return plan.configError(key, cfg, err)
 		}
 		hk := halKey(cfg)

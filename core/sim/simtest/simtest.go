@@ -48,7 +48,7 @@ func New(tb testing.TB, host *halhost.Host, cpus int, seed uint64, names ...stri
 	if len(names) == 0 {
 		names = []string{"apic", "pmu"}
 	}
-	spec, err := lab.FromConfig(config.Default().Machine, seed)
+	spec, err := lab.Resolve(config.Default().Machine, lab.Overrides{}, seed)
 	if err != nil {
 		tb.Fatal(err)
 	}
