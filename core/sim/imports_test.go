@@ -3,7 +3,7 @@ package sim_test
 import (
 	"testing"
 
-	"github.com/proflab/proflab/core/internal/leaftest"
+	"github.com/proflab/proflab/core/leaftest"
 )
 
 // TestSimIsALeaf keeps the simulator free of the plugin host, gRPC,
@@ -12,12 +12,12 @@ import (
 // rest.
 func TestSimIsALeaf(t *testing.T) {
 	t.Parallel()
-	leaftest.Check(t, "the simulator imports only the kernel, the HAL contract and the workload model (no plugin host, gRPC, go-plugin or Lua; core/lab does the wiring)",
+	leaftest.Check(t, leaftest.Rule{Why: "the simulator imports only the kernel, the HAL contract and the workload model (no plugin host, gRPC, go-plugin or Lua; core/lab does the wiring)", Allow: []string{
 		"github.com/proflab/proflab/core/workload",
 		"github.com/proflab/proflab/core/input", // the workload reads its files through it (stdlib only)
 		"github.com/proflab/proflab/core/tomlstrict",
 		"github.com/BurntSushi/toml/...",
 		"github.com/proflab/proflab/kernel/...",
 		"github.com/proflab/proflab/halplugins/hal",
-	)
+	}})
 }

@@ -3,16 +3,16 @@ package workload_test
 import (
 	"testing"
 
-	"github.com/proflab/proflab/core/internal/leaftest"
+	"github.com/proflab/proflab/core/leaftest"
 )
 
 // TestWorkloadIsALeaf keeps the workload model plain data: TOML in,
 // checked values out, no kernel, Lua, plugin or simulator code.
 func TestWorkloadIsALeaf(t *testing.T) {
 	t.Parallel()
-	leaftest.Check(t, "the workload model is data: it may read TOML but imports no kernel, Lua, plugin or simulator code",
+	leaftest.Check(t, leaftest.Rule{Why: "the workload model is data: it may read TOML but imports no kernel, Lua, plugin or simulator code", Allow: []string{
 		"github.com/proflab/proflab/core/input",
 		"github.com/proflab/proflab/core/tomlstrict",
 		"github.com/BurntSushi/toml/...",
-	)
+	}})
 }
