@@ -1,0 +1,46 @@
+package workload
+
+import (
+	"fmt"
+	"math"
+)
+
+// FieldError is a workload error naming the field.
+type FieldError struct {
+	// Field is the path of the field ("process[1].thread[2].affinity").
+	Field string
+	// Msg says what is wrong.
+	Msg string
+}
+
+func (e *FieldError) Error() string {
+	if e.Field == "" {
+		return e.Msg
+	}
+	return e.Field + ": " + e.Msg
+}
+
+type checker struct{ errs []error }
+
+func (c *checker) add(field, format string, args ...any) {
+	c.errs = append(c.errs, &FieldError{Field: field, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (c *checker) rate(field string, v float64) {
+	if math.IsNaN(v) || v < 0 || v > 1 {
+		c.add(field, "must be between 0 and 1, got %v", v)
+	}
+}
+
+func (c *checker) weight(field string, v float64) {
+	if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+		c.add(field, "must be >= 0, got %v", v)
+	}
+}
+
+func join(prefix, field string) string {
+	if prefix == "" {
+		return field
+	}
+	return prefix + "." + field
+}

@@ -1,0 +1,388 @@
+package workload
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+)
+
+// Resolve checks the workload and fills its defaults for the target
+// machine. Every problem is reported, each a [FieldError] naming its
+// field, joined with errors.Join in the order the fields are checked. The
+// workload s is left as it was: the result holds a copy with its
+// defaults filled in (Resolved.Spec).
+func (s *Spec) Resolve(target Target) (*Resolved, error) {
+	rs := newResolver(s, target)
+	rs.checkSpec()
+	rs.addImages()
+	procFuncs := rs.addProcessFunctions()
+	ki := rs.addKernelImage()
+	rs.r.Idle = rs.byName[IdleFunction]
+	rs.resolveThreads(procFuncs)
+	rs.resolveKernel()
+	checkCallers(rs.c, rs.r, rs.byName)
+	if err := errors.Join(rs.c.errs...); err != nil {
+		return nil, err
+	}
+	rs.indexByAddress()
+	if err := errors.Join(rs.c.errs...); err != nil {
+		return nil, err
+	}
+	rs.sp.Images = append(rs.sp.Images, ki)
+	rs.r.Spec = rs.sp
+	return rs.r, nil
+}
+
+// resolver is one resolution: the copy of the workload it fills, the
+// result it builds and the problems found.
+type resolver struct {
+	c      *checker
+	target Target
+	sp     Spec // a copy of the workload, defaults filled
+	r      *Resolved
+	byName map[string]int // function index by name
+}
+
+// newResolver copies s deeply enough that filling its defaults (threads,
+// busy shares) never writes into the caller's workload, and fills the
+// workload-wide defaults.
+func newResolver(s *Spec, target Target) *resolver {
+	sp := *s
+	sp.Images = slices.Clone(s.Images)
+	sp.Processes = slices.Clone(s.Processes)
+	for i := range sp.Processes {
+		sp.Processes[i].Threads = slices.Clone(sp.Processes[i].Threads)
+	}
+	if sp.InstructionBytes == 0 {
+		sp.InstructionBytes = DefaultInstructionBytes
+	}
+	if sp.QuantumUS == 0 {
+		sp.QuantumUS = DefaultQuantumUS
+	}
+	if sp.SegmentInstructions == 0 {
+		sp.SegmentInstructions = DefaultSegmentInstructions
+	}
+	return &resolver{c: &checker{}, target: target, sp: sp, r: &Resolved{}, byName: map[string]int{}}
+}
+
+// checkSpec checks the workload-wide fields.
+func (rs *resolver) checkSpec() {
+	sp, c := &rs.sp, rs.c
+	if sp.InstructionBytes > 64 {
+		c.add("instruction_bytes", "must be 1…64, got %d", sp.InstructionBytes)
+	}
+	if sp.QuantumUS > 10_000_000 {
+		c.add("quantum_us", "must be at most 10000000 (10 s), got %d", sp.QuantumUS)
+	}
+	if len(sp.Processes) == 0 {
+		c.add("process", "the workload has no process: give at least one with its functions")
+	}
+}
+
+// addImages adds the images' functions.
+func (rs *resolver) addImages() {
+	for i := range rs.sp.Images {
+		img := &rs.sp.Images[i]
+		field := fmt.Sprintf("image[%d]", i+1)
+		if img.Name == "" {
+			rs.c.add(join(field, "name"), "must be given")
+		}
+		for j, f := range img.Functions {
+			rs.addFunc(fmt.Sprintf("%s.function[%d]", field, j+1), f, img, -1)
+		}
+	}
+}
+
+// addProcessFunctions adds the processes' own functions and returns the
+// indexes of each process's.
+func (rs *resolver) addProcessFunctions() [][]int {
+	procFuncs := make([][]int, len(rs.sp.Processes))
+	for i := range rs.sp.Processes {
+		p := &rs.sp.Processes[i]
+		pf := procField(i)
+		if p.Name == "" && p.Proc == nil {
+			rs.c.add(join(pf, "name"), "must be given (the process's name on the machine)")
+		}
+		for j, f := range p.Functions {
+			procFuncs[i] = append(procFuncs[i], len(rs.r.Funcs))
+			rs.addFunc(fmt.Sprintf("%s[%d]", join(pf, "function"), j+1), f, nil, i)
+		}
+	}
+	return procFuncs
+}
+
+// addKernelImage adds the built-in kernel image's functions whose names
+// the workload does not define, and returns the image.
+func (rs *resolver) addKernelImage() Image {
+	ki := kernelImage(rs.target)
+	for _, f := range ki.Functions {
+		if _, ok := rs.byName[f.Name]; !ok {
+			rs.addFunc("", f, &ki, -1)
+		}
+	}
+	return ki
+}
+
+func procField(i int) string { return fmt.Sprintf("process[%d]", i+1) }
+
+// addFunc checks the function f (of img, or of process proc) and adds it.
+func (rs *resolver) addFunc(field string, f Function, img *Image, proc int) {
+	c := rs.c
+	rf := Func{Function: f, Index: len(rs.r.Funcs), Process: proc, field: field}
+	if rf.CPI == 0 {
+		rf.CPI = 1
+	}
+	if f.Name == "" {
+		c.add(join(field, "name"), "must be given")
+	} else if _, dup := rs.byName[f.Name]; dup {
+		c.add(join(field, "name"), "function %q is defined twice", f.Name)
+	}
+	rs.place(&rf, field, img)
+	c.weight(join(field, "weight"), f.Weight)
+	if math.IsNaN(rf.CPI) || rf.CPI < MinCPI || rf.CPI > 1000 {
+		c.add(join(field, "cpi"), "must be between %v (%v instructions per cycle) and 1000, got %v", MinCPI, 1/MinCPI, f.CPI)
+	}
+	c.rate(join(field, "branch_rate"), f.BranchRate)
+	c.rate(join(field, "mispredict_rate"), f.MispredictRate)
+	c.rate(join(field, "cache_miss_rate"), f.CacheMissRate)
+	c.rate(join(field, "cache_ref_rate"), f.CacheRefRate)
+	rf.Instructions = max(1, f.Size/rs.sp.InstructionBytes)
+	rs.checkHotspots(field, f, rf.Instructions)
+	rs.byName[f.Name] = rf.Index
+	rs.r.Funcs = append(rs.r.Funcs, rf)
+}
+
+// place sets the function's absolute address, image and mode, and checks
+// that it fits the target's address space.
+func (rs *resolver) place(rf *Func, field string, img *Image) {
+	c, f := rs.c, rf.Function
+	if img != nil && img.Base != 0 {
+		if f.Base != 0 {
+			c.add(join(field, "base"), "the image has a base: give offset (from the image's base), not base")
+		}
+		rf.Addr = uint64(img.Base) + uint64(f.Offset)
+		if rf.Addr < uint64(img.Base) {
+			c.add(join(field, "offset"), "image base + offset overflows 64 bits")
+		}
+	} else {
+		if f.Offset != 0 {
+			c.add(join(field, "offset"), "offset needs an image base; give base (the absolute address)")
+		}
+		rf.Addr = uint64(f.Base)
+	}
+	if img != nil {
+		rf.Image = img.Name
+		if img.Kernel {
+			rf.Mode = KernelMode
+		}
+	}
+	if rf.Mode == User && rf.Addr > rs.target.UserProbeAddress {
+		rf.Mode = KernelMode
+	}
+	if f.Size == 0 {
+		c.add(join(field, "size"), "must be > 0")
+	} else if rf.Addr+f.Size-1 < rf.Addr {
+		c.add(join(field, "size"), "base + size overflows 64 bits")
+	} else if msg := outsideAddressSpace(rs.target, rf.Addr, f.Size); msg != "" {
+		name := "base"
+		if img != nil && img.Base != 0 {
+			name = "offset"
+		}
+		c.add(join(field, name), "%s", msg)
+	}
+}
+
+// checkHotspots checks a function's hotspots and loop.
+func (rs *resolver) checkHotspots(field string, f Function, instructions uint64) {
+	c := rs.c
+	var hot float64
+	for j, h := range f.Hotspots {
+		hf := fmt.Sprintf("%s.hotspot[%d]", field, j+1)
+		if h.Size == 0 {
+			c.add(join(hf, "size"), "must be > 0")
+		}
+		if h.Offset >= f.Size || h.Size > f.Size-h.Offset {
+			c.add(hf, "offset 0x%X + size 0x%X is outside the function's 0x%X bytes", h.Offset, h.Size, f.Size)
+		}
+		c.rate(join(hf, "weight"), h.Weight)
+		hot += h.Weight
+	}
+	if hot > 1+1e-9 {
+		c.add(join(field, "hotspot"), "weights add up to %v, more than 1", hot)
+	}
+	if f.LoopInstructions > instructions {
+		c.add(join(field, "loop_instructions"), "the loop's %d instructions do not fit the function's %d", f.LoopInstructions, instructions)
+	}
+	if f.LoopInstructions > 0 && len(f.Hotspots) > 0 {
+		c.add(join(field, "hotspot"), "a loop function has no hotspots (its loop is its hot spot)")
+	}
+}
+
+// userFuncs are the images' user-mode functions with their weights: what
+// a thread of a process without functions of its own runs.
+func (rs *resolver) userFuncs() []Weighted {
+	var out []Weighted
+	for _, f := range rs.r.Funcs {
+		if f.Process < 0 && f.Mode == User {
+			out = append(out, Weighted{f.Index, f.Weight})
+		}
+	}
+	return out
+}
+
+// mix resolves a list of shares (def when it is empty) into normalised
+// weights.
+func (rs *resolver) mix(field string, shares []Share, def []Weighted) []Weighted {
+	c := rs.c
+	var out []Weighted
+	if len(shares) == 0 {
+		out = append(out, def...)
+	}
+	for j, sh := range shares {
+		sf := fmt.Sprintf("%s[%d]", field, j+1)
+		k, ok := rs.byName[sh.Function]
+		if !ok {
+			c.add(join(sf, "function"), "no function named %q in the workload", sh.Function)
+			continue
+		}
+		c.weight(join(sf, "weight"), sh.Weight)
+		w := sh.Weight
+		if w == 0 {
+			w = rs.r.Funcs[k].Weight
+		}
+		out = append(out, Weighted{k, w})
+	}
+	var sum float64
+	for _, w := range out {
+		sum += w.Weight
+	}
+	if math.IsInf(sum, 1) {
+		// Weights near the largest float64 (two of 1e308) overflow the
+		// sum: scale them by the largest first. (Finite sums keep the
+		// plain division, so existing workloads draw the same numbers.)
+		var top float64
+		for _, w := range out {
+			top = max(top, w.Weight)
+		}
+		sum = 0
+		for i := range out {
+			out[i].Weight /= top
+			sum += out[i].Weight
+		}
+	}
+	if len(out) > 0 && !(sum > 0) {
+		c.add(field, "the weights add up to 0: give some function a weight > 0")
+		return nil
+	}
+	for i := range out {
+		out[i].Weight /= sum
+	}
+	return out
+}
+
+// resolveThreads fills each process's threads (one when it has none) and
+// checks them and what they run.
+func (rs *resolver) resolveThreads(procFuncs [][]int) {
+	c := rs.c
+	for i := range rs.sp.Processes {
+		p := &rs.sp.Processes[i]
+		pf := procField(i)
+		if len(p.Threads) == 0 {
+			p.Threads = []Thread{{}}
+		}
+		for j := range p.Threads {
+			t := &p.Threads[j]
+			tf := fmt.Sprintf("%s[%d]", join(pf, "thread"), j+1)
+			if t.Busy == 0 {
+				t.Busy = 1
+			}
+			if math.IsNaN(t.Busy) || t.Busy < 0 || t.Busy > 1 {
+				c.add(join(tf, "busy"), "must be > 0 and at most 1, got %v", t.Busy)
+			}
+			if t.CPU < 0 || t.CPU >= 64 {
+				c.add(join(tf, "cpu"), "must be a processor number 0…63, got %d", t.CPU)
+			} else if t.Affinity != 0 && t.Affinity&(1<<t.CPU) == 0 {
+				if t.CPU != 0 {
+					c.add(join(tf, "cpu"), "processor %d is not in the affinity 0x%X", t.CPU, t.Affinity)
+				}
+			}
+			var def []Weighted
+			for _, k := range procFuncs[i] {
+				def = append(def, Weighted{k, rs.r.Funcs[k].Weight})
+			}
+			if len(def) == 0 {
+				def = rs.userFuncs()
+			}
+			rt := ResolvedThread{Thread: *t, Process: i, Mix: rs.mix(join(tf, "run"), t.Run, def)}
+			if len(rt.Mix) == 0 && len(t.Run) == 0 {
+				c.add(tf, "has nothing to run: give the process functions, the thread a run list, or an image user-mode functions")
+			}
+			rs.r.Threads = append(rs.r.Threads, rt)
+		}
+	}
+}
+
+// resolveKernel checks the kernel-mode activity and resolves its ISR and
+// DPC mixes.
+func (rs *resolver) resolveKernel() {
+	c, k, r := rs.c, &rs.sp.Kernel, rs.r
+	c.rate("kernel.interrupt_share", k.InterruptShare)
+	c.rate("kernel.dpc_share", k.DPCShare)
+	if k.InterruptShare+k.DPCShare >= 1 {
+		c.add("kernel", "interrupt_share + dpc_share must be below 1, got %v", k.InterruptShare+k.DPCShare)
+	}
+	r.ISR = rs.mix("kernel.isr", k.ISR, []Weighted{{rs.byName[ISRFunction], 1}})
+	r.DPC = rs.mix("kernel.dpc", k.DPC, []Weighted{{rs.byName[DPCFunction], 1}})
+	for _, set := range [][]Weighted{r.ISR, r.DPC} {
+		for _, w := range set {
+			if r.Funcs[w.Func].Mode != KernelMode {
+				c.add("kernel", "function %q is not in a kernel image: ISRs and DPCs run in kernel mode", r.Funcs[w.Func].Name)
+			}
+		}
+	}
+}
+
+// indexByAddress orders the functions by address and checks that no two
+// ranges overlap.
+func (rs *resolver) indexByAddress() {
+	r := rs.r
+	r.ByAddress = make([]int, len(r.Funcs))
+	for i := range r.ByAddress {
+		r.ByAddress[i] = i
+	}
+	sortByAddr(r)
+	for i := 1; i < len(r.ByAddress); i++ {
+		a, b := &r.Funcs[r.ByAddress[i-1]], &r.Funcs[r.ByAddress[i]]
+		if a.Addr+a.Size > b.Addr {
+			rs.c.add("", "functions %q [0x%X, 0x%X) and %q [0x%X, 0x%X) overlap", a.Name, a.Addr, a.Addr+a.Size, b.Name, b.Addr, b.Addr+b.Size)
+		}
+	}
+}
+
+func sortByAddr(r *Resolved) {
+	idx := r.ByAddress
+	sort.SliceStable(idx, func(i, j int) bool { return r.Funcs[idx[i]].Addr < r.Funcs[idx[j]].Addr })
+}
+
+// FuncAt returns the function holding addr, or -1.
+func (r *Resolved) FuncAt(addr uint64) int {
+	lo, hi := 0, len(r.ByAddress)
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if r.Funcs[r.ByAddress[mid]].Addr <= addr {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	if lo == 0 {
+		return -1
+	}
+	f := &r.Funcs[r.ByAddress[lo-1]]
+	if addr-f.Addr < f.Size {
+		return f.Index
+	}
+	return -1
+}
