@@ -25,8 +25,8 @@ const maxIdleStreams = 8
 // sent is one call sent to the plugin, answered or not yet.
 type sent struct {
 	what  string
-	s     *stream   // the stream it went on; nil for a unary call
-	unary unaryCall // the unary RPC to make instead (when not sent on a stream)
+	s     *stream                                  // the stream it went on; nil for a unary call
+	unary func(context.Context) (*pb.Reply, error) // the unary RPC to make instead (Client.unary), when not sent on a stream
 	reply *pb.Reply
 	err   error
 	done  bool // reply or err is set
