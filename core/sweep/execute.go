@@ -109,130 +109,169 @@ var ErrInterrupted = errors.New("sweep interrupted")
 // is the same bytes, timings aside, for any number of workers) and the
 // reports are written (report.Write).
 func Execute(ctx context.Context, plan *Plan, opt Options) (Summary, error) {
-	shard := opt.Shard
-	if shard.Count == 0 {
-		shard = Whole
+	e := &execution{plan: plan, opt: opt, shard: opt.Shard}
+	if e.shard.Count == 0 {
+		e.shard = Whole
 	}
-	n := plan.ShardLen(shard)
-	sum := Summary{Runs: n}
-	if err := plan.Check(); err != nil {
-		return sum, err
-	}
-	out, unlock, err := prepareOut(ctx, opt.Out, opt.Wait)
+	e.n = plan.ShardLen(e.shard)
+	e.sum = Summary{Runs: e.n}
+	unlock, err := e.begin(ctx)
 	if err != nil {
-		return sum, err
+		return e.sum, err
 	}
 	defer unlock()
-	if err := checkOwn(out); err != nil {
-		return sum, err
-	}
-	opt.Out = out
-	man := Manifest{Format: manifestFormat, Sweep: filepath.ToSlash(plan.File.Path), Hash: plan.Hash,
-		Runs: plan.Len(), Shard: shard, ShardRuns: n}
-	path := filepath.Join(out, results.FileName)
-	done, old, err := prepare(opt, man, path, plan, &sum)
+	interrupted, err := e.runAll(ctx)
 	if err != nil {
-		return sum, err
+		return e.sum, err
 	}
-	deps := newDependencies(plan)
-	if old != nil && sum.Skipped > 0 {
-		if err := deps.resume(old, opt.AllowMixed); err != nil {
-			return sum, err
+	if interrupted {
+		e.sum.Interrupted = true
+		return e.sum, ErrInterrupted
+	}
+	return e.sum, e.finish()
+}
+
+// execution is one Execute: the sweep's shard, its output folder and what
+// the runs have told so far.
+type execution struct {
+	plan  *Plan
+	opt   Options
+	shard Shard
+	n     int    // runs in the shard
+	out   string // the output folder, resolved
+	path  string // its results.jsonl
+	sum   Summary
+	man   Manifest
+	done  *bitset // the shard's runs already done (--resume)
+	deps  *dependencies
+	read  *paramsRead
+
+	mixedBefore int // inputs seen mixed before this execution's runs
+}
+
+// begin checks the plan's configurations, takes the output folder (its
+// lock, its ownership), keeps what a --resume keeps there and writes the
+// manifest, all before any run; it returns the release of the lock.
+func (e *execution) begin(ctx context.Context) (unlock func(), err error) {
+	if err := e.plan.Check(); err != nil {
+		return nil, err
+	}
+	out, unlock, err := prepareOut(ctx, e.opt.Out, e.opt.Wait)
+	if err != nil {
+		return nil, err
+	}
+	fail := func(err error) (func(), error) { unlock(); return nil, err }
+	if err := checkOwn(out); err != nil {
+		return fail(err)
+	}
+	e.out, e.opt.Out = out, out
+	e.path = filepath.Join(out, results.FileName)
+	e.man = Manifest{Format: manifestFormat, Sweep: filepath.ToSlash(e.plan.File.Path), Hash: e.plan.Hash,
+		Runs: e.plan.Len(), Shard: e.shard, ShardRuns: e.n}
+	done, old, err := prepare(e.opt, e.man, e.path, e.plan, &e.sum)
+	if err != nil {
+		return fail(err)
+	}
+	e.done = done
+	e.deps = newDependencies(e.plan)
+	if old != nil && e.sum.Skipped > 0 {
+		if err := e.deps.resume(old, e.opt.AllowMixed); err != nil {
+			return fail(err)
 		}
 	}
-	read := newParamsRead(plan, old)
-	man.Inputs, man.Mixed = deps.inputs, deps.mixedKeys()
-	man.ParamsRead, man.Unread = read.lists()
-	mixedBefore := len(deps.mixed)
-	if err := writeManifest(out, man); err != nil {
-		return sum, err
+	e.read = newParamsRead(e.plan, old)
+	e.mixedBefore = len(e.deps.mixed)
+	if err := e.writeManifest(); err != nil {
+		return fail(err)
 	}
-	source, err := input.ReadFile(input.Scenario, plan.File.Scenario)
+	return unlock, nil
+}
+
+// writeManifest writes sweep.json with what the runs told so far.
+func (e *execution) writeManifest() error {
+	e.man.Inputs, e.man.Mixed = e.deps.inputs, e.deps.mixedKeys()
+	e.man.ParamsRead, e.man.Unread = e.read.lists()
+	return writeManifest(e.out, e.man)
+}
+
+// runAll runs the shard's runs not done yet on the workers, appending
+// each finished run's line (and the log of a run that did not end ok)
+// as it finishes. It reports whether ctx ended first.
+func (e *execution) runAll(ctx context.Context) (interrupted bool, err error) {
+	source, err := input.ReadFile(input.Scenario, e.plan.File.Scenario)
 	if err != nil {
-		return sum, fmt.Errorf("%s: scenario: %w", plan.File.Path, err)
+		return false, fmt.Errorf("%s: scenario: %w", e.plan.File.Path, err)
 	}
 	todo := func(yield func(Run) bool) {
-		for k := range n {
-			if !done.has(k) && !yield(plan.ShardRun(shard, k)) {
+		for k := range e.n {
+			if !e.done.has(k) && !yield(e.plan.ShardRun(e.shard, k)) {
 				return
 			}
 		}
 	}
-	app, err := results.OpenAppender(path)
+	app, err := results.OpenAppender(e.path)
 	if err != nil {
-		return sum, err
+		return false, err
 	}
 	defer app.Close()
-
-	progress := opt.Progress
+	progress := e.opt.Progress
 	if progress == nil {
 		progress = silent{}
 	}
-	progress.Start(n, sum.Skipped)
-	var writeErr error
+	progress.Start(e.n, e.sum.Skipped)
 	var runsDir string
-	if opt.RunOutputs {
-		runsDir = filepath.Join(out, RunsDir)
+	if e.opt.RunOutputs {
+		runsDir = filepath.Join(e.out, RunsDir)
 	}
-	interrupted := pool(ctx, plan, source, todo, n-sum.Skipped, opt.Jobs, runsDir, func(r Run, l results.Line, log string, used runUse) {
+	var writeErr error
+	interrupted = pool(ctx, e.plan, source, todo, e.n-e.sum.Skipped, e.opt.Jobs, runsDir, func(r Run, l results.Line, log string, used runUse) {
 		if writeErr != nil {
 			return
 		}
 		// the log first: a run whose log could not be written has no
 		// line, so --resume runs it again and writes its log
 		if l.Status != results.StatusOK && log != "" {
-			if writeErr = writeRunLog(out, l.ID, log); writeErr != nil {
+			if writeErr = writeRunLog(e.out, l.ID, log); writeErr != nil {
 				return
 			}
 		}
 		if writeErr = app.Append(l); writeErr != nil {
-			writeErr = fmt.Errorf("writing %s: %w", path, writeErr)
+			writeErr = fmt.Errorf("writing %s: %w", e.path, writeErr)
 			return
 		}
-		deps.add(used.inputs)
-		read.add(used.params)
-		sum.count(l.Status)
+		e.deps.add(used.inputs)
+		e.read.add(used.params)
+		e.sum.count(l.Status)
 		progress.Add(l)
 	})
 	progress.Finish()
-	man.Inputs, man.Mixed = deps.inputs, deps.mixedKeys()
-	man.ParamsRead, man.Unread = read.lists()
-	if err := writeManifest(out, man); err != nil && writeErr == nil {
+	if err := e.writeManifest(); err != nil && writeErr == nil {
 		writeErr = err
 	}
-	if writeErr != nil {
-		return sum, writeErr
+	if writeErr == nil {
+		writeErr = app.Close()
 	}
-	if interrupted {
-		sum.Interrupted = true
-		return sum, ErrInterrupted
-	}
-	if err := app.Close(); err != nil {
-		return sum, err
-	}
-	if err := results.SortFile(path, n, func(index int) int { return plan.ShardPos(shard, index) }); err != nil {
-		return sum, err
-	}
-	sum.Mixed, sum.Unread = man.Mixed, man.Unread
-	if err := report.Write(out); err != nil {
-		return sum, err
-	}
-	if len(sum.Unread) > 0 && opt.StrictParams {
-		return sum, fmt.Errorf("%w: %s (--strict-params)", ErrUnreadParams, strings.Join(sum.Unread, ", "))
-	}
-	if len(deps.mixed) > mixedBefore && !opt.AllowMixed {
-		return sum, fmt.Errorf("%w during the sweep: %s (recorded in %s's mixed); rerun into a new --out with the files left alone, or add --allow-mixed to accept it", ErrMixed, strings.Join(man.Mixed, ", "), ManifestName)
-	}
-	return sum, nil
+	return interrupted, writeErr
 }
 
-// ErrUnreadParams is the error of a sweep with --strict-params where a
-// parameter was read by no run.
-var ErrUnreadParams = errors.New("no run read the sweep's parameter")
-
-// ErrMixed is the error of a sweep whose runs read two versions of one
-// input (a file, a plugin, proflab itself).
-var ErrMixed = errors.New("the runs read two versions of their inputs")
+// finish puts results.jsonl in run order and writes the reports, then
+// reports what the runs told that the options make an error.
+func (e *execution) finish() error {
+	if err := results.SortFile(e.path, e.n, func(index int) int { return e.plan.ShardPos(e.shard, index) }); err != nil {
+		return err
+	}
+	e.sum.Mixed, e.sum.Unread = e.man.Mixed, e.man.Unread
+	if err := report.Write(e.out); err != nil {
+		return err
+	}
+	if len(e.sum.Unread) > 0 && e.opt.StrictParams {
+		return fmt.Errorf("%w: %s (--strict-params)", ErrUnreadParams, strings.Join(e.sum.Unread, ", "))
+	}
+	if len(e.deps.mixed) > e.mixedBefore && !e.opt.AllowMixed {
+		return fmt.Errorf("%w during the sweep: %s (recorded in %s's mixed); rerun into a new --out with the files left alone, or add --allow-mixed to accept it", ErrMixed, strings.Join(e.man.Mixed, ", "), ManifestName)
+	}
+	return nil
+}
 
 // prepare checks Out against the sweep and returns the shard positions
 // of the runs already done there (with --resume), counted in sum,
@@ -435,3 +474,11 @@ func writeFileAtomic(path string, data []byte) error {
 	}
 	return os.Rename(tmp, path)
 }
+
+// ErrUnreadParams is the error of a sweep with --strict-params where a
+// parameter was read by no run.
+var ErrUnreadParams = errors.New("no run read the sweep's parameter")
+
+// ErrMixed is the error of a sweep whose runs read two versions of one
+// input (a file, a plugin, proflab itself).
+var ErrMixed = errors.New("the runs read two versions of their inputs")
