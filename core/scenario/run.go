@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/proflab/proflab/core/input"
+	"github.com/proflab/proflab/core/lab"
 	"github.com/proflab/proflab/core/luart"
 	"github.com/proflab/proflab/core/output"
 	"github.com/proflab/proflab/core/runerr"
@@ -47,18 +48,10 @@ func Run(ctx context.Context, opt Options) (res Result) {
 		res.Timings.WallSeconds = res.Timings.Wall.Seconds()
 	}()
 
-	src := opt.Source
-	if src == nil {
-		b, err := input.ReadFile(input.Scenario, opt.File)
-		if input.Refused(err) {
-			res.Error = &Error{Kind: runerr.KindInput, Message: err.Error()}
-			return res
-		}
-		if err != nil {
-			res.Error = &Error{Kind: runerr.KindInput, Message: fmt.Sprintf("cannot read the scenario: %v", err)}
-			return res
-		}
-		src = b
+	src, e := scenarioSource(opt)
+	if e != nil {
+		res.Error = e
+		return res
 	}
 
 	if budget := opt.budget(); budget > 0 {
@@ -72,28 +65,19 @@ func Run(ctx context.Context, opt Options) (res Result) {
 		w = io.MultiWriter(opt.Log, logs)
 	}
 	lw := &lockedWriter{w: w} // plugin log lines arrive from other goroutines
-	w = lw
-	hals := opt.HALs
-	if hals == nil && opt.Setup.NewHALs != nil {
-		h, closeHALs, err := opt.Setup.NewHALs()
-		if err != nil {
-			res.Error = &Error{Kind: runerr.KindPlugin, Message: fmt.Sprintf("cannot prepare the HALs: %v", err)}
-			return res
-		}
-		defer closeHALs()
-		hals = h
+	hals, release, e := runHALs(opt, lw)
+	if e != nil {
+		res.Error = e
+		return res
 	}
-	if ls, ok := hals.(interface{ SetLog(io.Writer) }); ok {
-		ls.SetLog(w)
-		defer ls.SetLog(nil)
-	}
+	defer release()
 	res.Outputs, res.Config = &output.Registry{}, opt.Setup.Config
 	rt := luart.New(luart.Config{
 		Outputs: res.Outputs,
 		Dir:     filepath.Dir(opt.File),
 		Params:  opt.Params,
 		Seed:    opt.Seed,
-		Log:     w,
+		Log:     lw,
 		HALs:    hals,
 		Machine: opt.Setup.Machine,
 
@@ -128,6 +112,41 @@ func Run(ctx context.Context, opt Options) (res Result) {
 	res.Error = finalError(ctx, opt, err, rt.Bug(), rt.BudgetFailure(), rt.PluginFailure())
 	res.Machines = output.Summarize(res.Outputs).Machines
 	return res
+}
+
+// scenarioSource is the scenario's text: Options.Source, or its file.
+func scenarioSource(opt Options) ([]byte, *Error) {
+	if opt.Source != nil {
+		return opt.Source, nil
+	}
+	b, err := input.ReadFile(input.Scenario, opt.File)
+	if input.Refused(err) {
+		return nil, &Error{Kind: runerr.KindInput, Message: err.Error()}
+	}
+	if err != nil {
+		return nil, &Error{Kind: runerr.KindInput, Message: fmt.Sprintf("cannot read the scenario: %v", err)}
+	}
+	return b, nil
+}
+
+// runHALs is the run's HAL provider (Options.HALs, or one made from the
+// setup for this run), its plugins' log lines sent to log; release undoes
+// what runHALs did.
+func runHALs(opt Options, log io.Writer) (hals lab.HALProvider, release func(), e *Error) {
+	hals, release = opt.HALs, func() {}
+	if hals == nil && opt.Setup.NewHALs != nil {
+		h, closeHALs, err := opt.Setup.NewHALs()
+		if err != nil {
+			return nil, nil, &Error{Kind: runerr.KindPlugin, Message: fmt.Sprintf("cannot prepare the HALs: %v", err)}
+		}
+		hals, release = h, closeHALs
+	}
+	if ls, ok := hals.(interface{ SetLog(io.Writer) }); ok {
+		ls.SetLog(log)
+		closeHALs := release
+		release = func() { ls.SetLog(nil); closeHALs() }
+	}
+	return hals, release, nil
 }
 
 // abandonGrace is how long a run may go on after its context ended (time
