@@ -172,69 +172,93 @@ func (d *tdec) decode(field string, v any, dst reflect.Value) {
 		dst.Set(reflect.ValueOf(p))
 		return
 	case dst.Type() == addressType:
-		if s, ok := v.(string); ok {
-			var a workload.Address
-			if err := a.UnmarshalText([]byte(s)); err != nil {
-				d.fail(field, "%v", err)
-				return
-			}
-			dst.SetUint(uint64(a))
-			return
-		}
-		if u, ok := d.unsigned(field, v); ok {
-			dst.SetUint(u)
-		}
+		d.decodeAddress(field, v, dst)
 		return
 	}
 	switch dst.Kind() {
 	case reflect.Struct:
-		m, ok := v.(map[string]any)
-		if !ok {
-			d.fail(field, "must be a table, got %s", kind(v))
-			return
-		}
-		fields := map[string]int{}
-		t := dst.Type()
-		for i := range t.NumField() {
-			tag := strings.Split(t.Field(i).Tag.Get("toml"), ",")[0]
-			if tag == "" || tag == "-" {
-				if t.Field(i).Name == "Proc" {
-					fields["proc"] = i
-				}
-				continue
-			}
-			fields[tag] = i
-			if dst.Field(i).Kind() == reflect.Slice && !strings.HasSuffix(tag, "s") && tag != "run" && tag != "isr" && tag != "dpc" {
-				fields[tag+"s"] = i // Lua users write lists as plurals
-			}
-		}
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			i, ok := fields[k]
-			if !ok {
-				d.fail(joinField(field, k), "unknown key")
-				continue
-			}
-			d.decode(joinField(field, k), m[k], dst.Field(i))
-		}
+		d.decodeStruct(field, v, dst)
 	case reflect.Slice:
-		arr, ok := v.([]any)
-		if !ok {
-			if m, isMap := v.(map[string]any); isMap && len(m) == 0 {
-				return // an empty Lua table
-			}
-			d.fail(field, "must be a list, got %s", kind(v))
+		d.decodeSlice(field, v, dst)
+	default:
+		d.decodeScalar(field, v, dst)
+	}
+}
+
+// decodeAddress decodes an address: a "0x…" string or a number.
+func (d *tdec) decodeAddress(field string, v any, dst reflect.Value) {
+	if s, ok := v.(string); ok {
+		var a workload.Address
+		if err := a.UnmarshalText([]byte(s)); err != nil {
+			d.fail(field, "%v", err)
 			return
 		}
-		out := reflect.MakeSlice(dst.Type(), len(arr), len(arr))
-		for i, e := range arr {
-			d.decode(fmt.Sprintf("%s[%d]", field, i+1), e, out.Index(i))
+		dst.SetUint(uint64(a))
+		return
+	}
+	if u, ok := d.unsigned(field, v); ok {
+		dst.SetUint(u)
+	}
+}
+
+// decodeStruct decodes a table into a struct by its TOML keys (a list
+// also under its plural, as Lua users write lists), in key order.
+func (d *tdec) decodeStruct(field string, v any, dst reflect.Value) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		d.fail(field, "must be a table, got %s", kind(v))
+		return
+	}
+	fields := map[string]int{}
+	t := dst.Type()
+	for i := range t.NumField() {
+		tag := strings.Split(t.Field(i).Tag.Get("toml"), ",")[0]
+		if tag == "" || tag == "-" {
+			if t.Field(i).Name == "Proc" {
+				fields["proc"] = i
+			}
+			continue
 		}
-		dst.Set(out)
+		fields[tag] = i
+		if dst.Field(i).Kind() == reflect.Slice && !strings.HasSuffix(tag, "s") && tag != "run" && tag != "isr" && tag != "dpc" {
+			fields[tag+"s"] = i // Lua users write lists as plurals
+		}
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		i, ok := fields[k]
+		if !ok {
+			d.fail(joinField(field, k), "unknown key")
+			continue
+		}
+		d.decode(joinField(field, k), m[k], dst.Field(i))
+	}
+}
+
+// decodeSlice decodes a list (an empty Lua table is an empty list).
+func (d *tdec) decodeSlice(field string, v any, dst reflect.Value) {
+	arr, ok := v.([]any)
+	if !ok {
+		if m, isMap := v.(map[string]any); isMap && len(m) == 0 {
+			return // an empty Lua table
+		}
+		d.fail(field, "must be a list, got %s", kind(v))
+		return
+	}
+	out := reflect.MakeSlice(dst.Type(), len(arr), len(arr))
+	for i, e := range arr {
+		d.decode(fmt.Sprintf("%s[%d]", field, i+1), e, out.Index(i))
+	}
+	dst.Set(out)
+}
+
+// decodeScalar decodes a string, boolean or number.
+func (d *tdec) decodeScalar(field string, v any, dst reflect.Value) {
+	switch dst.Kind() {
 	case reflect.String:
 		s, ok := v.(string)
 		if !ok {
