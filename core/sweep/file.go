@@ -116,8 +116,19 @@ func Parse(name string, data []byte) (*File, error) {
 	}
 	f := &File{Path: name, Set: map[string]any{}, Config: map[string]string{}, Seed: 1, Repeats: 1, data: data}
 	p := &problems{name: name, data: data}
-	dir := filepath.Dir(name)
+	f.parseTop(p, raw)
+	seen := f.parseParameters(p, raw)
+	f.parseConfig(p, raw, seen)
+	if n := f.points(); n*f.Repeats > maxRuns {
+		p.add(nil, "the sweep expands to %d runs, more than %d", n*f.Repeats, maxRuns)
+	}
+	return f, p.err()
+}
 
+// parseTop reads the top-level keys: the scenario, the configuration
+// file, the seed, the repeats and the time budget.
+func (f *File) parseTop(p *problems, raw rawFile) {
+	dir := filepath.Dir(f.Path)
 	if raw.Scenario == "" {
 		p.add(nil, "missing key \"scenario\": name the Lua scenario each run executes (a path relative to this file)")
 	} else {
@@ -149,7 +160,11 @@ func Parse(name string, data []byte) (*File, error) {
 		}
 		f.Timeout = d
 	}
+}
 
+// parseParameters reads [grid], [zip] and [set], and returns the table
+// each parameter is in.
+func (f *File) parseParameters(p *problems, raw rawFile) map[string]string {
 	seen := map[string]string{}
 	for _, table := range []string{"grid", "zip", "set"} {
 		src := map[string]map[string]any{"grid": raw.Grid, "zip": raw.Zip, "set": raw.Set}[table]
@@ -185,6 +200,12 @@ func Parse(name string, data []byte) (*File, error) {
 			p.add(toml.Key{"zip", ax.Name}, "%d values, but zip.%s has %d: zipped lists are walked in lockstep and need one length", len(ax.Values), f.Zip[0].Name, len(f.Zip[0].Values))
 		}
 	}
+	return seen
+}
+
+// parseConfig reads [config]: each line maps a parameter of seen to the
+// configuration key it sets.
+func (f *File) parseConfig(p *problems, raw rawFile, seen map[string]string) {
 	for _, name := range sortedKeys(raw.Config) {
 		key := toml.Key{"config", name}
 		target := raw.Config[name]
@@ -198,10 +219,6 @@ func Parse(name string, data []byte) (*File, error) {
 		}
 		f.Config[name] = target
 	}
-	if n := f.points(); n*f.Repeats > maxRuns {
-		p.add(nil, "the sweep expands to %d runs, more than %d", n*f.Repeats, maxRuns)
-	}
-	return f, p.err()
 }
 
 // resolve makes a path of the file relative to its folder.
