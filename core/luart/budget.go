@@ -96,13 +96,15 @@ func (rt *Runtime) raiseBudget(L *lua.LState, format string, args ...any) {
 }
 
 // installBudgets replaces the builtins that could exceed the budgets in
-// one call with bounded versions.
+// one call with bounded versions (string.format's bound is in its wrapper,
+// stringFormat).
 func (rt *Runtime) installBudgets() {
 	L := rt.L
 	str := L.GetGlobal("string").(*lua.LTable)
 	tab := L.GetGlobal("table").(*lua.LTable)
 	co := L.GetGlobal("coroutine").(*lua.LTable)
 	str.RawSetString("rep", rt.fn("string.rep", rt.stringRep))
+	str.RawSetString("gsub", rt.fn("string.gsub", rt.stringGsub))
 	concat := tab.RawGetString("concat").(*lua.LFunction)
 	tab.RawSetString("concat", rt.fn("table.concat", rt.tableConcat(concat)))
 	L.SetGlobal("unpack", rt.fn("unpack", unpack))

@@ -97,6 +97,7 @@ func (rt *Runtime) baseToString(L *lua.LState) int {
 func (rt *Runtime) stringFormat(orig *lua.LFunction) lua.LGFunction {
 	return func(L *lua.LState) int {
 		top := L.GetTop()
+		rt.checkSize(L, "string.format", formatSize(L, L.CheckString(1)))
 		L.Push(orig)
 		for a := 1; a <= top; a++ {
 			v := L.Get(a)
