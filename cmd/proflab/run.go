@@ -96,6 +96,7 @@ func newRunCmd() *cobra.Command {
 	var flags scenarioFlags
 	var out string
 	var force bool
+	var maxTrace byteSize
 	cmd := &cobra.Command{
 		Use:   "run FILE.lua",
 		Short: "Run one scenario",
@@ -155,12 +156,15 @@ func newRunCmd() *cobra.Command {
 			r := scenario.Run(ctx, opt)
 			defer r.Outputs.Close() // the spooled events of its logger sessions
 			if out != "" {
-				write := scenario.WriteResult
-				if force {
-					write = scenario.WriteResultReplace
+				if ctx.Err() != nil {
+					fmt.Fprintf(cmd.ErrOrStderr(), "writing outputs into %s… (Ctrl-C again stops at once)\n", out)
 				}
-				if err := write(out, r); err != nil {
+				warnings, err := scenario.WriteResultWith(out, r, scenario.WriteOptions{Replace: force, MaxTrace: int64(maxTrace)})
+				if err != nil {
 					return withCode(ExitUsage, fmt.Errorf("--out %s: %w", out, err))
+				}
+				for _, w := range warnings {
+					fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", w)
 				}
 			}
 			scenario.WriteDetails(stdout, r, "")
@@ -173,6 +177,7 @@ func newRunCmd() *cobra.Command {
 	}
 	flags.register(cmd)
 	cmd.Flags().StringVar(&out, "out", "", "write the run's outputs (result.json, config.toml, profiles, …; see above) into this new or empty folder")
+	cmd.Flags().Var(&maxTrace, "max-trace", "the largest Perfetto trace --out writes, like 1GiB (default 1GiB; past it the trace stops after its last whole event, with a warning)")
 	cmd.Flags().BoolVar(&force, "force", false, "with --out: replace the contents of a folder that is not empty")
 	return cmd
 }

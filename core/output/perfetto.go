@@ -1,6 +1,7 @@
 package output
 
 import (
+	"errors"
 	"bufio"
 	"fmt"
 	"io"
@@ -71,6 +72,7 @@ const sequenceID = 1
 // perfettoWriter writes packets through a bounded buffer, interning
 // event names, argument names and argument strings.
 type perfettoWriter struct {
+	max, written int64 // the size limit (0: none) and the bytes written
 	w     *bufio.Writer
 	first bool
 	iids  [3]map[string]uint64 // event names, annotation names, annotation strings
@@ -147,12 +149,21 @@ func (pw *perfettoWriter) packet(ts uint64, hasTS bool, n protowire.Number, body
 	var frame [16]byte
 	f := protowire.AppendTag(frame[:0], fTracePacket, protowire.BytesType)
 	f = protowire.AppendVarint(f, uint64(len(p)))
+	if size := int64(len(f) + len(p)); pw.max > 0 && pw.written+size > pw.max {
+		return errTraceFull
+	} else {
+		pw.written += size
+	}
 	if _, err := pw.w.Write(f); err != nil {
 		return err
 	}
 	_, err := pw.w.Write(p)
 	return err
 }
+
+// errTraceFull stops a trace at its size limit, after its last whole
+// packet.
+var errTraceFull = errors.New("the trace reached its size limit")
 
 // track describes a track and returns its uuid.
 func (pw *perfettoWriter) track(name string, parent uint64, process, thread []byte) (uint64, error) {
@@ -416,6 +427,34 @@ func (mt *machineTrace) write() error {
 // bounded buffers. ok is false (and nothing is written) when no kernel
 // logger session ran; events is the number of track events written.
 func WriteTrace(w io.Writer, reg *Registry) (ok bool, events int64, err error) {
+	t, err := WriteTraceLimited(w, reg, -1)
+	return t.OK, t.Events, err
+}
+
+// DefaultMaxTrace is the largest trace written when none is given
+// (proflab run --max-trace): 1 GiB, about 25 million events.
+const DefaultMaxTrace = 1 << 30
+
+// TraceInfo is what WriteTraceLimited wrote.
+type TraceInfo struct {
+	// OK is false (and nothing was written) when no kernel logger ran.
+	OK bool
+	// Events is the number of track events written, Bytes the size.
+	Events, Bytes int64
+	// Truncated: the trace stopped at its size limit, after its last
+	// whole packet (a valid trace of the run's beginning).
+	Truncated bool
+}
+
+// WriteTraceLimited is WriteTrace that writes at most max bytes (0:
+// DefaultMaxTrace; negative: no limit), stopping after the last whole
+// packet that fits: a run whose trace would take gigabytes cannot spend
+// minutes and the disk writing it.
+func WriteTraceLimited(w io.Writer, reg *Registry, max int64) (info TraceInfo, err error) {
+	if max == 0 {
+		max = DefaultMaxTrace
+	}
+	ok := false
 	ms := reg.Machines()
 	for _, e := range ms {
 		if len(e.Sessions) > 0 {
@@ -423,20 +462,25 @@ func WriteTrace(w io.Writer, reg *Registry) (ok bool, events int64, err error) {
 		}
 	}
 	if !ok {
-		return false, 0, nil
+		return TraceInfo{}, nil
 	}
 	pw := newPerfettoWriter(w)
+	pw.max = max
 	for _, e := range ms {
 		if len(e.Sessions) == 0 {
 			continue
 		}
 		mt := &machineTrace{pw: pw, e: e, sy: newSymbols(e.Sim)}
-		if err := mt.write(); err != nil {
-			return true, pw.events, fmt.Errorf("cannot write the trace: %w", err)
+		if err := mt.write(); errors.Is(err, errTraceFull) {
+			info.Truncated = true
+			break
+		} else if err != nil {
+			return TraceInfo{OK: true, Events: pw.events, Bytes: pw.written}, fmt.Errorf("cannot write the trace: %w", err)
 		}
 	}
+	info.OK, info.Events, info.Bytes = true, pw.events, pw.written
 	if err := pw.w.Flush(); err != nil {
-		return true, pw.events, fmt.Errorf("cannot write the trace: %w", err)
+		return info, fmt.Errorf("cannot write the trace: %w", err)
 	}
-	return true, pw.events, nil
+	return info, nil
 }

@@ -3,6 +3,7 @@ package output_test
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -227,6 +228,19 @@ func decodeTrace(t *testing.T, data []byte) *decoded {
 // tracing sampled profiles, and returns the trace and the logged events.
 func traceLab(t *testing.T) ([]byte, int, *simtest.Lab) {
 	t.Helper()
+	reg, events, l := traceRegistry(t)
+	var buf bytes.Buffer
+	ok, _, err := output.WriteTrace(&buf, reg)
+	if err != nil || !ok {
+		t.Fatalf("WriteTrace: %v %v", ok, err)
+	}
+	return buf.Bytes(), events, l
+}
+
+// traceRegistry runs the trace tests' lab and returns its outputs, the
+// number of events its logger took, and the lab.
+func traceRegistry(t *testing.T) (*output.Registry, int, *simtest.Lab) {
+	t.Helper()
 	l := simtest.Inproc(t, 2, 4)
 	reg := &output.Registry{}
 	reg.AddMachine(l.M, l.Sim)
@@ -247,12 +261,7 @@ func traceLab(t *testing.T) ([]byte, int, *simtest.Lab) {
 	if err := s.Stop(); err != nil {
 		t.Fatal(err)
 	}
-	var buf bytes.Buffer
-	ok, _, err := output.WriteTrace(&buf, reg)
-	if err != nil || !ok {
-		t.Fatalf("WriteTrace: %v %v", ok, err)
-	}
-	return buf.Bytes(), len(s.Events()), l
+	return reg, len(s.Events()), l
 }
 
 // TestTraceStructure decodes the Perfetto trace and checks what a user
@@ -421,5 +430,30 @@ func TestSessionEventsSpooled(t *testing.T) {
 	reg.Close()
 	if n := len(s.Events()); n != 0 {
 		t.Errorf("%d events after Close", n)
+	}
+}
+
+// A trace cut at its size limit is still a trace: whole packets only,
+// every interned name defined before use (decodeTrace checks both), of
+// at most the limit's bytes, and a prefix of the whole trace.
+func TestTraceCutAtItsLimit(t *testing.T) {
+	reg, _, _ := traceRegistry(t)
+	var all bytes.Buffer
+	if _, err := output.WriteTraceLimited(&all, reg, -1); err != nil {
+		t.Fatal(err)
+	}
+	whole := all.Bytes()
+	limit := int64(len(whole) / 3)
+	var b bytes.Buffer
+	info, err := output.WriteTraceLimited(&b, reg, limit)
+	if err != nil || !info.OK || !info.Truncated || int64(b.Len()) > limit || info.Bytes != int64(b.Len()) {
+		t.Fatalf("cut at %d: %+v, %v (%d bytes written)", limit, info, err, b.Len())
+	}
+	if !bytes.HasPrefix(whole, b.Bytes()) {
+		t.Error("the cut trace is not the whole trace's beginning")
+	}
+	decodeTrace(t, b.Bytes())
+	if info, err := output.WriteTraceLimited(io.Discard, reg, -1); err != nil || info.Truncated || info.Bytes != int64(len(whole)) {
+		t.Errorf("no limit: %+v, %v", info, err)
 	}
 }

@@ -28,6 +28,9 @@ const (
 type Summary struct {
 	Machines []MachineSummary `json:"machines,omitempty"`
 	Files    []string         `json:"files,omitempty"`
+	// Warnings say what the outputs left out (a trace cut at its size
+	// limit), for the run's result and the terminal.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // MachineSummary is one machine's part of a Summary.
@@ -85,6 +88,10 @@ type Options struct {
 	Pprof bool
 	// Trace writes the Perfetto trace when a kernel logger ran (output.trace).
 	Trace bool
+	// MaxTrace bounds the trace's size in bytes (0: DefaultMaxTrace;
+	// negative: no bound): past it the trace stops after its last whole
+	// packet, and the summary warns.
+	MaxTrace int64
 }
 
 // All is every output.
@@ -139,12 +146,32 @@ func WriteWith(dir string, reg *Registry, opts Options) (Summary, error) {
 	if !opts.Trace {
 		return sum, nil
 	}
-	if ok, err := writeTraceFile(filepath.Join(dir, TraceFile), reg); err != nil {
+	info, err := writeTraceFile(filepath.Join(dir, TraceFile), reg, opts.MaxTrace)
+	if err != nil {
 		return sum, err
-	} else if ok {
+	}
+	if info.OK {
 		sum.Files = append(sum.Files, TraceFile)
 	}
+	if info.Truncated {
+		sum.Warnings = append(sum.Warnings, fmt.Sprintf("%s was cut at %s (%d events, the run's beginning): the size limit; raise it with --max-trace (or run less simulated time with the kernel logger on)",
+			TraceFile, byteSize(info.Bytes), info.Events))
+	}
 	return sum, nil
+}
+
+// byteSize renders n bytes in the largest binary unit that keeps one
+// decimal ("1.0 GiB").
+func byteSize(n int64) string {
+	units := []string{"bytes", "KiB", "MiB", "GiB", "TiB"}
+	v, u := float64(n), 0
+	for v >= 1024 && u < len(units)-1 {
+		v, u = v/1024, u+1
+	}
+	if u == 0 {
+		return fmt.Sprintf("%d bytes", n)
+	}
+	return fmt.Sprintf("%.1f %s", v, units[u])
 }
 
 // row is one bucket of one profile.
@@ -299,24 +326,25 @@ func bucketsCSV(rows []row) ([]byte, error) {
 }
 
 // writeTraceFile writes the trace to path when a kernel logger ran.
-func writeTraceFile(path string, reg *Registry) (bool, error) {
+func writeTraceFile(path string, reg *Registry, max int64) (TraceInfo, error) {
 	ok := false
 	for _, e := range reg.Machines() {
 		ok = ok || len(e.Sessions) > 0
 	}
 	if !ok {
-		return false, nil
+		return TraceInfo{}, nil
 	}
 	f, err := os.Create(path)
 	if err != nil {
-		return true, fmt.Errorf("cannot write %s: %w", TraceFile, err)
+		return TraceInfo{OK: true}, fmt.Errorf("cannot write %s: %w", TraceFile, err)
 	}
-	if _, _, err := WriteTrace(f, reg); err != nil {
+	info, err := WriteTraceLimited(f, reg, max)
+	if err != nil {
 		f.Close()
-		return true, err
+		return info, err
 	}
 	if err := f.Close(); err != nil {
-		return true, fmt.Errorf("cannot write %s: %w", TraceFile, err)
+		return info, fmt.Errorf("cannot write %s: %w", TraceFile, err)
 	}
-	return true, nil
+	return info, nil
 }

@@ -79,57 +79,79 @@ func CheckOut(dir string, replace bool) error {
 // (config.toml), each run's resolved workload (workload-mM-rN.toml), and
 // the profile outputs of core/output (buckets.csv, a pprof profile per
 // profile and the Perfetto trace when a kernel logger ran, as [output] chooses).
-func WriteResult(dir string, r Result) error { return writeResult(dir, r, false) }
+func WriteResult(dir string, r Result) error {
+	_, err := WriteResultWith(dir, r, WriteOptions{})
+	return err
+}
 
 // WriteResultReplace is WriteResult that replaces a folder's contents.
-func WriteResultReplace(dir string, r Result) error { return writeResult(dir, r, true) }
+func WriteResultReplace(dir string, r Result) error {
+	_, err := WriteResultWith(dir, r, WriteOptions{Replace: true})
+	return err
+}
 
-func writeResult(dir string, r Result, replace bool) error {
-	if err := CheckOut(dir, replace); err != nil {
-		return err
+// WriteOptions tune WriteResultWith.
+type WriteOptions struct {
+	// Replace replaces a folder's contents (WriteResultReplace).
+	Replace bool
+	// MaxTrace bounds the Perfetto trace's size in bytes (0:
+	// output.DefaultMaxTrace; negative: no bound).
+	MaxTrace int64
+}
+
+// WriteResultWith is WriteResult with options; it returns the warnings
+// the outputs gave (a trace cut at its size limit), which result.json
+// records too.
+func WriteResultWith(dir string, r Result, o WriteOptions) ([]string, error) {
+	if err := CheckOut(dir, o.Replace); err != nil {
+		return nil, err
 	}
+	return writeResult(dir, r, o)
+}
+
+func writeResult(dir string, r Result, o WriteOptions) (warnings []string, err error) {
 	dir = filepath.Clean(dir)
 	parent := filepath.Dir(dir)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return fmt.Errorf("cannot create the output folder: %w", err)
+		return nil, fmt.Errorf("cannot create the output folder: %w", err)
 	}
 	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".tmp-")
 	if err != nil {
-		return fmt.Errorf("cannot create the output folder: %w", err)
+		return nil, fmt.Errorf("cannot create the output folder: %w", err)
 	}
 	defer os.RemoveAll(tmp) // gone after the rename; cleans up after a failure
 	if err := os.Chmod(tmp, 0o755); err != nil {
-		return err
+		return nil, err
 	}
-	if err := writeFiles(tmp, r); err != nil {
-		return err
+	if warnings, err = writeFiles(tmp, r, o); err != nil {
+		return nil, err
 	}
 	if _, err := os.Stat(dir); err == nil {
 		// an empty folder, or one to replace: move it aside, then away
 		old := tmp + ".old"
 		if err := os.Rename(dir, old); err != nil {
-			return fmt.Errorf("cannot replace %s: %w", dir, err)
+			return nil, fmt.Errorf("cannot replace %s: %w", dir, err)
 		}
 		defer os.RemoveAll(old)
 	}
 	if err := os.Rename(tmp, dir); err != nil {
-		return fmt.Errorf("cannot move the outputs into %s: %w", dir, err)
+		return nil, fmt.Errorf("cannot move the outputs into %s: %w", dir, err)
 	}
-	return nil
+	return warnings, nil
 }
 
-func writeFiles(dir string, r Result) error {
+func writeFiles(dir string, r Result, o WriteOptions) (warnings []string, err error) {
 	cfg := r.Config
 	if cfg == nil {
 		cfg = config.Default()
 	}
 	var cb bytes.Buffer
 	if err := toml.NewEncoder(&cb).Encode(cfg); err != nil {
-		return fmt.Errorf("cannot encode the configuration: %w", err)
+		return nil, fmt.Errorf("cannot encode the configuration: %w", err)
 	}
 	files := []string{ConfigFile}
 	if err := os.WriteFile(filepath.Join(dir, ConfigFile), cb.Bytes(), 0o644); err != nil {
-		return fmt.Errorf("cannot write the configuration: %w", err)
+		return nil, fmt.Errorf("cannot write the configuration: %w", err)
 	}
 	if r.Outputs != nil {
 		for _, m := range r.Outputs.Machines() {
@@ -139,35 +161,37 @@ func writeFiles(dir string, r Result) error {
 			for i, res := range m.Sim.Results() {
 				b, err := workload.Encode(&res.Workload.Spec)
 				if err != nil {
-					return fmt.Errorf("cannot encode a workload: %w", err)
+					return nil, fmt.Errorf("cannot encode a workload: %w", err)
 				}
 				name := fmt.Sprintf("workload-m%d-r%d.toml", m.Index, i+1)
 				if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-					return fmt.Errorf("cannot write %s: %w", name, err)
+					return nil, fmt.Errorf("cannot write %s: %w", name, err)
 				}
 				files = append(files, name)
 			}
 		}
-		sum, err := output.WriteWith(dir, r.Outputs, output.Options{Pprof: cfg.Output.Pprof, Trace: cfg.Output.Trace})
+		sum, err := output.WriteWith(dir, r.Outputs, output.Options{Pprof: cfg.Output.Pprof, Trace: cfg.Output.Trace, MaxTrace: o.MaxTrace})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		files = append(files, sum.Files...)
+		warnings = sum.Warnings
 	}
+	r.Warnings = append(r.Warnings, warnings...)
 	r.Files = files
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
-		return fmt.Errorf("cannot encode the result: %w", err)
+		return nil, fmt.Errorf("cannot encode the result: %w", err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, ResultFile), append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("cannot write the result: %w", err)
+		return nil, fmt.Errorf("cannot write the result: %w", err)
 	}
 	if r.Log != "" {
 		if err := os.WriteFile(filepath.Join(dir, LogFile), []byte(r.Log), 0o644); err != nil {
-			return fmt.Errorf("cannot write the log: %w", err)
+			return nil, fmt.Errorf("cannot write the log: %w", err)
 		}
 	}
-	return nil
+	return warnings, nil
 }
 
 // ResolveOut follows dir while it is a symbolic link, a dangling one

@@ -47,7 +47,10 @@ type Result struct {
 	Machines []output.MachineSummary `json:"machines,omitempty"`
 	// Files are the output files WriteResult wrote beside result.json.
 	Files []string `json:"files,omitempty"`
-	Log   string   `json:"-"`
+	// Warnings are what the outputs left out (a trace cut at its size
+	// limit).
+	Warnings []string `json:"warnings,omitempty"`
+	Log      string   `json:"-"`
 	// Inputs are the files the run read besides its scenario and
 	// configuration (modules required from the scenario's folder,
 	// workload files), by absolute path, with their sha256.
