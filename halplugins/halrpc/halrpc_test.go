@@ -1,14 +1,17 @@
 package halrpc_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -530,5 +533,41 @@ func TestThousandsOfOpenInstances(t *testing.T) {
 		if err := in.Close(); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for the logger's goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// A plugin's plain stderr lines reach the host's logger (the run log) at
+// Info: go-plugin hands them over at Debug, below what a run log shows.
+func TestPluginStderrReachesTheLog(t *testing.T) {
+	var log lockedBuffer
+	c := start(t, halrpc.Options{Path: testPlugin, Args: []string{"-mode", "chatty"},
+		Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	if _, err := c.NewInstance().Abilities(); err != nil && !errors.Is(err, hal.ErrUnsupported) {
+		t.Log(err) // any call: the start-up line is long read by then
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(log.String(), "testplugin: a plain line on stderr") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := log.String(); !strings.Contains(got, "level=INFO") || !strings.Contains(got, "testplugin: a plain line on stderr") {
+		t.Errorf("the plugin's stderr line is not in the log:\n%s", got)
 	}
 }

@@ -16,6 +16,9 @@ type slogLogger struct {
 	name  string
 	args  []any
 	level hclog.Level
+	// stderr marks the logger go-plugin names after the plugin for the
+	// lines the plugin writes to stderr (Named).
+	stderr bool
 }
 
 var _ hclog.Logger = (*slogLogger)(nil)
@@ -42,6 +45,11 @@ func toSlogLevel(level hclog.Level) slog.Level {
 func (s *slogLogger) Log(level hclog.Level, msg string, args ...any) {
 	if level == hclog.Off || level < s.level {
 		return
+	}
+	if s.stderr && level < hclog.Info {
+		// go-plugin logs a plugin's plain stderr lines at Debug: they
+		// are the plugin's own words, for the run log
+		level = hclog.Info
 	}
 	all := make([]any, 0, len(s.args)+len(args)+2)
 	if s.name != "" {
@@ -75,6 +83,7 @@ func (s *slogLogger) With(args ...any) hclog.Logger {
 
 func (s *slogLogger) Named(name string) hclog.Logger {
 	c := *s
+	c.stderr = true
 	if c.name != "" {
 		name = c.name + "." + name
 	}

@@ -95,10 +95,13 @@ func (f *faulty) QuerySource(cpus []int, src hal.Source) ([]hal.SourceInfo, erro
 func serveFaulty(def string, args []string) {
 	fs := flag.NewFlagSet(Faulty, flag.ExitOnError)
 	fs.SetOutput(os.Stderr)
-	mode := fs.String("mode", def, "ok, crash, hang, nonsense, counters, old, nodescribe, seeded or unary")
+	mode := fs.String("mode", def, "ok, crash, hang, nonsense, counters, old, nodescribe, seeded, unary or chatty (a plain line on stderr at start)")
 	protocol := fs.Int("protocol", halrpc.ProtocolVersion, "protocol version to serve")
 	_ = fs.Parse(args)
 	factory := func() hal.HAL { return &faulty{HAL: apic.New(), mode: *mode} }
+	if *mode == "chatty" {
+		fmt.Fprintln(os.Stderr, "testplugin: a plain line on stderr")
+	}
 	if *protocol == halrpc.ProtocolVersion && *mode != "unary" {
 		halrpc.Serve(factory)
 	}
