@@ -527,6 +527,13 @@ type ProfileInfo struct {
 
 // ProfileInfo looks up a profile handle in p's table.
 func (p *Process) ProfileInfo(handle uint64) (ProfileInfo, bool) {
+	return p.profileInfo(handle, nil)
+}
+
+// profileInfo is ProfileInfo; listed, when not nil, holds the profiles
+// on the kernel's lists (Profiles finds them once, instead of walking a
+// list for each of thousands of profiles).
+func (p *Process) profileInfo(handle uint64, listed map[*kprofile]bool) (ProfileInfo, bool) {
 	e, ok := p.handles[handle&p.m.lay.ptrMask&^3]
 	if !ok {
 		return ProfileInfo{}, false
@@ -543,12 +550,16 @@ func (p *Process) ProfileInfo(handle uint64) (ProfileInfo, bool) {
 	}
 	if ep.kp != nil {
 		info.Processors = ep.kp.affinity
-		list := &p.m.globalList
-		if ep.process != nil {
-			list = &ep.process.list
-		}
-		for k := list.head; k != nil; k = k.next {
-			info.OnList = info.OnList || k == ep.kp
+		if listed != nil {
+			info.OnList = listed[ep.kp]
+		} else {
+			list := &p.m.globalList
+			if ep.process != nil {
+				list = &ep.process.list
+			}
+			for k := list.head; k != nil; k = k.next {
+				info.OnList = info.OnList || k == ep.kp
+			}
 		}
 	}
 	return info, true
@@ -565,6 +576,15 @@ type ProfileRecord struct {
 // handles ascending), for the lab's outputs.
 func (m *Machine) Profiles() []ProfileRecord {
 	var out []ProfileRecord
+	listed := map[*kprofile]bool{}
+	for k := m.globalList.head; k != nil; k = k.next {
+		listed[k] = true
+	}
+	for _, p := range m.Processes() {
+		for k := p.list.head; k != nil; k = k.next {
+			listed[k] = true
+		}
+	}
 	for _, p := range m.Processes() {
 		hs := make([]uint64, 0, len(p.handles))
 		for h, e := range p.handles {
@@ -574,7 +594,7 @@ func (m *Machine) Profiles() []ProfileRecord {
 		}
 		sort.Slice(hs, func(i, j int) bool { return hs[i] < hs[j] })
 		for _, h := range hs {
-			info, _ := p.ProfileInfo(h)
+			info, _ := p.profileInfo(h, listed)
 			out = append(out, ProfileRecord{Owner: p, Handle: h, Info: info})
 		}
 	}

@@ -30,12 +30,17 @@ func (rs *runState) loop() {
 	var lastC *cpuRun
 	stuck := 0
 	for iter := 0; rs.stopErr == nil; iter++ {
-		if iter&1023 == 1023 {
+		// The context every 16 events: an event can cost milliseconds
+		// (an interrupt walking tens of thousands of started profiles),
+		// and a run must stop promptly when its budget or Ctrl-C ends it.
+		if iter&15 == 15 {
 			if err := rs.ctx.Err(); err != nil {
 				rs.stopErr = fmt.Errorf("the run was stopped at %d µs of simulated time: %w", s.time100ns(s.now)/10, err)
 				break
 			}
-			rs.progress()
+			if iter&1023 == 1023 {
+				rs.progress()
+			}
 		}
 		var c *cpuRun
 		for _, x := range s.cpus {
