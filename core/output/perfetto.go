@@ -1,8 +1,8 @@
 package output
 
 import (
-	"errors"
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 
@@ -73,9 +73,9 @@ const sequenceID = 1
 // event names, argument names and argument strings.
 type perfettoWriter struct {
 	max, written int64 // the size limit (0: none) and the bytes written
-	w     *bufio.Writer
-	first bool
-	iids  [3]map[string]uint64 // event names, annotation names, annotation strings
+	w            *bufio.Writer
+	first        bool
+	iids         [3]map[string]uint64 // event names, annotation names, annotation strings
 	// pending interned entries for the next packet
 	interned []byte
 	pkt, ev  []byte
