@@ -9,7 +9,7 @@ import (
 	"github.com/proflab/proflab/core/config"
 	"github.com/proflab/proflab/core/halhost"
 	"github.com/proflab/proflab/core/lab"
-	"github.com/proflab/proflab/core/sim/simtest"
+	"github.com/proflab/proflab/core/lab/labtest"
 	"github.com/proflab/proflab/kernel"
 	"github.com/proflab/proflab/kernel/nt"
 )
@@ -56,10 +56,10 @@ func TestAssembleWiresTheParts(t *testing.T) {
 	if l.Machine.CPUCount() != 2 || l.Sim.Machine() != l.Machine || l.Spec.CPUs != 2 || l.Machine.Config().FreqMHz != 3000 {
 		t.Fatalf("lab %+v", l)
 	}
-	st := simtest.Lab{M: l.Machine, Sim: l.Sim, P: l.Machine.NewProcess("app", kernel.Token{Privileges: map[int]bool{nt.SeSystemProfilePrivilege: true}, Integrity: kernel.IntegrityHigh})}
+	st := labtest.Lab{M: l.Machine, Sim: l.Sim, P: l.Machine.NewProcess("app", kernel.Token{Privileges: map[int]bool{nt.SeSystemProfilePrivilege: true}, Integrity: kernel.IntegrityHigh})}
 	st.SetInterval(t, nt.ProfileTime, 10000) // 1 ms
 	st.Profile(t, 0x10000, 0x1000, 4, nt.ProfileTime)
-	res, err := l.Sim.Run(10_000, simtest.ThreeFuncs(st.P))
+	res, err := l.Sim.Run(10_000, labtest.ThreeFuncs(st.P))
 	if err != nil {
 		t.Fatal(err)
 	}

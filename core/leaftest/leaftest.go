@@ -34,6 +34,9 @@ type Rule struct {
 	// allows the tree under it. The module's own packages the rule covers
 	// are always allowed.
 	Allow []string
+	// Tests holds the packages' tests to Allow too (their dependencies
+	// as `go list -deps -test` finds them).
+	Tests bool
 	// ForbidStd are standard-library packages (a path ending in "/..."
 	// forbids a tree) that the packages' own non-test files may not
 	// import (the standard library may use them underneath).
@@ -62,7 +65,14 @@ func Check(t *testing.T, r Rule) {
 	}
 	self := run("list", pkgs)
 	allowed := append(slices.Clone(r.Allow), self...)
-	for _, dep := range run("list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", pkgs) {
+	args := []string{"list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", pkgs}
+	if r.Tests {
+		args = []string{"list", "-deps", "-test", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", pkgs}
+	}
+	for _, dep := range run(args...) {
+		// a test's variants: "p [p.test]", "p.test", "p_test [p.test]"
+		dep, _, _ = strings.Cut(dep, " ")
+		dep = strings.TrimSuffix(strings.TrimSuffix(dep, ".test"), "_test")
 		if dep != "" && !slices.ContainsFunc(allowed, func(a string) bool { return allows(a, dep) }) {
 			t.Errorf("depends on %s: %s", dep, r.Why)
 		}

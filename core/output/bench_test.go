@@ -3,15 +3,15 @@ package output_test
 import (
 	"testing"
 
+	"github.com/proflab/proflab/core/lab/labtest"
 	"github.com/proflab/proflab/core/output"
-	"github.com/proflab/proflab/core/sim/simtest"
 	"github.com/proflab/proflab/kernel/nt"
 )
 
 // BenchmarkWrite measures writing a run's outputs: buckets.csv, a pprof
 // profile of 48 buckets of 64 bytes, and the Perfetto trace of ~2000 events.
 func BenchmarkWrite(b *testing.B) {
-	l := simtest.Inproc(b, 2, 1)
+	l := labtest.Inproc(b, 2, 1)
 	reg := &output.Registry{}
 	reg.AddMachine(l.M, l.Sim)
 	s, err := l.M.StartKernelLogger(true)
@@ -21,7 +21,7 @@ func BenchmarkWrite(b *testing.B) {
 	reg.AddSession(l.M, s)
 	l.Profile(b, 0x10000, 0xC00, 6, nt.ProfileTime)
 	l.SetInterval(b, nt.ProfileTime, 1221)
-	if _, err := l.Sim.Run(100_000, simtest.ThreeFuncs(l.P)); err != nil {
+	if _, err := l.Sim.Run(100_000, labtest.ThreeFuncs(l.P)); err != nil {
 		b.Fatal(err)
 	}
 	dir := b.TempDir()

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/google/pprof/profile"
+	"github.com/proflab/proflab/core/lab/labtest"
 	"github.com/proflab/proflab/core/output"
-	"github.com/proflab/proflab/core/sim/simtest"
 	"github.com/proflab/proflab/core/workload"
 	"github.com/proflab/proflab/kernel"
 	"github.com/proflab/proflab/kernel/nt"
@@ -34,7 +34,7 @@ func callWorkload(p *kernel.Process) *workload.Spec {
 // outputs; it returns the pprof file's path.
 func profileOf(t *testing.T, src nt.Source, interval uint32, w func(*kernel.Process) *workload.Spec, seed uint64) string {
 	t.Helper()
-	l := simtest.Inproc(t, 2, seed)
+	l := labtest.Inproc(t, 2, seed)
 	reg := &output.Registry{}
 	reg.AddMachine(l.M, l.Sim)
 	l.Profile(t, 0x10000, 0xC00, 6, src)
@@ -87,7 +87,7 @@ func pprofTool(t *testing.T, args ...string) string {
 
 func TestPprofUnits(t *testing.T) {
 	// ProfileTime at 10000 × 100 ns: each sample is 1 ms
-	p := readProfile(t, profileOf(t, nt.ProfileTime, 10000, simtest.ThreeFuncs, 1))
+	p := readProfile(t, profileOf(t, nt.ProfileTime, 10000, labtest.ThreeFuncs, 1))
 	if p.Period != 1_000_000 || p.PeriodType.Type != "ProfileTime" || p.PeriodType.Unit != "nanoseconds" {
 		t.Errorf("period %d %+v", p.Period, p.PeriodType)
 	}
@@ -121,7 +121,7 @@ func TestPprofUnits(t *testing.T) {
 	}
 
 	// a counter source counts events: one sample every 10000 cache misses
-	c := readProfile(t, profileOf(t, nt.ProfileCacheMisses, 10000, simtest.ThreeFuncs, 1))
+	c := readProfile(t, profileOf(t, nt.ProfileCacheMisses, 10000, labtest.ThreeFuncs, 1))
 	if c.Period != 10000 || c.PeriodType.Type != "ProfileCacheMisses" || c.PeriodType.Unit != "events" || c.DefaultSampleType != "events" {
 		t.Errorf("counter period %d %+v %s", c.Period, c.PeriodType, c.DefaultSampleType)
 	}
@@ -146,8 +146,8 @@ func profileOfPath(t *testing.T, p *profile.Profile) string {
 }
 
 func TestPprofDiffBase(t *testing.T) {
-	a := profileOf(t, nt.ProfileTime, 10000, simtest.ThreeFuncs, 1)
-	b := profileOf(t, nt.ProfileTime, 10000, simtest.ThreeFuncs, 2)
+	a := profileOf(t, nt.ProfileTime, 10000, labtest.ThreeFuncs, 1)
+	b := profileOf(t, nt.ProfileTime, 10000, labtest.ThreeFuncs, 2)
 	out := pprofTool(t, "-top", "-diff_base", a, b)
 	if !strings.Contains(out, "alpha") || !strings.Contains(out, "ms") {
 		t.Errorf("pprof -diff_base:\n%s", out)
@@ -197,7 +197,7 @@ func TestPprofMappingsAndStacks(t *testing.T) {
 }
 
 func TestSamplesProfilesHaveProcessorsAndThreads(t *testing.T) {
-	l := simtest.Inproc(t, 2, 1)
+	l := labtest.Inproc(t, 2, 1)
 	reg := &output.Registry{}
 	reg.AddMachine(l.M, l.Sim)
 	l.SetInterval(t, nt.ProfileTime, 10000) // before the logger: no set event
@@ -206,11 +206,11 @@ func TestSamplesProfilesHaveProcessorsAndThreads(t *testing.T) {
 		t.Fatal(err)
 	}
 	reg.AddSession(l.M, s)
-	if _, err := l.Sim.Run(50_000, simtest.ThreeFuncs(l.P)); err != nil {
+	if _, err := l.Sim.Run(50_000, labtest.ThreeFuncs(l.P)); err != nil {
 		t.Fatal(err)
 	}
 	l.SetInterval(t, nt.ProfileTime, 20000) // logged: 1 ms, then 2 ms a sample
-	if _, err := l.Sim.Run(50_000, simtest.ThreeFuncs(l.P)); err != nil {
+	if _, err := l.Sim.Run(50_000, labtest.ThreeFuncs(l.P)); err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()

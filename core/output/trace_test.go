@@ -10,8 +10,8 @@ import (
 
 	"google.golang.org/protobuf/encoding/protowire"
 
+	"github.com/proflab/proflab/core/lab/labtest"
 	"github.com/proflab/proflab/core/output"
-	"github.com/proflab/proflab/core/sim/simtest"
 	"github.com/proflab/proflab/core/workload"
 	"github.com/proflab/proflab/kernel"
 	"github.com/proflab/proflab/kernel/nt"
@@ -226,7 +226,7 @@ func decodeTrace(t *testing.T, data []byte) *decoded {
 // traceLab runs two processes on 2 processors (one thread each pinned to
 // processor 0 and a busy-half thread that moves) with the kernel logger
 // tracing sampled profiles, and returns the trace and the logged events.
-func traceLab(t *testing.T) ([]byte, int, *simtest.Lab) {
+func traceLab(t *testing.T) ([]byte, int, *labtest.Lab) {
 	t.Helper()
 	reg, events, l := traceRegistry(t)
 	var buf bytes.Buffer
@@ -239,9 +239,9 @@ func traceLab(t *testing.T) ([]byte, int, *simtest.Lab) {
 
 // traceRegistry runs the trace tests' lab and returns its outputs, the
 // number of events its logger took, and the lab.
-func traceRegistry(t *testing.T) (*output.Registry, int, *simtest.Lab) {
+func traceRegistry(t *testing.T) (*output.Registry, int, *labtest.Lab) {
 	t.Helper()
-	l := simtest.Inproc(t, 2, 4)
+	l := labtest.Inproc(t, 2, 4)
 	reg := &output.Registry{}
 	reg.AddMachine(l.M, l.Sim)
 	s, err := l.M.StartKernelLogger(true)
@@ -250,7 +250,7 @@ func traceRegistry(t *testing.T) (*output.Registry, int, *simtest.Lab) {
 	}
 	reg.AddSession(l.M, s)
 	l.SetInterval(t, nt.ProfileTime, 2441)
-	w := simtest.ThreeFuncs(l.P)
+	w := labtest.ThreeFuncs(l.P)
 	w.Processes[0].Threads = []workload.Thread{{CPU: 0, Affinity: 1}, {CPU: 1, Busy: 0.5}}
 	other := l.M.NewProcess("other", kernel.Token{Integrity: kernel.IntegrityMedium})
 	w.Processes = append(w.Processes, workload.Process{Name: "other", Proc: other, Functions: []workload.Function{{Name: "spin", Base: 0x20000, Size: 0x100, Weight: 1}},
@@ -402,7 +402,7 @@ func TestTraceFileWritten(t *testing.T) {
 // spool, where Events reads them back whole, in order; Close releases
 // them.
 func TestSessionEventsSpooled(t *testing.T) {
-	l := simtest.Inproc(t, 1, 1)
+	l := labtest.Inproc(t, 1, 1)
 	reg := &output.Registry{}
 	reg.AddMachine(l.M, l.Sim)
 	s, err := l.M.StartKernelLogger(true)
@@ -412,7 +412,7 @@ func TestSessionEventsSpooled(t *testing.T) {
 	l.SetInterval(t, nt.ProfileTime, 1221) // logged (0x0F48) before the session is registered
 	before := len(s.Events())
 	reg.AddSession(l.M, s)
-	if _, err := l.Sim.Run(200_000, simtest.ThreeFuncs(l.P)); err != nil {
+	if _, err := l.Sim.Run(200_000, labtest.ThreeFuncs(l.P)); err != nil {
 		t.Fatal(err)
 	}
 	evs := s.Events()

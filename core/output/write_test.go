@@ -9,14 +9,14 @@ import (
 	"testing"
 
 	"github.com/google/pprof/profile"
+	"github.com/proflab/proflab/core/lab/labtest"
 	"github.com/proflab/proflab/core/output"
-	"github.com/proflab/proflab/core/sim/simtest"
 	"github.com/proflab/proflab/kernel/nt"
 )
 
 func runLab(t *testing.T, dir string) output.Summary {
 	t.Helper()
-	l := simtest.Inproc(t, 2, 1)
+	l := labtest.Inproc(t, 2, 1)
 	reg := &output.Registry{}
 	reg.AddMachine(l.M, l.Sim)
 	s, err := l.M.StartKernelLogger(true)
@@ -26,7 +26,7 @@ func runLab(t *testing.T, dir string) output.Summary {
 	reg.AddSession(l.M, s)
 	l.Profile(t, 0x10000, 0xC00, 8, nt.ProfileTime)
 	l.SetInterval(t, nt.ProfileTime, 10000)
-	if _, err := l.Sim.Run(50_000, simtest.ThreeFuncs(l.P)); err != nil {
+	if _, err := l.Sim.Run(50_000, labtest.ThreeFuncs(l.P)); err != nil {
 		t.Fatal(err)
 	}
 	sum, err := output.Write(dir, reg)

@@ -25,9 +25,11 @@
 // buffers), deliver.go (delivery and accounting), result.go (truth),
 // progress.go.
 //
-// The counts have the distribution the segment-stepping engine (kept as
-// core/sim/internal/refengine for the equivalence tests) gave; the
-// random draws differ, so a seed's numbers differ from that engine's.
+// The counts have the distribution the segment-stepping engine it
+// replaced gave (runs of that engine are recorded in core/lab's
+// testdata/engine, and core/lab's TestEngine tests hold this one to them
+// within their sampling error); the random draws differ, so a seed's
+// numbers differ from that engine's.
 // The same seed and the same calls give the same results, bit for bit.
 //
 // A Sim is the hardware the machine's HALs program (its [Sim.Apply] is

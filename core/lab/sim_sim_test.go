@@ -1,4 +1,4 @@
-package sim_test
+package lab_test
 
 import (
 	"math"
@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/proflab/proflab/core/lab/labtest"
 	"github.com/proflab/proflab/core/sim"
-	"github.com/proflab/proflab/core/sim/simtest"
 	"github.com/proflab/proflab/core/workload"
 	"github.com/proflab/proflab/kernel/nt"
 )
@@ -27,10 +27,10 @@ func shares(c []uint32) []float64 {
 }
 
 func TestTimerOneSecondAtOneMillisecond(t *testing.T) {
-	l := simtest.Inproc(t, 4, 1)
+	l := labtest.Inproc(t, 4, 1)
 	h := l.Profile(t, 0x10000, 0xC00, 10, nt.ProfileTime)
 	l.SetInterval(t, nt.ProfileTime, 10000)
-	res, err := l.Sim.Run(1_000_000, simtest.ThreeFuncs(l.P))
+	res, err := l.Sim.Run(1_000_000, labtest.ThreeFuncs(l.P))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,10 +75,10 @@ func TestTimerOneSecondAtOneMillisecond(t *testing.T) {
 func TestSeedDeterminism(t *testing.T) {
 	t.Parallel()
 	run := func(seed uint64) ([]uint32, *sim.Result) {
-		l := simtest.Inproc(t, 2, seed)
+		l := labtest.Inproc(t, 2, seed)
 		h := l.Profile(t, 0x10000, 0xC00, 4, nt.ProfileTime)
 		l.SetInterval(t, nt.ProfileTime, 1221)
-		res, err := l.Sim.Run(200_000, simtest.ThreeFuncs(l.P))
+		res, err := l.Sim.Run(200_000, labtest.ThreeFuncs(l.P))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -96,10 +96,10 @@ func TestSeedDeterminism(t *testing.T) {
 }
 
 func TestCounterSamplingFollowsEvents(t *testing.T) {
-	l := simtest.Inproc(t, 1, 3)
+	l := labtest.Inproc(t, 1, 3)
 	h := l.Profile(t, 0x10000, 0xC00, 10, nt.ProfileCacheMisses)
 	l.SetInterval(t, nt.ProfileCacheMisses, 4096)
-	res, err := l.Sim.Run(200_000, simtest.ThreeFuncs(l.P))
+	res, err := l.Sim.Run(200_000, labtest.ThreeFuncs(l.P))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,9 +117,9 @@ func TestCounterSamplingFollowsEvents(t *testing.T) {
 }
 
 func TestPEBSNeedsControlArea(t *testing.T) {
-	l := simtest.Inproc(t, 1, 3, "apic", "pebs", "pmu")
+	l := labtest.Inproc(t, 1, 3, "apic", "pebs", "pmu")
 	l.Profile(t, 0x10000, 0xC00, 10, nt.ProfileTotalIssues)
-	res, err := l.Sim.Run(10_000, simtest.ThreeFuncs(l.P))
+	res, err := l.Sim.Run(10_000, labtest.ThreeFuncs(l.P))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,12 +132,12 @@ func TestPEBSNeedsControlArea(t *testing.T) {
 }
 
 func TestMultipleRunsContinueTime(t *testing.T) {
-	l := simtest.Inproc(t, 1, 1)
+	l := labtest.Inproc(t, 1, 1)
 	l.Profile(t, 0x10000, 0xC00, 10, nt.ProfileTime)
 	l.SetInterval(t, nt.ProfileTime, 10000)
 	var total uint64
 	for i := range 3 {
-		res, err := l.Sim.Run(100_000, simtest.ThreeFuncs(l.P))
+		res, err := l.Sim.Run(100_000, labtest.ThreeFuncs(l.P))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -153,7 +153,7 @@ func TestMultipleRunsContinueTime(t *testing.T) {
 }
 
 func TestBadWorkloadNamesField(t *testing.T) {
-	l := simtest.Inproc(t, 1, 1)
+	l := labtest.Inproc(t, 1, 1)
 	_, err := l.Sim.Run(10, workload.OneProcess("", l.P, []workload.Function{{Name: "f", Base: 0x10000, Size: 0, Weight: 1}}))
 	if err == nil || !strings.Contains(err.Error(), "process[1].function[1].size: must be > 0") {
 		t.Errorf("error %v", err)
@@ -165,10 +165,10 @@ func TestBadWorkloadNamesField(t *testing.T) {
 func TestFractionalCPI(t *testing.T) {
 	t.Parallel()
 	for _, cpi := range []float64{0.5, 0.3, 1.7, 4} {
-		l := simtest.Inproc(t, 1, 1)
+		l := labtest.Inproc(t, 1, 1)
 		l.Profile(t, 0x10000, 0xC00, 10, nt.ProfileTotalIssues)
 		l.SetInterval(t, nt.ProfileTotalIssues, 4099)
-		w := simtest.ThreeFuncs(l.P)
+		w := labtest.ThreeFuncs(l.P)
 		for i := range w.Processes[0].Functions {
 			w.Processes[0].Functions[i].CPI = cpi
 		}

@@ -1,6 +1,6 @@
-// Package simtest assembles labs (core/lab) on the shipped HALs, for the
+// Package labtest assembles labs (core/lab) on the shipped HALs, for the
 // tests and benchmarks of the lab's packages.
-package simtest
+package labtest
 
 import (
 	"encoding/binary"

@@ -1,21 +1,21 @@
-package sim_test
+package lab_test
 
 import (
 	"context"
 	"testing"
 
+	"github.com/proflab/proflab/core/lab/labtest"
 	"github.com/proflab/proflab/core/sim"
-	"github.com/proflab/proflab/core/sim/simtest"
 	"github.com/proflab/proflab/kernel/nt"
 )
 
 func TestProgressReports(t *testing.T) {
-	l := simtest.Inproc(t, 2, 1)
+	l := labtest.Inproc(t, 2, 1)
 	l.Profile(t, 0x10000, 0xC00, 4, nt.ProfileTime)
 	l.SetInterval(t, nt.ProfileTime, 1221)
 	var got []sim.Progress
 	ctx := sim.WithProgress(context.Background(), 0, func(p sim.Progress) { got = append(got, p) })
-	if _, err := l.Sim.RunContext(ctx, 500_000, simtest.ThreeFuncs(l.P)); err != nil {
+	if _, err := l.Sim.RunContext(ctx, 500_000, labtest.ThreeFuncs(l.P)); err != nil {
 		t.Fatal(err)
 	}
 	if len(got) < 3 {
@@ -36,7 +36,7 @@ func TestProgressReports(t *testing.T) {
 		}
 	}
 	// without WithProgress nothing is reported and the run is the same
-	if _, err := l.Sim.Run(1000, simtest.ThreeFuncs(l.P)); err != nil {
+	if _, err := l.Sim.Run(1000, labtest.ThreeFuncs(l.P)); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -1,11 +1,12 @@
-package sim_test
+package lab_test
 
 import (
+	"encoding/json"
 	"math"
+	"os"
 	"testing"
 
 	"github.com/proflab/proflab/core/sim"
-	"github.com/proflab/proflab/core/sim/internal/refengine"
 	"github.com/proflab/proflab/core/workload"
 	"github.com/proflab/proflab/halplugins/hal"
 	"github.com/proflab/proflab/kernel"
@@ -84,7 +85,7 @@ type reprogOutcome struct {
 	toggles, refilled int
 }
 
-func runReprogrammed(t *testing.T, ref bool) reprogOutcome {
+func runReprogrammed(t *testing.T) reprogOutcome {
 	t.Helper()
 	const cpus = 2
 	ver, _ := kernel.ParseVersion(kernel.DefaultVersion)
@@ -102,42 +103,22 @@ func runReprogrammed(t *testing.T, ref bool) reprogOutcome {
 	w.Kernel.InterruptShare = 0.05
 	r := &reprogrammer{cpus: cpus}
 	var out reprogOutcome
-	if ref {
-		s := refengine.New(refengine.Options{Seed: 3})
-		r.hw = s
-		if err := s.Attach(m, []refengine.HAL{r}); err != nil {
-			t.Fatal(err)
-		}
-		if err := r.start(); err != nil {
-			t.Fatal(err)
-		}
-		res, err := s.Run(200_000, w)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out.byCPU = res.InterruptsByCPU
-		for _, f := range res.Functions {
-			out.cycles += f.Cycles
-			out.instr += f.Instructions
-		}
-	} else {
-		s := sim.New(sim.Options{Seed: 3})
-		r.hw = s
-		if err := s.Attach(m, []sim.Driver{r}); err != nil {
-			t.Fatal(err)
-		}
-		if err := r.start(); err != nil {
-			t.Fatal(err)
-		}
-		res, err := s.Run(200_000, w)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out.byCPU = res.InterruptsByCPU
-		for _, f := range res.Functions {
-			out.cycles += f.Cycles
-			out.instr += f.Instructions
-		}
+	s := sim.New(sim.Options{Seed: 3})
+	r.hw = s
+	if err := s.Attach(m, []sim.Driver{r}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.start(); err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Run(200_000, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out.byCPU = res.InterruptsByCPU
+	for _, f := range res.Functions {
+		out.cycles += f.Cycles
+		out.instr += f.Instructions
 	}
 	out.toggles, out.refilled = r.toggles, r.refilled
 	return out
@@ -146,15 +127,28 @@ func runReprogrammed(t *testing.T, ref bool) reprogOutcome {
 // TestReprogrammedMidRun: one-shot timers refilled as they run dry and
 // counters reprogrammed at every refill and hook batch, on processors
 // running functions of three CPIs. The timers fire as the reference
-// engine fires them, exactly; every cycle of the run is in the truth
+// engine fired them (recorded in testdata), exactly; every cycle of the run is in the truth
 // once; the counters' overflows differ from the reference's by at most
 // one per reprogramming on each processor (a reprogrammed counter
 // starts from the next event of its processor here, from its last one
 // there), plus, for the cache misses only gamma makes, z standard
 // deviations of the difference of two engines' gamma segment counts
 // (segVar; 0.05 of the segments are the ISR's).
-func TestReprogrammedMidRun(t *testing.T) {
-	ref, neu := runReprogrammed(t, true), runReprogrammed(t, false)
+func TestEngineReprogrammedMidRun(t *testing.T) {
+	// the segment-stepping engine this one replaced, on the same
+	// machine, workload and seed, recorded once
+	var ref reprogOutcome
+	b, err := os.ReadFile("testdata/engine/reprogram.json")
+	if err == nil {
+		err = json.Unmarshal(b, &struct {
+			ByCPU   *[]map[string]uint64 `json:"byCPU"`
+			Toggles *int                 `json:"toggles"`
+		}{&ref.byCPU, &ref.toggles})
+	}
+	if err != nil {
+		t.Fatalf("the recorded reference: %v", err)
+	}
+	neu := runReprogrammed(t)
 	t.Logf("reference %v, new %v; %d refills, %d reprogrammings", ref.byCPU, neu.byCPU, neu.refilled, neu.toggles)
 	if neu.refilled < 50 || neu.toggles < 50 {
 		t.Fatalf("%d refills, %d reprogrammings: the test does not reprogram mid-run", neu.refilled, neu.toggles)

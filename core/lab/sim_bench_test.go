@@ -1,4 +1,4 @@
-package sim_test
+package lab_test
 
 import (
 	"os"
@@ -8,7 +8,7 @@ import (
 
 	"github.com/proflab/proflab/core/config"
 	"github.com/proflab/proflab/core/halhost"
-	"github.com/proflab/proflab/core/sim/simtest"
+	"github.com/proflab/proflab/core/lab/labtest"
 	"github.com/proflab/proflab/core/workload"
 	"github.com/proflab/proflab/halplugins/halrpc/halrpctest"
 	"github.com/proflab/proflab/kernel"
@@ -35,7 +35,7 @@ func plugins(tb testing.TB) *halhost.Host {
 	if pluginErr != nil {
 		tb.Fatalf("installing the plugins: %v", pluginErr)
 	}
-	h := halhost.New(simtest.HALs(config.TransportPlugin), halhost.Options{Search: &halhost.Search{PluginPath: pluginDir}})
+	h := halhost.New(labtest.HALs(config.TransportPlugin), halhost.Options{Search: &halhost.Search{PluginPath: pluginDir}})
 	tb.Cleanup(h.Close)
 	return h
 }
@@ -45,10 +45,10 @@ func TestTimerThroughPlugins(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts plugin processes")
 	}
-	l := simtest.New(t, plugins(t), 4, 1)
+	l := labtest.New(t, plugins(t), 4, 1)
 	l.Profile(t, 0x10000, 0xC00, 10, nt.ProfileTime)
 	l.SetInterval(t, nt.ProfileTime, 10000)
-	res, err := l.Sim.Run(1_000_000, simtest.ThreeFuncs(l.P))
+	res, err := l.Sim.Run(1_000_000, labtest.ThreeFuncs(l.P))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestTimerThroughPlugins(t *testing.T) {
 
 // fourThreads keeps every processor of a 4-processor machine busy.
 func fourThreads(p *kernel.Process) *workload.Spec {
-	s := simtest.ThreeFuncs(p)
+	s := labtest.ThreeFuncs(p)
 	s.Processes[0].Threads = []workload.Thread{{CPU: 0}, {CPU: 1}, {CPU: 2}, {CPU: 3}}
 	return s
 }
@@ -67,8 +67,8 @@ func fourThreads(p *kernel.Process) *workload.Spec {
 // BenchmarkInstructions measures simulated instructions per second of
 // wall time on one processor with no interrupts (segments and truth only).
 func BenchmarkInstructions(b *testing.B) {
-	l := simtest.Inproc(b, 1, 1)
-	w := simtest.ThreeFuncs(l.P)
+	l := labtest.Inproc(b, 1, 1)
+	w := labtest.ThreeFuncs(l.P)
 	var instr uint64
 	start := time.Now()
 	for b.Loop() {
@@ -99,7 +99,7 @@ func BenchmarkInterrupts(b *testing.B) {
 }
 
 func benchInterrupts(b *testing.B, seg uint64) {
-	l := simtest.Inproc(b, 4, 1)
+	l := labtest.Inproc(b, 4, 1)
 	l.Profile(b, 0x10000, 0xC00, 4, nt.ProfileTime)
 	l.SetInterval(b, nt.ProfileTime, 1221)
 	w := fourThreads(l.P)
@@ -139,14 +139,14 @@ func BenchmarkSecond(b *testing.B) {
 				if tr == config.TransportPlugin {
 					host = plugins(b)
 				} else {
-					host = halhost.New(simtest.HALs(tr), halhost.Options{})
+					host = halhost.New(labtest.HALs(tr), halhost.Options{})
 					b.Cleanup(host.Close)
 				}
 				var calls int64
 				var interrupts uint64
 				trips := host.RoundTrips()
 				for b.Loop() {
-					l := simtest.New(b, host, 4, 1, "apic", "pmu", "pebs")
+					l := labtest.New(b, host, 4, 1, "apic", "pmu", "pebs")
 					l.Profile(b, 0x10000, 0xC00, 4, nt.ProfileTime)
 					if load.fast {
 						l.SetInterval(b, nt.ProfileTime, 1221)
@@ -177,31 +177,5 @@ func BenchmarkSecond(b *testing.B) {
 				}
 			})
 		}
-	}
-}
-
-// BenchmarkEngines runs the BenchmarkSecond/inproc load (one simulated
-// second, 4 processors, the timer at 8192 Hz and an instruction counter
-// at about 8192 Hz per processor) through this engine and through the
-// segment-stepping reference it replaced, side by side: on a shared
-// machine their ratio is steadier than either figure.
-func BenchmarkEngines(b *testing.B) {
-	for _, ref := range []bool{false, true} {
-		name := "new"
-		if ref {
-			name = "reference"
-		}
-		b.Run(name, func(b *testing.B) {
-			for b.Loop() {
-				l := newEngineLab(b, ref, 4, 1, "apic", "pmu", "pebs")
-				l.Profile(b, 0x10000, 0xC00, 4, nt.ProfileTime)
-				l.SetInterval(b, nt.ProfileTime, 1221)
-				l.Profile(b, 0x10000, 0xC00, 4, nt.ProfileTotalIssues)
-				l.SetInterval(b, nt.ProfileTotalIssues, 3_000_000_000/8192)
-				if _, err := l.run(1_000_000, fourThreads(l.P)); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
 	}
 }
