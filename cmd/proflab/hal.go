@@ -128,7 +128,7 @@ func newHalListCmd() *cobra.Command {
 			if ctx.Err() != nil {
 				return withCode(ExitInterrupted, errors.New("hal list: stopped by a signal; its plugins were stopped"))
 			}
-			if err := halhost.WriteList(cmd.OutOrStdout(), ls, cfg.Machine); err != nil {
+			if err := writeList(cmd.OutOrStdout(), ls, cfg.Machine); err != nil {
 				return withCode(ExitInternal, err)
 			}
 			for _, l := range ls {
@@ -166,7 +166,7 @@ func newHalCheckCmd() *cobra.Command {
 				return withCode(ExitPlugin, err)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "checking %s\n", args[0])
-			halhost.WriteResults(cmd.OutOrStdout(), rs)
+			writeResults(cmd.OutOrStdout(), rs)
 			if haltest.Failed(rs) {
 				return withCode(ExitFailed, errors.New("the plugin failed the conformance suite"))
 			}

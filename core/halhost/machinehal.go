@@ -9,7 +9,6 @@ import (
 
 	"github.com/proflab/proflab/halplugins/hal"
 	"github.com/proflab/proflab/halplugins/halrpc"
-	"github.com/proflab/proflab/halplugins/haltest"
 	"github.com/proflab/proflab/kernel"
 	"github.com/proflab/proflab/kernel/nt"
 )
@@ -83,7 +82,7 @@ func newMachineHAL(name, where string, inst hal.Instance, m hal.Machine, hw Hard
 
 // described checks and keeps the instance's description and abilities.
 func (h *MachineHAL) described(d hal.Description, a hal.Abilities) error {
-	if err := haltest.CheckDescription(d); err != nil {
+	if err := d.Validate(); err != nil {
 		return h.wrap("describe", fmt.Errorf("nonsense answer: %w", err))
 	}
 	h.desc, h.abilities = d, a

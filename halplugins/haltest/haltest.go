@@ -19,7 +19,6 @@ package haltest
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -28,7 +27,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"testing"
 
 	"github.com/proflab/proflab/halplugins/hal"
 )
@@ -97,21 +95,24 @@ func safely(fn func() error) (err error) {
 	return fn()
 }
 
-// Run runs the suite in-process on HALs made by f, one subtest per machine
-// and check.
-func Run(t *testing.T, f hal.Factory) {
+// TB is what Run needs of a test: *testing.T (or *testing.B) is one. The
+// suite itself does not import package testing, so that a program (such
+// as `proflab hal check`) runs it without linking the test framework.
+type TB interface {
+	Helper()
+	Errorf(format string, args ...any)
+}
+
+// Run runs the suite in-process on HALs made by f and reports each failed
+// check on t, named by its machine and check:
+//
+//	func TestConformance(t *testing.T) { haltest.Run(t, mytimer.New) }
+func Run(t TB, f hal.Factory) {
 	t.Helper()
-	newInst := func() (hal.Instance, error) { return hal.Local(f), nil }
-	for _, m := range Machines() {
-		t.Run(machineName(m), func(t *testing.T) {
-			for _, c := range checks {
-				t.Run(c.name, func(t *testing.T) {
-					if err := c.run(newInst, m); err != nil {
-						t.Error(err)
-					}
-				})
-			}
-		})
+	for _, r := range Check(func() (hal.Instance, error) { return hal.Local(f), nil }) {
+		if r.Err != nil {
+			t.Errorf("%s / %s: %v", r.Machine, r.Check, r.Err)
+		}
 	}
 }
 
@@ -179,46 +180,13 @@ func someCPUs(m hal.Machine) []int {
 	return c
 }
 
-// CheckDescription reports what is wrong with a description, or nil.
-func CheckDescription(d hal.Description) error {
-	var errs []error
-	if d.Name == "" {
-		errs = append(errs, errors.New("the name is empty"))
-	}
-	for i, s := range d.Sources {
-		if i > 0 && s.Source <= d.Sources[i-1].Source {
-			errs = append(errs, fmt.Errorf("sources are not in ascending order without repeats: %s after %s", s.Source, d.Sources[i-1].Source))
-		}
-		if s.Source < 0x18 /* ProfileMaximum: the sources WDM.H names */ && s.Name != s.Source.Name() {
-			errs = append(errs, fmt.Errorf("source 0x%X is named %q, NT names it %q", uint32(s.Source), s.Name, s.Source.Name()))
-		}
-		if s.Source >= 0x18 && s.Name != "Profile"+s.Description {
-			errs = append(errs, fmt.Errorf("source 0x%X is named %q: a processor-specific source's name is \"Profile\" + its description %q (nt-profiling.md §4.4)", uint32(s.Source), s.Name, s.Description))
-		}
-		if s.Description == "" {
-			errs = append(errs, fmt.Errorf("%s has no description", s.Name))
-		}
-		if s.Units == "" {
-			errs = append(errs, fmt.Errorf("%s has no units", s.Name))
-		}
-		b := s.Bounds
-		if b.Min < 1 || b.Min > b.Default || b.Default > b.Max {
-			errs = append(errs, fmt.Errorf("%s's bounds want 1 <= min <= default <= max, got min=%d default=%d max=%d", s.Name, b.Min, b.Default, b.Max))
-		}
-	}
-	if d.Settings != "" && !strings.HasPrefix(strings.TrimSpace(d.Settings), "{") {
-		errs = append(errs, fmt.Errorf("the default settings are not a JSON object: %.60s", d.Settings))
-	}
-	return errors.Join(errs...)
-}
-
 func checkDescribe(newInst NewInstance, m hal.Machine) error {
 	in, d, err := configured(newInst, m)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	return CheckDescription(d)
+	return d.Validate()
 }
 
 // checkDescribeSeed: the host reuses a description across machines that
