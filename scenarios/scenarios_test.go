@@ -2,8 +2,8 @@
 // newcomer's tour in examples/) through HAL plugin processes, as
 // `proflab test` does (the executables in PROFLAB_PLUGIN_PATH, which make
 // test points at ./bin; else this test executable serving the same HALs),
-// and compares the logs of those whose output is the
-// point with golden files in testdata/. Refresh them with
+// and compares each one's log with its golden file in testdata/ (a
+// scenario opts out with a line saying why, optOut). Refresh them with
 //
 //	go test ./scenarios -update
 package scenarios_test
@@ -11,6 +11,7 @@ package scenarios_test
 import (
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,24 +24,25 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
-// golden are the scenarios whose log is the point: their output is
-// compared byte for byte.
-var golden = map[string]bool{
-	"create_validation.lua":     true,
-	"inclusive_end.lua":         true,
-	"buckets_and_lists.lua":     true,
-	"callback_events.lua":       true,
-	"intervals.lua":             true,
-	"trace_information.lua":     true,
-	"processor_performance.lua": true,
-	"timer_vs_counter.lua":      true,
-	"skid_vs_pebs.lua":          true,
-	"sampling_error.lua":        true,
-	"interval_clamping.lua":     true,
-	"timer_aliasing.lua":        true,
-	"etw_profiling.lua":         true,
-	"source_listing.lua":        true,
-	"hal_versions.lua":          true,
+// optOut is how a scenario says its log has no golden file: a line
+// "-- golden: none, because <reason>" (say why: a log that depends on
+// nothing the scenario controls, say). Every other scenario's log is
+// compared byte for byte with testdata/NAME.golden.
+const optOut = "-- golden: none, because "
+
+// goldenReason returns whether the scenario's log has a golden file, and
+// an error for an opt-out that gives no reason.
+func goldenReason(src string) (bool, error) {
+	for _, line := range strings.Split(src, "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "-- golden:") {
+			if !strings.HasPrefix(line, optOut) || strings.TrimSpace(strings.TrimPrefix(line, optOut)) == "" {
+				return false, fmt.Errorf("%q: a scenario without a golden file says why: %q", line, optOut+"…")
+			}
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 func TestMain(m *testing.M) {
@@ -99,7 +101,16 @@ func TestScenarios(t *testing.T) {
 				scenario.WriteDetails(&b, r, "  ")
 				t.Fatalf("%s failed:\n%s", name, b.String())
 			}
-			if !golden[filepath.Base(name)] || filepath.Dir(name) != "." {
+			if filepath.Dir(name) != "." {
+				return // the examples' tour: their own folder's tests
+			}
+			src, err := os.ReadFile(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if has, err := goldenReason(string(src)); err != nil {
+				t.Fatal(err)
+			} else if !has {
 				return
 			}
 			path := filepath.Join("testdata", strings.TrimSuffix(filepath.Base(name), ".lua")+".golden")
@@ -120,5 +131,25 @@ func TestScenarios(t *testing.T) {
 				t.Errorf("%s: the log differs from %s (run with -update if the change is intended); - golden, + got:\n%s", name, path, d)
 			}
 		})
+	}
+}
+
+// An opt-out names its reason; a scenario's log has a golden file unless
+// it opts out.
+func TestGoldenOptOut(t *testing.T) {
+	for _, tt := range []struct {
+		src  string
+		want bool
+		err  bool
+	}{
+		{"local lab = require \"proflab\"\n", true, false},
+		{"-- golden: none, because the log prints the host's time\n", false, false},
+		{"-- golden: none\n", false, true},
+		{"-- golden: none, because \n", false, true},
+	} {
+		has, err := goldenReason(tt.src)
+		if has != tt.want || (err != nil) != tt.err {
+			t.Errorf("%q: golden %v, error %v", tt.src, has, err)
+		}
 	}
 }
