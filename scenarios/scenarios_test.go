@@ -118,7 +118,7 @@ func TestScenarios(t *testing.T) {
 				if err := os.MkdirAll("testdata", 0o755); err != nil {
 					t.Fatal(err)
 				}
-				if err := os.WriteFile(path, []byte(r.Log), 0o644); err != nil {
+				if err := os.WriteFile(path, []byte(goldenText(r)), 0o644); err != nil {
 					t.Fatal(err)
 				}
 				return
@@ -127,11 +127,28 @@ func TestScenarios(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v (run `go test ./scenarios -update` to create it)", err)
 			}
-			if d := lineDiff(string(want), r.Log, 3); d != "" {
+			if d := lineDiff(string(want), goldenText(r), 3); d != "" {
 				t.Errorf("%s: the log differs from %s (run with -update if the change is intended); - golden, + got:\n%s", name, path, d)
 			}
 		})
 	}
+}
+
+// goldenText is what a golden file holds: the run's log, then its checks
+// (where, and the message), so that a scenario that prints nothing is
+// held to its checks' lines and messages.
+func goldenText(r scenario.Result) string {
+	var b strings.Builder
+	b.WriteString(r.Log)
+	b.WriteString("-- checks\n")
+	for _, c := range r.Checks {
+		status := "PASS"
+		if !c.Passed {
+			status = "FAIL"
+		}
+		fmt.Fprintf(&b, "%s %s: %s\n", status, c.Where, c.Message)
+	}
+	return b.String()
 }
 
 // An opt-out names its reason; a scenario's log has a golden file unless
