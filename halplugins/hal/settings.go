@@ -11,9 +11,32 @@ import (
 
 // ApplySettings decodes raw (a JSON object; empty or "null" means no
 // settings) strictly into the value h.Settings() returns: an unknown key or
-// a wrong type is an error naming the key. A HAL that is not
+// a wrong type is an error naming the key. Then, when that value is a
+// [SettingsValidator], its Validate says whether the settings make sense
+// (a value out of range): a HAL checks its settings there, before its
+// Configure runs, instead of overriding Configure. A HAL that is not
 // [Configurable] accepts only an empty object.
 func ApplySettings(h HAL, raw []byte) error {
+	if err := applySettings(h, raw); err != nil {
+		return err
+	}
+	if c, ok := h.(Configurable); ok {
+		if v, ok := c.Settings().(SettingsValidator); ok {
+			return v.Validate()
+		}
+	}
+	return nil
+}
+
+// SettingsValidator is a settings value that checks itself: ApplySettings
+// calls Validate after decoding the configured settings over the
+// defaults. Its error should name the setting, as
+// "setting skid = 5000, want 0…1000" does.
+type SettingsValidator interface {
+	Validate() error
+}
+
+func applySettings(h HAL, raw []byte) error {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil

@@ -34,7 +34,6 @@ import (
 	"fmt"
 
 	"github.com/proflab/proflab/halplugins/hal"
-	"github.com/proflab/proflab/halplugins/pmu"
 )
 
 // Name is the HAL's name.
@@ -81,8 +80,9 @@ func DefaultSettings() Settings {
 	return Settings{Counters: 4, RecordSize: 0xC0, BufferRecords: 64, ThresholdRecords: 1, Min: b.Min, Max: b.Max, Default: b.Default}
 }
 
-// Check validates the settings, naming the wrong one.
-func (s Settings) Check() error {
+// Validate checks the settings, naming the wrong one (hal.SettingsValidator:
+// the SDK calls it before Configure).
+func (s Settings) Validate() error {
 	switch {
 	case s.Counters < 1 || s.Counters > 4:
 		return fmt.Errorf("setting counters = %d, want 1…4", s.Counters)
@@ -102,7 +102,7 @@ func (s Settings) Check() error {
 type PEBS struct {
 	hal.Base
 	settings Settings
-	bank     *pmu.Bank
+	bank     *hal.CounterBank
 }
 
 var (
@@ -132,10 +132,7 @@ func (p *PEBS) counters(hal.Machine) uint32 {
 
 // Configure checks the settings and sets up the counters.
 func (p *PEBS) Configure(m hal.Machine) error {
-	if err := p.settings.Check(); err != nil {
-		return err
-	}
-	p.bank = pmu.NewBank(m.CPUs, p.settings.Counters)
+	p.bank = hal.NewCounterBank(m.CPUs, p.settings.Counters)
 	return p.Base.Configure(m)
 }
 
@@ -152,7 +149,7 @@ func (p *PEBS) sources(m hal.Machine) []hal.SourceSpec {
 }
 
 func (p *PEBS) program(e hal.Event) hal.Programming {
-	out := pmu.ProgramCounters(p.bank, hal.VendorIntel, e, Name, func(c *hal.CounterProgram) {
+	out := hal.ProgramCounters(p.bank, hal.VendorIntel, e, Name, func(c *hal.CounterProgram) {
 		c.PEBS, c.RequiresControlArea = true, true
 	})
 	if e.Kind == hal.EventReset || len(out.Counters) == 0 {
@@ -176,3 +173,5 @@ func (p *PEBS) ds(cpu int) hal.DSProgram {
 	}
 	return d
 }
+
+var _ hal.SettingsValidator = Settings{}

@@ -52,8 +52,6 @@ package pmu
 
 import (
 	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/proflab/proflab/halplugins/hal"
 )
@@ -125,8 +123,9 @@ func DefaultSettings() Settings {
 	}
 }
 
-// Check validates the settings, naming the wrong one.
-func (s Settings) Check() error {
+// Validate checks the settings, naming the wrong one (hal.SettingsValidator:
+// the SDK calls it before Configure).
+func (s Settings) Validate() error {
 	if s.Counters < 1 || s.Counters > MaxCounters {
 		return fmt.Errorf("setting counters = %d, want 1…%d", s.Counters, MaxCounters)
 	}
@@ -157,7 +156,7 @@ func (s Settings) SkidDistribution() []hal.SkidWeight {
 type PMU struct {
 	hal.Base
 	settings Settings
-	bank     *Bank
+	bank     *hal.CounterBank
 }
 
 var (
@@ -187,13 +186,10 @@ func (p *PMU) Settings() any { return &p.settings }
 
 // Configure checks the settings and sets up the counters.
 func (p *PMU) Configure(m hal.Machine) error {
-	if err := p.settings.Check(); err != nil {
-		return err
-	}
 	if p.settings.CounterAllocationFails && m.Vendor == hal.VendorAMD && !p.settings.HypervisorHidesCounters {
 		return fmt.Errorf("the Amd64 interface could not allocate its counter memory: bug check HAL_MEMORY_ALLOCATION (0xAC) (setting counter_allocation_fails)")
 	}
-	p.bank = NewBank(m.CPUs, p.settings.Counters)
+	p.bank = hal.NewCounterBank(m.CPUs, p.settings.Counters)
 	return p.Base.Configure(m)
 }
 
@@ -222,52 +218,9 @@ func (p *PMU) sources(m hal.Machine) []hal.SourceSpec {
 }
 
 func (p *PMU) program(e hal.Event) hal.Programming {
-	return ProgramCounters(p.bank, p.Machine().Vendor, e, Name, func(c *hal.CounterProgram) {
+	return hal.ProgramCounters(p.bank, p.Machine().Vendor, e, Name, func(c *hal.CounterProgram) {
 		c.Skid = p.settings.SkidDistribution()
 	})
 }
 
-// ProgramCounters turns one event into counter programming on bank, the
-// logic pmu and pebs share: start allocates (or refuses, logging why),
-// set reprograms an allocated counter, stop frees it, reset clears the
-// bank. decorate fills in the HAL's own fields of an enabled counter.
-func ProgramCounters(bank *Bank, vendor string, e hal.Event, halName string, decorate func(*hal.CounterProgram)) hal.Programming {
-	var out hal.Programming
-	switch e.Kind {
-	case hal.EventReset:
-		bank.Clear()
-	case hal.EventStart, hal.EventSet:
-		var idx int
-		var ok bool
-		if e.Kind == hal.EventStart {
-			idx, ok = bank.Allocate(e.CPU, e.Source)
-			if !ok {
-				out.Logf("%s: processor %d: all %d counters are busy (%s); %s not started there, no interrupts will come from it",
-					halName, e.CPU, bank.InUse(e.CPU), names(bank.Busy(e.CPU)), e.Source)
-				return out
-			}
-		} else if idx, ok = bank.Find(e.CPU, e.Source); !ok {
-			return out // refused earlier: nothing to reprogram
-		}
-		sel, _ := hal.EventSelect(vendor, e.Source)
-		c := hal.CounterProgram{CPU: e.CPU, Index: idx, Enabled: true, Source: e.Source, EventSelect: sel, Reload: e.Interval}
-		if decorate != nil {
-			decorate(&c)
-		}
-		out.Counters = append(out.Counters, c)
-	case hal.EventStop:
-		if idx, ok := bank.Free(e.CPU, e.Source); ok {
-			out.Counters = append(out.Counters, hal.CounterProgram{CPU: e.CPU, Index: idx, Source: e.Source})
-		}
-	}
-	return out
-}
-
-func names(srcs []hal.Source) string {
-	s := make([]string, len(srcs))
-	for i, v := range srcs {
-		s[i] = v.Name()
-	}
-	slices.Sort(s)
-	return strings.Join(s, ", ")
-}
+var _ hal.SettingsValidator = Settings{}
