@@ -55,17 +55,27 @@ func (cl *segClass) instrAt(start, t uint64) uint64 {
 // with the counters enabled now. The segment in progress keeps running
 // (its type is drawn first if it was not).
 func (rs *runState) buildClasses(c *cpuRun) {
-	th := c.th
 	if c.built { // the hardware changed under a running thread
 		rs.flushDeferred(c)
 		if c.seg.active {
 			rs.reveal(c)
 		}
 	}
-	s := rs.s
-	c.gen = s.hwGen
+	c.gen = rs.s.hwGen
+	rs.enabledCounters(c)
+	rs.groupTypes(c)
+	rs.classOdds(c)
+	c.deferred = append(c.deferred[:0], make([]uint64, len(c.classes))...)
+	if c.seg.active && c.seg.typ >= 0 {
+		c.seg.class = c.typeClass[c.seg.typ]
+	}
+	c.built = true
+}
+
+// enabledCounters lists c's enabled counters, every bank's, in order.
+func (rs *runState) enabledCounters(c *cpuRun) {
 	c.ctrs, c.ctrRefs = c.ctrs[:0], c.ctrRefs[:0]
-	for _, b := range s.banks {
+	for _, b := range rs.s.banks {
 		if c.idx >= len(b.counters) {
 			continue
 		}
@@ -76,6 +86,13 @@ func (rs *runState) buildClasses(c *cpuRun) {
 			}
 		}
 	}
+}
+
+// groupTypes puts each segment type of c's thread in a class of the types
+// that advance c's clock and counters alike (a loop is a class of its
+// own), reusing the slices of the classes it had.
+func (rs *runState) groupTypes(c *cpuRun) {
+	th := c.th
 	for gi := range c.classes[:cap(c.classes)] {
 		cl := &c.classes[:cap(c.classes)][gi]
 		cl.members, cl.cum, cl.rate, cl.ev = cl.members[:0], cl.cum[:0], cl.rate[:0], cl.ev[:0]
@@ -85,40 +102,12 @@ func (rs *runState) buildClasses(c *cpuRun) {
 	for j, ty := range th.types {
 		f := &rs.fns[ty.fn]
 		n := segmentInstructions(rs.segLen, f)
-		loop := f.loop > 0 && ty.kind == kindThread
 		g := -1
-		if !loop {
-		search:
-			for gi := range c.classes {
-				cl := &c.classes[gi]
-				if cl.n != n || cl.cpi != f.cpi || th.types[cl.members[0]].isLoop(rs) {
-					continue
-				}
-				for i, k := range c.ctrs {
-					if cl.rate[i] != f.rate[k.event] {
-						continue search
-					}
-				}
-				g = gi
-				break
-			}
+		if !(f.loop > 0 && ty.kind == kindThread) {
+			g = rs.sameClass(c, n, f)
 		}
 		if g < 0 {
-			if len(c.classes) < cap(c.classes) {
-				c.classes = c.classes[:len(c.classes)+1] // reuse the slices of an earlier class
-			} else {
-				c.classes = append(c.classes, segClass{})
-			}
-			g = len(c.classes) - 1
-			cl := &c.classes[g]
-			cl.n, cl.cpi, cl.p, cl.cycles = n, f.cpi, 0, uint64(float64(n)*f.cpi)
-			if f.cpi == 1 {
-				cl.cycles = n
-			}
-			for _, k := range c.ctrs {
-				cl.rate = append(cl.rate, f.rate[k.event])
-				cl.ev = append(cl.ev, float64(n)*f.rate[k.event])
-			}
+			g = rs.newClass(c, n, f)
 		}
 		cl := &c.classes[g]
 		cl.members = append(cl.members, j)
@@ -126,6 +115,51 @@ func (rs *runState) buildClasses(c *cpuRun) {
 		cl.cum = append(cl.cum, cl.p)
 		c.typeClass = append(c.typeClass, g)
 	}
+}
+
+// sameClass is the class of c whose segments of n instructions advance
+// like f's, or -1.
+func (rs *runState) sameClass(c *cpuRun, n uint64, f *fnInfo) int {
+search:
+	for gi := range c.classes {
+		cl := &c.classes[gi]
+		if cl.n != n || cl.cpi != f.cpi || c.th.types[cl.members[0]].isLoop(rs) {
+			continue
+		}
+		for i, k := range c.ctrs {
+			if cl.rate[i] != f.rate[k.event] {
+				continue search
+			}
+		}
+		return gi
+	}
+	return -1
+}
+
+// newClass adds a class for segments of n instructions of f's, and
+// returns it.
+func (rs *runState) newClass(c *cpuRun, n uint64, f *fnInfo) int {
+	if len(c.classes) < cap(c.classes) {
+		c.classes = c.classes[:len(c.classes)+1] // reuse the slices of an earlier class
+	} else {
+		c.classes = append(c.classes, segClass{})
+	}
+	g := len(c.classes) - 1
+	cl := &c.classes[g]
+	cl.n, cl.cpi, cl.p, cl.cycles = n, f.cpi, 0, uint64(float64(n)*f.cpi)
+	if f.cpi == 1 {
+		cl.cycles = n
+	}
+	for _, k := range c.ctrs {
+		cl.rate = append(cl.rate, f.rate[k.event])
+		cl.ev = append(cl.ev, float64(n)*f.rate[k.event])
+	}
+	return g
+}
+
+// classOdds computes each class's probability and its members' draw,
+// and the largest cycles and events of a class's segment.
+func (rs *runState) classOdds(c *cpuRun) {
 	c.classP = c.classP[:0]
 	c.cmax = 0
 	c.emax = append(c.emax[:0], make([]float64, len(c.ctrs))...)
@@ -151,11 +185,6 @@ func (rs *runState) buildClasses(c *cpuRun) {
 		c.classP[gi] /= cum
 	}
 	c.classPick.build(c.classP)
-	c.deferred = append(c.deferred[:0], make([]uint64, len(c.classes))...)
-	if c.seg.active && c.seg.typ >= 0 {
-		c.seg.class = c.typeClass[c.seg.typ]
-	}
-	c.built = true
 }
 
 func (ty segType) isLoop(rs *runState) bool { return ty.kind == kindThread && rs.fns[ty.fn].loop > 0 }
