@@ -66,28 +66,9 @@ func (s *Sim) RunContext(ctx context.Context, durationUS uint64, w *workload.Spe
 	if w == nil {
 		return nil, errors.New("sim: run needs a workload")
 	}
-	if durationUS > 3600e6 {
-		return nil, fmt.Errorf("duration %d µs is more than an hour of simulated time", durationUS)
-	}
-	if err := s.m.Err(); err != nil {
-		return nil, fmt.Errorf("the machine has stopped: %w", err)
-	}
-	r, err := w.Resolve(Target(s.m.Arch()))
+	r, err := s.checkRun(durationUS, w)
 	if err != nil {
 		return nil, err
-	}
-	for _, t := range r.Threads {
-		if t.Affinity != 0 && t.Affinity&allMask(s.ncpu) == 0 {
-			return nil, fmt.Errorf("workload: a thread's affinity 0x%X selects none of the machine's %d processors", t.Affinity, s.ncpu)
-		}
-	}
-	for _, h := range s.hals {
-		if h == nil {
-			continue
-		}
-		if err := h.Settle(); err != nil {
-			return nil, s.m.HALFailed(h.Name(), "a call the kernel does not wait for", err)
-		}
 	}
 	s.inRun.Store(true)
 	defer s.inRun.Store(false)
@@ -112,20 +93,7 @@ func (s *Sim) RunContext(ctx context.Context, durationUS uint64, w *workload.Spe
 	s.observeControlAreas()
 	s.setupDS()
 	rs.loop()
-	rs.cpus = s.cpus
-	s.cpus = nil
-	for _, c := range rs.cpus {
-		rs.retire(c)
-		s.reportSwitch(c.idx, c.clock, 0, 0)
-	}
-	if err := rs.flushHooks(); err != nil && rs.stopErr == nil {
-		rs.stopErr = err
-	}
-	if rs.stopErr == nil {
-		if d := s.time100ns(s.now) - s.m.Now(); s.time100ns(s.now) > s.m.Now() {
-			s.m.Advance(d)
-		}
-	}
+	rs.wrapUp()
 	rs.account()
 	rs.finish()
 	rs.endProgress()
@@ -141,6 +109,58 @@ func (s *Sim) RunContext(ctx context.Context, durationUS uint64, w *workload.Spe
 		return rs.res, rs.stopErr
 	}
 	return rs.res, nil
+}
+
+// checkRun checks a run's duration, the machine and the workload, and
+// reads the answers of the HAL calls sent without waiting (their
+// programming must be in place before the processors run); it returns
+// the resolved workload.
+func (s *Sim) checkRun(durationUS uint64, w *workload.Spec) (*workload.Resolved, error) {
+	if durationUS > 3600e6 {
+		return nil, fmt.Errorf("duration %d µs is more than an hour of simulated time", durationUS)
+	}
+	if err := s.m.Err(); err != nil {
+		return nil, fmt.Errorf("the machine has stopped: %w", err)
+	}
+	r, err := w.Resolve(Target(s.m.Arch()))
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range r.Threads {
+		if t.Affinity != 0 && t.Affinity&allMask(s.ncpu) == 0 {
+			return nil, fmt.Errorf("workload: a thread's affinity 0x%X selects none of the machine's %d processors", t.Affinity, s.ncpu)
+		}
+	}
+	for _, h := range s.hals {
+		if h == nil {
+			continue
+		}
+		if err := h.Settle(); err != nil {
+			return nil, s.m.HALFailed(h.Name(), "a call the kernel does not wait for", err)
+		}
+	}
+	return r, nil
+}
+
+// wrapUp ends the run's processors (their last segments, thread
+// switches and interrupt-hook batches) and, unless the run stopped,
+// brings the kernel's clock to the run's end.
+func (rs *runState) wrapUp() {
+	s := rs.s
+	rs.cpus = s.cpus
+	s.cpus = nil
+	for _, c := range rs.cpus {
+		rs.retire(c)
+		s.reportSwitch(c.idx, c.clock, 0, 0)
+	}
+	if err := rs.flushHooks(); err != nil && rs.stopErr == nil {
+		rs.stopErr = err
+	}
+	if rs.stopErr == nil {
+		if d := s.time100ns(s.now) - s.m.Now(); s.time100ns(s.now) > s.m.Now() {
+			s.m.Advance(d)
+		}
+	}
 }
 
 func allMask(n int) uint64 {
