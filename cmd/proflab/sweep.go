@@ -22,14 +22,7 @@ import (
 )
 
 func newSweepCmd() *cobra.Command {
-	var (
-		jobs               int
-		out, shardArg      string
-		resume, retry, dry bool
-		runOutputs, wait   bool
-		allowMixed, strict bool
-		sets               []string
-	)
+	var fl sweepFlags
 	cmd := &cobra.Command{
 		Use:   "sweep FILE.toml",
 		Short: "Run a sweep: a scenario over a grid of parameters, repeats and seeds",
@@ -39,74 +32,87 @@ func newSweepCmd() *cobra.Command {
 			"Exit status: 0 when every run ended ok, 1 when some did not, 2 for a bad sweep file or command line,\n" +
 			"130 when Ctrl-C or SIGTERM stopped it (the finished runs are kept: --resume goes on).",
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			f, err := sweep.ReadFile(args[0])
-			if err != nil {
-				return withCode(ExitUsage, err)
-			}
-			params, err := scenario.ParseSets(sets)
-			if err != nil {
-				return withCode(ExitUsage, err)
-			}
-			plan, err := sweep.Expand(f, params)
-			if err != nil {
-				return withCode(ExitUsage, err)
-			}
-			shard := sweep.Whole
-			stderr := cmd.ErrOrStderr()
-			if shardArg != "" {
-				s, from, err := sweep.ParseShard(shardArg, os.Getenv)
-				if err != nil {
-					return withCode(ExitUsage, err)
-				}
-				if from != "" {
-					fmt.Fprintf(stderr, "sweep: shard %s (index from %s)\n", s, from)
-				}
-				shard = s
-			}
-			if dry {
-				return dryRun(cmd.OutOrStdout(), plan, shard)
-			}
-			if out == "" {
-				out = filepath.Join("out", strings.TrimSuffix(filepath.Base(args[0]), filepath.Ext(args[0])))
-			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			sum, err := sweep.Execute(ctx, plan, sweep.Options{
-				Out: out, Jobs: jobs, Shard: shard, Resume: resume, RetryFailed: retry,
-				Progress: progressFor(stderr), RunOutputs: runOutputs, Wait: wait, AllowMixed: allowMixed, StrictParams: strict,
-			})
-			fmt.Fprintln(cmd.OutOrStdout(), sum)
-			if len(sum.Unread) > 0 && !strict {
-				fmt.Fprintf(stderr, "warning: no run read %s from lab.params: a misspelt axis, or a parameter the scenario does not use? (every run ran without it; --strict-params makes this an error)\n", strings.Join(sum.Unread, ", "))
-			}
-			switch {
-			case errors.Is(err, sweep.ErrInterrupted):
-				return withCode(ExitInterrupted, fmt.Errorf("interrupted: %d finished runs are in %s; add --resume to go on", sum.Finished(), out))
-			case err != nil:
-				return withCode(ExitUsage, err)
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "results in %s (report.html, summary.md, results.csv)\n", out)
-			if sum.OK != sum.Runs {
-				return silentExit(ExitFailed)
-			}
-			return nil
-		},
+		RunE: fl.run,
 	}
-	fl := cmd.Flags()
-	fl.IntVarP(&jobs, "jobs", "j", runtime.NumCPU(), "runs at once (workers, each with its own plugin processes)")
-	fl.StringVar(&out, "out", "", "output folder (default out/NAME for NAME.toml)")
-	fl.BoolVar(&resume, "resume", false, "skip the runs already in OUT/results.jsonl")
-	fl.BoolVar(&strict, "strict-params", false, "fail the sweep (exit 2) when a parameter of the sweep was read by no run")
-	fl.BoolVar(&wait, "wait", false, "wait for another proflab writing OUT to finish instead of refusing the folder")
-	fl.BoolVar(&allowMixed, "allow-mixed", false, "go on when the runs already in OUT read other versions of their files, plugins or proflab (recorded in sweep.json)")
-	fl.BoolVar(&retry, "retry-failed", false, "like --resume, and rerun the runs that did not end ok")
-	fl.BoolVar(&dry, "dry-run", false, "list the runs (index, id, repeat, seed, parameters) and run nothing")
-	fl.StringVar(&shardArg, "shard", "", "run slice K of N (K from 0), or auto/N: K from SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX")
-	fl.BoolVar(&runOutputs, "run-outputs", false, "also write each run's output folder (result.json, config, buckets, pprof profiles) to OUT/runs/ID")
-	fl.StringArrayVar(&sets, "set", nil, "pin a parameter, key=value (a TOML literal), over [grid], [zip] and [set]; repeatable")
+	f := cmd.Flags()
+	f.IntVarP(&fl.jobs, "jobs", "j", runtime.NumCPU(), "runs at once (workers, each with its own plugin processes)")
+	f.StringVar(&fl.out, "out", "", "output folder (default out/NAME for NAME.toml)")
+	f.BoolVar(&fl.resume, "resume", false, "skip the runs already in OUT/results.jsonl")
+	f.BoolVar(&fl.strict, "strict-params", false, "fail the sweep (exit 2) when a parameter of the sweep was read by no run")
+	f.BoolVar(&fl.wait, "wait", false, "wait for another proflab writing OUT to finish instead of refusing the folder")
+	f.BoolVar(&fl.allowMixed, "allow-mixed", false, "go on when the runs already in OUT read other versions of their files, plugins or proflab (recorded in sweep.json)")
+	f.BoolVar(&fl.retry, "retry-failed", false, "like --resume, and rerun the runs that did not end ok")
+	f.BoolVar(&fl.dry, "dry-run", false, "list the runs (index, id, repeat, seed, parameters) and run nothing")
+	f.StringVar(&fl.shardArg, "shard", "", "run slice K of N (K from 0), or auto/N: K from SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX")
+	f.BoolVar(&fl.runOutputs, "run-outputs", false, "also write each run's output folder (result.json, config, buckets, pprof profiles) to OUT/runs/ID")
+	f.StringArrayVar(&fl.sets, "set", nil, "pin a parameter, key=value (a TOML literal), over [grid], [zip] and [set]; repeatable")
 	cmd.AddCommand(newSweepMergeCmd())
 	return cmd
+}
+
+// sweepFlags are the flags of proflab sweep.
+type sweepFlags struct {
+	jobs               int
+	out, shardArg      string
+	resume, retry, dry bool
+	runOutputs, wait   bool
+	allowMixed, strict bool
+	sets               []string
+}
+
+// run is proflab sweep FILE.toml.
+func (fl *sweepFlags) run(cmd *cobra.Command, args []string) error {
+	f, err := sweep.ReadFile(args[0])
+	if err != nil {
+		return withCode(ExitUsage, err)
+	}
+	params, err := scenario.ParseSets(fl.sets)
+	if err != nil {
+		return withCode(ExitUsage, err)
+	}
+	plan, err := sweep.Expand(f, params)
+	if err != nil {
+		return withCode(ExitUsage, err)
+	}
+	shard := sweep.Whole
+	stderr := cmd.ErrOrStderr()
+	if fl.shardArg != "" {
+		s, from, err := sweep.ParseShard(fl.shardArg, os.Getenv)
+		if err != nil {
+			return withCode(ExitUsage, err)
+		}
+		if from != "" {
+			fmt.Fprintf(stderr, "sweep: shard %s (index from %s)\n", s, from)
+		}
+		shard = s
+	}
+	if fl.dry {
+		return dryRun(cmd.OutOrStdout(), plan, shard)
+	}
+	if fl.out == "" {
+		fl.out = filepath.Join("out", strings.TrimSuffix(filepath.Base(args[0]), filepath.Ext(args[0])))
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	sum, err := sweep.Execute(ctx, plan, sweep.Options{
+		Out: fl.out, Jobs: fl.jobs, Shard: shard, Resume: fl.resume, RetryFailed: fl.retry,
+		Progress: progressFor(stderr), RunOutputs: fl.runOutputs, Wait: fl.wait, AllowMixed: fl.allowMixed, StrictParams: fl.strict,
+	})
+	fmt.Fprintln(cmd.OutOrStdout(), sum)
+	if len(sum.Unread) > 0 && !fl.strict {
+		fmt.Fprintf(stderr, "warning: no run read %s from lab.params: a misspelt axis, or a parameter the scenario does not use? (every run ran without it; --strict-params makes this an error)\n", strings.Join(sum.Unread, ", "))
+	}
+	switch {
+	case errors.Is(err, sweep.ErrInterrupted):
+		return withCode(ExitInterrupted, fmt.Errorf("interrupted: %d finished runs are in %s; add --resume to go on", sum.Finished(), fl.out))
+	case err != nil:
+		return withCode(ExitUsage, err)
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "results in %s (report.html, summary.md, results.csv)\n", fl.out)
+	if sum.OK != sum.Runs {
+		return silentExit(ExitFailed)
+	}
+	return nil
 }
 
 // dryRun lists the runs of the shard.

@@ -78,20 +78,7 @@ func (rt *Runtime) labMachine(L *lua.LState) int {
 	o.CacheErrataInterval = uint32(f.Uint("cache_errata_interval", 0, 1, math.MaxUint32))
 	names := f.Strings("hal", def.HAL)
 	provider := rt.halProvider()
-	for i, n := range names {
-		if !contains(provider.Names(), n) {
-			msg := fmt.Sprintf("no HAL named %q; the configured HALs are %s", n, strings.Join(provider.Names(), ", "))
-			if s := closest(n, provider.Names()); s != "" {
-				msg = fmt.Sprintf("no HAL named %q (did you mean %q?); the configured HALs are %s", n, s, strings.Join(provider.Names(), ", "))
-			}
-			f.Errorf("hal", "%s", msg)
-		}
-		for _, m := range names[:i] {
-			if m == n {
-				f.Errorf("hal", "%q is listed twice", n)
-			}
-		}
-	}
+	checkHALNames(f, names, provider.Names())
 
 	o.HALs = names
 	spec, err := lab.Resolve(def, o, rt.cfg.Seed)
@@ -124,6 +111,25 @@ func (rt *Runtime) labMachine(L *lua.LState) int {
 	ud.Metatable = L.GetTypeMetatable(machineTypeName)
 	L.Push(ud)
 	return 1
+}
+
+// checkHALNames checks the machine's HAL names against the configured
+// ones: each is configured, and listed once.
+func checkHALNames(f *Fields, names, configured []string) {
+	for i, n := range names {
+		if !contains(configured, n) {
+			msg := fmt.Sprintf("no HAL named %q; the configured HALs are %s", n, strings.Join(configured, ", "))
+			if s := closest(n, configured); s != "" {
+				msg = fmt.Sprintf("no HAL named %q (did you mean %q?); the configured HALs are %s", n, s, strings.Join(configured, ", "))
+			}
+			f.Errorf("hal", "%s", msg)
+		}
+		for _, m := range names[:i] {
+			if m == n {
+				f.Errorf("hal", "%q is listed twice", n)
+			}
+		}
+	}
 }
 
 // halProvider is the configured provider, or else the shipped HALs run
