@@ -133,18 +133,8 @@ func newRunCmd() *cobra.Command {
 			if out == "" && opt.Setup.Config != nil {
 				out = opt.Setup.Config.Output.Dir
 			}
-			if out != "" {
-				given := out
-				var err error
-				if out, err = scenario.ResolveOut(out); err != nil {
-					return withCode(ExitUsage, fmt.Errorf("--out %s: %w", given, err))
-				}
-				if err := scenario.CheckOut(out, force); err != nil {
-					return withCode(ExitUsage, fmt.Errorf("--out %s: %w", given, err))
-				}
-				if err := scenario.CheckWritable(out); err != nil {
-					return withCode(ExitUsage, fmt.Errorf("--out %s: %w", given, err))
-				}
+			if out, err = checkRunOut(out, force); err != nil {
+				return err
 			}
 			opt.File = args[0]
 			stdout := cmd.OutOrStdout()
@@ -232,4 +222,25 @@ func newTestCmd() *cobra.Command {
 	cmd.Flags().IntVarP(&jobs, "jobs", "j", runtime.NumCPU(), "scenarios run at once")
 	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "also print each scenario's log")
 	return cmd
+}
+
+// checkRunOut resolves --out (through a symbolic link to where it
+// points) and checks, before the run, that the run's outputs can go
+// there: a new or empty folder (or one to replace, with force) that can be
+// written. "" stays "" (no outputs).
+func checkRunOut(out string, force bool) (string, error) {
+	if out == "" {
+		return "", nil
+	}
+	dir, err := scenario.ResolveOut(out)
+	if err == nil {
+		err = scenario.CheckOut(dir, force)
+	}
+	if err == nil {
+		err = scenario.CheckWritable(dir)
+	}
+	if err != nil {
+		return "", withCode(ExitUsage, fmt.Errorf("--out %s: %w", out, err))
+	}
+	return dir, nil
 }
