@@ -21,6 +21,7 @@ import (
 func (rt *Runtime) Bindings() []string {
 	var out []string
 	rt.objectTypes()
+	rt.labParams(rt.lab)
 	rt.lab.ForEach(func(k, v lua.LValue) {
 		if _, constant := v.(lua.LNumber); !constant {
 			out = append(out, "lab."+lua.LVAsString(k))

@@ -36,7 +36,8 @@ func (rt *Runtime) newLabModule() *lua.LTable {
 	for name, f := range funcs {
 		lab.RawSetString(name, rt.fn("lab."+name, f))
 	}
-	lab.RawSetString("params", rt.newParams(L))
+	// lab.params is made on its first read (strict.go's constantIndex): a
+	// run that reads no parameter does not pay for its proxy
 	lab.RawSetString("seed", ResultValue(L, rt.cfg.Seed))
 	return lab
 }

@@ -36,6 +36,14 @@ func (rt *Runtime) newParams(L *lua.LState) *lua.LTable {
 	return proxy
 }
 
+// labParams makes lab.params (once) and keeps it in the module t.
+func (rt *Runtime) labParams(t *lua.LTable) *lua.LTable {
+	if rt.paramsProxy == nil {
+		t.RawSetString("params", rt.newParams(rt.L))
+	}
+	return rt.paramsProxy
+}
+
 // installParamsIteration makes pairs and next on lab.params walk the
 // parameters behind the proxy; on any other value they are Lua's own.
 func (rt *Runtime) installParamsIteration() {

@@ -17,6 +17,10 @@ import (
 // other name raises an error naming it and the closest names.
 func (rt *Runtime) constantIndex(L *lua.LState) int {
 	t, name := L.CheckTable(1), L.Get(2)
+	if name == lua.LString("params") && rt.paramsProxy == nil {
+		L.Push(rt.labParams(t))
+		return 1
+	}
 	if s, ok := name.(lua.LString); ok {
 		if v, ok := constantValues()[string(s)]; ok {
 			t.RawSetString(string(s), v)
