@@ -8,8 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/BurntSushi/toml"
 	"time"
+
+	"github.com/BurntSushi/toml"
 )
 
 func TestDefault(t *testing.T) {
@@ -228,5 +229,26 @@ func TestByteSize(t *testing.T) {
 	}
 	if err := c.Set(`run.memory="lots"`); err == nil || !strings.Contains(err.Error(), "run.memory") {
 		t.Errorf("a bad run.memory: %v, want an error naming the key", err)
+	}
+}
+
+// A plugin path in a configuration file is relative to the file's folder
+// (as a sweep's config_file is to the sweep file), so a configuration
+// means the same from any working directory; a bare name is still looked
+// up, and an absolute path stays.
+func TestPluginPathsRelativeToTheirFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "sub", "lab.toml")
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	os.WriteFile(path, []byte("[hal.x]\nplugin = \"./bin/proflab-hal-x\"\n[hal.y]\nplugin = \"proflab-hal-y\"\n[hal.z]\nplugin = \"/opt/z\"\n"), 0o644)
+	c, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"x": filepath.Join(dir, "sub", "bin", "proflab-hal-x"), "y": "proflab-hal-y", "z": "/opt/z"}
+	for name, w := range want {
+		if got := c.HAL[name].Plugin; got != w {
+			t.Errorf("hal.%s.plugin = %q, want %q", name, got, w)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"reflect"
 	"strings"
 
@@ -23,7 +24,12 @@ func Load(path string) (*Config, error) {
 	return c, c.Validate()
 }
 
-// MergeFile merges the TOML file at path over c.
+// MergeFile merges the TOML file at path over c. A HAL's plugin given
+// there as a relative path ("./bin/proflab-hal-x", with a separator) is
+// relative to the file's folder, as a sweep's config_file is relative to
+// the sweep file: the configuration means the same from any working
+// directory. A bare name is still looked up (beside proflab,
+// PROFLAB_PLUGIN_PATH, PATH).
 func (c *Config) MergeFile(path string) error {
 	data, err := input.ReadFile(input.Config, path)
 	if input.Refused(err) {
@@ -32,7 +38,19 @@ func (c *Config) MergeFile(path string) error {
 	if err != nil {
 		return fmt.Errorf("configuration: %w", err)
 	}
-	return c.Merge(path, data)
+	if err := c.Merge(path, data); err != nil {
+		return err
+	}
+	dir := filepath.Dir(path)
+	for name, h := range c.HAL {
+		o := c.Origin("hal." + name + ".plugin")
+		if !strings.HasPrefix(o, path+":") || filepath.IsAbs(h.Plugin) || !strings.ContainsAny(h.Plugin, `/`+string(filepath.Separator)) {
+			continue
+		}
+		h.Plugin = filepath.Join(dir, filepath.FromSlash(h.Plugin))
+		c.HAL[name] = h
+	}
+	return nil
 }
 
 // Merge merges the TOML document data, named name in errors, over c: every
