@@ -146,5 +146,6 @@
 //     started profile still covers the processor (the reference's choice).
 //   - Machine.OnHALCall's hook runs before each call into a HAL (not for
 //     the lab's HALSources inspection); calls it causes do not run it
-//     again; its error stops the machine as a *HALError.
+//     again; its error stops the machine as a *HookError (the caller's
+//     own failure, not the HAL's).
 package kernel

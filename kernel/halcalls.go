@@ -27,7 +27,8 @@ type HALCall struct {
 // the processors addressed. It may change the machine's state (turn
 // tracing on in the middle of NtSetIntervalProfile, §7 item 84): the
 // kernel carries on from where it was. HAL calls the hook itself causes do
-// not run it again. An error stops the machine, as a HAL failure does.
+// not run it again. An error stops the machine and is returned as a
+// *HookError.
 type HALHook func(call, hal string, src nt.Source, cpus []int) error
 
 // OnHALCall installs the machine's HALHook (nil removes it).
@@ -42,7 +43,7 @@ func (m *Machine) hook(call string, h HALDispatch, src nt.Source, cpus []int) er
 	err := m.halHook(call, h.Name(), src, append([]int(nil), cpus...))
 	m.inHook = false
 	if err != nil {
-		e := &HALError{HAL: h.Name(), Call: call + " (in the lab's HAL-call hook)", Err: err}
+		e := &HookError{HAL: h.Name(), Call: call, Err: err}
 		if m.halted == nil {
 			m.halted = e
 		}
@@ -50,6 +51,21 @@ func (m *Machine) hook(call string, h HALDispatch, src nt.Source, cpus []int) er
 	}
 	return nil
 }
+
+// HookError is the error of the lab's HAL-call hook (OnHALCall): the
+// hook's own failure, not the HAL's. The machine stops (the service call
+// it interrupted cannot go on), and the error is the caller's to report
+// as its own (a scenario's error, not a HAL plugin's).
+type HookError struct {
+	HAL, Call string
+	Err       error
+}
+
+func (e *HookError) Error() string {
+	return fmt.Sprintf("the HAL-call hook failed before %s's %s: %v", e.HAL, e.Call, e.Err)
+}
+
+func (e *HookError) Unwrap() error { return e.Err }
 
 // HALLog returns every call the kernel made into the HAL since the machine
 // was created, oldest first.

@@ -48,3 +48,22 @@ lab.record{ x = 1 }`)
 		t.Errorf("exit %d\n%s%s", code, stdout, stderr)
 	}
 }
+
+// An error in the scenario's on_hal_call hook is the scenario's error: the
+// service call raises it (exit 1, at the hook's line), not a HAL plugin
+// failure (exit 3).
+func TestHookErrorIsTheScenarios(t *testing.T) {
+	dir := t.TempDir()
+	scen := writeScenario(t, dir, "hook.lua", `local lab = require "proflab"
+local m = lab.machine{ hal = { "apic" } }
+local p = m:process{ privileges = { "SeSystemProfilePrivilege" } }
+m:on_hal_call(function(c)
+  error("the hook refuses " .. c.call)
+end)
+p:NtSetIntervalProfile(5000, lab.ProfileTime)`)
+	code, stdout, stderr := runCLI("run", scen)
+	out := stdout + stderr
+	if code != ExitFailed || !strings.Contains(out, "hook.lua:5: the hook refuses set") || strings.Contains(out, "plugin") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+}
