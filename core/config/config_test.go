@@ -252,3 +252,19 @@ func TestPluginPathsRelativeToTheirFile(t *testing.T) {
 		}
 	}
 }
+
+// A configuration file named by a relative path ("lab.toml") keeps its
+// plugin paths paths: joined to the file's folder, not turned into a bare
+// name that the search would look up elsewhere.
+func TestPluginPathOfAFileInTheWorkingDirectory(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "lab.toml"), []byte("[hal.x]\nplugin = \"./proflab-hal-x\"\n"), 0o644)
+	t.Chdir(dir)
+	c, err := Load("lab.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := c.HAL["x"].Plugin, filepath.Join(dir, "proflab-hal-x"); got != want {
+		t.Errorf("plugin %q, want %q", got, want)
+	}
+}

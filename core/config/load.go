@@ -41,7 +41,10 @@ func (c *Config) MergeFile(path string) error {
 	if err := c.Merge(path, data); err != nil {
 		return err
 	}
-	dir := filepath.Dir(path)
+	dir, err := filepath.Abs(filepath.Dir(path))
+	if err != nil {
+		return fmt.Errorf("configuration: %w", err)
+	}
 	for name, h := range c.HAL {
 		o := c.Origin("hal." + name + ".plugin")
 		if !strings.HasPrefix(o, path+":") || filepath.IsAbs(h.Plugin) || !strings.ContainsAny(h.Plugin, `/`+string(filepath.Separator)) {

@@ -84,6 +84,31 @@ type stats struct {
 	mean, stddev, minV, maxV float64
 }
 
+// ci is the 95% confidence interval of the mean over the repeats,
+// "[lo, hi]" (Student's t with n−1 degrees of freedom: the repeats are
+// independent runs with their own seeds), or "" under two repeats.
+func (s stats) ci() string {
+	if s.n < 2 {
+		return ""
+	}
+	h := tQuantile975(s.n-1) * s.stddev / math.Sqrt(float64(s.n))
+	return "[" + num(s.mean-h) + ", " + num(s.mean+h) + "]"
+}
+
+// tQuantile975 is the 0.975 quantile of Student's t with df degrees of
+// freedom: a table to 30, then the Cornish–Fisher expansion around the
+// normal's 1.959964 (within 1e-4 of the exact value there).
+func tQuantile975(df int) float64 {
+	table := [...]float64{12.7062, 4.3027, 3.1824, 2.7764, 2.5706, 2.4469, 2.3646, 2.3060, 2.2622, 2.2281,
+		2.2010, 2.1788, 2.1604, 2.1448, 2.1314, 2.1199, 2.1098, 2.1009, 2.0930, 2.0860,
+		2.0796, 2.0739, 2.0687, 2.0639, 2.0595, 2.0555, 2.0518, 2.0484, 2.0452, 2.0423}
+	if df >= 1 && df <= len(table) {
+		return table[df-1]
+	}
+	z, n := 1.959964, float64(df)
+	return z + (z*z*z+z)/(4*n) + (5*math.Pow(z, 5)+16*z*z*z+3*z)/(96*n*n)
+}
+
 func (pt *point) stats(metric string) stats {
 	m := pt.metrics[metric]
 	if m == nil || m.n == 0 {

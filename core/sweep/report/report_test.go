@@ -70,9 +70,9 @@ func TestWrite(t *testing.T) {
 	for _, want := range []string{
 		"12 runs: 11 ok, 1 failed, 0 error.",
 		"Fixed parameters: cpus = 4.",
-		"| interval | version | n | mean | stddev | min | max | failures |",
-		"| 40000 | 6.1 | 3 | 41 | 1 | 40 | 42 | 0 |",
-		"| 1000 | 6.2 | 2 | 1.5 | 0.707107 | 1 | 2 | 1 |",
+		"| interval | version | n | mean | 95% CI | stddev | min | max | failures |",
+		"| 40000 | 6.1 | 3 | 41 | [38.5158, 43.4842] | 1 | 40 | 42 | 0 |",     // t(0.975, 2) = 4.3027
+		"| 1000 | 6.2 | 2 | 1.5 | [-4.8531, 7.8531] | 0.707107 | 1 | 2 | 1 |", // t(0.975, 1) = 12.7062
 		"| 1000 | 6.2 | 3 | 2 | 1 | 0 |",
 	} {
 		if !strings.Contains(string(sum), want) {

@@ -47,14 +47,14 @@ func tables(d *data) []table {
 		out[0].rows = append(out[0].rows, append(keys(pt), strconv.Itoa(pt.n), strconv.Itoa(pt.ok), strconv.Itoa(pt.failed), strconv.Itoa(pt.errors)))
 	}
 	for _, m := range d.metric {
-		t := table{title: "Metric " + m, header: head("n", "mean", "stddev", "min", "max", "failures")}
+		t := table{title: "Metric " + m, header: head("n", "mean", "95% CI", "stddev", "min", "max", "failures")}
 		for _, pt := range d.points {
 			s := pt.stats(m)
 			row := keys(pt)
 			if s.n == 0 {
-				row = append(row, "0", "", "", "", "")
+				row = append(row, "0", "", "", "", "", "")
 			} else {
-				row = append(row, strconv.Itoa(s.n), num(s.mean), num(s.stddev), num(s.minV), num(s.maxV))
+				row = append(row, strconv.Itoa(s.n), num(s.mean), s.ci(), num(s.stddev), num(s.minV), num(s.maxV))
 			}
 			t.rows = append(t.rows, append(row, strconv.Itoa(pt.failed+pt.errors)))
 		}
@@ -114,7 +114,7 @@ func writeSummary(d *data) error {
 func mdRow(cells []string) string {
 	esc := make([]string, len(cells))
 	for i, c := range cells {
-		esc[i] = strings.ReplaceAll(c, "|", `\|`)
+		esc[i] = strings.NewReplacer("|", `\|`, "\r\n", " ", "\n", " ", "\r", " ").Replace(c)
 	}
 	return "| " + strings.Join(esc, " | ") + " |\n"
 }
