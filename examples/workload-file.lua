@@ -3,8 +3,8 @@
 -- Logger's sampled-profile events.
 --
 --   bin/proflab run examples/workload-file.lua --out out/
---   go tool pprof -top out/profile-m1-pid12-h4.pb.gz   # by time, in milliseconds
---   go tool pprof -top out/profile-m1-pid12-h8.pb.gz   # by cache misses, in events
+--   go tool pprof -top out/profile-m1-pid12-h4-ProfileTime.pb.gz         # by time, in milliseconds
+--   go tool pprof -top out/profile-m1-pid12-h8-ProfileCacheMisses.pb.gz  # by cache misses, in events
 -- (two profiles of different sources have different units: pprof will not
 -- merge them)
 local lab = require "proflab"

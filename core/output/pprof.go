@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/google/pprof/profile"
 	"github.com/proflab/proflab/kernel"
@@ -173,7 +174,11 @@ func buildPprof(e *Machine, rec kernel.ProfileRecord, rows []row) *profile.Profi
 	}
 
 	b := newProfileBuilder(p, e)
-	labels := map[string][]string{"source": {rec.Info.Source.Name()}, "processor": processors(cpuMask(rec.Info), e.Kernel.CPUCount())}
+	// One value per label: a bucket profile counts addresses, not
+	// processors, so its processors are one "affinity" value ("0-3"), not
+	// a value per processor (which `go tool pprof -tags` showed each at
+	// 100%).
+	labels := map[string][]string{"source": {rec.Info.Source.Name()}, "affinity": {processors(cpuMask(rec.Info), e.Kernel.CPUCount())}}
 	if pid := rec.Info.Process; pid != 0 {
 		labels["process"] = []string{processName(e.Kernel, pid)}
 	} else {
@@ -312,15 +317,26 @@ func processName(m *kernel.Machine, pid uint32) string {
 }
 
 // processors lists the processors in mask, of n.
-func processors(mask uint64, n int) []string {
+func processors(mask uint64, n int) string {
 	var out []string
-	for c := range n {
-		if mask&(1<<uint(c)) != 0 {
-			out = append(out, strconv.Itoa(c))
+	for c := 0; c < n; {
+		if mask&(1<<uint(c)) == 0 {
+			c++
+			continue
 		}
+		end := c
+		for end+1 < n && mask&(1<<uint(end+1)) != 0 {
+			end++
+		}
+		if end == c {
+			out = append(out, strconv.Itoa(c))
+		} else {
+			out = append(out, strconv.Itoa(c)+"-"+strconv.Itoa(end))
+		}
+		c = end + 1
 	}
 	if len(out) == 0 {
-		return []string{"none"}
+		return "none"
 	}
-	return out
+	return strings.Join(out, ",")
 }

@@ -104,8 +104,8 @@ func TestPprofUnits(t *testing.T) {
 		if s.Value[1] != s.Value[0]*p.Period {
 			t.Errorf("time %d is not samples %d × period", s.Value[1], s.Value[0])
 		}
-		if got := strings.Join(s.Label["processor"], ","); got != "0,1" {
-			t.Errorf("processor label %q", got)
+		if got := strings.Join(s.Label["affinity"], ","); got != "0-1" || len(s.Label["processor"]) != 0 {
+			t.Errorf("a bucket sample's affinity %q (one value) and processors %q (none)", got, s.Label["processor"])
 		}
 		if s.Label["source"][0] != "ProfileTime" || !strings.HasPrefix(s.Label["process"][0], "app (pid ") {
 			t.Errorf("labels %v", s.Label)

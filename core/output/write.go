@@ -296,7 +296,7 @@ func collect(reg *Registry) ([]row, []namedProfile, error) {
 				continue
 			}
 			profs = append(profs, namedProfile{
-				file: fmt.Sprintf("profile-m%d-pid%d-h%X.pb.gz", e.Index, rec.Owner.ID(), rec.Handle),
+				file: fmt.Sprintf("profile-m%d-pid%d-h%X-%s.pb.gz", e.Index, rec.Owner.ID(), rec.Handle, rec.Info.Source.Name()),
 				prof: buildPprof(e, rec, prow),
 			})
 		}

@@ -30,7 +30,7 @@ const OutputFiles = `  result.json            scenario, status, seed, params, re
   config.toml            the configuration in force, every default filled in (HAL settings too)
   workload-mM-rN.toml    the resolved workload of machine M's run N, every default filled in
   buckets.csv            every profile's non-empty buckets: counts and ground truth
-  profile-mM-pidP-hH.pb.gz  a pprof profile per profile (output.pprof; go tool pprof -top FILE)
+  profile-mM-pidP-hH-SOURCE.pb.gz  a pprof profile per profile (output.pprof; go tool pprof -top FILE)
   samples-mM-SOURCE.pb.gz   the kernel logger's samples of a source, by processor, process and
                             thread (output.pprof; go tool pprof -tags FILE)
   trace.perfetto-trace   a Perfetto trace when a kernel logger ran (output.trace): a track per
