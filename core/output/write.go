@@ -35,9 +35,21 @@ type Summary struct {
 
 // MachineSummary is one machine's part of a Summary.
 type MachineSummary struct {
-	Index int    `json:"index"`
-	Runs  int    `json:"runs"`
-	Time  uint64 `json:"simulated_time_100ns"`
+	Index int `json:"index"`
+	// The machine as the scenario built it: the Windows version (and
+	// build), architecture, processors' vendor, number and clock, PEBS,
+	// its HALs in order, and the simulator's seed.
+	Version string   `json:"version"`
+	Build   int      `json:"build,omitempty"`
+	Arch    string   `json:"arch"`
+	Vendor  string   `json:"cpu_vendor"`
+	CPUs    int      `json:"cpus"`
+	FreqMHz int      `json:"freq_mhz"`
+	PEBS    bool     `json:"pebs"`
+	HALs    []string `json:"hals"`
+	Seed    uint64   `json:"seed"`
+	Runs    int      `json:"runs"`
+	Time    uint64   `json:"simulated_time_100ns"`
 	// Interrupts delivered by the simulator, by source name.
 	Interrupts map[string]uint64 `json:"interrupts"`
 	// InterruptsByCPU by processor, then source name.
@@ -57,7 +69,16 @@ type CPUInterruptCount struct {
 func Summarize(reg *Registry) Summary {
 	var out Summary
 	for _, e := range reg.Machines() {
-		ms := MachineSummary{Index: e.Index, Interrupts: map[string]uint64{}, Time: e.Kernel.Now()}
+		cfg := e.Kernel.Config()
+		ms := MachineSummary{Index: e.Index, Interrupts: map[string]uint64{}, Time: e.Kernel.Now(),
+			Version: cfg.Version.String(), Build: cfg.Version.Build, Arch: cfg.Arch.String(), Vendor: cfg.Vendor,
+			CPUs: e.Kernel.CPUCount(), FreqMHz: cfg.FreqMHz, PEBS: cfg.PEBS, HALs: []string{}}
+		for _, h := range cfg.HALs {
+			ms.HALs = append(ms.HALs, h.Name())
+		}
+		if e.Sim != nil {
+			ms.Seed = e.Sim.Seed()
+		}
 		n := e.Kernel.CPUCount()
 		ms.InterruptsByCPU = make([]map[string]uint64, n)
 		for c := range n {

@@ -119,3 +119,21 @@ func TestWriteIsDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// result.json describes every machine a scenario built: version, build,
+// architecture, vendor, processors, clock, PEBS, HALs and seed.
+func TestSummaryDescribesTheMachines(t *testing.T) {
+	l := labtest.Inproc(t, 2, 42)
+	reg := &output.Registry{}
+	reg.AddMachine(l.M, l.Sim)
+	ms := output.Summarize(reg).Machines
+	if len(ms) != 1 {
+		t.Fatalf("%d machines", len(ms))
+	}
+	m := ms[0]
+	cfg := l.M.Config()
+	if m.Version != cfg.Version.String() || m.Build != cfg.Version.Build || m.Arch != cfg.Arch.String() || m.Vendor != cfg.Vendor ||
+		m.CPUs != 2 || m.FreqMHz != cfg.FreqMHz || m.Seed != 42 || len(m.HALs) == 0 || m.HALs[0] != "apic" {
+		t.Errorf("machine summary %+v, the machine %+v", m, cfg)
+	}
+}

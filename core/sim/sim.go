@@ -186,6 +186,9 @@ func (s *Sim) reportSwitch(cpu int, t uint64, proc, thread uint32) {
 	}
 }
 
+// Seed is the seed the simulator was made with (Options.Seed).
+func (s *Sim) Seed() uint64 { return s.opts.Seed }
+
 // New returns a simulator whose hardware is not yet attached to a machine:
 // HALs may program it (Apply) before [Sim.Attach].
 func New(opts Options) *Sim {
