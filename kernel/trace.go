@@ -188,7 +188,52 @@ type EventStore interface {
 	Append(Event)
 	// Events returns every event kept, oldest first.
 	Events() []Event
+	// Len is the number of events kept.
+	Len() int
+	// Cursor reads the events kept so far one by one, oldest first,
+	// without holding them all.
+	Cursor() EventCursor
 }
+
+// EventCursor reads a session's events one by one, oldest first.
+type EventCursor interface {
+	// Next returns the next event, or false at the end (or on a read
+	// error, which Err then returns).
+	Next() (Event, bool)
+	// Err is why Next stopped early, or nil.
+	Err() error
+}
+
+// Count is the number of events so far.
+func (s *TraceSession) Count() int {
+	if s.store != nil {
+		return s.store.Len()
+	}
+	return len(s.events)
+}
+
+// Cursor reads the events so far one by one, oldest first: a session of
+// millions of events is visited without holding them all.
+func (s *TraceSession) Cursor() EventCursor {
+	if s.store != nil {
+		return s.store.Cursor()
+	}
+	return &sliceCursor{events: s.events[:len(s.events):len(s.events)]}
+}
+
+// sliceCursor is the cursor of a session that keeps its events itself.
+type sliceCursor struct{ events []Event }
+
+func (c *sliceCursor) Next() (Event, bool) {
+	if len(c.events) == 0 {
+		return Event{}, false
+	}
+	e := c.events[0]
+	c.events = c.events[1:]
+	return e, true
+}
+
+func (c *sliceCursor) Err() error { return nil }
 
 // SetStore keeps the session's events in st from now on, moving those
 // kept so far into it.

@@ -199,3 +199,41 @@ func TestParamsRead(t *testing.T) {
 		}
 	}
 }
+
+// A session's events are read whole, a page at a time (s:events with
+// first/count and filters), one by one (s:each) or counted (s:count), and
+// every way agrees.
+func TestSessionEventsEachCount(t *testing.T) {
+	rt, log := newTestRuntime(t, Config{Seed: 3})
+	src := `local lab = require "proflab"
+local m = lab.machine{ cpus = 2, hal = { "apic" } }
+local p = m:process{ privileges = { "SeSystemProfilePrivilege" } }
+local s = m:start_kernel_logger{ profile = true }
+p:NtSetIntervalProfile(1221, lab.ProfileTime)
+m:run{ duration_us = 20000, workload = { process = p, functions = { { name = "f", base = 0x10000, size = 0x100, weight = 1 } } } }
+local all = s:events()
+local SP = lab.PERFINFO_LOG_TYPE_SAMPLED_PROFILE
+local n, cpu1, lastT = 0, 0, -1
+for e in s:each{ hook = SP } do
+  n = n + 1
+  assert(e.hook == SP and e.time >= lastT)
+  lastT = e.time
+end
+for e in s:each{ hook = SP, cpu = 1 } do cpu1 = cpu1 + 1 end
+local sp = 0
+for _, e in ipairs(all) do if e.hook == SP then sp = sp + 1 end end
+local page = s:events{ hook = SP, first = 3, count = 5 }
+local whole = s:events{ hook = SP }
+assert(#page == 5 and page[1].time == whole[3].time and page[5].time == whole[7].time, "a page is a slice of the matches")
+local mid = whole[math.floor(#whole / 2)].time
+print(#all, s:count(), n, sp, s:count{ hook = SP }, cpu1, s:count{ hook = SP, cpu = 1 },
+  s:count{ hook = SP, to = mid } + s:count{ hook = SP, from = mid + 1 } == n, #s:events{ count = 0 })
+`
+	if err := rt.Exec("t.lua", []byte(src)); err != nil {
+		t.Fatal(err.Detail())
+	}
+	f := strings.Fields(log.String())
+	if len(f) != 9 || f[0] != f[1] || f[2] != f[3] || f[3] != f[4] || f[5] != f[6] || f[7] != "true" || f[8] != "0" || f[2] == "0" || f[5] == "0" {
+		t.Errorf("events %s, count %s; each %s, by hand %s, count %s; cpu 1 %s, count %s; time split %s; count 0 → %s", f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8])
+	}
+}

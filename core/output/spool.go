@@ -203,6 +203,36 @@ func (s *eventSpool) Events() []kernel.Event {
 	return out
 }
 
+// Len implements kernel.EventStore.
+func (s *eventSpool) Len() int { return int(s.sp.n) }
+
+// Cursor implements kernel.EventStore: the events spooled so far, read
+// back through a bounded buffer.
+func (s *eventSpool) Cursor() kernel.EventCursor {
+	r, err := s.sp.reader()
+	return &eventCursor{r: r, err: err}
+}
+
+// eventCursor reads a spool's events one by one.
+type eventCursor struct {
+	r   *spoolReader
+	err error
+}
+
+func (c *eventCursor) Next() (kernel.Event, bool) {
+	if c.err != nil || c.r == nil {
+		return kernel.Event{}, false
+	}
+	b := c.r.next()
+	if b == nil {
+		c.err = c.r.err
+		return kernel.Event{}, false
+	}
+	return decodeEvent(b), true
+}
+
+func (c *eventCursor) Err() error { return c.err }
+
 // each calls fn with every event in order.
 func (s *eventSpool) each(fn func(kernel.Event) error) error {
 	return s.sp.each(func(b []byte) error { return fn(decodeEvent(b)) })

@@ -457,3 +457,25 @@ func TestTraceCutAtItsLimit(t *testing.T) {
 		t.Errorf("no limit: %+v, %v", info, err)
 	}
 }
+
+// A spooled session reads its events back one by one (Cursor), the same
+// events Events returns, and counts them without reading (Count).
+func TestSpooledEventsCursor(t *testing.T) {
+	reg, events, _ := traceRegistry(t)
+	s := reg.Machines()[0].Sessions[0]
+	all := s.Events()
+	if s.Count() != events || len(all) != events || events == 0 {
+		t.Fatalf("Count %d, Events %d, logged %d", s.Count(), len(all), events)
+	}
+	cur := s.Cursor()
+	n := 0
+	for e, ok := cur.Next(); ok; e, ok = cur.Next() {
+		if e != all[n] {
+			t.Fatalf("event %d: %+v, Events has %+v", n, e, all[n])
+		}
+		n++
+	}
+	if cur.Err() != nil || n != events {
+		t.Errorf("the cursor read %d of %d events (%v)", n, events, cur.Err())
+	}
+}
