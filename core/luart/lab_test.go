@@ -237,3 +237,28 @@ print(#all, s:count(), n, sp, s:count{ hook = SP }, cpu1, s:count{ hook = SP, cp
 		t.Errorf("events %s, count %s; each %s, by hand %s, count %s; cpu 1 %s, count %s; time split %s; count 0 → %s", f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8])
 	}
 }
+
+// m:run says which interval each source had: a set refused for want of
+// SeSystemProfilePrivilege (6.2 on) leaves the default in force, and the
+// run's intervals show it; a granted set shows the new interval.
+func TestRunRecordsTheIntervalsInForce(t *testing.T) {
+	rt, log := newTestRuntime(t, Config{})
+	src := `local lab = require "proflab"
+local m = lab.machine{ version = "10.0.19041", cpus = 2, hal = { "apic" } }
+local w = function(p) return { process = p, functions = { { name = "f", base = 0x10000, size = 0x100, weight = 1 } } } end
+local weak = m:process{}
+local st = weak:NtSetIntervalProfile(5000, lab.ProfileTime)
+m:start_kernel_logger{ profile = true }
+local r1 = m:run{ duration_us = 2000, workload = w(weak) }
+local strong = m:process{ privileges = { "SeSystemProfilePrivilege" } }
+strong:NtSetIntervalProfile(5000, lab.ProfileTime)
+local r2 = m:run{ duration_us = 2000, workload = w(strong) }
+print(lab.status_name(st), r1.intervals.ProfileTime, r2.intervals.ProfileTime)
+`
+	if err := rt.Exec("t.lua", []byte(src)); err != nil {
+		t.Fatal(err.Detail())
+	}
+	if got := strings.TrimSpace(log.String()); got != "STATUS_PRIVILEGE_NOT_HELD\t10000\t5000" {
+		t.Errorf("got %q: the refused set's run must show the default 10000, the granted one 5000", got)
+	}
+}

@@ -223,6 +223,20 @@ func runResultTable(L *lua.LState, res *sim.Result) *lua.LTable {
 	}
 	addCallStructure(L, truth, res)
 	out.RawSetString("truth", truth)
+	intervals := L.CreateTable(0, len(res.Intervals))
+	for _, src := range sortedKeys(res.Intervals) {
+		vs := res.Intervals[src]
+		if len(vs) == 1 {
+			intervals.RawSetString(src, ResultValue(L, vs[0]))
+			continue
+		}
+		list := L.CreateTable(len(vs), 0)
+		for _, v := range vs {
+			list.Append(ResultValue(L, v))
+		}
+		intervals.RawSetString(src, list)
+	}
+	out.RawSetString("intervals", intervals)
 	out.RawSetString("start", ResultValue(L, res.Start))
 	out.RawSetString("end", ResultValue(L, res.End))
 	if res.BugCheck != nil {

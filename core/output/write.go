@@ -49,7 +49,12 @@ type MachineSummary struct {
 	HALs    []string `json:"hals"`
 	Seed    uint64   `json:"seed"`
 	Runs    int      `json:"runs"`
-	Time    uint64   `json:"simulated_time_100ns"`
+	// Intervals are, per run, the intervals the hardware had when the
+	// run started, by source (a timer's period in 100 ns units, a
+	// counter's events per overflow; the distinct values over the
+	// processors).
+	Intervals []map[string][]uint64 `json:"intervals_by_run,omitempty"`
+	Time      uint64                `json:"simulated_time_100ns"`
 	// Interrupts delivered by the simulator, by source name.
 	Interrupts map[string]uint64 `json:"interrupts"`
 	// InterruptsByCPU by processor, then source name.
@@ -88,6 +93,7 @@ func Summarize(reg *Registry) Summary {
 		if e.Sim != nil {
 			for _, r := range e.Sim.Results() {
 				ms.Runs++
+				ms.Intervals = append(ms.Intervals, r.Intervals)
 				for k, v := range r.Interrupts {
 					ms.Interrupts[k] += v
 				}

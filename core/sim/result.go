@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/proflab/proflab/core/workload"
@@ -32,6 +33,12 @@ type Result struct {
 	BugCheck *kernel.BugCheck
 	// Workload is the resolved workload that ran.
 	Workload *workload.Resolved
+	// Intervals are the intervals the hardware was programmed with when
+	// the run started, by source name: a timer's period in 100 ns units,
+	// a counter's events per overflow; the distinct values over the
+	// processors, ascending (one value when they all agree). A source a
+	// failed NtSetIntervalProfile left at its default shows it here.
+	Intervals map[string][]uint64
 
 	bySrc [][256]uint64
 }
@@ -240,4 +247,35 @@ func (r *Result) Truth(name string) (FunctionTruth, bool) {
 		}
 	}
 	return FunctionTruth{}, false
+}
+
+// programmedIntervals are the intervals of the enabled timers and
+// counters, by source name, distinct values ascending.
+func (s *Sim) programmedIntervals() map[string][]uint64 {
+	out := map[string][]uint64{}
+	add := func(src nt.Source, v uint64) {
+		name := src.Name()
+		if !slices.Contains(out[name], v) {
+			out[name] = append(out[name], v)
+			slices.Sort(out[name])
+		}
+	}
+	for _, b := range s.banks {
+		for c := range b.timers {
+			tm := &b.timers[c]
+			switch {
+			case !tm.enabled:
+			case tm.period > 0 && s.freq > 0:
+				add(tm.source, tm.period*10/s.freq) // cycles → 100 ns units
+			case len(tm.queue) > 0:
+				add(tm.source, uint64(tm.queue[0]))
+			}
+			for i := range b.counters[c] {
+				if k := &b.counters[c][i]; k.enabled {
+					add(k.source, k.reload)
+				}
+			}
+		}
+	}
+	return out
 }

@@ -92,6 +92,7 @@ func (s *Sim) RunContext(ctx context.Context, durationUS uint64, w *workload.Spe
 	}
 	s.observeControlAreas()
 	s.setupDS()
+	rs.res.Intervals = s.programmedIntervals()
 	rs.loop()
 	rs.wrapUp()
 	rs.account()
