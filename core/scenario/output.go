@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/BurntSushi/toml"
 	"github.com/proflab/proflab/core/config"
@@ -146,6 +147,7 @@ func writeFiles(dir string, r Result, o WriteOptions) (warnings []string, err er
 		cfg = config.Default()
 	}
 	var cb bytes.Buffer
+	cb.WriteString(machinesNote(cfg, r))
 	if err := toml.NewEncoder(&cb).Encode(cfg); err != nil {
 		return nil, fmt.Errorf("cannot encode the configuration: %w", err)
 	}
@@ -241,4 +243,28 @@ func CheckWritable(dir string) error {
 	name := f.Name()
 	f.Close()
 	return os.Remove(name)
+}
+
+// machinesNote is config.toml's header when the scenario built machines
+// other than the configuration's [machine] (lab.machine{ version = … }):
+// the table below is the default the scenario started from, not what it
+// ran, and the header says what it ran (result.json's machines has all).
+func machinesNote(cfg *config.Config, r Result) string {
+	if r.Outputs == nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, m := range output.Summarize(r.Outputs).Machines {
+		d := cfg.Machine
+		if m.Version == d.Version && m.Arch == d.Arch && m.CPUs == d.CPUs && m.Vendor == d.CPUVendor {
+			continue
+		}
+		fmt.Fprintf(&b, "#   machine %d: Windows %s %s, %d processors, %s, HALs %s\n", m.Index, m.Version, m.Arch, m.CPUs, m.Vendor, strings.Join(m.HALs, ", "))
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return "# The configuration in force. Its [machine] is the default the scenario\n" +
+		"# started from; the scenario built these machines instead (result.json's\n" +
+		"# machines describe every machine it built):\n" + b.String() + "\n"
 }

@@ -91,3 +91,21 @@ func TestWriteResultOutputs(t *testing.T) {
 		t.Errorf("resolved config:\n%s", c)
 	}
 }
+
+// config.toml does not claim a machine the scenario did not run: when
+// lab.machine{...} built another one, its header says which.
+func TestConfigTomlSaysWhichMachinesRan(t *testing.T) {
+	dir := t.TempDir()
+	scen := filepath.Join(dir, "s.lua")
+	os.WriteFile(scen, []byte(`local lab = require "proflab"
+local m = lab.machine{ version = "6.1", arch = "x86", cpus = 2, hal = { "apic" } }`), 0o644)
+	res := scenario.Run(context.Background(), scenario.Options{File: scen, Seed: 1})
+	out := filepath.Join(dir, "out")
+	if err := scenario.WriteResult(out, res); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(out, scenario.ConfigFile))
+	if !strings.Contains(string(b), "#   machine 1: Windows 6.1 x86, 2 processors") {
+		t.Errorf("config.toml:\n%s", b)
+	}
+}
