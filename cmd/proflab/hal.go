@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -59,7 +60,8 @@ func newHalNewCmd() *cobra.Command {
 			w := cmd.OutOrStdout()
 			fmt.Fprintf(w, "wrote %s: %s\n", o.Dir, strings.Join(files, ", "))
 			fmt.Fprintf(w, "built against %s (replace directive in go.mod)\n\n", o.Proflab)
-			fmt.Fprintf(w, "  cd %s\n  go build -o proflab-hal-%s .\n  go test ./...\n  proflab hal check ./proflab-hal-%s\n  proflab run scenario.lua --config lab.toml\n", o.Dir, o.Name, o.Name)
+			pl := proflabCommand()
+			fmt.Fprintf(w, "  cd %s\n  go build -o proflab-hal-%s .\n  go test ./...\n  %s hal check ./proflab-hal-%s\n  %s run scenario.lua --config lab.toml\n", o.Dir, o.Name, pl, o.Name, pl)
 			return nil
 		},
 	}
@@ -176,4 +178,25 @@ func newHalCheckCmd() *cobra.Command {
 	cmd.Flags().DurationVar(&timeout, "timeout", 10*time.Second, "how long one call may take")
 	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "show the plugin's own log lines")
 	return cmd
+}
+
+// proflabCommand is how the printed commands run proflab from any folder:
+// "proflab" when that name in PATH is this executable, else this
+// executable's absolute path (run as bin/proflab, it is not in PATH, and
+// the commands run after a cd).
+func proflabCommand() string {
+	self, err := os.Executable()
+	if err != nil {
+		return "proflab"
+	}
+	self, _ = filepath.EvalSymlinks(self)
+	if p, err := exec.LookPath("proflab"); err == nil {
+		if p, err = filepath.EvalSymlinks(p); err == nil && p == self {
+			return "proflab"
+		}
+	}
+	if abs, err := filepath.Abs(self); err == nil {
+		return abs
+	}
+	return "proflab"
 }

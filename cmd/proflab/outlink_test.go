@@ -67,3 +67,16 @@ p:NtSetIntervalProfile(5000, lab.ProfileTime)`)
 		t.Errorf("exit %d:\n%s", code, out)
 	}
 }
+
+// hal new prints commands that work from where the user stands: proflab
+// by the path it was run as, unless that very executable is what PATH
+// finds.
+func TestProflabCommandWorksFromAnywhere(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	got := proflabCommand()
+	self, _ := os.Executable()
+	self, _ = filepath.EvalSymlinks(self)
+	if got != self || !filepath.IsAbs(got) {
+		t.Errorf("proflabCommand() = %q, want this executable's absolute path %q", got, self)
+	}
+}
