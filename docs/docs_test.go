@@ -136,3 +136,36 @@ func TestReadmeLinksResolve(t *testing.T) {
 		}
 	}
 }
+
+// libraryFunc finds the functions a library module exports.
+var libraryFunc = regexp.MustCompile(`(?m)^function M\.([A-Za-z_][A-Za-z0-9_]*)\(`)
+
+// Every function of the embedded library (scripts/*.lua) has an entry in
+// the reference: a heading "### `module.name(…`".
+func TestLibraryReferenceIsComplete(t *testing.T) {
+	doc, err := os.ReadFile("scenario-api.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mods, err := filepath.Glob(filepath.Join("..", "scripts", "*.lua"))
+	if err != nil || len(mods) < 4 {
+		t.Fatalf("library modules: %v, %v", mods, err)
+	}
+	n := 0
+	for _, path := range mods {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mod := strings.TrimSuffix(filepath.Base(path), ".lua")
+		for _, m := range libraryFunc.FindAllStringSubmatch(string(src), -1) {
+			n++
+			if !strings.Contains(string(doc), "\n### `"+mod+"."+m[1]+"(") {
+				t.Errorf("%s.%s (%s) has no entry in docs/scenario-api.md (### `%s.%s(…)`)", mod, m[1], path, mod, m[1])
+			}
+		}
+	}
+	if n < 30 {
+		t.Errorf("found %d library functions: the pattern no longer finds them", n)
+	}
+}
