@@ -169,3 +169,21 @@ func TestLibraryReferenceIsComplete(t *testing.T) {
 		t.Errorf("found %d library functions: the pattern no longer finds them", n)
 	}
 }
+
+// The README's first code block is examples/readme.lua, which the
+// scenario tests run: it runs as shown.
+func TestReadmeFirstBlockRuns(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := os.ReadFile(filepath.Join("..", "examples", "readme.lua"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(readme), "```lua\n")
+	block, _, ok2 := strings.Cut(rest, "```")
+	if !ok || !ok2 || block != string(ex) {
+		t.Errorf("the README's first Lua block is not examples/readme.lua:\n%s", block)
+	}
+}

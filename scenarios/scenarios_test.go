@@ -76,7 +76,7 @@ func ensurePlugins() func() {
 }
 
 func TestScenarios(t *testing.T) {
-	files, err := scenario.Discover([]string{".", "../examples/first-scenario.lua", "../examples/workload-file.lua"})
+	files, err := scenario.Discover([]string{".", "../examples/first-scenario.lua", "../examples/workload-file.lua", "../examples/readme.lua"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,6 +100,9 @@ func TestScenarios(t *testing.T) {
 				var b strings.Builder
 				scenario.WriteDetails(&b, r, "  ")
 				t.Fatalf("%s failed:\n%s", name, b.String())
+			}
+			if filepath.Base(name) == "readme.lua" && r.Log != "IRQL_NOT_LESS_OR_EQUAL\n" {
+				t.Errorf("the README's first example prints %q, the README says IRQL_NOT_LESS_OR_EQUAL", r.Log)
 			}
 			if filepath.Dir(name) != "." {
 				return // the examples' tour: their own folder's tests
