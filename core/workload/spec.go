@@ -91,6 +91,11 @@ type Spec struct {
 	Processes []Process `toml:"process,omitempty"`
 	// Kernel is the kernel-mode activity of busy processors.
 	Kernel Kernel `toml:"kernel,omitempty"`
+	// CreateProcesses makes a run create, for the run, the processes the
+	// workload names that the machine does not have (with the token a
+	// normal process gets). Imported workloads set it; a hand-written
+	// workload leaves it false, and then an unknown process is an error.
+	CreateProcesses bool `toml:"create_processes,omitempty"`
 }
 
 // Image is an executable image: a base address and the functions in it.
@@ -108,7 +113,9 @@ type Image struct {
 // Function is an address range executed with its share of instructions
 // and its per-instruction behaviour.
 type Function struct {
-	// Name is the function's name (unique in the workload).
+	// Name is the function's name, unique in its image (or its process's
+	// own functions); references qualify a name defined in several images
+	// as "image!name".
 	Name string `toml:"name"`
 	// Base is the function's absolute address (when its image has no base).
 	Base Address `toml:"base,omitempty"`
@@ -172,9 +179,25 @@ type Process struct {
 	// Functions defined with the process (an anonymous image); a thread
 	// without Run executes these.
 	Functions []Function `toml:"function,omitempty"`
+	// Stacks are the process's calling contexts with their weights: a
+	// thread that lists neither Run nor Stacks of its own runs these.
+	Stacks []Stack `toml:"stack,omitempty"`
 	// Threads of the process (default: one thread, all processors,
-	// starting on processor 0, running the process's functions).
+	// starting on processor 0, running the process's stacks, else its
+	// functions).
 	Threads []Thread `toml:"thread,omitempty"`
+}
+
+// Stack is a calling context: the functions on the stack, leaf first, and
+// its share of its thread's instructions. The leaf's code is what runs;
+// the frames above it are its callers, outermost last. A frame names a
+// function as a function reference does (see [Share]).
+type Stack struct {
+	// Frames are function references, leaf first; at least one.
+	Frames []string `toml:"frames"`
+	// Weight is the stack's share (normalised over the thread's stacks),
+	// >= 0.
+	Weight float64 `toml:"weight"`
 }
 
 // Thread is one thread of a process.
@@ -188,12 +211,19 @@ type Thread struct {
 	// each quantum it sleeps quantum×(1−busy)/busy).
 	Busy float64 `toml:"busy,omitempty"`
 	// Run lists the functions the thread executes with their weights
-	// (default: the process's functions, else every user-mode function of
-	// the images, with their own weights).
+	// (default: the thread's stacks, else the process's, else the
+	// process's functions, else every user-mode function of the images,
+	// with their own weights).
 	Run []Share `toml:"run,omitempty"`
+	// Stacks are the thread's own calling contexts (instead of Run).
+	Stacks []Stack `toml:"stack,omitempty"`
 }
 
 // Share names a function and its weight in a thread's or the kernel's mix.
+//
+// A function reference (Share.Function, Function.Caller, a stack's
+// frames) is a function's name, or "image!name" where several images
+// define the name (a process's own functions: "process!name").
 type Share struct {
 	// Function is the function's name.
 	Function string `toml:"function"`
