@@ -27,23 +27,20 @@ func (rs *runState) slot(c *cpuRun, kind segKind, fn int) uint64 {
 		return rng.Uint64N(f.loop)
 	}
 	u := rng.Float64()
-	for _, k := range f.comps {
-		if u < k.cum || k.cum >= 1 {
-			return k.lo + rng.Uint64N(k.hi-k.lo)
-		}
-	}
-	k := f.comps[len(f.comps)-1]
+	// the first component whose cumulative weight passes u (or reaches
+	// 1): a binary search, as an imported function may have thousands
+	i := sort.Search(len(f.comps), func(i int) bool { k := f.comps[i]; return u < k.cum || k.cum >= 1 })
+	k := f.comps[min(i, len(f.comps)-1)]
 	return k.lo + rng.Uint64N(k.hi-k.lo)
 }
 
 // interruptedIP is the IP of the instruction in progress on c (executing
-// fn as kind, from current), plus skid
-// instructions.
-func (rs *runState) interruptedIP(c *cpuRun, kind segKind, fn int, skid uint64) uint64 {
-	f := &rs.fns[fn]
-	sl := rs.slot(c, kind, fn)
+// at, from current), plus skid instructions.
+func (rs *runState) interruptedIP(c *cpuRun, at where, skid uint64) uint64 {
+	f := &rs.fns[at.fn]
+	sl := rs.slot(c, at.kind, at.fn)
 	if skid > 0 {
-		if f.loop > 0 && kind == kindThread {
+		if f.loop > 0 && at.kind == kindThread {
 			sl = (sl + skid) % f.loop
 		} else {
 			sl += skid // lands past the end: in whatever code follows
@@ -75,33 +72,38 @@ func (rs *runState) overflow(c *cpuRun, b *bank, i int, k *counterHW) {
 				u -= uint64(w.Weight)
 			}
 		}
-		kind, fn := rs.current(c)
-		rs.deliver(c, b, k.source, rs.interruptedIP(c, kind, fn, skid), kind, fn, false)
+		at := rs.current(c)
+		rs.deliver(c, b, k.source, rs.interruptedIP(c, at, skid), at, false)
 		return
 	}
 	rs.pebsOverflow(c, b, i, k)
 }
 
 // deliver raises a profile interrupt from src on c at ip, taken while c
-// executed fn as kind (for a PEBS record: when the record was written).
-func (rs *runState) deliver(c *cpuRun, b *bank, src nt.Source, ip uint64, kind segKind, fn int, pebs bool) {
+// executed at (for a PEBS record: when the record was written).
+func (rs *runState) deliver(c *cpuRun, b *bank, src nt.Source, ip uint64, at where, pebs bool) {
 	s := rs.s
 	if now := s.time100ns(s.now); now > s.m.Now() {
 		s.m.Advance(now - s.m.Now())
 	}
 	in := kernel.Interrupt{CPU: c.idx, Source: src, IP: ip, Mode: kernel.UserMode,
-		ExecutingISR: kind == kindISR, ExecutingDPC: kind == kindDPC}
-	if rs.fns[fn].kmode || kind != kindThread {
+		ExecutingISR: at.kind == kindISR, ExecutingDPC: at.kind == kindDPC}
+	if rs.fns[at.fn].kmode || at.kind != kindThread {
 		in.Mode = kernel.KernelMode
 	}
+	ctx := 0
 	if c.th != nil {
 		in.Thread = c.th.kt
+		ctx = c.th.ctx
 	}
 	if err := s.m.ProfileInterrupt(in); err != nil {
 		rs.stopErr = err
 		return
 	}
 	rs.res.count(c.idx, src)
+	if at.stack >= 0 {
+		rs.res.hitStack(src, rs.ctxPID[ctx], at.stack)
+	}
 	if h := rs.hookHAL(b); h != nil {
 		var flags uint32
 		if in.Mode == kernel.UserMode {

@@ -2,6 +2,8 @@ package sim
 
 import (
 	"math"
+
+	"github.com/proflab/proflab/core/workload"
 )
 
 // This file is execution: what a busy processor runs between two events.
@@ -210,18 +212,26 @@ func (rs *runState) reveal(c *cpuRun) {
 	c.seg.typ = cl.members[cl.pick.draw(rs.s.rng.Float64())]
 }
 
+// where is what a processor executes at an instant: the kind of code,
+// the function and its calling context.
+type where struct {
+	kind  segKind
+	fn    int
+	stack int // workload.Resolved.Stacks index, or workload.NoStack
+}
+
 // current is what c executes now: the segment in progress (drawn now if
 // need be) or the idle loop.
-func (rs *runState) current(c *cpuRun) (segKind, int) {
+func (rs *runState) current(c *cpuRun) where {
 	if c.th == nil {
-		return kindIdle, rs.w.Idle
+		return where{kind: kindIdle, fn: rs.w.Idle, stack: workload.NoStack}
 	}
 	if !c.seg.active {
 		rs.startSegment(c)
 	}
 	rs.reveal(c)
 	ty := c.th.types[c.seg.typ]
-	return ty.kind, ty.fn
+	return where{kind: ty.kind, fn: ty.fn, stack: ty.stack}
 }
 
 // closeSegment ends c's segment in progress, whole or cut short, and
@@ -292,6 +302,11 @@ func (rs *runState) commit(c *cpuRun, ty segType, instr, cycles uint64) {
 	tl := &rs.tallies[c.idx][c.th.ctx*rs.nf+ty.fn]
 	tl.instr += instr
 	tl.cycles += cycles
+	if ty.stack >= 0 {
+		st := &rs.stackTallies[ty.stack]
+		st.instr += instr
+		st.cycles += cycles
+	}
 	fd := float64(instr)
 	for e := range nEvents {
 		tl.ev[e] += fd * f.rate[e]

@@ -114,8 +114,8 @@ func (rs *runState) step(c *cpuRun) {
 		}
 		tm := &b.timers[c.idx]
 		if tm.enabled && tm.armed && tm.next <= t {
-			kind, fn := rs.current(c)
-			rs.deliver(c, b, tm.source, rs.interruptedIP(c, kind, fn, 0), kind, fn, false)
+			at := rs.current(c)
+			rs.deliver(c, b, tm.source, rs.interruptedIP(c, at, 0), at, false)
 			if rs.stopErr != nil {
 				return
 			}

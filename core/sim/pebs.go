@@ -13,8 +13,7 @@ import (
 type pebsRecord struct {
 	source nt.Source
 	ip     uint64
-	kind   segKind
-	fn     int
+	at     where
 }
 
 // pebsOverflow handles a PEBS counter's overflow on c: a record with the
@@ -35,9 +34,9 @@ func (rs *runState) pebsOverflow(c *cpuRun, b *bank, i int, k *counterHW) {
 	if i < len(ds.reset) && ds.reset[i] != 0 {
 		k.remaining = float64(ds.reset[i]) + min(k.remaining-float64(k.reload), 0)
 	}
-	kind, fn := rs.current(c)
-	ip := rs.interruptedIP(c, kind, fn, 0)
-	rec := pebsRecord{source: k.source, ip: ip, kind: kind, fn: fn}
+	at := rs.current(c)
+	ip := rs.interruptedIP(c, at, 0)
+	rec := pebsRecord{source: k.source, ip: ip, at: at}
 	s.writeRecord(c.idx, ds, rec, i)
 	ds.pending = append(ds.pending, rec)
 	ds.index++
@@ -47,7 +46,7 @@ func (rs *runState) pebsOverflow(c *cpuRun, b *bank, i int, k *counterHW) {
 		ds.index = 0
 		s.writeIndex(ds)
 		for _, r := range pend {
-			rs.deliver(c, b, r.source, r.ip, r.kind, r.fn, true)
+			rs.deliver(c, b, r.source, r.ip, r.at, true)
 			if rs.stopErr != nil {
 				return
 			}

@@ -78,9 +78,10 @@ func prepare(r *workload.Resolved) []fnInfo {
 // probability that any one segment is of it. A thread's segments are
 // independent draws from its types.
 type segType struct {
-	kind segKind
-	fn   int
-	p    float64
+	kind  segKind
+	fn    int
+	stack int // workload.Resolved.Stacks index, or workload.NoStack
+	p     float64
 }
 
 // segTypes lists the segments a thread with the given mix runs: with
@@ -100,7 +101,7 @@ func segTypes(r *workload.Resolved, mix []workload.Weighted) []segType {
 		}
 		for _, w := range set {
 			if p := share * w.Weight / tot; p > 0 {
-				out = append(out, segType{kind: kind, fn: w.Func, p: p})
+				out = append(out, segType{kind: kind, fn: w.Func, stack: w.Stack, p: p})
 			}
 		}
 	}

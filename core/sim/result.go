@@ -39,8 +39,42 @@ type Result struct {
 	// processors, ascending (one value when they all agree). A source a
 	// failed NtSetIntervalProfile left at its default shows it here.
 	Intervals map[string][]uint64
+	// Stacks is the ground truth per calling context of a workload that
+	// lists stacks, in the order of Workload.Stacks (empty otherwise).
+	Stacks []StackTruth
+	// StackHits counts the interrupts delivered while each workload stack
+	// ran, by source and process: the stacks the profiles' samples were
+	// drawn in (a bucket knows its address, not its stack).
+	StackHits map[StackHit]uint64
 
 	bySrc [][256]uint64
+}
+
+// StackTruth is the exact execution of one calling context in a run.
+type StackTruth struct {
+	// Frames are the functions' qualified references, leaf first.
+	Frames []string
+	// Instructions executed and Cycles spent in the stack's leaf while
+	// it ran in this context.
+	Instructions uint64
+	Cycles       uint64
+}
+
+// StackHit is one key of Result.StackHits.
+type StackHit struct {
+	// Source is the interrupt's profile source.
+	Source nt.Source
+	// Process is the interrupted process's id.
+	Process uint32
+	// Stack is the index in Workload.Stacks.
+	Stack int
+}
+
+func (r *Result) hitStack(src nt.Source, pid uint32, stack int) {
+	if r.StackHits == nil {
+		r.StackHits = map[StackHit]uint64{}
+	}
+	r.StackHits[StackHit{Source: src, Process: pid, Stack: stack}]++
 }
 
 // FunctionTruth is the exact execution of one function in a run.
@@ -127,6 +161,14 @@ func (rs *runState) finish() {
 			ft.Events[eventNames[e]] = ev[e]
 		}
 		res.Functions = append(res.Functions, ft)
+	}
+	for si, st := range w.Stacks {
+		t := rs.stackTallies[si]
+		frames := make([]string, len(st.Frames))
+		for i, f := range st.Frames {
+			frames[i] = w.Ref(f)
+		}
+		res.Stacks = append(res.Stacks, StackTruth{Frames: frames, Instructions: t.instr, Cycles: t.cycles})
 	}
 	for _, p := range rs.s.m.Profiles() {
 		if !p.Info.Started || p.Info.Size == 0 {

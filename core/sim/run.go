@@ -33,6 +33,7 @@ type runState struct {
 	end            uint64
 	ctxPID         []uint32 // context → process id (0: none)
 	tallies        [][]tally
+	stackTallies   []tally // per workload stack, over processors and processes
 	nf             int
 	cpus           []*cpuRun
 	hooks          map[string][]hal.Interrupt

@@ -11,17 +11,17 @@ package workload
 
 // checkCallers resolves every function's caller and rejects unknown
 // names, kernel/user mixes and cycles.
-func checkCallers(c *checker, r *Resolved, byName map[string]int) {
+func checkCallers(c *checker, r *Resolved, n *names) {
 	for i := range r.Funcs {
 		f := &r.Funcs[i]
 		f.Caller = -1
 		if f.Function.Caller == "" {
 			continue
 		}
-		k, ok := byName[f.Function.Caller]
+		k, msg := n.find(f.Function.Caller, r.Funcs)
 		switch {
-		case !ok:
-			c.add(join(f.field, "caller"), "no function named %q in the workload", f.Function.Caller)
+		case k < 0:
+			c.add(join(f.field, "caller"), "%s", msg)
 		case k == i:
 			c.add(join(f.field, "caller"), "function %q cannot call itself (recursion is not modelled)", f.Name)
 		default:

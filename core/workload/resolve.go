@@ -19,10 +19,10 @@ func (s *Spec) Resolve(target Target) (*Resolved, error) {
 	rs.addImages()
 	procFuncs := rs.addProcessFunctions()
 	ki := rs.addKernelImage()
-	rs.r.Idle = rs.byName[IdleFunction]
+	rs.r.Idle = rs.builtin(IdleFunction)
 	rs.resolveThreads(procFuncs)
 	rs.resolveKernel()
-	checkCallers(rs.c, rs.r, rs.byName)
+	checkCallers(rs.c, rs.r, rs.names)
 	if err := errors.Join(rs.c.errs...); err != nil {
 		return nil, err
 	}
@@ -32,6 +32,7 @@ func (s *Spec) Resolve(target Target) (*Resolved, error) {
 	}
 	rs.sp.Images = append(rs.sp.Images, ki)
 	rs.r.Spec = rs.sp
+	rs.r.names = rs.names
 	return rs.r, nil
 }
 
@@ -42,7 +43,11 @@ type resolver struct {
 	target Target
 	sp     Spec // a copy of the workload, defaults filled
 	r      *Resolved
-	byName map[string]int // function index by name
+	names  *names         // functions by reference
+	stacks map[string]int // resolved stack by its frames, for sharing
+	// procStacks are the processes' resolved stacks (shared by their
+	// threads)
+	procStacks map[*Process][]Weighted
 }
 
 // newResolver copies s deeply enough that filling its defaults (threads,
@@ -64,7 +69,7 @@ func newResolver(s *Spec, target Target) *resolver {
 	if sp.SegmentInstructions == 0 {
 		sp.SegmentInstructions = DefaultSegmentInstructions
 	}
-	return &resolver{c: &checker{}, target: target, sp: sp, r: &Resolved{}, byName: map[string]int{}}
+	return &resolver{c: &checker{}, target: target, sp: sp, r: &Resolved{}, names: newNames(), stacks: map[string]int{}, procStacks: map[*Process][]Weighted{}}
 }
 
 // checkSpec checks the workload-wide fields.
@@ -90,7 +95,7 @@ func (rs *resolver) addImages() {
 			rs.c.add(join(field, "name"), "must be given")
 		}
 		for j, f := range img.Functions {
-			rs.addFunc(fmt.Sprintf("%s.function[%d]", field, j+1), f, img, -1)
+			rs.addFunc(fmt.Sprintf("%s.function[%d]", field, j+1), f, img, -1, img.Name)
 		}
 	}
 }
@@ -107,7 +112,7 @@ func (rs *resolver) addProcessFunctions() [][]int {
 		}
 		for j, f := range p.Functions {
 			procFuncs[i] = append(procFuncs[i], len(rs.r.Funcs))
-			rs.addFunc(fmt.Sprintf("%s[%d]", join(pf, "function"), j+1), f, nil, i)
+			rs.addFunc(fmt.Sprintf("%s[%d]", join(pf, "function"), j+1), f, nil, i, processName(p))
 		}
 	}
 	return procFuncs
@@ -118,8 +123,8 @@ func (rs *resolver) addProcessFunctions() [][]int {
 func (rs *resolver) addKernelImage() Image {
 	ki := kernelImage(rs.target)
 	for _, f := range ki.Functions {
-		if _, ok := rs.byName[f.Name]; !ok {
-			rs.addFunc("", f, &ki, -1)
+		if !rs.names.has(f.Name) {
+			rs.addFunc("", f, &ki, -1, ki.Name)
 		}
 	}
 	return ki
@@ -127,16 +132,36 @@ func (rs *resolver) addKernelImage() Image {
 
 func procField(i int) string { return fmt.Sprintf("process[%d]", i+1) }
 
-// addFunc checks the function f (of img, or of process proc) and adds it.
-func (rs *resolver) addFunc(field string, f Function, img *Image, proc int) {
+// processName is the name a process's own functions are qualified by.
+func processName(p *Process) string {
+	if p.Proc != nil {
+		return p.Proc.Name()
+	}
+	return p.Name
+}
+
+// builtin is the index of the built-in kernel function name (or of the
+// workload's function of that name, which replaces it).
+func (rs *resolver) builtin(name string) int {
+	k, msg := rs.names.find(name, rs.r.Funcs)
+	if k < 0 {
+		rs.c.add("", "%s", msg)
+		return 0
+	}
+	return k
+}
+
+// addFunc checks the function f (of img, or of process proc) and adds it;
+// owner is the image's or the process's name.
+func (rs *resolver) addFunc(field string, f Function, img *Image, proc int, owner string) {
 	c := rs.c
-	rf := Func{Function: f, Index: len(rs.r.Funcs), Process: proc, field: field}
+	rf := Func{Function: f, Index: len(rs.r.Funcs), Process: proc, field: field, owner: owner}
 	if rf.CPI == 0 {
 		rf.CPI = 1
 	}
 	if f.Name == "" {
 		c.add(join(field, "name"), "must be given")
-	} else if _, dup := rs.byName[f.Name]; dup {
+	} else if rs.names.define(owner, f.Name, rf.Index) {
 		c.add(join(field, "name"), "function %q is defined twice", f.Name)
 	}
 	rs.place(&rf, field, img)
@@ -150,7 +175,6 @@ func (rs *resolver) addFunc(field string, f Function, img *Image, proc int) {
 	c.rate(join(field, "cache_ref_rate"), f.CacheRefRate)
 	rf.Instructions = max(1, f.Size/rs.sp.InstructionBytes)
 	rs.checkHotspots(field, f, rf.Instructions)
-	rs.byName[f.Name] = rf.Index
 	rs.r.Funcs = append(rs.r.Funcs, rf)
 }
 
@@ -226,7 +250,7 @@ func (rs *resolver) userFuncs() []Weighted {
 	var out []Weighted
 	for _, f := range rs.r.Funcs {
 		if f.Process < 0 && f.Mode == User {
-			out = append(out, Weighted{f.Index, f.Weight})
+			out = append(out, Weighted{Func: f.Index, Weight: f.Weight, Stack: NoStack})
 		}
 	}
 	return out
@@ -242,9 +266,9 @@ func (rs *resolver) mix(field string, shares []Share, def []Weighted) []Weighted
 	}
 	for j, sh := range shares {
 		sf := fmt.Sprintf("%s[%d]", field, j+1)
-		k, ok := rs.byName[sh.Function]
-		if !ok {
-			c.add(join(sf, "function"), "no function named %q in the workload", sh.Function)
+		k, msg := rs.names.find(sh.Function, rs.r.Funcs)
+		if k < 0 {
+			c.add(join(sf, "function"), "%s", msg)
 			continue
 		}
 		c.weight(join(sf, "weight"), sh.Weight)
@@ -252,8 +276,13 @@ func (rs *resolver) mix(field string, shares []Share, def []Weighted) []Weighted
 		if w == 0 {
 			w = rs.r.Funcs[k].Weight
 		}
-		out = append(out, Weighted{k, w})
+		out = append(out, Weighted{Func: k, Weight: w, Stack: NoStack})
 	}
+	return rs.normalise(field, out)
+}
+
+// normalise scales the weights of a mix to add up to 1.
+func (rs *resolver) normalise(field string, out []Weighted) []Weighted {
 	var sum float64
 	for _, w := range out {
 		sum += w.Weight
@@ -273,7 +302,7 @@ func (rs *resolver) mix(field string, shares []Share, def []Weighted) []Weighted
 		}
 	}
 	if len(out) > 0 && !(sum > 0) {
-		c.add(field, "the weights add up to 0: give some function a weight > 0")
+		rs.c.add(field, "the weights add up to 0: give some function a weight > 0")
 		return nil
 	}
 	for i := range out {
@@ -308,15 +337,8 @@ func (rs *resolver) resolveThreads(procFuncs [][]int) {
 					c.add(join(tf, "cpu"), "processor %d is not in the affinity 0x%X", t.CPU, t.Affinity)
 				}
 			}
-			var def []Weighted
-			for _, k := range procFuncs[i] {
-				def = append(def, Weighted{k, rs.r.Funcs[k].Weight})
-			}
-			if len(def) == 0 {
-				def = rs.userFuncs()
-			}
-			rt := ResolvedThread{Thread: *t, Process: i, Mix: rs.mix(join(tf, "run"), t.Run, def)}
-			if len(rt.Mix) == 0 && len(t.Run) == 0 {
+			rt := ResolvedThread{Thread: *t, Process: i, Mix: rs.threadMix(pf, tf, p, t, procFuncs[i])}
+			if len(rt.Mix) == 0 && len(t.Run) == 0 && len(t.Stacks) == 0 && len(p.Stacks) == 0 {
 				c.add(tf, "has nothing to run: give the process functions, the thread a run list, or an image user-mode functions")
 			}
 			rs.r.Threads = append(rs.r.Threads, rt)
@@ -333,8 +355,8 @@ func (rs *resolver) resolveKernel() {
 	if k.InterruptShare+k.DPCShare >= 1 {
 		c.add("kernel", "interrupt_share + dpc_share must be below 1, got %v", k.InterruptShare+k.DPCShare)
 	}
-	r.ISR = rs.mix("kernel.isr", k.ISR, []Weighted{{rs.byName[ISRFunction], 1}})
-	r.DPC = rs.mix("kernel.dpc", k.DPC, []Weighted{{rs.byName[DPCFunction], 1}})
+	r.ISR = rs.mix("kernel.isr", k.ISR, []Weighted{{Func: rs.builtin(ISRFunction), Weight: 1, Stack: NoStack}})
+	r.DPC = rs.mix("kernel.dpc", k.DPC, []Weighted{{Func: rs.builtin(DPCFunction), Weight: 1, Stack: NoStack}})
 	for _, set := range [][]Weighted{r.ISR, r.DPC} {
 		for _, w := range set {
 			if r.Funcs[w.Func].Mode != KernelMode {

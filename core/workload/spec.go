@@ -298,7 +298,12 @@ type Func struct {
 	Caller int
 
 	field string // where it was defined, for messages
+	owner string // its image's or process's name, which qualifies it
 }
+
+// Ref is the function's qualified reference, "image!name" (a process's
+// own functions: "process!name").
+func (f *Func) Ref() string { return qualify(f.owner, f.Name) }
 
 // ResolvedThread is a thread with its function mix.
 type ResolvedThread struct {
@@ -310,10 +315,26 @@ type ResolvedThread struct {
 	Mix []Weighted
 }
 
-// Weighted is a function index with a normalised weight.
+// Weighted is a function index with a normalised weight, and the
+// calling context it runs in.
 type Weighted struct {
-	Func   int
+	// Func is the function that executes (a stack's leaf).
+	Func int
+	// Weight is the normalised share.
 	Weight float64
+	// Stack is the index in Resolved.Stacks of the calling context, or
+	// NoStack for a function drawn on its own (its stack is then its
+	// caller chain, see Resolved.Stack).
+	Stack int
+}
+
+// NoStack is Weighted.Stack of a function drawn without a stack of its own.
+const NoStack = -1
+
+// ResolvedStack is a calling context of the workload: function indexes,
+// leaf first.
+type ResolvedStack struct {
+	Frames []int
 }
 
 // Resolved is a checked workload with every default filled, for one
@@ -329,10 +350,15 @@ type Resolved struct {
 	ByAddress []int
 	// Threads are every thread of every process, in order.
 	Threads []ResolvedThread
+	// Stacks are the calling contexts the threads draw (Weighted.Stack),
+	// each distinct list of frames once.
+	Stacks []ResolvedStack
 	// ISR and DPC are the kernel activity's mixes.
 	ISR, DPC []Weighted
 	// Idle is the index of the idle loop function.
 	Idle int
+
+	names *names
 }
 
 // Target is the machine a workload is resolved for.
