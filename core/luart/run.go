@@ -121,7 +121,7 @@ func (rt *Runtime) workloadSpec(L *lua.LState, f *Fields, m *machine) (spec *wor
 func checkWorkloadFits(f *Fields, spec *workload.Spec, m *machine) {
 	n := m.km.CPUCount()
 	for i, p := range spec.Processes {
-		if p.Proc == nil {
+		if p.Proc == nil && !spec.CreateProcesses {
 			found := false
 			for _, q := range m.km.Processes() {
 				if q.Name() == p.Name {
@@ -207,7 +207,7 @@ func runResultTable(L *lua.LState, res *sim.Result) *lua.LTable {
 	}
 	out.RawSetString("interrupts_by_cpu", byCPU)
 	truth := L.CreateTable(0, len(res.Functions))
-	for _, ft := range res.Functions {
+	for i, ft := range res.Functions {
 		row := L.CreateTable(0, 7)
 		row.RawSetString("instructions", ResultValue(L, ft.Instructions))
 		row.RawSetString("cycles", ResultValue(L, ft.Cycles))
@@ -219,10 +219,13 @@ func runResultTable(L *lua.LState, res *sim.Result) *lua.LTable {
 			events.RawSetString(k, lua.LNumber(ft.Events[k]))
 		}
 		row.RawSetString("events", events)
-		truth.RawSetString(ft.Name, row)
+		truth.RawSetString(truthKey(res, i), row)
 	}
 	addCallStructure(L, truth, res)
 	out.RawSetString("truth", truth)
+	if len(res.Stacks) > 0 {
+		out.RawSetString("stacks", stacksTable(L, res))
+	}
 	intervals := L.CreateTable(0, len(res.Intervals))
 	for _, src := range sortedKeys(res.Intervals) {
 		vs := res.Intervals[src]

@@ -37,12 +37,13 @@ func workloadFromTable(t map[string]any) (s *workload.Spec, minimal bool, err er
 		top[k] = v
 	}
 	var minimalProc *kernel.Process
-	var minimalFns, minimalThreads any
+	var minimalFns, minimalThreads, minimalStacks any
 	if p, ok := top["process"].(*kernel.Process); ok {
 		minimalProc = p
 		delete(top, "process")
 		minimalFns = pop(top, "functions", "function")
 		minimalThreads = pop(top, "threads", "thread")
+		minimalStacks = pop(top, "stacks", "stack")
 		minimal = true
 	} else if _, ok := top["functions"]; ok {
 		return nil, false, &workload.FieldError{Field: "process", Msg: "must be a process (from m:process{...})"}
@@ -55,6 +56,9 @@ func workloadFromTable(t map[string]any) (s *workload.Spec, minimal bool, err er
 		}
 		if minimalThreads != nil {
 			d.decode("threads", minimalThreads, reflect.ValueOf(&p.Threads).Elem())
+		}
+		if minimalStacks != nil {
+			d.decode("stacks", minimalStacks, reflect.ValueOf(&p.Stacks).Elem())
 		}
 		s.Processes = append([]workload.Process{p}, s.Processes...)
 	}
@@ -69,7 +73,7 @@ func workloadFromTable(t map[string]any) (s *workload.Spec, minimal bool, err er
 // the workload's (resolved for target), where Resolve would have checked
 // it, after the images'.
 func checkMinimal(s *workload.Spec, target workload.Target) error {
-	if len(s.Processes) == 0 || len(s.Processes[0].Functions) > 0 {
+	if len(s.Processes) == 0 || len(s.Processes[0].Functions) > 0 || len(s.Processes[0].Stacks) > 0 {
 		return nil
 	}
 	none := &workload.FieldError{Field: "functions", Msg: "must list at least one function"}

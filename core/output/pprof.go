@@ -185,6 +185,14 @@ func buildPprof(e *Machine, rec kernel.ProfileRecord, rows []row) *profile.Profi
 		labels["process"] = []string{"all"}
 	}
 	for _, r := range rows {
+		if r.fn.Name != "" {
+			if parts, ok := b.split(rec.Info.Source, rec.Info.Process, r.addr, r.fn, int64(r.count), truthValue(r)); ok {
+				for _, s := range parts {
+					p.Sample = append(p.Sample, &profile.Sample{Location: s.loc, Value: []int64{s.count, s.count * per.per, s.truth}, Label: labels})
+				}
+				continue
+			}
+		}
 		p.Sample = append(p.Sample, &profile.Sample{
 			Location: b.stackAt(r.addr, r.function),
 			Value:    []int64{int64(r.count), int64(r.count) * per.per, truthValue(r)},
@@ -206,11 +214,18 @@ type profileBuilder struct {
 	funcs     map[string]*profile.Function
 	frames    map[string]*profile.Location // a caller's frame, by function
 	leaves    map[uint64]*profile.Location // a sampled address's location
+	e         *Machine
+
+	// the workload stacks' frames and parts (stacks.go)
+	frameRefs map[string]*profile.Location // a stack's frame, by reference
+	parts     map[stackKey][]stackPart
+	partsDone map[[2]uint32]bool
 }
 
 func newProfileBuilder(p *profile.Profile, e *Machine) *profileBuilder {
 	b := &profileBuilder{p: p, g: newCallGraph(e), sy: newSymbols(e.Sim), mapByName: map[string]*profile.Mapping{},
-		funcs: map[string]*profile.Function{}, frames: map[string]*profile.Location{}, leaves: map[uint64]*profile.Location{}}
+		funcs: map[string]*profile.Function{}, frames: map[string]*profile.Location{}, leaves: map[uint64]*profile.Location{},
+		e: e, frameRefs: map[string]*profile.Location{}}
 	type span struct{ start, limit uint64 }
 	spans := map[string]*span{}
 	if e.Sim != nil {

@@ -170,6 +170,12 @@ func buildSamples(e *Machine, src nt.Source, counts map[sampleKey]int64, keys []
 		isr, dpc bool
 	}
 	labelSets := map[who]map[string][]string{} // shared by the samples of one processor, thread and context
+	pids := map[uint32]uint32{}                // thread id → process id
+	for _, pr := range e.Kernel.Processes() {
+		for _, t := range pr.Threads() {
+			pids[t.ID()] = pr.ID()
+		}
+	}
 	for _, k := range keys {
 		n := counts[k]
 		w := who{k.cpu, k.tid, k.isr, k.dpc}
@@ -177,6 +183,16 @@ func buildSamples(e *Machine, src nt.Source, counts map[sampleKey]int64, keys []
 		if labels == nil {
 			labels = sampleLabels(src, k, threads)
 			labelSets[w] = labels
+		}
+		if f, ok := b.sy.lookup(k.ip, k.ip+1); ok {
+			if parts, ok := b.split(src, pids[k.tid], k.ip, f, n, 0); ok {
+				for _, s := range parts {
+					if s.count > 0 {
+						p.Sample = append(p.Sample, &profile.Sample{Location: s.loc, Value: []int64{s.count, s.count * k.weight}, Label: labels})
+					}
+				}
+				continue
+			}
 		}
 		p.Sample = append(p.Sample, &profile.Sample{Location: b.stack(k.ip), Value: []int64{n, n * k.weight}, Label: labels})
 	}

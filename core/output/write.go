@@ -208,6 +208,7 @@ type row struct {
 	bucket    int
 	addr      uint64
 	function  string
+	fn        workload.Func // the function at the bucket's start ("" name: none)
 	count     uint32
 	truth     sim.BucketTruth
 	haveTruth bool
@@ -313,7 +314,7 @@ func collect(reg *Registry) ([]row, []namedProfile, error) {
 				}
 				r := row{machine: e.Index, rec: rec, bucket: j, addr: addr, count: c, truth: t, haveTruth: ht}
 				if f, ok := sy.lookup(addr, addr+1<<bs); ok {
-					r.function = f.Name
+					r.function, r.fn = f.Name, f
 				}
 				prow = append(prow, r)
 				total += uint64(c)
