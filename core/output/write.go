@@ -31,6 +31,9 @@ type Summary struct {
 	// Warnings say what the outputs left out (a trace cut at its size
 	// limit), for the run's result and the terminal.
 	Warnings []string `json:"warnings,omitempty"`
+	// Accuracy is each profile's distance from the truth (accuracy.csv
+	// has it per function).
+	Accuracy []ProfileAccuracy `json:"accuracy,omitempty"`
 }
 
 // MachineSummary is one machine's part of a Summary.
@@ -152,6 +155,9 @@ func WriteWith(dir string, reg *Registry, opts Options) (Summary, error) {
 		}
 		sum.Files = append(sum.Files, BucketsFile)
 	}
+	if err := writeAccuracy(dir, profs, &sum); err != nil {
+		return sum, err
+	}
 	if !opts.Pprof {
 		profs = nil
 	}
@@ -215,8 +221,34 @@ type row struct {
 }
 
 type namedProfile struct {
-	file string
-	prof *profile.Profile
+	file  string
+	prof  *profile.Profile
+	rows  []row                // a bucket profile's buckets
+	truth []sim.FunctionEvents // and its truth per function
+}
+
+// writeAccuracy writes accuracy.csv for the bucket profiles that have
+// samples and truth, and puts each one's line in the summary.
+func writeAccuracy(dir string, profs []namedProfile, sum *Summary) error {
+	var fns [][]functionAccuracy
+	for _, p := range profs {
+		if pa, f, ok := profileAccuracy(p.file, p.rows, p.truth); ok {
+			sum.Accuracy = append(sum.Accuracy, pa)
+			fns = append(fns, f)
+		}
+	}
+	if len(fns) == 0 {
+		return nil
+	}
+	b, err := accuracyCSV(sum.Accuracy, fns)
+	if err == nil {
+		err = os.WriteFile(filepath.Join(dir, AccuracyFile), b, 0o644)
+	}
+	if err != nil {
+		return fmt.Errorf("cannot write %s: %w", AccuracyFile, err)
+	}
+	sum.Files = append(sum.Files, AccuracyFile)
+	return nil
 }
 
 // symbols maps addresses to the functions of every workload a machine ran.
@@ -285,6 +317,33 @@ func truthFor(s *sim.Sim, rec kernel.ProfileRecord) []sim.BucketTruth {
 	return out
 }
 
+// functionTruthFor sums a profile's truth per function over every run,
+// in the order the functions first appear.
+func functionTruthFor(s *sim.Sim, rec kernel.ProfileRecord) []sim.FunctionEvents {
+	if s == nil {
+		return nil
+	}
+	var out []sim.FunctionEvents
+	at := map[string]int{}
+	for _, r := range s.Results() {
+		for _, p := range r.Profiles {
+			if p.Owner != rec.Owner.ID() || p.Handle != rec.Handle || p.Base != rec.Info.Base || p.BucketSize != rec.Info.BucketSize {
+				continue
+			}
+			for _, f := range p.Functions {
+				i, ok := at[f.Ref]
+				if !ok {
+					i = len(out)
+					at[f.Ref] = i
+					out = append(out, sim.FunctionEvents{Name: f.Name, Ref: f.Ref})
+				}
+				out[i].Events += f.Events
+			}
+		}
+	}
+	return out
+}
+
 func collect(reg *Registry) ([]row, []namedProfile, error) {
 	var rows []row
 	var profs []namedProfile
@@ -324,8 +383,10 @@ func collect(reg *Registry) ([]row, []namedProfile, error) {
 				continue
 			}
 			profs = append(profs, namedProfile{
-				file: fmt.Sprintf("profile-m%d-pid%d-h%X-%s.pb.gz", e.Index, rec.Owner.ID(), rec.Handle, rec.Info.Source.Name()),
-				prof: buildPprof(e, rec, prow),
+				file:  fmt.Sprintf("profile-m%d-pid%d-h%X-%s.pb.gz", e.Index, rec.Owner.ID(), rec.Handle, rec.Info.Source.Name()),
+				prof:  buildPprof(e, rec, prow),
+				rows:  prow,
+				truth: functionTruthFor(e.Sim, rec),
 			})
 		}
 	}

@@ -178,6 +178,7 @@ func writeFiles(dir string, r Result, o WriteOptions) (warnings []string, err er
 		}
 		files = append(files, sum.Files...)
 		warnings = sum.Warnings
+		r.Accuracy = sum.Accuracy
 	}
 	r.Warnings = append(r.Warnings, warnings...)
 	r.Files = files

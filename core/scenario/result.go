@@ -50,7 +50,10 @@ type Result struct {
 	// Warnings are what the outputs left out (a trace cut at its size
 	// limit).
 	Warnings []string `json:"warnings,omitempty"`
-	Log      string   `json:"-"`
+	// Accuracy is each sampled profile's distance from the ground truth
+	// (accuracy.csv has it per function).
+	Accuracy []output.ProfileAccuracy `json:"accuracy,omitempty"`
+	Log      string                   `json:"-"`
 	// Inputs are the files the run read besides its scenario and
 	// configuration (modules required from the scenario's folder,
 	// workload files), by absolute path, with their sha256.

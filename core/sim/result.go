@@ -107,6 +107,19 @@ type ProfileTruth struct {
 	Base, Size uint64
 	BucketSize uint32 // log2 of the bucket's bytes
 	Buckets    []BucketTruth
+	// Functions is the truth of the profile's event per function, of
+	// what executed inside the profile's range while it could count
+	// (the buckets' truth before it was rounded to buckets), in the
+	// workload's order.
+	Functions []FunctionEvents
+}
+
+// FunctionEvents is one function's truth in a profile.
+type FunctionEvents struct {
+	// Name is the function's name, Ref its qualified reference
+	// ("image!name", see workload.Func.Ref).
+	Name, Ref string
+	Events    float64
 }
 
 // BucketTruth is the truth of one bucket: what executed at its addresses
@@ -240,19 +253,24 @@ func (rs *runState) profileTruth(p kernel.ProfileRecord) ProfileTruth {
 		if instr == 0 && cyc == 0 {
 			continue
 		}
+		var inside float64
 		for _, c := range f.comps {
-			rs.spread(pt.Buckets, in.Base, bs, f, c, instr, cyc, val)
+			inside += rs.spread(pt.Buckets, in.Base, bs, f, c, instr, cyc, val)
+		}
+		if inside > 0 {
+			pt.Functions = append(pt.Functions, FunctionEvents{Name: rs.w.Funcs[fi].Name, Ref: rs.w.Funcs[fi].Ref(), Events: val * inside})
 		}
 	}
 	return pt
 }
 
 // spread distributes one component of a function's distribution over the
-// buckets its slots fall in.
-func (rs *runState) spread(bk []BucketTruth, base, bs uint64, f *fnInfo, c comp, instr, cyc, val float64) {
+// buckets its slots fall in, and returns the share of the function's
+// execution it put in them.
+func (rs *runState) spread(bk []BucketTruth, base, bs uint64, f *fnInfo, c comp, instr, cyc, val float64) (inside float64) {
 	n := c.hi - c.lo
 	if n == 0 {
-		return
+		return 0
 	}
 	per := c.w / float64(n)
 	k := c.lo
@@ -265,7 +283,7 @@ func (rs *runState) spread(bk []BucketTruth, base, bs uint64, f *fnInfo, c comp,
 		}
 		j := (a - base) >> bs
 		if j >= uint64(len(bk)) {
-			return
+			return inside
 		}
 		bEnd := base + (j+1)<<bs
 		// slots in this bucket: a, a+ib, … < bEnd
@@ -277,8 +295,10 @@ func (rs *runState) spread(bk []BucketTruth, base, bs uint64, f *fnInfo, c comp,
 		bk[j].Instructions += instr * m
 		bk[j].Cycles += cyc * m
 		bk[j].Events += val * m
+		inside += m
 		k += cnt
 	}
+	return inside
 }
 
 // Truth returns the function truth by name.
