@@ -179,3 +179,49 @@ func BenchmarkSecond(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSecondLarge is one simulated second on 4 busy processors with
+// the timer at its fastest rate (8192 Hz) and a profile over the whole
+// image, for the 3-function workload ("small") and for a workload shaped
+// like an imported real profile: 5,000 functions with hotspots, their
+// own CPIs and cache-miss rates, and 30,000 stacks ("large", see
+// labtest.Large). The large run reports its cost as a multiple of the
+// small one's (x-small).
+func BenchmarkSecondLarge(b *testing.B) {
+	var small float64
+	for _, load := range []string{"small", "large"} {
+		b.Run(load, func(b *testing.B) {
+			host := halhost.New(labtest.HALs(config.TransportInproc), halhost.Options{})
+			b.Cleanup(host.Close)
+			var interrupts uint64
+			large := labtest.Large(nil, 5000, 30000, 1) // as a workload file holds it
+			for b.Loop() {
+				l := labtest.New(b, host, 4, 1, "apic", "pmu", "pebs")
+				w := fourThreads(l.P)
+				base, size := uint64(0x10000), uint64(0xC00)
+				if load == "large" {
+					w = large
+					w.Processes[0].Name, w.Processes[0].Proc = l.P.Name(), l.P
+					base, size = 0x400000, 0x400000
+				}
+				l.Profile(b, base, size, 4, nt.ProfileTime)
+				l.SetInterval(b, nt.ProfileTime, 1221)
+				res, err := l.Sim.Run(1_000_000, w)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, n := range res.Interrupts {
+					interrupts += n
+				}
+				halhost.CloseMachine(l.HALs)
+			}
+			perRun := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+			b.ReportMetric(float64(interrupts)/float64(b.N), "interrupts/run")
+			if load == "small" {
+				small = perRun
+			} else if small > 0 {
+				b.ReportMetric(perRun/small, "x-small")
+			}
+		})
+	}
+}

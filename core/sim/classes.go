@@ -20,6 +20,7 @@ type segClass struct {
 	cycles  uint64    // cycles of a whole segment
 	rate    []float64 // events per instruction, per enabled counter
 	ev      []float64 // events per whole segment, per enabled counter
+	loopFn  int       // the loop function of a loop's class, else -1
 }
 
 func (cl *segClass) cycleAt(start, d uint64) uint64 {
@@ -61,10 +62,15 @@ func (rs *runState) buildClasses(c *cpuRun) {
 			rs.reveal(c)
 		}
 	}
-	c.gen = rs.s.hwGen
-	rs.enabledCounters(c)
-	rs.groupTypes(c)
-	rs.classOdds(c)
+	if c.classesOf != c.th || c.gen != rs.s.hwGen {
+		// (a thread back on the processor it left, with the hardware as
+		// it was, finds its classes as it left them)
+		c.gen = rs.s.hwGen
+		rs.enabledCounters(c)
+		rs.groupTypes(c)
+		rs.classOdds(c)
+		c.classesOf = c.th
+	}
 	c.deferred = append(c.deferred[:0], make([]uint64, len(c.classes))...)
 	if c.seg.active && c.seg.typ >= 0 {
 		c.seg.class = c.typeClass[c.seg.typ]
@@ -99,17 +105,34 @@ func (rs *runState) groupTypes(c *cpuRun) {
 	}
 	c.classes = c.classes[:0]
 	c.typeClass = c.typeClass[:0]
+	if c.classIndex == nil {
+		c.classIndex = map[classKey]int{}
+	}
+	clear(c.classIndex)
+	// the class of each function's segments (many stacks share a leaf)
+	if len(c.fnClass) != len(rs.fns) {
+		c.fnClass = make([]int32, len(rs.fns))
+	}
+	for i := range c.fnClass {
+		c.fnClass[i] = -1
+	}
 	for j, ty := range th.types {
 		f := &rs.fns[ty.fn]
-		n := segmentInstructions(rs.segLen, f)
+		loop := f.loop > 0 && ty.kind == kindThread
 		g := -1
-		if !(f.loop > 0 && ty.kind == kindThread) {
-			g = rs.sameClass(c, n, f)
+		if !loop {
+			g = int(c.fnClass[ty.fn])
 		}
 		if g < 0 {
-			g = rs.newClass(c, n, f)
+			g = rs.findClass(c, f, loop)
+			if !loop {
+				c.fnClass[ty.fn] = int32(g)
+			}
 		}
 		cl := &c.classes[g]
+		if loop {
+			cl.loopFn = ty.fn
+		}
 		cl.members = append(cl.members, j)
 		cl.p += ty.p
 		cl.cum = append(cl.cum, cl.p)
@@ -117,8 +140,58 @@ func (rs *runState) groupTypes(c *cpuRun) {
 	}
 }
 
+// findClass is the class of c for f's segments, made when there is none
+// yet (a loop always gets one of its own).
+func (rs *runState) findClass(c *cpuRun, f *fnInfo, loop bool) int {
+	n := segmentInstructions(rs.segLen, f)
+	if loop {
+		return rs.newClass(c, n, f)
+	}
+	key, keyed := rs.classKeyOf(c, n, f)
+	if !keyed {
+		if g := rs.sameClass(c, n, f); g >= 0 {
+			return g
+		}
+		return rs.newClass(c, n, f)
+	}
+	if g, ok := c.classIndex[key]; ok {
+		return g
+	}
+	g := rs.newClass(c, n, f)
+	c.classIndex[key] = g
+	return g
+}
+
+// classKey is what makes segments advance a processor alike: their
+// instructions, CPI and events per instruction of each enabled counter
+// (up to maxKeyedCounters of them).
+type classKey struct {
+	n   uint64
+	cpi float64
+	nr  int
+	r   [maxKeyedCounters]float64
+}
+
+// maxKeyedCounters is how many enabled counters a class key holds; with
+// more, classes are found by a search (sameClass).
+const maxKeyedCounters = 8
+
+// classKeyOf is the class key of segments of n instructions of f on c;
+// keyed is false when c has too many counters enabled for a key.
+func (rs *runState) classKeyOf(c *cpuRun, n uint64, f *fnInfo) (k classKey, keyed bool) {
+	if len(c.ctrs) > maxKeyedCounters {
+		return k, false
+	}
+	k.n, k.cpi, k.nr = n, f.cpi, len(c.ctrs)
+	for i, ctr := range c.ctrs {
+		k.r[i] = f.rate[ctr.event]
+	}
+	return k, true
+}
+
 // sameClass is the class of c whose segments of n instructions advance
-// like f's, or -1.
+// like f's, or -1 (a search: groupTypes finds classes by key where it
+// can).
 func (rs *runState) sameClass(c *cpuRun, n uint64, f *fnInfo) int {
 search:
 	for gi := range c.classes {
@@ -146,7 +219,7 @@ func (rs *runState) newClass(c *cpuRun, n uint64, f *fnInfo) int {
 	}
 	g := len(c.classes) - 1
 	cl := &c.classes[g]
-	cl.n, cl.cpi, cl.p, cl.cycles = n, f.cpi, 0, uint64(float64(n)*f.cpi)
+	cl.n, cl.cpi, cl.p, cl.cycles, cl.loopFn = n, f.cpi, 0, uint64(float64(n)*f.cpi), -1
 	if f.cpi == 1 {
 		cl.cycles = n
 	}

@@ -39,7 +39,8 @@ type cpuRun struct {
 	// hardware generation gen), the thread's classes, the whole segments
 	// of each class whose functions are not drawn yet, and the segment
 	// in progress.
-	built     bool // classes are c.th's
+	built     bool    // classes are c.th's
+	classesOf *thread // whose the classes are (at generation gen)
 	gen       uint64
 	ctrs      []*counterHW
 	ctrRefs   []counterRef
@@ -47,10 +48,13 @@ type cpuRun struct {
 	classPick aliasTable // draws a class by probability
 	classP    []float64
 	typeClass []int
-	cmax      uint64    // cycles of the longest segment
-	emax      []float64 // per counter, the most events of a segment
-	deferred  []uint64
-	seg       segment
+	// classIndex finds a class by its key while the classes are built
+	classIndex map[classKey]int
+	fnClass    []int32   // and a function's class (-1: none yet)
+	cmax       uint64    // cycles of the longest segment
+	emax       []float64 // per counter, the most events of a segment
+	deferred   []uint64
+	seg        segment
 
 	times [5]uint64 // cycles: user, kernel, interrupt, DPC, idle
 }
@@ -158,9 +162,23 @@ func wholeAtLeast1(x float64) uint64 {
 	return 1
 }
 
+// manyClasses is how many classes a thread may have before skip draws
+// a few segments' classes one by one rather than one count per class: an
+// imported workload's functions, each with its own CPI and rates, make
+// thousands of classes, and between two interrupts only tens of segments
+// run. (Both draws have the same distribution; workloads of fewer
+// classes keep the per-class draw, and so their exact numbers.)
+const manyClasses = 64
+
 // skip runs n whole segments on c: how many fell in each class is drawn,
 // which functions ran is left for later.
 func (rs *runState) skip(c *cpuRun, n uint64) {
+	if len(c.classes) > manyClasses && n < uint64(len(c.classes)) {
+		for range n {
+			rs.skipClass(c, c.classPick.draw(rs.s.rng.Float64()), 1)
+		}
+		return
+	}
 	counts := rs.counts[:0]
 	if len(c.classes) == 1 {
 		counts = append(counts, n)
@@ -170,20 +188,24 @@ func (rs *runState) skip(c *cpuRun, n uint64) {
 	}
 	rs.counts = counts
 	for g, k := range counts {
-		if k == 0 {
-			continue
+		if k > 0 {
+			rs.skipClass(c, g, k)
 		}
-		cl := &c.classes[g]
-		c.deferred[g] += k
-		c.clock += k * cl.cycles
-		fk := float64(k)
-		for i, ctr := range c.ctrs {
-			ctr.remaining -= fk * cl.ev[i]
-		}
-		if ty := c.th.types[cl.members[0]]; ty.isLoop(rs) {
-			loop := rs.fns[ty.fn].loop
-			c.th.loopPos[ty.fn] = (c.th.loopPos[ty.fn] + (k%loop)*(cl.n%loop)) % loop
-		}
+	}
+}
+
+// skipClass runs k whole segments of class g on c.
+func (rs *runState) skipClass(c *cpuRun, g int, k uint64) {
+	cl := &c.classes[g]
+	c.deferred[g] += k
+	c.clock += k * cl.cycles
+	fk := float64(k)
+	for i, ctr := range c.ctrs {
+		ctr.remaining -= fk * cl.ev[i]
+	}
+	if fn := cl.loopFn; fn >= 0 {
+		loop := rs.fns[fn].loop
+		c.th.loopPos[fn] = (c.th.loopPos[fn] + (k%loop)*(cl.n%loop)) % loop
 	}
 }
 

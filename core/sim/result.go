@@ -175,11 +175,15 @@ func (rs *runState) finish() {
 		}
 		res.Functions = append(res.Functions, ft)
 	}
+	refs := make([]string, len(w.Funcs))
 	for si, st := range w.Stacks {
 		t := rs.stackTallies[si]
 		frames := make([]string, len(st.Frames))
 		for i, f := range st.Frames {
-			frames[i] = w.Ref(f)
+			if refs[f] == "" {
+				refs[f] = w.Ref(f)
+			}
+			frames[i] = refs[f]
 		}
 		res.Stacks = append(res.Stacks, StackTruth{Frames: frames, Instructions: t.instr, Cycles: t.cycles})
 	}

@@ -69,7 +69,7 @@ func newResolver(s *Spec, target Target) *resolver {
 	if sp.SegmentInstructions == 0 {
 		sp.SegmentInstructions = DefaultSegmentInstructions
 	}
-	return &resolver{c: &checker{}, target: target, sp: sp, r: &Resolved{}, names: newNames(), stacks: map[string]int{}, procStacks: map[*Process][]Weighted{}}
+	return &resolver{c: &checker{}, target: target, sp: sp, r: &Resolved{}, names: newNames(), stacks: make(map[string]int, countStacks(&sp)), procStacks: map[*Process][]Weighted{}}
 }
 
 // checkSpec checks the workload-wide fields.
@@ -407,4 +407,16 @@ func (r *Resolved) FuncAt(addr uint64) int {
 		return f.Index
 	}
 	return -1
+}
+
+// countStacks is how many stacks the workload lists.
+func countStacks(sp *Spec) int {
+	n := 0
+	for _, p := range sp.Processes {
+		n += len(p.Stacks)
+		for _, t := range p.Threads {
+			n += len(t.Stacks)
+		}
+	}
+	return n
 }

@@ -1,9 +1,8 @@
 package workload
 
 import (
+	"encoding/binary"
 	"fmt"
-	"strconv"
-	"strings"
 )
 
 // A workload's calling contexts. A thread runs, in this order of
@@ -74,12 +73,11 @@ func (rs *resolver) stackMix(field string, stacks []Stack) []Weighted {
 // stackIndex is the index in r.Stacks of the stack of these frames,
 // added when it is new: threads running the same stack share its truth.
 func (rs *resolver) stackIndex(frames []int) int {
-	var b strings.Builder
+	b := make([]byte, 0, 4*len(frames))
 	for _, f := range frames {
-		b.WriteString(strconv.Itoa(f))
-		b.WriteByte(',')
+		b = binary.AppendUvarint(b, uint64(f))
 	}
-	key := b.String()
+	key := string(b)
 	if i, ok := rs.stacks[key]; ok {
 		return i
 	}

@@ -4,6 +4,8 @@ package labtest
 
 import (
 	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/proflab/proflab/core/config"
@@ -133,4 +135,59 @@ func ThreeFuncs(p *kernel.Process) *workload.Spec {
 		{Name: "beta", Base: 0x10400, Size: 0x400, Weight: 3},
 		{Name: "gamma", Base: 0x10800, Size: 0x400, Weight: 2, CacheMissRate: 0.05},
 	})
+}
+
+// Large is a workload shaped like an imported real profile: an image of
+// nFuncs functions (each 64–1024 bytes, with up to four single-address
+// hotspots and its own CPI and cache-miss rate), a kernel image of a
+// tenth as many, and nStacks weighted stacks of 2–12 frames drawn from
+// them (a heavy-tailed weight), run by four threads, one per processor.
+// It is deterministic in seed. p may be nil (a process named "app").
+func Large(p *kernel.Process, nFuncs, nStacks int, seed uint64) *workload.Spec {
+	rng := rand.New(rand.NewPCG(seed, 0x1A46E))
+	mk := func(prefix string, n int) ([]workload.Function, []string) {
+		fns := make([]workload.Function, n)
+		names := make([]string, n)
+		var off uint64
+		for i := range fns {
+			size := uint64(64 + 16*rng.IntN(61))
+			f := workload.Function{Name: fmt.Sprintf("%s%05d", prefix, i), Offset: workload.Address(off), Size: size,
+				CPI: 0.5 + 2*rng.Float64(), CacheMissRate: 0.02 * rng.Float64()}
+			for range rng.IntN(5) {
+				f.Hotspots = append(f.Hotspots, workload.Hotspot{Offset: uint64(rng.IntN(int(size))), Size: 1, Weight: 0.2 * rng.Float64()})
+			}
+			fns[i], names[i] = f, f.Name
+			off += size + 16
+		}
+		return fns, names
+	}
+	user, un := mk("user_", nFuncs)
+	kern, kn := mk("kern_", max(1, nFuncs/10))
+	spec := &workload.Spec{
+		InstructionBytes: 1,
+		Images: []workload.Image{
+			{Name: "app", Base: 0x400000, Functions: user},
+			{Name: "vmlinux", Base: 0xFFFFF80100000000, Kernel: true, Functions: kern},
+		},
+	}
+	stacks := make([]workload.Stack, nStacks)
+	for i := range stacks {
+		depth := 2 + rng.IntN(11)
+		frames := make([]string, depth)
+		for d := range frames {
+			frames[d] = un[rng.IntN(len(un))]
+		}
+		if rng.IntN(10) == 0 {
+			frames[0] = kn[rng.IntN(len(kn))] // a system call's leaf
+		}
+		stacks[i] = workload.Stack{Frames: frames, Weight: 1 / (1 + float64(rng.IntN(1000)))}
+	}
+	name := "app"
+	var proc workload.ProcessHandle
+	if p != nil {
+		name, proc = p.Name(), p
+	}
+	spec.Processes = []workload.Process{{Name: name, Proc: proc, Stacks: stacks,
+		Threads: []workload.Thread{{CPU: 0}, {CPU: 1}, {CPU: 2}, {CPU: 3}}}}
+	return spec
 }
