@@ -60,12 +60,16 @@ func (m *model) layout(t target) error {
 	return m.relocate(t)
 }
 
-// layout places img's functions: a function with addresses spans them,
-// from the lowest to the highest plus Padding (cut at the next function);
-// where two functions' spans overlap, the one with more self weight keeps
-// its addresses and the other moves to the synthetic area after the
-// image's source range, keeping its internal layout; functions without
-// addresses follow there, SyntheticSize bytes each.
+// layout places img's functions. A function with addresses spans them,
+// from the lowest to the highest plus Padding (cut at the next function).
+// Spans may overlap (inlined code, scattered pieces of one function): the
+// functions kept at their source addresses are the set of non-overlapping
+// spans with the most sampled (self) weight, then the most functions
+// (weighted interval scheduling); the others move to the image's
+// synthetic area, after its source range, with their sampled addresses
+// in order and gaps above MaxGap shortened (keeping each address's
+// position modulo 16, so 16-byte buckets see the same shape); functions
+// without addresses follow there, SyntheticSize bytes each.
 func (img *image) layout() {
 	img.setOrigin()
 	var addressed, rest []*fn
@@ -76,22 +80,7 @@ func (img *image) layout() {
 			rest = append(rest, f)
 		}
 	}
-	slices.SortStableFunc(addressed, func(a, b *fn) int {
-		if c := cmp.Compare(b.self, a.self); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.lo, b.lo)
-	})
-	var kept, moved []*fn
-	var spans spanSet
-	for _, f := range addressed {
-		if spans.insert(f.lo-img.origin, f.hi-img.origin) {
-			kept = append(kept, f)
-		} else {
-			moved = append(moved, f)
-		}
-	}
-	slices.SortFunc(kept, func(a, b *fn) int { return cmp.Compare(a.lo, b.lo) })
+	kept, moved := keepMost(addressed)
 	var end uint64
 	if img.hasRange {
 		end = img.limit - img.origin
@@ -102,13 +91,16 @@ func (img *image) layout() {
 		if i+1 < len(kept) {
 			f.size = min(f.size, kept[i+1].lo-f.lo)
 		}
+		f.hot = map[uint64]uint64{}
+		for a := range f.leafAt {
+			f.hot[a] = a - f.lo
+		}
 		end = max(end, f.offset+f.size)
 	}
-	slices.SortStableFunc(moved, func(a, b *fn) int { return cmp.Compare(a.lo, b.lo) })
 	for _, f := range moved {
 		f.moved = true
 		f.offset = alignUp(end, SyntheticAlign)
-		f.size = f.hi - f.lo + Padding
+		f.compact()
 		end = f.offset + f.size
 	}
 	for _, f := range rest {
@@ -117,6 +109,92 @@ func (img *image) layout() {
 		end = f.offset + f.size
 	}
 	img.extent = end
+}
+
+// MaxGap is the longest gap between two sampled addresses a moved
+// function keeps (longer gaps shrink to MaxGap plus the gap modulo 16).
+const MaxGap = 64
+
+// compact lays a moved function out: its sampled addresses in order,
+// gaps above MaxGap shortened, the first at offset (lowest address mod
+// 16), Padding after the last.
+func (f *fn) compact() {
+	addrs := make([]uint64, 0, len(f.leafAt))
+	for a := range f.leafAt {
+		addrs = append(addrs, a)
+	}
+	slices.Sort(addrs)
+	f.hot = map[uint64]uint64{}
+	if len(addrs) == 0 {
+		f.size = SyntheticSize
+		return
+	}
+	off := addrs[0] % 16
+	for i, a := range addrs {
+		if i > 0 {
+			gap := a - addrs[i-1]
+			if gap > MaxGap {
+				gap = MaxGap + gap%16
+			}
+			off += gap
+		}
+		f.hot[a] = off
+	}
+	f.size = off + Padding
+}
+
+// keepMost splits fs into the functions kept at their addresses (in
+// address order) and those moved (in address order): the kept spans
+// overlap nowhere and carry the most self weight, then the most
+// functions.
+func keepMost(fs []*fn) (kept, moved []*fn) {
+	byEnd := slices.Clone(fs)
+	slices.SortStableFunc(byEnd, func(a, b *fn) int {
+		if c := cmp.Compare(a.hi, b.hi); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.lo, b.lo)
+	})
+	type score struct {
+		w float64
+		n int
+	}
+	better := func(a, b score) bool { return a.w > b.w || a.w == b.w && a.n > b.n }
+	best := make([]score, len(byEnd)+1) // best[j]: of the first j spans
+	take := make([]bool, len(byEnd)+1)
+	prev := make([]int, len(byEnd)+1)
+	for j := 1; j <= len(byEnd); j++ {
+		f := byEnd[j-1]
+		// p: the number of spans ending below f's start.
+		p := sort.Search(j-1, func(i int) bool { return byEnd[i].hi >= f.lo })
+		with := score{best[p].w + f.self, best[p].n + 1}
+		prev[j] = p
+		if better(with, best[j-1]) {
+			best[j], take[j] = with, true
+		} else {
+			best[j] = best[j-1]
+		}
+	}
+	in := map[*fn]bool{}
+	for j := len(byEnd); j > 0; {
+		if take[j] {
+			in[byEnd[j-1]] = true
+			j = prev[j]
+		} else {
+			j--
+		}
+	}
+	for _, f := range fs {
+		if in[f] {
+			kept = append(kept, f)
+		} else {
+			moved = append(moved, f)
+		}
+	}
+	byLo := func(a, b *fn) int { return cmp.Compare(a.lo, b.lo) }
+	slices.SortStableFunc(kept, byLo)
+	slices.SortStableFunc(moved, byLo)
+	return kept, moved
 }
 
 // setOrigin sets the source address of the image's offset 0: its

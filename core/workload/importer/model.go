@@ -59,23 +59,24 @@ type fn struct {
 
 	// Filled by layout.
 	offset, size uint64
-	moved        bool // placed in the image's synthetic area
+	moved        bool              // placed in the image's synthetic area
+	hot          map[uint64]uint64 // offset in the function of each leaf address
 }
 
 // proc is a process being built.
 type proc struct {
-	name    string
-	threads []*thread
+	name     string
+	threads  []*thread
 	threadBy map[string]*thread
 }
 
 // thread is a thread being built: its stacks and weight.
 type thread struct {
-	weight  float64
+	weight float64
 	// share is the thread's busy share (0: 1, all the time runnable).
-	share   float64
-	stacks  map[string]*stack
-	order   []*stack
+	share  float64
+	stacks map[string]*stack
+	order  []*stack
 }
 
 // stack is a distinct stack of a thread with its summed weight.

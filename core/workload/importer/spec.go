@@ -46,7 +46,7 @@ func (f *fn) function() workload.Function {
 	if f.self > 0 && len(f.leafAt) > 0 {
 		addrs := slices.Sorted(maps.Keys(f.leafAt))
 		for _, a := range addrs {
-			wf.Hotspots = append(wf.Hotspots, workload.Hotspot{Offset: a - f.lo, Size: 1, Weight: f.leafAt[a] / f.self})
+			wf.Hotspots = append(wf.Hotspots, workload.Hotspot{Offset: f.hot[a], Size: 1, Weight: f.leafAt[a] / f.self})
 		}
 	}
 	f.rates(&wf)
