@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -60,8 +61,7 @@ func importFolded(name string, data []byte, opt Options, m *model, im *Imported)
 			continue
 		}
 		frames = frames[:0]
-		for i := len(parts) - 1; i >= 0; i-- {
-			p := parts[i]
+		for i, p := range parts { // root first: functions in order of first appearance
 			if p == "" {
 				return &Error{Source: name, Line: ln, Msg: fmt.Sprintf("frame %d of %q is empty (two ';' in a row): fix the line", i+1, clip(stack))}
 			}
@@ -71,6 +71,7 @@ func importFolded(name string, data []byte, opt Options, m *model, im *Imported)
 			}
 			frames = append(frames, frame{f: m.fn(img, p)})
 		}
+		slices.Reverse(frames) // leaf first
 		m.add(th, frames, count)
 		total += count
 		im.Samples++

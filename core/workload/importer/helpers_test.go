@@ -182,3 +182,13 @@ func equalWeights(t *testing.T, what string, got, want map[string]float64) {
 		}
 	}
 }
+
+// readTestdata reads testdata/name.
+func readTestdata(t *testing.T, name string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
