@@ -34,7 +34,7 @@ func importFile(t *testing.T, name string, opt importer.Options) *importer.Impor
 // TOML round trip, functions in their image without overlaps, hotspots
 // inside their function adding up to at most 1, names unique per image,
 // stack frames that name defined functions, busy shares in (0, 1].
-func checkInvariants(t *testing.T, im *importer.Imported) {
+func checkInvariants(t testing.TB, im *importer.Imported) {
 	t.Helper()
 	s := im.Spec
 	if !s.CreateProcesses || s.InstructionBytes != 1 {
@@ -184,7 +184,7 @@ func equalWeights(t *testing.T, what string, got, want map[string]float64) {
 }
 
 // readTestdata reads testdata/name.
-func readTestdata(t *testing.T, name string) []byte {
+func readTestdata(t testing.TB, name string) []byte {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {
