@@ -40,8 +40,10 @@ func checkInvariants(t testing.TB, im *importer.Imported) {
 	if !s.CreateProcesses || s.InstructionBytes != 1 {
 		t.Errorf("create_processes = %v, instruction_bytes = %d: want true and 1", s.CreateProcesses, s.InstructionBytes)
 	}
-	if _, err := im.TOML(); err != nil {
+	if text, err := im.TOML(); err != nil {
 		t.Errorf("TOML: %v", err)
+	} else if err := im.Check(text); err != nil {
+		t.Error(err)
 	}
 	defined := map[string]int{}
 	type rng struct {

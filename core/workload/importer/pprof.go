@@ -32,7 +32,7 @@ func importPprof(name string, data []byte, p *profile.Profile, opt Options, m *m
 	ci := countIndex(p)
 	pr := m.proc("", pprofProcess(name, p, opt))
 	th := pr.thread("")
-	pm := &pprofMapper{m: m, main: mainMapping(p)}
+	pm := newPprofMapper(m, p)
 	var noLoc, idle, labels int64
 	var frames []frame
 	for i, s := range p.Sample {
@@ -131,24 +131,43 @@ func pprofProcess(name string, p *profile.Profile, opt Options) string {
 	return filepath.Base(name)
 }
 
-// pprofMapper turns locations into frames, images and functions.
+// pprofMapper turns locations into frames, images and functions, each
+// location once.
 type pprofMapper struct {
-	m    *model
-	main *profile.Mapping
-	locs map[*profile.Location][]frame
+	m      *model
+	byID   [][]frame // a location's frames by ID, when IDs are small
+	locs   map[*profile.Location][]frame
+	images map[*profile.Mapping]*image
+}
+
+func newPprofMapper(m *model, p *profile.Profile) *pprofMapper {
+	pm := &pprofMapper{m: m, locs: map[*profile.Location][]frame{}, images: map[*profile.Mapping]*image{}}
+	var maxID uint64
+	for _, l := range p.Location {
+		maxID = max(maxID, l.ID)
+	}
+	if maxID <= 2*uint64(len(p.Location))+16 {
+		pm.byID = make([][]frame, maxID+1)
+	}
+	return pm
 }
 
 // frames appends the frames of locs (leaf first; a location's inlined
 // functions expanded innermost first, the address given to the innermost).
 func (pm *pprofMapper) frames(out []frame, locs []*profile.Location) []frame {
-	if pm.locs == nil {
-		pm.locs = map[*profile.Location][]frame{}
-	}
 	for _, loc := range locs {
-		fs, ok := pm.locs[loc]
-		if !ok {
-			fs = pm.location(loc)
-			pm.locs[loc] = fs
+		var fs []frame
+		if loc.ID < uint64(len(pm.byID)) {
+			if fs = pm.byID[loc.ID]; fs == nil {
+				fs = pm.location(loc)
+				pm.byID[loc.ID] = fs
+			}
+		} else {
+			var ok bool
+			if fs, ok = pm.locs[loc]; !ok {
+				fs = pm.location(loc)
+				pm.locs[loc] = fs
+			}
 		}
 		out = append(out, fs...)
 	}
@@ -199,10 +218,10 @@ func (pm *pprofMapper) image(loc *profile.Location) *image {
 		}
 		return pm.m.image("unmapped", "[unmapped]", false)
 	}
-	key := fmt.Sprintf("mapping %d", mp.ID)
-	if img := pm.m.imageBy[key]; img != nil {
+	if img := pm.images[mp]; img != nil {
 		return img
 	}
+	key := fmt.Sprintf("mapping %d %p", mp.ID, mp)
 	n := filepath.Base(mp.File)
 	if mp.File == "" {
 		n = fmt.Sprintf("mapping%d", mp.ID)
@@ -212,5 +231,6 @@ func (pm *pprofMapper) image(loc *profile.Location) *image {
 	if mp.Limit > mp.Start {
 		img.start, img.limit, img.hasRange = mp.Start, mp.Limit, true
 	}
+	pm.images[mp] = img
 	return img
 }

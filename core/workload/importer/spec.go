@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/proflab/proflab/core/workload"
 )
@@ -74,7 +73,8 @@ func (m *model) refs() map[*fn]string {
 	return refs
 }
 
-// stacks are t's stacks, heaviest first (ties in frame order).
+// workloadStacks are t's stacks, heaviest first (ties in order of first
+// appearance in the source).
 func (t *thread) workloadStacks(refs map[*fn]string) []workload.Stack {
 	out := make([]workload.Stack, 0, len(t.order))
 	for _, s := range t.order {
@@ -84,11 +84,6 @@ func (t *thread) workloadStacks(refs map[*fn]string) []workload.Stack {
 		}
 		out = append(out, workload.Stack{Frames: frames, Weight: s.weight})
 	}
-	slices.SortStableFunc(out, func(a, b workload.Stack) int {
-		if c := cmp.Compare(b.Weight, a.Weight); c != 0 {
-			return c
-		}
-		return cmp.Compare(strings.Join(a.Frames, "\x00"), strings.Join(b.Frames, "\x00"))
-	})
+	slices.SortStableFunc(out, func(a, b workload.Stack) int { return cmp.Compare(b.Weight, a.Weight) })
 	return out
 }

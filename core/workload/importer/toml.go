@@ -12,8 +12,9 @@ import (
 
 // TOML writes the workload as TOML: a header comment naming the source
 // file, its sha256, format, sample type, period and sample count and the
-// notes, then [workload.Encode]'s TOML. The text is checked to parse back
-// strictly ([workload.Parse]) to the same workload.
+// notes, then [workload.Encode]'s TOML. [Imported.Check] verifies that
+// the text reads back strictly as the same workload (the package's tests
+// check it on every import they make).
 func (im *Imported) TOML() ([]byte, error) {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# Imported by `proflab workload import` from %s\n", oneLine(im.Source))
@@ -30,14 +31,20 @@ func (im *Imported) TOML() ([]byte, error) {
 		return nil, fmt.Errorf("writing the workload of %s: %w", im.Source, err)
 	}
 	b.Write(body)
-	back, err := workload.Parse(im.Source+" (imported)", b.Bytes())
+	return b.Bytes(), nil
+}
+
+// Check verifies that text, the workload's TOML, parses back strictly
+// ([workload.Parse]) to the same workload; an error is a bug in proflab.
+func (im *Imported) Check(text []byte) error {
+	back, err := workload.Parse(im.Source+" (imported)", text)
 	if err != nil {
-		return nil, fmt.Errorf("the workload imported from %s does not parse back (a bug in proflab): %w", im.Source, err)
+		return fmt.Errorf("the workload imported from %s does not parse back (a bug in proflab): %w", im.Source, err)
 	}
 	if !reflect.DeepEqual(back, im.Spec) {
-		return nil, fmt.Errorf("the workload imported from %s does not read back as written (a bug in proflab)", im.Source)
+		return fmt.Errorf("the workload imported from %s does not read back as written (a bug in proflab)", im.Source)
 	}
-	return b.Bytes(), nil
+	return nil
 }
 
 // periodText is the period with its unit and type.
