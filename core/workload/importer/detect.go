@@ -132,9 +132,11 @@ func isPerf(lines []string) bool {
 	return len(lines) > 0 && perfHeader.MatchString(lines[0])
 }
 
-var foldedLine = regexp.MustCompile(`^\S.*\s[0-9]+(\.[0-9]*)?$`)
+var foldedLine = regexp.MustCompile(`^\S.*\s-?[0-9][0-9.eE+]*$`)
 
-// isFolded says whether every line looks like a folded stack.
+// isFolded says whether every line looks like a folded stack: text and a
+// number at the end (negative or odd numbers too, so that the importer
+// reports them with their line).
 func isFolded(lines []string) bool {
 	for _, l := range lines {
 		if !foldedLine.MatchString(l) {
