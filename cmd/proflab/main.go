@@ -43,6 +43,6 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.SetVersionTemplate("proflab {{.Version}}\n")
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newRunCmd(), newTestCmd(), newHalCmd(), newConfigCmd(), newSweepCmd(), newReportCmd())
+	root.AddCommand(newRunCmd(), newTestCmd(), newHalCmd(), newConfigCmd(), newSweepCmd(), newReportCmd(), newWorkloadCmd())
 	return root
 }

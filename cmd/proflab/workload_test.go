@@ -1,0 +1,75 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/proflab/proflab/core/workload"
+	"github.com/proflab/proflab/core/workload/importer/importtest"
+)
+
+func TestWorkloadImport(t *testing.T) {
+	dir := t.TempDir()
+	folded := writeScenario(t, dir, "app.folded", "app;main;work 30\napp;main;work;inner 10\n")
+	legacy := filepath.Join(dir, "legacy.prof")
+	if err := os.WriteFile(legacy, importtest.LegacyExample(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(dir, "big.pb.gz")
+	if err := os.WriteFile(big, importtest.Synthetic(2000, 20000, 5), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	perf := filepath.Join("..", "..", "core", "workload", "importer", "testdata", "perf_events.txt")
+
+	// To standard output, with the summary on standard error.
+	code, out, errOut := runCLI("workload", "import", folded, "--process", "app")
+	if code != ExitOK || !strings.HasPrefix(out, "# Imported by `proflab workload import` from "+folded) ||
+		!strings.Contains(errOut, "folded, 4 functions in 1 images, 2 stacks, 1 processes, 1 threads, 40 samples") {
+		t.Fatalf("folded: code %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	if s, err := workload.Parse("out", []byte(out)); err != nil || s.Processes[0].Name != "app" {
+		t.Errorf("the output does not parse as the workload of process app: %v", err)
+	}
+	// To -o, for each kind of input.
+	for _, c := range []struct {
+		file string
+		args []string
+		want string
+	}{
+		{legacy, []string{"--arch", "x86"}, "pprof, "},
+		{big, nil, "pprof, "},
+		{perf, []string{"--format", "perf"}, "perf, 2 functions"},
+		{folded, []string{"--drop-idle"}, "folded, "},
+	} {
+		o := filepath.Join(dir, filepath.Base(c.file)+".toml")
+		code, out, errOut := runCLI(append([]string{"workload", "import", c.file, "-o", o}, c.args...)...)
+		if code != ExitOK || out != "" || !strings.Contains(errOut, c.want) {
+			t.Errorf("%s: code %d, stdout %q, stderr %q; want 0, nothing, a summary with %q", c.file, code, out, errOut, c.want)
+			continue
+		}
+		if _, err := workload.Load(o); err != nil {
+			t.Errorf("%s: %v", o, err)
+		}
+	}
+	// Bad input: exit 2 with a message naming the file (and line).
+	bad := writeScenario(t, dir, "bad.folded", "a;b 1\na;b -3\n")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{bad}, "bad.folded:2: count \"-3\" is negative"},
+		{[]string{filepath.Join(dir, "missing.pb.gz")}, "missing.pb.gz does not exist"},
+		{[]string{dir}, "not a regular file"},
+		{[]string{folded, "--format", "json"}, "--format"},
+		{[]string{folded, "--arch", "arm"}, "--arch"},
+		{[]string{folded, "--format", "pprof"}, "app.folded: not a profile pprof reads"},
+		{[]string{}, "one profile file"},
+	} {
+		code, _, errOut := runCLI(append([]string{"workload", "import"}, c.args...)...)
+		if code != ExitUsage || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: code %d, stderr %q; want 2 and %q", c.args, code, errOut, c.want)
+		}
+	}
+}

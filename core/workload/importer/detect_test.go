@@ -1,0 +1,132 @@
+package importer_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"strings"
+	"testing"
+
+	"github.com/proflab/proflab/core/workload/importer"
+	"github.com/proflab/proflab/core/workload/importer/importtest"
+)
+
+func gz(t testing.TB, data []byte) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	w := gzip.NewWriter(&b)
+	if _, err := w.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func TestDetect(t *testing.T) {
+	t.Parallel()
+	synth := importtest.Synthetic(20, 50, 1)
+	for _, c := range []struct {
+		name string
+		data []byte
+		want importer.Format
+		err  string
+	}{
+		{"gzipped proto", synth, importer.Pprof, ""},
+		{"plain proto", gunzipT(t, synth), importer.Pprof, ""},
+		{"legacy CPU profile", importtest.LegacyExample(), importer.Pprof, ""},
+		{"Go profile", readTestdata(t, "goprog.pb.gz"), importer.Pprof, ""},
+		{"perf -g", readTestdata(t, "perf_g.txt"), importer.Perf, ""},
+		{"perf without -g", readTestdata(t, "perf_nog.txt"), importer.Perf, ""},
+		{"perf with --header comments", append([]byte("# ========\n# captured on    : Tue Nov 24 10:00:00 2026\n# ========\n#\n"), readTestdata(t, "perf_nog.txt")...), importer.Perf, ""},
+		{"perf header without period, tid or cpu", []byte("prog  1234 12345.678901: cycles: \n\t 401000 main+0x10 (/bin/prog)\n"), importer.Perf, ""},
+		{"folded", readTestdata(t, "folded.txt"), importer.Folded, ""},
+		{"gzipped folded", gz(t, readTestdata(t, "folded.txt")), importer.Folded, ""},
+		{"folded with a fractional count", []byte("a;b 1.5\n"), importer.Folded, ""},
+		{"empty", nil, "", "empty"},
+		{"garbage", []byte("hello, world\nthis is not a profile\n"), "", "--format"},
+		{"binary garbage", []byte{0, 1, 2, 3, 0xff, 0xfe, 9, 9, 9}, "", "--format"},
+		{"truncated gzip", synth[:len(synth)/2], "", "truncated"},
+	} {
+		f, err := importer.Detect(c.data)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%s: Detect = %q, %v; want an error with %q", c.name, f, err, c.err)
+			}
+			continue
+		}
+		if err != nil || f != c.want {
+			t.Errorf("%s: Detect = %q, %v; want %s", c.name, f, err, c.want)
+		}
+	}
+}
+
+func gunzipT(t *testing.T, data []byte) []byte {
+	t.Helper()
+	r, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if _, err := b.ReadFrom(r); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// TestHostileInput: bad input is an error naming the file (and the line
+// of a text format) and saying what is wrong; never a panic, never a
+// workload built from half a file.
+func TestHostileInput(t *testing.T) {
+	t.Parallel()
+	synth := importtest.Synthetic(20, 50, 1)
+	for _, c := range []struct {
+		name   string
+		data   string
+		format importer.Format
+		want   []string
+	}{
+		{"truncated gzip", string(synth[:len(synth)-10]), "", []string{"in.prof:", "truncated"}},
+		{"garbage as pprof", "not a profile at all", importer.Pprof, []string{"in.prof:", "--format"}},
+		{"perf header without frames", "prog 1234/1234 [000] 1.000000: 250000 cycles: \n\nprog 1234/1234 [000] 1.000250: 250000 cycles: \n", "", []string{"in.prof:1:", "no instruction pointer"}},
+		{"perf garbage line", "prog 1234 [000] 1.0: cycles: \n\t401000 main (/bin/prog)\nwhat is this\n", importer.Perf, []string{"in.prof:3:", "not a sample header"}},
+		{"perf bad ip", "prog 1234 [000] 1.0: cycles: \n\t401000 main (/bin/prog)\nprog 1234 [000] 1.0: 1 cycles: 123456789abcdef0123 x (/bin/prog)\n", importer.Perf, []string{"in.prof:3:", "ip"}},
+		{"perf huge period", "prog 1234 [000] 1.0: 99999999999999999999 cycles: 401000 main (/bin/prog)\n", importer.Perf, []string{"in.prof:1:", "period"}},
+		{"perf without samples", "# only comments\n", importer.Perf, []string{"in.prof:", "no sample header"}},
+		{"folded negative count", "a;b 3\na;c -2\n", importer.Folded, []string{"in.prof:2:", "negative"}},
+		{"folded huge count", "a;b 3\na;c 99999999999999999999\n", importer.Folded, []string{"in.prof:2:", "too large"}},
+		{"folded counts adding past 2^53", "a;b 9007199254740000\na;c 9007199254740000\n", importer.Folded, []string{"in.prof:", "2^53"}},
+		{"folded NaN", "a;b NaN\n", importer.Folded, []string{"in.prof:1:", "not a number"}},
+		{"folded no count", "a;b;c\n", importer.Folded, []string{"in.prof:1:", "no count"}},
+		{"folded empty frame", "a;;c 4\n", importer.Folded, []string{"in.prof:1:", "empty"}},
+		{"folded all zero", "a;b 0\n", importer.Folded, []string{"in.prof:", "nothing to import"}},
+		{"unknown arch", "a;b 1\n", "", []string{"in.prof:", "x86 or x64"}},
+	} {
+		opt := importer.Options{Format: c.format}
+		if c.name == "unknown arch" {
+			opt.Arch = "arm64"
+		}
+		im, err := importer.Import("in.prof", []byte(c.data), opt)
+		if err == nil {
+			t.Errorf("%s: imported %v, want an error", c.name, im.Summary())
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: error %q does not say %q", c.name, err, w)
+			}
+		}
+	}
+}
+
+func TestParseFormat(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{"pprof", "perf", "Folded", ""} {
+		if _, err := importer.ParseFormat(s); err != nil {
+			t.Errorf("ParseFormat(%q): %v", s, err)
+		}
+	}
+	if _, err := importer.ParseFormat("json"); err == nil || !strings.Contains(err.Error(), "pprof, perf or folded") {
+		t.Errorf("ParseFormat(json) = %v, want an error listing the formats", err)
+	}
+}

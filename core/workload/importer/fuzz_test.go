@@ -1,0 +1,33 @@
+package importer_test
+
+import (
+	"testing"
+
+	"github.com/proflab/proflab/core/workload/importer"
+	"github.com/proflab/proflab/core/workload/importer/importtest"
+)
+
+// FuzzImport: on any small input, Detect and Import return an error or a
+// workload that holds the invariants (and never panic).
+func FuzzImport(f *testing.F) {
+	for _, name := range []string{"perf_g.txt", "perf_nog.txt", "perf_events.txt", "folded.txt", "goprog.pb.gz"} {
+		f.Add(readTestdata(f, name))
+	}
+	f.Add(importtest.LegacyExample())
+	f.Add(importtest.Synthetic(5, 5, 1))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 1<<16 {
+			return
+		}
+		if _, err := importer.Detect(data); err != nil {
+			return
+		}
+		for _, arch := range []string{"x64", "x86"} {
+			im, err := importer.Import("fuzz", data, importer.Options{Arch: arch})
+			if err != nil {
+				continue
+			}
+			checkInvariants(t, im)
+		}
+	})
+}

@@ -1,0 +1,155 @@
+// Package importer turns profiles of real programs into workloads: pprof
+// (every form github.com/google/pprof/profile parses), Linux `perf script`
+// text and folded stacks (FlameGraph's stackcollapse format). An importer
+// is a pure function from a file's bytes to a [workload.Spec] with the
+// source's calling contexts (weighted stacks), its addresses where it has
+// them (relocated into the target machine's address space, see layout.go)
+// and, from perf files with several events, per-function rates.
+//
+// docs/workload-import.md describes the rules: detection, what is kept,
+// the padding of functions, relocation, the idle names, threads' busy
+// shares and what is left out.
+package importer
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/proflab/proflab/core/workload"
+)
+
+// Format is a profile format an importer reads.
+type Format string
+
+// The formats.
+const (
+	// Pprof is pprof's profile.proto (gzipped or not) and the legacy
+	// forms github.com/google/pprof/profile parses (gperftools CPU
+	// profiles, legacy heap, contention, thread and Java text profiles).
+	Pprof Format = "pprof"
+	// Perf is the text `perf script` prints, with or without call graphs.
+	Perf Format = "perf"
+	// Folded is folded stacks: `root;caller;leaf COUNT` lines.
+	Folded Format = "folded"
+)
+
+// Formats are the formats in the order detection tries them.
+var Formats = []Format{Pprof, Perf, Folded}
+
+// ParseFormat reads a format's name ("pprof", "perf", "folded"); "" is
+// the zero Format (detect by content).
+func ParseFormat(s string) (Format, error) {
+	switch f := Format(strings.ToLower(strings.TrimSpace(s))); f {
+	case "", Pprof, Perf, Folded:
+		return f, nil
+	}
+	return "", fmt.Errorf("unknown profile format %q: give pprof, perf or folded", s)
+}
+
+// Options are an import's choices.
+type Options struct {
+	// Format forces the format ("" detects it from the content).
+	Format Format
+	// Arch is the target machine's architecture, "x86" or "x64" (""
+	// means x64): images are relocated into its address space.
+	Arch string
+	// Process names the process of a pprof or folded profile (default:
+	// the main mapping's file name, else the source file's base name); for
+	// perf it keeps only the samples of the processes of that name.
+	Process string
+	// DropIdle drops the samples whose leaf is an idle function (see
+	// [IdleFunctions]) and perf's swapper (pid 0) samples, instead of
+	// keeping them as busy time of those functions.
+	DropIdle bool
+}
+
+// Imported is an imported workload with where it came from.
+type Imported struct {
+	// Spec is the workload.
+	Spec *workload.Spec
+	// Format is the source's format.
+	Format Format
+	// Source is the source file's name as given to [Import].
+	Source string
+	// SHA256 is the hexadecimal SHA-256 of the source file's bytes (as
+	// given, before any decompression).
+	SHA256 string
+	// Period is the sampling period (0: unknown), in PeriodUnit, of
+	// PeriodType events ("cpu", "cycles").
+	Period     float64
+	PeriodUnit string
+	PeriodType string
+	// Samples is the number of samples the workload was built from.
+	Samples int64
+	// SampleType is the sample value used as weight ("cpu/nanoseconds",
+	// perf's event name, "count" for folded stacks).
+	SampleType string
+	// Notes are what the import left out or changed, for people to read.
+	Notes []string
+}
+
+// Import reads the profile data (the bytes of the file name) into a
+// workload. Errors are [*Error]s naming the file (and the line, for the
+// text formats) and saying what to do.
+func Import(name string, data []byte, opt Options) (*Imported, error) {
+	t, err := targetOf(opt.Arch)
+	if err != nil {
+		return nil, &Error{Source: name, Msg: err.Error()}
+	}
+	sum := sha256.Sum256(data)
+	data, err = gunzip(name, data)
+	if err != nil {
+		return nil, err
+	}
+	format := opt.Format
+	var det detected
+	if format == "" {
+		if det, err = detect(data); err != nil {
+			return nil, &Error{Source: name, Msg: err.Error()}
+		}
+		format = det.format
+	}
+	im := &Imported{Format: format, Source: name, SHA256: hex.EncodeToString(sum[:])}
+	m := newModel()
+	switch format {
+	case Pprof:
+		err = importPprof(name, data, det.profile, opt, m, im)
+	case Perf:
+		err = importPerf(name, data, opt, m, im)
+	case Folded:
+		err = importFolded(name, data, opt, m, im)
+	default:
+		err = &Error{Source: name, Msg: fmt.Sprintf("unknown format %q: give pprof, perf or folded", format)}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := m.layout(t); err != nil {
+		return nil, &Error{Source: name, Msg: err.Error()}
+	}
+	m.nameUnknown()
+	im.Spec = m.spec(workloadName(name))
+	im.Notes = append(im.Notes, m.notes...)
+	return im, nil
+}
+
+// Error is an import error: the source file, the line (0: none) and what
+// was wrong and what to do.
+type Error struct {
+	Source string
+	Line   int
+	Msg    string
+}
+
+func (e *Error) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.Source, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.Source, e.Msg)
+}
+
+// workloadName is the workload's name: the source file's base name.
+func workloadName(name string) string { return filepath.Base(name) }

@@ -1,0 +1,108 @@
+package importer_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/google/pprof/profile"
+
+	"github.com/proflab/proflab/core/workload"
+	"github.com/proflab/proflab/core/workload/importer"
+)
+
+// onePprof is a gzipped profile of one sample in each mapping given (at
+// the mapping's start + 0x100, function "f<i>").
+func onePprof(t *testing.T, maps ...*profile.Mapping) []byte {
+	t.Helper()
+	p := &profile.Profile{
+		SampleType: []*profile.ValueType{{Type: "cpu", Unit: "nanoseconds"}},
+		PeriodType: &profile.ValueType{Type: "cpu", Unit: "nanoseconds"}, Period: 1000,
+	}
+	for i, m := range maps {
+		m.ID = uint64(i + 1)
+		p.Mapping = append(p.Mapping, m)
+		f := &profile.Function{ID: uint64(i + 1), Name: "f" + string(rune('a'+i))}
+		p.Function = append(p.Function, f)
+		l := &profile.Location{ID: uint64(i + 1), Mapping: m, Address: m.Start + 0x100, Line: []profile.Line{{Function: f}}}
+		p.Location = append(p.Location, l)
+		p.Sample = append(p.Sample, &profile.Sample{Location: []*profile.Location{l}, Value: []int64{1000}})
+	}
+	var b bytes.Buffer
+	if err := p.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func TestRelocation(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name string
+		arch string
+		maps []*profile.Mapping
+		// want is each image's base, or err a part of the error.
+		want map[string]workload.Address
+		err  string
+	}{
+		{"x64 keeps what fits", "x64", []*profile.Mapping{
+			{Start: 0x400000, Limit: 0x500000, File: "/bin/app"},
+			{Start: 0xFFFFFFFF81000000, Limit: 0xFFFFFFFF82000000, File: "[kernel.kallsyms]"},
+		}, map[string]workload.Address{"app": 0x400000, "[kernel.kallsyms]": 0xFFFFFFFF81000000}, ""},
+		{"x64 moves a kernel image off ntoskrnl", "x64", []*profile.Mapping{
+			{Start: 0x400000, Limit: 0x500000, File: "/bin/app"},
+			{Start: 0xFFFFF80000000000, Limit: 0xFFFFF80000100000, File: "vmlinux"},
+		}, map[string]workload.Address{"app": 0x400000, "vmlinux": 0xFFFF800000000000}, ""},
+		{"x64 moves user code above MmUserProbeAddress", "x64", []*profile.Mapping{
+			{Start: 0x7FFFFFFF0000, Limit: 0x7FFFFFFF8000, File: "/bin/top"},
+		}, map[string]workload.Address{"top": 0x10000}, ""},
+		{"x86 packs 64-bit addresses", "x86", []*profile.Mapping{
+			{Start: 0x55D0C1A2B000, Limit: 0x55D0C1A3B000, File: "/bin/app"},
+			{Start: 0x7F0000000000, Limit: 0x7F0000200000, File: "/lib/libc.so.6"},
+			{Start: 0xFFFFFFFF81000000, Limit: 0xFFFFFFFF81800000, File: "[kernel.kallsyms]"},
+		}, map[string]workload.Address{"app": 0x10000, "libc.so.6": 0x20000, "[kernel.kallsyms]": 0x80410000}, ""}, // 8 MB from 0x80000000 would cross ntoskrnl
+		{"x86 keeps a 32-bit layout", "x86", []*profile.Mapping{
+			{Start: 0x08048000, Limit: 0x08100000, File: "/bin/app32"},
+		}, map[string]workload.Address{"app32": 0x08048000}, ""},
+		{"x86 kernel image below ntoskrnl", "x86", []*profile.Mapping{
+			{Start: 0x08048000, Limit: 0x08100000, File: "/bin/app32"},
+			{Start: 0xFFFFFFFF81000000, Limit: 0xFFFFFFFF81100000, File: "[kernel.kallsyms]"},
+		}, map[string]workload.Address{"[kernel.kallsyms]": 0x80000000}, ""},
+		{"x86 cannot fit 3 GB of user image", "x86", []*profile.Mapping{
+			{Start: 0x400000, Limit: 0xC0400000, File: "/bin/huge"},
+		}, nil, `image "huge"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			im, err := importer.Import("reloc.pb.gz", onePprof(t, c.maps...), importer.Options{Arch: c.arch})
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) || !strings.Contains(err.Error(), "x86") {
+					t.Fatalf("err = %v, want one naming %s and the x86 machine", err, c.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkInvariants(t, im)
+			got := map[string]workload.Address{}
+			for _, img := range im.Spec.Images {
+				got[img.Name] = img.Base
+				if len(img.Functions) != 1 || img.Functions[0].Offset != 0x100 {
+					t.Errorf("image %s: functions %v, want one at +0x100 (offset kept)", img.Name, img.Functions)
+				}
+			}
+			for n, b := range c.want {
+				if got[n] != b {
+					t.Errorf("image %s at %s, want %s", n, got[n], b)
+				}
+			}
+			tg := x64
+			if c.arch == "x86" {
+				tg = x86
+			}
+			if _, err := im.Spec.Resolve(tg); err != nil {
+				t.Errorf("Resolve: %v", err)
+			}
+		})
+	}
+}

@@ -1,0 +1,225 @@
+package importer
+
+import (
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// model is a profile on its way to a workload: images of functions with
+// the source addresses seen in them, and processes of threads with their
+// weighted stacks. The formats fill it; layout places it; spec writes it.
+type model struct {
+	images  []*image
+	imageBy map[string]*image // by the format's key (mapping, dso…)
+	names   map[string]int    // image names given, for unique names
+	procs   []*proc
+	procBy  map[string]*proc
+	nfuncs  int
+	notes   []string
+}
+
+// image is an image being built.
+type image struct {
+	name   string
+	kernel bool
+	// start and limit are the source's mapping ([start, limit)), when
+	// hasRange; otherwise the origin is the page below the lowest address.
+	start, limit uint64
+	hasRange     bool
+	funcs        []*fn
+	fnBy         map[string]*fn
+
+	// Filled by layout.
+	origin uint64 // source address of offset 0
+	extent uint64 // bytes from the image's base to its last function's end
+	base   uint64 // the target machine's base address
+}
+
+// fn is a function being built.
+type fn struct {
+	id   int
+	name string
+	img  *image
+	// self is the weight of the samples with this function as leaf.
+	self float64
+	// leafAt is self by source address (only addresses known).
+	leafAt map[uint64]float64
+	// lo and hi are the lowest and highest source address seen in the
+	// function (any frame), when hasAddr.
+	lo, hi  uint64
+	hasAddr bool
+	// events are perf's per-event period sums of the samples with this
+	// function as leaf.
+	events map[string]float64
+	// Rates from the events (0: the model's default).
+	cpi, cacheMiss, cacheRef, branch, mispredict float64
+
+	// Filled by layout.
+	offset, size uint64
+	moved        bool              // placed in the image's synthetic area
+	hot          map[uint64]uint64 // offset in the function of each leaf address
+}
+
+// proc is a process being built.
+type proc struct {
+	name     string
+	threads  []*thread
+	threadBy map[string]*thread
+}
+
+// thread is a thread being built: its stacks and weight.
+type thread struct {
+	weight float64
+	// share is the thread's busy share (0: 1, all the time runnable).
+	share  float64
+	stacks map[string]*stack
+	order  []*stack
+}
+
+// stack is a distinct stack of a thread with its summed weight.
+type stack struct {
+	frames []*fn // leaf first
+	weight float64
+}
+
+// frame is one frame of a sample: the function and the source address
+// (hasAddr false when the source gave none or the address belongs to the
+// frame below, an inlined callee).
+type frame struct {
+	f       *fn
+	addr    uint64
+	hasAddr bool
+}
+
+func newModel() *model {
+	return &model{imageBy: map[string]*image{}, names: map[string]int{}, procBy: map[string]*proc{}}
+}
+
+// image returns the image of key, making it with name (made unique by a
+// "#2", "#3"… suffix) the first time.
+func (m *model) image(key, name string, kernel bool) *image {
+	if img := m.imageBy[key]; img != nil {
+		return img
+	}
+	unique := name
+	if n := m.names[name]; n > 0 {
+		unique = fmt.Sprintf("%s#%d", name, n+1)
+		m.notes = append(m.notes, fmt.Sprintf("two images are named %q: the second is %q", name, unique))
+	}
+	m.names[name]++
+	img := &image{name: unique, kernel: kernel, fnBy: map[string]*fn{}}
+	m.imageBy[key] = img
+	m.images = append(m.images, img)
+	return img
+}
+
+// fn returns img's function of that name, making it the first time:
+// two source functions of one name in one image are one function.
+func (m *model) fn(img *image, name string) *fn {
+	if f := img.fnBy[name]; f != nil {
+		return f
+	}
+	f := &fn{id: m.nfuncs, name: name, img: img}
+	m.nfuncs++
+	img.fnBy[name] = f
+	img.funcs = append(img.funcs, f)
+	return f
+}
+
+// proc returns the process of key, making it with name.
+func (m *model) proc(key, name string) *proc {
+	if p := m.procBy[key]; p != nil {
+		return p
+	}
+	p := &proc{name: name, threadBy: map[string]*thread{}}
+	m.procBy[key] = p
+	m.procs = append(m.procs, p)
+	return p
+}
+
+// thread returns p's thread of key, making it.
+func (p *proc) thread(key string) *thread {
+	if t := p.threadBy[key]; t != nil {
+		return t
+	}
+	t := &thread{stacks: map[string]*stack{}}
+	p.threadBy[key] = t
+	p.threads = append(p.threads, t)
+	return t
+}
+
+// see records that addr was seen in f.
+func (f *fn) see(addr uint64) {
+	if !f.hasAddr {
+		f.lo, f.hi, f.hasAddr = addr, addr, true
+		return
+	}
+	f.lo, f.hi = min(f.lo, addr), max(f.hi, addr)
+}
+
+// add records a sample of weight w with frames (leaf first) on t.
+func (m *model) add(t *thread, frames []frame, w float64) {
+	var key []byte
+	for _, fr := range frames {
+		if fr.hasAddr {
+			fr.f.see(fr.addr)
+		}
+		key = binary.AppendUvarint(key, uint64(fr.f.id))
+	}
+	leaf := frames[0]
+	leaf.f.self += w
+	if leaf.hasAddr {
+		if leaf.f.leafAt == nil {
+			leaf.f.leafAt = map[uint64]float64{}
+		}
+		leaf.f.leafAt[leaf.addr] += w
+	}
+	t.weight += w
+	s := t.stacks[string(key)]
+	if s == nil {
+		fs := make([]*fn, len(frames))
+		for i, fr := range frames {
+			fs[i] = fr.f
+		}
+		s = &stack{frames: fs}
+		t.stacks[string(key)] = s
+		t.order = append(t.order, s)
+	}
+	s.weight += w
+}
+
+// note adds a note for people.
+func (m *model) note(format string, args ...any) {
+	m.notes = append(m.notes, fmt.Sprintf(format, args...))
+}
+
+// busy is the thread's busy share for the workload (1 when not set).
+func (t *thread) busy() float64 {
+	if t.share <= 0 || t.share > 1 {
+		return 1
+	}
+	return t.share
+}
+
+// nameUnknown names the unsymbolized functions (provisional names from
+// unknownKey) image+0xOFFSET, the offset from the image's origin (its
+// base in the workload).
+func (m *model) nameUnknown() {
+	for _, img := range m.images {
+		for _, f := range img.funcs {
+			if rest, ok := strings.CutPrefix(f.name, unknownPrefix); ok {
+				a, _ := strconv.ParseUint(rest, 16, 64)
+				f.name = fmt.Sprintf("%s+0x%x", img.name, a-img.origin)
+			}
+		}
+	}
+}
+
+// sortStrings sorts s and returns it.
+func sortStrings(s []string) []string {
+	slices.Sort(s)
+	return s
+}

@@ -1,0 +1,255 @@
+package importer
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// importPerf fills m from `perf script` text: the samples of the weight
+// event (cycles, else the file's first event) become stacks of threads of
+// processes; the other events give per-function rates.
+func importPerf(name string, data []byte, opt Options, m *model, im *Imported) error {
+	samples, skipped, err := parsePerf(name, data)
+	if err != nil {
+		return err
+	}
+	if len(samples) == 0 {
+		return &Error{Source: name, Msg: "no sample header found: give the output of `perf script` (lines such as `prog 1234/1235 [002] 12345.678901: 250000 cycles:`)"}
+	}
+	if skipped > 0 {
+		m.note("%d indented lines under frames (srcline or other annotations) were skipped", skipped)
+	}
+	if samples, err = keepProcess(name, samples, opt.Process); err != nil {
+		return err
+	}
+	wev, raw := weightEvent(samples)
+	im.SampleType, im.PeriodType, im.PeriodUnit = raw, wev, "events"
+	pb := &perfBuilder{m: m, names: processNames(samples), cpuWeight: map[int]float64{}}
+	var noFrames, idle int64
+	firstNoFrames := 0
+	for i := range samples {
+		s := &samples[i]
+		if s.event != wev {
+			continue
+		}
+		if len(s.frames) == 0 {
+			if noFrames == 0 {
+				firstNoFrames = s.line
+			}
+			noFrames++
+			continue
+		}
+		if opt.DropIdle && (s.pid == 0 || isIdle(s.frames[0].sym)) {
+			idle++
+			continue
+		}
+		pb.add(s)
+		im.Samples++
+	}
+	if im.Samples == 0 && noFrames > 0 {
+		return &Error{Source: name, Line: firstNoFrames, Msg: fmt.Sprintf("the %s samples have no instruction pointer: no frame lines follow the header and it names no ip/sym/dso; record and print them with `perf script` defaults (or -F +ip,+sym,+dso)", wev)}
+	}
+	if noFrames > 0 {
+		m.note("%d %s samples without frames were dropped (the first at line %d)", noFrames, wev, firstNoFrames)
+	}
+	if idle > 0 {
+		m.note("%d idle samples (swapper's, or an idle function's) were dropped (--drop-idle)", idle)
+	}
+	if im.Samples == 0 {
+		return &Error{Source: name, Msg: fmt.Sprintf("no %s sample is left to import", wev)}
+	}
+	pb.finish(im)
+	pb.rates(samples, wev)
+	return nil
+}
+
+// weightEvent is the event whose samples weigh: cycles when the file has
+// it, else the first event; raw is its name as the file writes it.
+func weightEvent(samples []perfSample) (ev, raw string) {
+	for _, s := range samples {
+		if s.event == "cycles" {
+			return s.event, s.rawEvent
+		}
+	}
+	return samples[0].event, samples[0].rawEvent
+}
+
+// keepProcess keeps only the samples of processes named process (all,
+// when it is "").
+func keepProcess(name string, samples []perfSample, process string) ([]perfSample, error) {
+	if process == "" {
+		return samples, nil
+	}
+	names := processNames(samples)
+	var out []perfSample
+	for _, s := range samples {
+		if names[s.pid] == process {
+			out = append(out, s)
+		}
+	}
+	if len(out) == 0 {
+		seen := map[string]bool{}
+		for _, n := range names {
+			seen[n] = true
+		}
+		list := slices.Sorted(func(yield func(string) bool) {
+			for n := range seen {
+				if !yield(n) {
+					return
+				}
+			}
+		})
+		return nil, &Error{Source: name, Msg: fmt.Sprintf("--process %s: no sample of a process of that name; the file has %s", process, strings.Join(list, ", "))}
+	}
+	return out, nil
+}
+
+// processNames names each pid: the comm of its main thread (tid = pid),
+// else of its first sample; pid 0 is "swapper".
+func processNames(samples []perfSample) map[int64]string {
+	names := map[int64]string{}
+	main := map[int64]bool{}
+	for _, s := range samples {
+		if _, ok := names[s.pid]; !ok || (!main[s.pid] && s.tid == s.pid) {
+			names[s.pid] = s.comm
+			main[s.pid] = s.tid == s.pid
+		}
+	}
+	if _, ok := names[0]; ok {
+		names[0] = "swapper"
+	}
+	return names
+}
+
+// perfBuilder builds the model from perf samples.
+type perfBuilder struct {
+	m         *model
+	names     map[int64]string
+	used      map[string]int64 // process names given, by pid
+	cpuWeight map[int]float64
+	noCPU     bool
+	periods   []float64
+	frames    []frame
+}
+
+// add adds a sample of the weight event.
+func (pb *perfBuilder) add(s *perfSample) {
+	p := pb.process(s.pid)
+	key := strconv.FormatInt(s.tid, 10)
+	if s.pid == 0 {
+		key += "/" + strconv.Itoa(s.cpu) // the idle task: one per processor
+	}
+	t := p.thread(key)
+	w := 1.0
+	if s.hasPeriod {
+		w = s.period
+	}
+	pb.periods = append(pb.periods, w)
+	if s.hasCPU {
+		pb.cpuWeight[s.cpu] += w
+	} else {
+		pb.noCPU = true
+	}
+	pb.frames = pb.frames[:0]
+	for i, fr := range s.frames {
+		f := pb.fn(s.pid, fr, true)
+		// An inlined frame repeats its callee's ip: the address is the
+		// innermost function's.
+		hasAddr := i == 0 || fr.addr != s.frames[i-1].addr
+		pb.frames = append(pb.frames, frame{f: f, addr: fr.addr, hasAddr: hasAddr})
+	}
+	pb.m.add(t, pb.frames, w)
+}
+
+// process is pid's process; names are made unique with "#pid".
+func (pb *perfBuilder) process(pid int64) *proc {
+	key := strconv.FormatInt(pid, 10)
+	if p := pb.m.procBy[key]; p != nil {
+		return p
+	}
+	n := pb.names[pid]
+	if pb.used == nil {
+		pb.used = map[string]int64{}
+	}
+	if _, dup := pb.used[n]; dup {
+		n = fmt.Sprintf("%s#%d", n, pid)
+	}
+	pb.used[n] = pid
+	return pb.m.proc(key, n)
+}
+
+// fn is the function of a frame (made when make is true, else nil when
+// the weight event's samples have none).
+func (pb *perfBuilder) fn(pid int64, fr perfFrame, make bool) *fn {
+	dso := fr.dso
+	kernel := fr.addr >= kernelAddress || strings.HasPrefix(dso, "[kernel")
+	key := "k:" + dso
+	if !kernel {
+		key = "u:" + strconv.FormatInt(pid, 10) + ":" + dso
+	}
+	var img *image
+	if make {
+		img = pb.m.image(key, imageName(dso), kernel)
+	} else if img = pb.m.imageBy[key]; img == nil {
+		return nil
+	}
+	name := fr.sym
+	if name == "" || name == "[unknown]" {
+		name = unknownKey(fr.addr)
+	}
+	if !make {
+		return img.fnBy[name]
+	}
+	return pb.m.fn(img, name)
+}
+
+// imageName is a dso's image name: its file's base name ("[unknown]" and
+// "[kernel.kallsyms]" as they are).
+func imageName(dso string) string {
+	if dso == "" {
+		return "[unknown]"
+	}
+	if strings.HasPrefix(dso, "[") {
+		return dso
+	}
+	return filepath.Base(dso)
+}
+
+// unknownKey is the provisional name of an unsymbolized address; after
+// layout it becomes image+0xOFFSET (see nameUnknown).
+func unknownKey(addr uint64) string { return unknownPrefix + strconv.FormatUint(addr, 16) }
+
+// unknownPrefix starts the provisional names (no symbol has a NUL).
+const unknownPrefix = "\x00unknown "
+
+// finish sets the threads' busy shares and the period.
+func (pb *perfBuilder) finish(im *Imported) {
+	var den float64
+	if !pb.noCPU {
+		for _, w := range pb.cpuWeight {
+			den = max(den, w)
+		}
+	} else {
+		for _, p := range pb.m.procs {
+			for _, t := range p.threads {
+				den = max(den, t.weight)
+			}
+		}
+	}
+	for _, p := range pb.m.procs {
+		for _, t := range p.threads {
+			t.share = min(1, t.weight/den)
+		}
+	}
+	lo, hi, sum := pb.periods[0], pb.periods[0], 0.0
+	for _, v := range pb.periods {
+		lo, hi, sum = min(lo, v), max(hi, v), sum+v
+	}
+	im.Period = sum / float64(len(pb.periods))
+	if lo != hi {
+		pb.m.note("the %s periods vary from %g to %g (perf record -F: frequency mode); the mean is given as the period", im.PeriodType, lo, hi)
+	}
+}

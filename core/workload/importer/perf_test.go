@@ -1,0 +1,151 @@
+package importer_test
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/proflab/proflab/core/workload"
+	"github.com/proflab/proflab/core/workload/importer"
+)
+
+// perfG's samples (testdata/perf_g.txt, perf script -g, cycles, period
+// 250000): three stacks of prog's main thread on cpu 0, three of its
+// second thread on cpu 1, one through the kernel, two of swapper on cpu 2
+// and one of bash on cpu 3.
+const perfPeriod = 250000
+
+func TestPerfCallGraphs(t *testing.T) {
+	t.Parallel()
+	im := importFile(t, "perf_g.txt", importer.Options{})
+	if im.Format != importer.Perf || im.Samples != 10 || im.Period != perfPeriod || im.SampleType != "cycles" {
+		t.Errorf("format %s, %d samples, period %v, type %q: want perf, 10, %d, cycles", im.Format, im.Samples, im.Period, im.SampleType, perfPeriod)
+	}
+	libc := "libc.so.6"
+	wantStacks := map[string]float64{
+		"compute <- main <- __libc_start_main":                                                                                                    3 * perfPeriod,
+		"hash <- compute <- main <- __libc_start_main":                                                                                            2 * perfPeriod,
+		libc + "+0x9ad4e <- hash <- compute <- main <- __libc_start_main":                                                                         perfPeriod,
+		"native_write_msr <- entry_SYSCALL_64_after_hwframe <- __write <- compute <- main <- __libc_start_main":                                   perfPeriod,
+		"intel_idle <- cpuidle_enter_state <- cpuidle_enter <- do_idle <- cpu_startup_entry <- start_secondary <- secondary_startup_64_no_verify": 2 * perfPeriod,
+		"bash+0x1234 <- reader_loop":                                                                                                              perfPeriod,
+	}
+	equalWeights(t, "stack", stackWeights(im.Spec), wantStacks)
+	// Addresses: an image starts at the page below its lowest address
+	// (prog: 0x55d0c1a2b3c4 → 0x55d0c1a2b000; libc: 0x7f3a1b229d90, so
+	// [unknown] at 0x7f3a1b2c3d4e is +0x9ad4e; bash: 0x55f1e0a00110);
+	// every sampled ip is a hotspot at its address.
+	checkHotspotAt(t, im.Spec, "prog", "compute", 0x55d0c1a2b410, 1)
+	checkHotspotAt(t, im.Spec, "prog", "hash", 0x55d0c1a2b508, 1)
+	checkHotspotAt(t, im.Spec, "[kernel.kallsyms]", "intel_idle", 0xffffffff81c3f0aa, 1)
+	img, f := function(t, im.Spec, "prog", "compute")
+	if img.Base != 0x55d0c1a2b000 || uint64(img.Base)+uint64(f.Offset) != 0x55d0c1a2b410 || f.Size != 0x30+importer.Padding {
+		t.Errorf("prog at %s, compute at +%s size %d: want 0x55D0C1A2B000, +0x410 and 0x30+%d (0x410…0x440 seen)", img.Base, f.Offset, f.Size, importer.Padding)
+	}
+	if k, _ := function(t, im.Spec, "[kernel.kallsyms]", "intel_idle"); !k.Kernel || uint64(k.Base) < 0xFFFF800000000000 {
+		t.Errorf("kernel image: kernel=%v base %s, want a kernel image in system space", k.Kernel, k.Base)
+	}
+	// Processes and threads: busy = weight / busiest processor's (cpu 0, 4 samples).
+	busy := map[string][]float64{}
+	for _, p := range im.Spec.Processes {
+		for _, th := range p.Threads {
+			busy[p.Name] = append(busy[p.Name], th.Busy)
+		}
+	}
+	want := map[string][]float64{"prog": {1, 0.75}, "swapper": {0.5}, "bash": {0.25}}
+	for p, w := range want {
+		if len(busy[p]) != len(w) || math.Abs(busy[p][0]-w[0]) > 1e-12 || len(w) > 1 && math.Abs(busy[p][1]-w[1]) > 1e-12 {
+			t.Errorf("process %s: busy %v, want %v", p, busy[p], w)
+		}
+	}
+	if len(im.Spec.Processes) != 3 {
+		t.Errorf("%d processes, want prog, swapper and bash", len(im.Spec.Processes))
+	}
+	if _, err := im.Spec.Resolve(x64); err != nil {
+		t.Errorf("Resolve(x64): %v", err)
+	}
+}
+
+// checkHotspotAt checks that img!name has a hotspot of weight w at addr.
+func checkHotspotAt(t *testing.T, s *workload.Spec, img, name string, addr uint64, w float64) {
+	t.Helper()
+	i, f := function(t, s, img, name)
+	for _, h := range f.Hotspots {
+		if uint64(i.Base)+uint64(f.Offset)+h.Offset == addr {
+			if math.Abs(h.Weight-w) > 1e-12 {
+				t.Errorf("%s!%s at 0x%X: hotspot weight %v, want %v", img, name, addr, h.Weight, w)
+			}
+			return
+		}
+	}
+	t.Errorf("%s!%s: no hotspot at 0x%X (hotspots %v)", img, name, addr, f.Hotspots)
+}
+
+func TestPerfDropIdle(t *testing.T) {
+	t.Parallel()
+	im := importFile(t, "perf_g.txt", importer.Options{DropIdle: true})
+	for k := range stackWeights(im.Spec) {
+		if strings.Contains(k, "idle") {
+			t.Errorf("stack %q kept with --drop-idle", k)
+		}
+	}
+	if im.Samples != 8 || !strings.Contains(strings.Join(im.Notes, "\n"), "2 idle samples") {
+		t.Errorf("%d samples, notes %q: want 8 and a note on 2 idle samples", im.Samples, im.Notes)
+	}
+	only := importFile(t, "perf_g.txt", importer.Options{Process: "bash"})
+	if len(only.Spec.Processes) != 1 || only.Spec.Processes[0].Name != "bash" || only.Samples != 1 {
+		t.Errorf("--process bash: %d processes, %d samples; want bash alone, 1", len(only.Spec.Processes), only.Samples)
+	}
+}
+
+func TestPerfNoCallGraph(t *testing.T) {
+	t.Parallel()
+	im := importFile(t, "perf_nog.txt", importer.Options{})
+	want := map[string]float64{"compute": 4 * perfPeriod, "hash": perfPeriod, "libc.so.6+0xd4e": perfPeriod}
+	equalWeights(t, "leaf", leafWeights(im.Spec), want)
+	checkHotspotAt(t, im.Spec, "prog", "compute", 0x55d0c1a2b410, 0.75)
+	checkHotspotAt(t, im.Spec, "prog", "compute", 0x55d0c1a2b414, 0.25)
+	if im.SampleType != "cycles:u" {
+		t.Errorf("sample type %q, want cycles:u as the file writes it", im.SampleType)
+	}
+	for _, arch := range []string{"x86", "x64"} {
+		im, err := importer.Import("perf_nog.txt", readTestdata(t, "perf_nog.txt"), importer.Options{Arch: arch})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tg := x64
+		if arch == "x86" {
+			tg = x86
+		}
+		if _, err := im.Spec.Resolve(tg); err != nil {
+			t.Errorf("Resolve(%s): %v", arch, err)
+		}
+	}
+}
+
+func TestPerfEvents(t *testing.T) {
+	t.Parallel()
+	im := importFile(t, "perf_events.txt", importer.Options{})
+	if im.SampleType != "cycles:u" || im.Samples != 6 {
+		t.Errorf("weight from %q, %d samples: want cycles:u (cycles over the first event, instructions), 6", im.SampleType, im.Samples)
+	}
+	_, compute := function(t, im.Spec, "prog", "compute")
+	_, hash := function(t, im.Spec, "prog", "hash")
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"compute cpi (4M cycles / 4M instructions)", compute.CPI, 1},
+		{"hash cpi (2M / 0.5M)", hash.CPI, 4},
+		{"compute cache_miss_rate (40k / 4M)", compute.CacheMissRate, 0.01},
+		{"hash cache_miss_rate (25k / 0.5M)", hash.CacheMissRate, 0.05},
+		{"compute branch_rate (0.8M / 4M)", compute.BranchRate, 0.2},
+		{"compute mispredict_rate (20k / 0.8M)", compute.MispredictRate, 0.025},
+		{"hash branch_rate (no branches sample)", hash.BranchRate, 0},
+		{"compute weight", compute.Weight, 4e6},
+	} {
+		if math.Abs(c.got-c.want) > 1e-12 {
+			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
+		}
+	}
+}

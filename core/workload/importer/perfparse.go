@@ -1,0 +1,187 @@
+package importer
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// perfHeader matches a sample's header line as `perf script` prints it by
+// default: comm, pid[/tid], [cpu], time:, [period], event:, and (without
+// call graphs) the ip, symbol and dso on the same line.
+var perfHeader = regexp.MustCompile(`^\s*(\S.*?)\s+(-?\d+)(?:/(-?\d+))?\s+(?:\[(\d+)\]\s+)?(\d+\.\d+):\s+(?:(\d+)\s+)?(\S+?):(?:\s+(.*?))?\s*$`)
+
+// perfFrameLine matches a call-graph frame line: ip, symbol (with an
+// optional +0xOFFSET) and the dso in parentheses.
+var perfFrameLine = regexp.MustCompile(`^\s+([0-9a-fA-F]+)\s+(.*?)\s*\((.*)\)\s*$`)
+
+// perfInline matches the ip/sym/dso of a sample without call graph.
+var perfInline = regexp.MustCompile(`^([0-9a-fA-F]+)\s+(.*?)\s*\((.*)\)$`)
+
+// symOffset is perf's +0xOFFSET after a symbol.
+var symOffset = regexp.MustCompile(`\+0x[0-9a-fA-F]+$`)
+
+// perfSample is one sample of a perf script file.
+type perfSample struct {
+	line      int
+	comm      string
+	pid, tid  int64
+	cpu       int
+	hasCPU    bool
+	period    float64
+	hasPeriod bool
+	event     string // normalised (see eventName)
+	rawEvent  string
+	frames    []perfFrame
+}
+
+// perfFrame is one frame: ip, symbol without its offset, dso.
+type perfFrame struct {
+	addr uint64
+	sym  string
+	dso  string
+	line int
+}
+
+// parsePerf reads every sample of a perf script text. Lines starting with
+// '#' are comments; a sample is a header line followed by its frame lines
+// (indented) up to a blank line or the next header.
+func parsePerf(name string, data []byte) ([]perfSample, int, error) {
+	var out []perfSample
+	var cur *perfSample
+	skipped := 0
+	for ln := 1; len(data) > 0; ln++ {
+		var raw []byte
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			raw, data = data[:i], data[i+1:]
+		} else {
+			raw, data = data, nil
+		}
+		line := strings.TrimRight(string(raw), "\r")
+		switch {
+		case strings.TrimSpace(line) == "":
+			cur = nil
+		case line[0] == '#':
+		case line[0] == ' ' || line[0] == '\t':
+			// perf script right-aligns comm, so a header can be indented
+			// too: it is tried first (a frame has no "time:" field).
+			if s, ok, err := parsePerfHeader(name, line, ln); err != nil {
+				return nil, 0, err
+			} else if ok {
+				out = append(out, s)
+				cur = &out[len(out)-1]
+				continue
+			}
+			if cur == nil {
+				return nil, 0, &Error{Source: name, Line: ln, Msg: fmt.Sprintf("%q is neither a sample header (`comm pid/tid [cpu] time: period event:`) nor a frame of one: is this the default output of `perf script`?", clip(line))}
+			}
+			if fr, ok := parsePerfFrame(line, ln); ok {
+				cur.frames = append(cur.frames, fr)
+				continue
+			}
+			skipped++ // srcline and other annotations under a frame
+		default:
+			s, ok, err := parsePerfHeader(name, line, ln)
+			if err != nil {
+				return nil, 0, err
+			}
+			if !ok {
+				return nil, 0, &Error{Source: name, Line: ln, Msg: fmt.Sprintf("%q is not a sample header of `perf script` (comm pid/tid [cpu] time: period event:): give the default output of perf script (custom -F field lists are not read)", clip(line))}
+			}
+			out = append(out, s)
+			cur = &out[len(out)-1]
+		}
+	}
+	return out, skipped, nil
+}
+
+// parsePerfHeader reads a header line; ok is false when it is none.
+func parsePerfHeader(name, line string, ln int) (perfSample, bool, error) {
+	g := perfHeader.FindStringSubmatch(line)
+	if g == nil {
+		return perfSample{}, false, nil
+	}
+	s := perfSample{line: ln, comm: g[1], rawEvent: g[7], event: eventName(g[7])}
+	var err error
+	if s.pid, err = strconv.ParseInt(g[2], 10, 64); err != nil {
+		return s, false, &Error{Source: name, Line: ln, Msg: fmt.Sprintf("pid %q is not a number", g[2])}
+	}
+	s.tid = s.pid
+	if g[3] != "" {
+		if s.tid, err = strconv.ParseInt(g[3], 10, 64); err != nil {
+			return s, false, &Error{Source: name, Line: ln, Msg: fmt.Sprintf("tid %q is not a number", g[3])}
+		}
+	}
+	if g[4] != "" {
+		cpu, err := strconv.Atoi(g[4])
+		if err != nil || cpu > 1<<20 {
+			return s, false, &Error{Source: name, Line: ln, Msg: fmt.Sprintf("cpu [%s] is not a processor number", g[4])}
+		}
+		s.cpu, s.hasCPU = cpu, true
+	}
+	if g[6] != "" {
+		p, err := strconv.ParseUint(g[6], 10, 64)
+		if err != nil || p > 1<<53 {
+			return s, false, &Error{Source: name, Line: ln, Msg: fmt.Sprintf("period %s is not a count below 2^53", g[6])}
+		}
+		s.period, s.hasPeriod = float64(p), true
+	}
+	if rest := g[8]; rest != "" {
+		if h := perfInline.FindStringSubmatch(rest); h != nil {
+			fr, err := newPerfFrame(h[1], h[2], h[3], ln)
+			if err != nil {
+				return s, false, &Error{Source: name, Line: ln, Msg: err.Error()}
+			}
+			s.frames = append(s.frames, fr)
+		}
+	}
+	return s, true, nil
+}
+
+// parsePerfFrame reads a frame line.
+func parsePerfFrame(line string, ln int) (perfFrame, bool) {
+	g := perfFrameLine.FindStringSubmatch(line)
+	if g == nil {
+		return perfFrame{}, false
+	}
+	fr, err := newPerfFrame(g[1], g[2], g[3], ln)
+	return fr, err == nil
+}
+
+func newPerfFrame(ip, sym, dso string, ln int) (perfFrame, error) {
+	a, err := strconv.ParseUint(ip, 16, 64)
+	if err != nil {
+		return perfFrame{}, fmt.Errorf("ip %q is not a 64-bit hexadecimal address", ip)
+	}
+	sym = symOffset.ReplaceAllString(strings.TrimSpace(sym), "")
+	return perfFrame{addr: a, sym: sym, dso: dso, line: ln}, nil
+}
+
+// eventName normalises an event's name: modifiers after ':' and a PMU
+// prefix (cpu/cycles/u, cpu_core/instructions/) dropped, aliases folded
+// (cpu-cycles → cycles, branch-instructions → branches).
+func eventName(ev string) string {
+	if strings.Count(ev, "/") >= 2 {
+		ev = strings.Split(ev, "/")[1]
+	}
+	if i := strings.IndexByte(ev, ':'); i > 0 && !strings.Contains(ev[:i], "sched") {
+		ev = ev[:i]
+	}
+	switch ev {
+	case "cpu-cycles":
+		return "cycles"
+	case "branch-instructions":
+		return "branches"
+	}
+	return ev
+}
+
+// clip shortens a line for a message.
+func clip(s string) string {
+	if len(s) > 120 {
+		return s[:117] + "..."
+	}
+	return s
+}

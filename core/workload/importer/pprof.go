@@ -1,0 +1,236 @@
+package importer
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/google/pprof/profile"
+)
+
+// kernelAddress is where Linux's (and every x64 kernel's) system space
+// starts: source addresses from here are kernel code.
+const kernelAddress = 0xFFFF800000000000
+
+// importPprof fills m from a pprof profile (p, or data parsed).
+func importPprof(name string, data []byte, p *profile.Profile, opt Options, m *model, im *Imported) error {
+	if p == nil {
+		var err error
+		if p, err = parsePprof(data); err != nil {
+			return &Error{Source: name, Msg: fmt.Sprintf("not a profile pprof reads (%v): check the file, or give --format perf or folded if it is one of those", err)}
+		}
+	}
+	vi, err := weightIndex(p)
+	if err != nil {
+		return &Error{Source: name, Msg: err.Error()}
+	}
+	im.SampleType = p.SampleType[vi].Type + "/" + p.SampleType[vi].Unit
+	if p.PeriodType != nil {
+		im.PeriodType, im.PeriodUnit = p.PeriodType.Type, p.PeriodType.Unit
+	}
+	im.Period = float64(p.Period)
+	ci := countIndex(p)
+	pr := m.proc("", pprofProcess(name, p, opt))
+	th := pr.thread("")
+	pm := newPprofMapper(m, p)
+	var noLoc, idle, labels int64
+	var frames []frame
+	for i, s := range p.Sample {
+		if len(s.Value) != len(p.SampleType) {
+			return &Error{Source: name, Msg: fmt.Sprintf("sample %d has %d values for %d sample types: the profile is malformed", i+1, len(s.Value), len(p.SampleType))}
+		}
+		v := s.Value[vi]
+		if v < 0 {
+			return &Error{Source: name, Msg: fmt.Sprintf("sample %d has a negative %s (%d): a difference profile (pprof -diff_base) cannot be imported; import the profile itself", i+1, im.SampleType, v)}
+		}
+		if len(s.Label) > 0 || len(s.NumLabel) > 0 {
+			labels++
+		}
+		if v == 0 {
+			continue
+		}
+		n := int64(1)
+		if ci >= 0 {
+			n = s.Value[ci]
+		}
+		if len(s.Location) == 0 {
+			noLoc += n
+			continue
+		}
+		frames = pm.frames(frames[:0], s.Location)
+		if len(frames) == 0 {
+			noLoc += n
+			continue
+		}
+		if opt.DropIdle && isIdle(frames[0].f.name) {
+			idle += n
+			continue
+		}
+		m.add(th, frames, float64(v))
+		im.Samples += n
+	}
+	if noLoc > 0 {
+		m.note("%d samples without a location were dropped", noLoc)
+	}
+	if idle > 0 {
+		m.note("%d idle samples were dropped (--drop-idle)", idle)
+	}
+	if labels > 0 {
+		m.note("%d samples carry labels (such as pid or thread ids); labels are ignored: the workload is one process with one thread", labels)
+	}
+	if im.Samples == 0 {
+		return &Error{Source: name, Msg: fmt.Sprintf("the profile has no sample with a positive %s and a location: there is nothing to import", im.SampleType)}
+	}
+	return nil
+}
+
+// weightIndex is the sample value used as weight: pprof's default sample
+// type (DefaultSampleType, else the last).
+func weightIndex(p *profile.Profile) (int, error) {
+	if len(p.SampleType) == 0 {
+		return 0, fmt.Errorf("the profile has no sample type: nothing to weigh samples by")
+	}
+	if p.DefaultSampleType != "" {
+		for i, st := range p.SampleType {
+			if st.Type == p.DefaultSampleType {
+				return i, nil
+			}
+		}
+	}
+	return len(p.SampleType) - 1, nil
+}
+
+// countIndex is the index of the "samples"/"count" value, or -1.
+func countIndex(p *profile.Profile) int {
+	for i, st := range p.SampleType {
+		if st.Type == "samples" && st.Unit == "count" {
+			return i
+		}
+	}
+	return -1
+}
+
+// mainMapping is the profile's main binary's mapping (pprof's
+// convention: the first), or nil.
+func mainMapping(p *profile.Profile) *profile.Mapping {
+	if len(p.Mapping) == 0 {
+		return nil
+	}
+	return p.Mapping[0]
+}
+
+// pprofProcess is the process's name: opt.Process, else the main
+// mapping's file's base name, else the source's base name.
+func pprofProcess(name string, p *profile.Profile, opt Options) string {
+	if opt.Process != "" {
+		return opt.Process
+	}
+	if mm := mainMapping(p); mm != nil && mm.File != "" {
+		return filepath.Base(mm.File)
+	}
+	return filepath.Base(name)
+}
+
+// pprofMapper turns locations into frames, images and functions, each
+// location once.
+type pprofMapper struct {
+	m      *model
+	byID   [][]frame // a location's frames by ID, when IDs are small
+	locs   map[*profile.Location][]frame
+	images map[*profile.Mapping]*image
+}
+
+func newPprofMapper(m *model, p *profile.Profile) *pprofMapper {
+	pm := &pprofMapper{m: m, locs: map[*profile.Location][]frame{}, images: map[*profile.Mapping]*image{}}
+	var maxID uint64
+	for _, l := range p.Location {
+		maxID = max(maxID, l.ID)
+	}
+	if maxID <= 2*uint64(len(p.Location))+16 {
+		pm.byID = make([][]frame, maxID+1)
+	}
+	return pm
+}
+
+// frames appends the frames of locs (leaf first; a location's inlined
+// functions expanded innermost first, the address given to the innermost).
+func (pm *pprofMapper) frames(out []frame, locs []*profile.Location) []frame {
+	for _, loc := range locs {
+		var fs []frame
+		if loc.ID < uint64(len(pm.byID)) {
+			if fs = pm.byID[loc.ID]; fs == nil {
+				fs = pm.location(loc)
+				pm.byID[loc.ID] = fs
+			}
+		} else {
+			var ok bool
+			if fs, ok = pm.locs[loc]; !ok {
+				fs = pm.location(loc)
+				pm.locs[loc] = fs
+			}
+		}
+		out = append(out, fs...)
+	}
+	return out
+}
+
+// location is loc's frames.
+func (pm *pprofMapper) location(loc *profile.Location) []frame {
+	img := pm.image(loc)
+	addr, hasAddr := loc.Address, loc.Address != 0
+	if len(loc.Line) == 0 {
+		return []frame{{f: pm.m.fn(img, unsymbolized(img, loc.Mapping, addr)), addr: addr, hasAddr: hasAddr}}
+	}
+	fs := make([]frame, 0, len(loc.Line))
+	for i, ln := range loc.Line {
+		n := ""
+		if ln.Function != nil {
+			n = ln.Function.Name
+			if n == "" {
+				n = ln.Function.SystemName
+			}
+		}
+		if n == "" {
+			n = unsymbolized(img, loc.Mapping, addr)
+		}
+		fs = append(fs, frame{f: pm.m.fn(img, n), addr: addr, hasAddr: hasAddr && i == 0})
+	}
+	return fs
+}
+
+// unsymbolized names a location without a function: image+0xOFFSET, the
+// offset from the mapping's start (the image's base in the workload).
+func unsymbolized(img *image, mp *profile.Mapping, addr uint64) string {
+	if mp != nil && addr >= mp.Start {
+		addr -= mp.Start
+	}
+	return fmt.Sprintf("%s+0x%x", img.name, addr)
+}
+
+// image is loc's image: its mapping's (file base name; kernel when the
+// file is the kernel's or the addresses are in system space), or for a
+// location without a mapping "[unmapped]" (user) or "[kernel]".
+func (pm *pprofMapper) image(loc *profile.Location) *image {
+	mp := loc.Mapping
+	if mp == nil {
+		if loc.Address >= kernelAddress {
+			return pm.m.image("unmapped-kernel", "[kernel]", true)
+		}
+		return pm.m.image("unmapped", "[unmapped]", false)
+	}
+	if img := pm.images[mp]; img != nil {
+		return img
+	}
+	key := fmt.Sprintf("mapping %d %p", mp.ID, mp)
+	n := filepath.Base(mp.File)
+	if mp.File == "" {
+		n = fmt.Sprintf("mapping%d", mp.ID)
+	}
+	kernel := mp.Start >= kernelAddress || strings.HasPrefix(n, "[kernel") || strings.HasPrefix(n, "vmlinux")
+	img := pm.m.image(key, n, kernel)
+	if mp.Limit > mp.Start {
+		img.start, img.limit, img.hasRange = mp.Start, mp.Limit, true
+	}
+	pm.images[mp] = img
+	return img
+}

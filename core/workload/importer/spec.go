@@ -1,0 +1,89 @@
+package importer
+
+import (
+	"cmp"
+	"maps"
+	"slices"
+
+	"github.com/proflab/proflab/core/workload"
+)
+
+// spec writes the laid-out model as a workload: images in address order
+// with their functions in offset order, each function's weight its self
+// weight and its hotspots the per-address distribution of that weight;
+// processes with their threads' stacks, heaviest first.
+func (m *model) spec(name string) *workload.Spec {
+	s := &workload.Spec{Name: name, InstructionBytes: 1, CreateProcesses: true}
+	imgs := slices.Clone(m.images)
+	slices.SortFunc(imgs, func(a, b *image) int { return cmp.Compare(a.base, b.base) })
+	for _, img := range imgs {
+		if len(img.funcs) == 0 {
+			continue
+		}
+		wi := workload.Image{Name: img.name, Base: workload.Address(img.base), Kernel: img.kernel}
+		fs := slices.Clone(img.funcs)
+		slices.SortFunc(fs, func(a, b *fn) int { return cmp.Compare(a.offset, b.offset) })
+		for _, f := range fs {
+			wi.Functions = append(wi.Functions, f.function())
+		}
+		s.Images = append(s.Images, wi)
+	}
+	refs := m.refs()
+	for _, p := range m.procs {
+		wp := workload.Process{Name: p.name}
+		for _, t := range p.threads {
+			wp.Threads = append(wp.Threads, workload.Thread{Busy: t.busy(), Stacks: t.workloadStacks(refs)})
+		}
+		s.Processes = append(s.Processes, wp)
+	}
+	return s
+}
+
+// function is f as a workload function.
+func (f *fn) function() workload.Function {
+	wf := workload.Function{Name: f.name, Offset: workload.Address(f.offset), Size: f.size, Weight: f.self}
+	if f.self > 0 && len(f.leafAt) > 0 {
+		addrs := slices.Sorted(maps.Keys(f.leafAt))
+		for _, a := range addrs {
+			wf.Hotspots = append(wf.Hotspots, workload.Hotspot{Offset: f.hot[a], Size: 1, Weight: f.leafAt[a] / f.self})
+		}
+	}
+	f.rates(&wf)
+	return wf
+}
+
+// refs are the function references stacks use: the name, or
+// "image!name" when several images define the name.
+func (m *model) refs() map[*fn]string {
+	count := map[string]int{}
+	for _, img := range m.images {
+		for _, f := range img.funcs {
+			count[f.name]++
+		}
+	}
+	refs := map[*fn]string{}
+	for _, img := range m.images {
+		for _, f := range img.funcs {
+			refs[f] = f.name
+			if count[f.name] > 1 {
+				refs[f] = img.name + "!" + f.name
+			}
+		}
+	}
+	return refs
+}
+
+// workloadStacks are t's stacks, heaviest first (ties in order of first
+// appearance in the source).
+func (t *thread) workloadStacks(refs map[*fn]string) []workload.Stack {
+	out := make([]workload.Stack, 0, len(t.order))
+	for _, s := range t.order {
+		frames := make([]string, len(s.frames))
+		for i, f := range s.frames {
+			frames[i] = refs[f]
+		}
+		out = append(out, workload.Stack{Frames: frames, Weight: s.weight})
+	}
+	slices.SortStableFunc(out, func(a, b workload.Stack) int { return cmp.Compare(b.Weight, a.Weight) })
+	return out
+}

@@ -1,0 +1,111 @@
+package importer
+
+import (
+	"bytes"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/proflab/proflab/core/workload"
+)
+
+// TOML writes the workload as TOML: a header comment naming the source
+// file, its sha256, format, sample type, period and sample count and the
+// notes, then [workload.Encode]'s TOML. [Imported.Check] verifies that
+// the text reads back strictly as the same workload (the package's tests
+// check it on every import they make).
+func (im *Imported) TOML() ([]byte, error) {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# Imported by `proflab workload import` from %s\n", oneLine(im.Source))
+	fmt.Fprintf(&b, "# sha256: %s\n", im.SHA256)
+	fmt.Fprintf(&b, "# format: %s; sample type: %s\n", im.Format, oneLine(im.SampleType))
+	fmt.Fprintf(&b, "# period: %s\n", im.periodText())
+	fmt.Fprintf(&b, "# samples: %d\n", im.Samples)
+	for _, n := range im.Notes {
+		fmt.Fprintf(&b, "# note: %s\n", oneLine(n))
+	}
+	b.WriteString("\n")
+	body, err := workload.Encode(im.Spec)
+	if err != nil {
+		return nil, fmt.Errorf("writing the workload of %s: %w", im.Source, err)
+	}
+	b.Write(body)
+	return b.Bytes(), nil
+}
+
+// Check verifies that text, the workload's TOML, parses back strictly
+// ([workload.Parse]) to the same workload; an error is a bug in proflab.
+func (im *Imported) Check(text []byte) error {
+	back, err := workload.Parse(im.Source+" (imported)", text)
+	if err != nil {
+		return fmt.Errorf("the workload imported from %s does not parse back (a bug in proflab): %w", im.Source, err)
+	}
+	if !reflect.DeepEqual(back, im.Spec) {
+		return fmt.Errorf("the workload imported from %s does not read back as written (a bug in proflab)", im.Source)
+	}
+	return nil
+}
+
+// periodText is the period with its unit and type.
+func (im *Imported) periodText() string {
+	if im.Period == 0 {
+		return "unknown (the source gives none)"
+	}
+	s := strconv.FormatFloat(im.Period, 'f', -1, 64)
+	if im.PeriodUnit != "" {
+		s += " " + oneLine(im.PeriodUnit)
+	}
+	if im.PeriodType != "" {
+		s += " of " + oneLine(im.PeriodType)
+	}
+	return s
+}
+
+// Summary is a one-line account of the import: functions, images,
+// stacks, processes, threads and samples.
+func (im *Imported) Summary() string {
+	var funcs, stacks, threads int
+	for _, img := range im.Spec.Images {
+		funcs += len(img.Functions)
+	}
+	for _, p := range im.Spec.Processes {
+		stacks += len(p.Stacks)
+		threads += len(p.Threads)
+		for _, t := range p.Threads {
+			stacks += len(t.Stacks)
+		}
+	}
+	return fmt.Sprintf("%s: %s, %d functions in %d images, %d stacks, %d processes, %d threads, %d samples",
+		im.Source, im.Format, funcs, len(im.Spec.Images), stacks, len(im.Spec.Processes), threads, im.Samples)
+}
+
+// Flat is the source's flat profile as the workload holds it: each
+// function reference's share of the samples' weight as a leaf (the
+// shares add up to 1). It is what a lab profile of the workload should
+// match within sampling error.
+func (im *Imported) Flat() map[string]float64 {
+	out := map[string]float64{}
+	var total float64
+	add := func(ss []workload.Stack) {
+		for _, s := range ss {
+			out[s.Frames[0]] += s.Weight
+			total += s.Weight
+		}
+	}
+	for _, p := range im.Spec.Processes {
+		add(p.Stacks)
+		for _, t := range p.Threads {
+			add(t.Stacks)
+		}
+	}
+	for k := range out {
+		out[k] /= total
+	}
+	return out
+}
+
+// oneLine keeps a text on one comment line.
+func oneLine(s string) string {
+	return strings.NewReplacer("\n", " ", "\r", " ").Replace(s)
+}
