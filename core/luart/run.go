@@ -13,6 +13,7 @@ import (
 
 	"github.com/proflab/proflab/core/sim"
 	"github.com/proflab/proflab/core/workload"
+	"github.com/proflab/proflab/core/workload/importer"
 	"github.com/proflab/proflab/kernel"
 )
 
@@ -88,8 +89,9 @@ func (rt *Runtime) raiseRunError(L *lua.LState, m *machine, fn string, ctx conte
 func (rt *Runtime) workloadSpec(L *lua.LState, f *Fields, m *machine) (spec *workload.Spec, minimal bool) {
 	switch v := f.Get("workload").(type) {
 	case lua.LString:
+		// a workload TOML, or a profile imported as it is read
 		path := rt.Resolve(string(v))
-		spec, err := workload.Load(path)
+		spec, _, err := importer.Load(path, m.km.Arch().String())
 		if err != nil {
 			f.Errorf("workload", "%v", err)
 		}

@@ -47,10 +47,23 @@ func HALs(transport string) map[string]config.HAL {
 // New opens names (default apic, pmu) on host for a cpus-processor machine.
 func New(tb testing.TB, host *halhost.Host, cpus int, seed uint64, names ...string) *Lab {
 	tb.Helper()
+	return newLab(tb, host, cpus, seed, lab.Overrides{}, names)
+}
+
+// InprocArch is Inproc for a machine of architecture arch ("x86", "x64").
+func InprocArch(tb testing.TB, cpus int, seed uint64, arch string, names ...string) *Lab {
+	tb.Helper()
+	host := halhost.New(HALs(config.TransportInproc), halhost.Options{})
+	tb.Cleanup(host.Close)
+	return newLab(tb, host, cpus, seed, lab.Overrides{Arch: &arch}, names)
+}
+
+func newLab(tb testing.TB, host *halhost.Host, cpus int, seed uint64, o lab.Overrides, names []string) *Lab {
+	tb.Helper()
 	if len(names) == 0 {
 		names = []string{"apic", "pmu"}
 	}
-	spec, err := lab.Resolve(config.Default().Machine, lab.Overrides{}, seed)
+	spec, err := lab.Resolve(config.Default().Machine, o, seed)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -42,6 +42,9 @@ func (m *model) spec(name string) *workload.Spec {
 // function is f as a workload function.
 func (f *fn) function() workload.Function {
 	wf := workload.Function{Name: f.name, Offset: workload.Address(f.offset), Size: f.size, Weight: f.self}
+	if f.cpi > 0 {
+		wf.Weight /= f.cpi // instructions, as the stacks' weights (see workloadStacks)
+	}
 	if f.self > 0 && len(f.leafAt) > 0 {
 		addrs := slices.Sorted(maps.Keys(f.leafAt))
 		for _, a := range addrs {
@@ -74,7 +77,10 @@ func (m *model) refs() map[*fn]string {
 }
 
 // workloadStacks are t's stacks, heaviest first (ties in order of first
-// appearance in the source).
+// appearance in the source). A sample's weight is time (or the event
+// sampled); a workload's weight is a share of instructions, so a stack
+// whose leaf has a CPI of its own weighs its time over that CPI: the lab
+// then spends the source's time in it.
 func (t *thread) workloadStacks(refs map[*fn]string) []workload.Stack {
 	out := make([]workload.Stack, 0, len(t.order))
 	for _, s := range t.order {
@@ -82,7 +88,11 @@ func (t *thread) workloadStacks(refs map[*fn]string) []workload.Stack {
 		for i, f := range s.frames {
 			frames[i] = refs[f]
 		}
-		out = append(out, workload.Stack{Frames: frames, Weight: s.weight})
+		w := s.weight
+		if cpi := s.frames[0].cpi; cpi > 0 {
+			w /= cpi
+		}
+		out = append(out, workload.Stack{Frames: frames, Weight: w})
 	}
 	slices.SortStableFunc(out, func(a, b workload.Stack) int { return cmp.Compare(b.Weight, a.Weight) })
 	return out

@@ -85,12 +85,34 @@ func (im *Imported) Summary() string {
 // shares add up to 1). It is what a lab profile of the workload should
 // match within sampling error.
 func (im *Imported) Flat() map[string]float64 {
+	// a stack's weight is instructions: its time is that times its
+	// leaf's CPI (see workloadStacks)
+	cpi := map[string]float64{}
+	count := map[string]int{}
+	for _, img := range im.Spec.Images {
+		for _, f := range img.Functions {
+			count[f.Name]++
+		}
+	}
+	for _, img := range im.Spec.Images {
+		for _, f := range img.Functions {
+			ref := f.Name
+			if count[f.Name] > 1 {
+				ref = img.Name + "!" + f.Name
+			}
+			cpi[ref] = f.CPI
+		}
+	}
 	out := map[string]float64{}
 	var total float64
 	add := func(ss []workload.Stack) {
 		for _, s := range ss {
-			out[s.Frames[0]] += s.Weight
-			total += s.Weight
+			w := s.Weight
+			if c := cpi[s.Frames[0]]; c > 0 {
+				w *= c
+			}
+			out[s.Frames[0]] += w
+			total += w
 		}
 	}
 	for _, p := range im.Spec.Processes {
