@@ -88,6 +88,95 @@ function M.table(title, headers, rows)
   end
 end
 
+-- the truth of m:run that a source's samples are drawn from
+local event_of_source = {
+  ProfileTime = "cycles", ProfileTotalCycles = "cycles", ProfileUnhaltedCoreCycles = "cycles",
+  ProfileUnhaltedReferenceCycles = "cycles",
+  ProfileTotalIssues = "instructions", ProfileInstructionRetired = "instructions",
+  ProfileCacheMisses = "cache_misses", ProfileLLCMisses = "cache_misses",
+  ProfileLLCReference = "cache_references",
+  ProfileBranchInstructions = "branches", ProfileBranchInstructionRetired = "branches",
+  ProfileBranchMispredictions = "branch_mispredicts", ProfileBranchMispredictsRetired = "branch_mispredicts",
+}
+
+--- event_of(source) → the m:run truth a source samples ("cycles" for
+--- time, "instructions", "cache_misses", …); "instructions" for a source
+--- it does not know.
+function M.event_of(source)
+  for name, what in pairs(event_of_source) do
+    local ok, v = pcall(function() return lab[name] end)
+    if ok and v == source then return what end
+  end
+  return "instructions"
+end
+
+local function truth_of(t, what)
+  if what == "instructions" or what == "cycles" then return num(t[what]) end
+  return (t.events or {})[what] or 0
+end
+
+--- accuracy(counts, base, bucket, res [, what]) → { samples, functions,
+--- tv, bound, within, rows }: a bucket profile (counts[1] is the bucket
+--- at base, 2^bucket bytes each, as P.buckets returns them) against
+--- m:run's truth res for the functions whose base lies in the profile's
+--- range. A bucket goes to the function holding its first address, else
+--- the first function starting inside it. what is the truth the samples
+--- are drawn from (default "cycles"; see event_of). tv is the total
+--- variation distance between sampled and truth shares, bound what
+--- sampling error alone stays under (99.9%: ½ Σ √(t(1−t)/n) + √(ln 1000
+--- / 2n)), within is tv <= bound; rows are { name, samples, sampled,
+--- truth } by truth share, largest first.
+function M.accuracy(counts, base, bucket, res, what)
+  what = what or "cycles"
+  -- offsets from base (addresses may be u64s above 2^53)
+  local b, width = lab.u64(base), 2 ^ bucket
+  local span = lab.u64(#counts * width)
+  local fns = {}
+  for name, t in pairs(res.truth) do
+    local off = lab.u64(t.base) - b
+    if off < span then
+      fns[#fns + 1] = { name = name, base = lab.tonumber(off), size = num(t.size), truth = truth_of(t, what), samples = 0 }
+    end
+  end
+  table.sort(fns, function(x, y) return x.base < y.base end)
+  local n, j = 0, 1
+  for i, c in ipairs(counts) do
+    if c > 0 then
+      local lo = (i - 1) * width
+      while j <= #fns and fns[j].base + fns[j].size <= lo do j = j + 1 end
+      local f = fns[j]
+      if f and f.base < lo + width then
+        f.samples = f.samples + c
+        n = n + c
+      end
+    end
+  end
+  local total = 0
+  for _, f in ipairs(fns) do total = total + f.truth end
+  local out = { samples = n, functions = 0, tv = 0, bound = 0, rows = {} }
+  if n == 0 or total <= 0 then
+    out.within = false
+    return out
+  end
+  local noise = 0
+  for _, f in ipairs(fns) do
+    if f.samples > 0 or f.truth > 0 then
+      local s, t = f.samples / n, f.truth / total
+      out.tv = out.tv + math.abs(s - t) / 2
+      noise = noise + math.sqrt(t * (1 - t) / n) / 2
+      out.rows[#out.rows + 1] = { name = f.name, samples = f.samples, sampled = s, truth = t }
+      out.functions = out.functions + 1
+    end
+  end
+  table.sort(out.rows, function(x, y)
+    if x.truth ~= y.truth then return x.truth > y.truth end
+    return x.name < y.name
+  end)
+  out.bound = noise + math.sqrt(math.log(1000) / (2 * n))
+  out.within = out.tv <= out.bound
+  return out
+end
+
 --- control_areas(m): gives every processor of m a PEBS control area
 --- (kernel-mode NtSetSystemInformation(SystemProcessorProfileControlArea)).
 function M.control_areas(m)
