@@ -79,12 +79,12 @@ type Spec struct {
 	// Name names the workload in outputs (optional).
 	Name string `toml:"name,omitempty"`
 	// InstructionBytes is the size of one instruction (default 4).
-	InstructionBytes uint64 `toml:"instruction_bytes,omitempty"`
+	InstructionBytes uint64 `toml:"instruction_bytes,omitempty,omitzero"`
 	// QuantumUS is the scheduler's quantum in microseconds (default 10000).
-	QuantumUS uint64 `toml:"quantum_us,omitempty"`
+	QuantumUS uint64 `toml:"quantum_us,omitempty,omitzero"`
 	// SegmentInstructions is the length of a run of one function before
 	// the next is drawn by weight (default 10000).
-	SegmentInstructions uint64 `toml:"segment_instructions,omitempty"`
+	SegmentInstructions uint64 `toml:"segment_instructions,omitempty,omitzero"`
 	// Images hold functions at addresses. Kernel images are kernel mode.
 	Images []Image `toml:"image,omitempty"`
 	// Processes run threads that execute functions.
@@ -95,7 +95,7 @@ type Spec struct {
 	// workload names that the machine does not have (with the token a
 	// normal process gets). Imported workloads set it; a hand-written
 	// workload leaves it false, and then an unknown process is an error.
-	CreateProcesses bool `toml:"create_processes,omitempty"`
+	CreateProcesses bool `toml:"create_processes,omitempty,omitzero"`
 }
 
 // Image is an executable image: a base address and the functions in it.
@@ -103,9 +103,9 @@ type Image struct {
 	// Name is the image's file name ("app.exe").
 	Name string `toml:"name"`
 	// Base is the image's load address; functions then give Offset.
-	Base Address `toml:"base,omitempty"`
+	Base Address `toml:"base,omitempty,omitzero"`
 	// Kernel marks a kernel-mode image (a driver, ntoskrnl).
-	Kernel bool `toml:"kernel,omitempty"`
+	Kernel bool `toml:"kernel,omitempty,omitzero"`
 	// Functions are the image's functions.
 	Functions []Function `toml:"function,omitempty"`
 }
@@ -118,24 +118,24 @@ type Function struct {
 	// as "image!name".
 	Name string `toml:"name"`
 	// Base is the function's absolute address (when its image has no base).
-	Base Address `toml:"base,omitempty"`
+	Base Address `toml:"base,omitempty,omitzero"`
 	// Offset is the function's offset from its image's base.
-	Offset Address `toml:"offset,omitempty"`
+	Offset Address `toml:"offset,omitempty,omitzero"`
 	// Size is the function's size in bytes, > 0.
 	Size uint64 `toml:"size"`
 	// Weight is the function's share of its thread's instructions
 	// (normalised over the functions the thread runs), >= 0.
 	Weight float64 `toml:"weight"`
 	// CPI is cycles per instruction (default 1).
-	CPI float64 `toml:"cpi,omitempty"`
+	CPI float64 `toml:"cpi,omitempty,omitzero"`
 	// BranchRate is branches per instruction (0…1).
-	BranchRate float64 `toml:"branch_rate,omitempty"`
+	BranchRate float64 `toml:"branch_rate,omitempty,omitzero"`
 	// MispredictRate is mispredicted branches per branch (0…1).
-	MispredictRate float64 `toml:"mispredict_rate,omitempty"`
+	MispredictRate float64 `toml:"mispredict_rate,omitempty,omitzero"`
 	// CacheMissRate is last-level cache misses per instruction (0…1).
-	CacheMissRate float64 `toml:"cache_miss_rate,omitempty"`
+	CacheMissRate float64 `toml:"cache_miss_rate,omitempty,omitzero"`
 	// CacheRefRate is last-level cache references per instruction (0…1).
-	CacheRefRate float64 `toml:"cache_ref_rate,omitempty"`
+	CacheRefRate float64 `toml:"cache_ref_rate,omitempty,omitzero"`
 	// Hotspots are sub-ranges with their share of the function's
 	// instructions; the rest is spread over the whole function.
 	Hotspots []Hotspot `toml:"hotspot,omitempty"`
@@ -143,7 +143,7 @@ type Function struct {
 	// many instructions from its base, repeated: the executing IP walks
 	// the loop in order (no randomness), so a timer of a matching period
 	// aliases with it.
-	LoopInstructions uint64 `toml:"loop_instructions,omitempty"`
+	LoopInstructions uint64 `toml:"loop_instructions,omitempty,omitzero"`
 	// Caller names the function that calls this one (optional): the
 	// workload's call structure, see [Resolved.Stack]. Each function has
 	// at most one caller, so the functions form call trees; a sample in a
@@ -203,13 +203,13 @@ type Stack struct {
 // Thread is one thread of a process.
 type Thread struct {
 	// Affinity is the processors the thread may run on (0: all).
-	Affinity uint64 `toml:"affinity,omitempty"`
+	Affinity uint64 `toml:"affinity,omitempty,omitzero"`
 	// CPU is the processor the thread starts on (default: the lowest its
 	// affinity allows).
-	CPU int `toml:"cpu,omitempty"`
+	CPU int `toml:"cpu,omitempty,omitzero"`
 	// Busy is the share of time the thread is runnable (default 1; after
 	// each quantum it sleeps quantum×(1−busy)/busy).
-	Busy float64 `toml:"busy,omitempty"`
+	Busy float64 `toml:"busy,omitempty,omitzero"`
 	// Run lists the functions the thread executes with their weights
 	// (default: the thread's stacks, else the process's, else the
 	// process's functions, else every user-mode function of the images,
@@ -229,7 +229,7 @@ type Share struct {
 	Function string `toml:"function"`
 	// Weight is its share (normalised), >= 0; 0 takes the function's own
 	// weight.
-	Weight float64 `toml:"weight,omitempty"`
+	Weight float64 `toml:"weight,omitempty,omitzero"`
 }
 
 // Kernel is the kernel-mode activity on busy processors: the shares of
@@ -239,9 +239,9 @@ type Share struct {
 type Kernel struct {
 	// InterruptShare is the share of a busy processor's instructions in
 	// ISRs (0…1).
-	InterruptShare float64 `toml:"interrupt_share,omitempty"`
+	InterruptShare float64 `toml:"interrupt_share,omitempty,omitzero"`
 	// DPCShare is the share in DPCs (0…1; with InterruptShare below 1).
-	DPCShare float64 `toml:"dpc_share,omitempty"`
+	DPCShare float64 `toml:"dpc_share,omitempty,omitzero"`
 	// ISR lists the ISR functions (kernel images' functions; default the
 	// built-in KiInterruptDispatch).
 	ISR []Share `toml:"isr,omitempty"`
