@@ -116,7 +116,10 @@ end
 -- workload is refused.
 local function workload_info(m, workload)
   local ok, info = pcall(m.images, m, { workload = workload })
-  if not ok then return nil, tostring(info) end
+  if not ok then
+    -- m:images's message without its position and field prefix
+    return nil, "workload: " .. tostring(info):gsub("^.-m:images{%.%.%.}: field \"workload\": ", "")
+  end
   for _, pr in ipairs(info.processes) do
     if not pr.process then pr.process = m:process{ name = pr.name } end
   end
