@@ -24,7 +24,9 @@ import (
 //     image (ntoskrnl.exe) alike; a process's own functions form an image
 //     named after the process (process = its name), as the pprof outputs
 //     name them. base is the image's base (its lowest function's address
-//     when it has none), size reaches the end of its last function, kernel
+//     when it has none or a function lies below it: a workload's own
+//     ntoskrnl.exe holds the built-in kernel functions too), size reaches
+//     the end of its last function, kernel
 //     is whether its functions run in kernel mode; functions are in
 //     address order;
 //   - processes in the workload's order: process is the machine's process
@@ -91,6 +93,7 @@ func resolvedImages(r *workload.Resolved) []*image {
 			out = append(out, im)
 		}
 		im.funcs = append(im.funcs, i)
+		im.base = min(im.base, fn.Addr) // a workload's own ntoskrnl.exe may lie above the built-in functions
 		im.end = max(im.end, fn.Addr+fn.Size)
 		im.kernel = im.kernel || fn.Mode == workload.KernelMode
 	}

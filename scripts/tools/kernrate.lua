@@ -49,11 +49,15 @@ end
 -- nil and the message.
 local function selected(req, info)
   local out, seen = {}, {}
+  -- two workload processes of one name are one process of the machine
+  -- (m:run finds the first of the name): one section, both's images
   local function add(pr)
-    if not seen[pr] then
-      seen[pr] = true
-      out[#out + 1] = pr
+    local pid = pr.process:id()
+    if not seen[pid] then
+      seen[pid] = { name = pr.name, process = pr.process, images = {} }
+      out[#out + 1] = seen[pid]
     end
+    for _, n in ipairs(pr.images) do table.insert(seen[pid].images, n) end
   end
   for _, pr in ipairs(info.processes) do
     if req.all then add(pr) end
@@ -120,8 +124,14 @@ local function workload_info(m, workload)
     -- m:images's message without its position and field prefix
     return nil, "workload: " .. tostring(info):gsub("^.-m:images{%.%.%.}: field \"workload\": ", "")
   end
+  local made = {}
   for _, pr in ipairs(info.processes) do
-    if not pr.process then pr.process = m:process{ name = pr.name } end
+    -- m:run runs every workload process of a name in the first machine
+    -- process of that name: make one per name
+    if not pr.process then
+      made[pr.name] = made[pr.name] or m:process{ name = pr.name }
+      pr.process = made[pr.name]
+    end
   end
   return info
 end
@@ -173,8 +183,9 @@ local function log2_of(bytes)
 end
 
 -- MAX_BUFFER bounds one profile's counters (a zoomed module of 1 GB at
--- 4-byte buckets would need a 1 GB buffer).
-local MAX_BUFFER = 64 * 1024 * 1024
+-- 4-byte buckets would need a 1 GB buffer, and its buckets a table as
+-- large in the Lua state): 4 Mi buckets, 64 MB at 16 bytes each.
+local MAX_BUFFER = 16 * 1024 * 1024
 
 -- create makes and starts one profile of mod for source s; nil and the
 -- message when a call fails.
@@ -183,7 +194,7 @@ local function create(p, section, mod, s, bucket)
   local k = mod.zoomed and log2_of(bucket) or log2_of(im.size)
   local count = math.ceil(im.size / 2 ^ k)
   if 4 * count > MAX_BUFFER then
-    return nil, C.USAGE, ("-z %s: %d buckets of %d bytes need %d MB of counters; give a larger -b"):format(im.name, count, 2 ^ k, 4 * count / 2 ^ 20)
+    return nil, C.USAGE, ("-z %s: %d buckets of %d bytes need %d MB of counters, more than the 16 MB a profile may have here; give a larger -b"):format(im.name, count, 2 ^ k, math.ceil(4 * count / 2 ^ 20))
   end
   local pr = { source = s, log2 = k, count = count, buffer = p:alloc(4 * count) }
   local hv = p:alloc(8)
