@@ -41,7 +41,9 @@ type toolFlags struct {
 }
 
 func (f *toolFlags) register(cmd *cobra.Command, workload bool) {
-	f.config.add(cmd)
+	// --config without its -c: a single dash belongs to the tool (kernrate has a -c)
+	cmd.Flags().StringVar(&f.config.file, "config", "", "configuration file merged over the built-in default")
+	cmd.Flags().StringArrayVar(&f.config.sets, "config-set", nil, "override a configuration key: --config-set machine.version=6.1 (repeatable)")
 	f.seed = 1
 	cmd.Flags().Var(&f.seed, "seed", "the run's seed (the machine's HALs and simulator); default: the configuration's machine.seed")
 	if workload {
@@ -115,10 +117,11 @@ func newToolCmds() []*cobra.Command {
 func newToolCmd(name, short, long string, workload bool) *cobra.Command {
 	var flags toolFlags
 	cmd := &cobra.Command{
-		Use:                name + " [proflab flags] [--] TOOL OPTIONS...",
-		Short:              short,
-		Long:               long + toolsLong,
-		DisableFlagParsing: true,
+		Use:                   name + " [proflab flags] [--] TOOL OPTIONS...",
+		Short:                 short,
+		Long:                  long + toolsLong,
+		DisableFlagParsing:    true,
+		DisableFlagsInUseLine: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ours, toolArgs, help, err := splitToolArgs(cmd.Flags(), args)
 			if err != nil {

@@ -153,3 +153,35 @@ func TestToolOut(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// proflab's long flags are taken anywhere before --, with their values;
+// everything else, and everything after --, is the tool's.
+func TestSplitToolArgs(t *testing.T) {
+	cmd := newToolCmd("kernrate", "", "", true)
+	cases := []struct {
+		in         string
+		ours, tool string
+		help       bool
+		err        string
+	}{
+		{"-s 5 --workload w.toml -z app.exe", "--workload w.toml", "-s 5 -z app.exe", false, ""},
+		{"--config-set=machine.cpus=2 -a --seed 3", "--config-set=machine.cpus=2 --seed 3", "-a", false, ""},
+		{"--out o -- --seed 3 -c", "--out o", "--seed 3 -c", false, ""},
+		{"-c 5 --force", "--force", "-c 5", false, ""},
+		{"-s 5 --help", "", "-s 5", true, ""},
+		{"--nope -s 5", "", "", false, "unknown flag --nope"},
+		{"-s 5 --seed", "", "", false, "flag --seed needs a value"},
+	}
+	for _, c := range cases {
+		ours, tool, help, err := splitToolArgs(cmd.Flags(), strings.Fields(c.in))
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%q: error %v, want %q", c.in, err, c.err)
+			}
+			continue
+		}
+		if err != nil || strings.Join(ours, " ") != c.ours || strings.Join(tool, " ") != c.tool || help != c.help {
+			t.Errorf("%q: ours %q, tool %q, help %v, err %v", c.in, ours, tool, help, err)
+		}
+	}
+}
