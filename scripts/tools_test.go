@@ -88,3 +88,15 @@ func TestWprAndTracelogFigures(t *testing.T) {
 		})
 	}
 }
+
+// The tools are in the embedded library under tools/, and require finds
+// them by their dotted names.
+func TestToolsAreEmbedded(t *testing.T) {
+	mustPass(t, `
+for name, fn in pairs({ kernrate = "run", wpr = "run", tracelog = "run", sources = "list" }) do
+  local ok, mod = pcall(require, "tools." .. name)
+  lab.check(ok and type(mod[fn]) == "function", name .. ": " .. tostring(mod))
+end
+A.expect_error(function() require "tools.nothere" end, "tools.kernrate")
+`)
+}
