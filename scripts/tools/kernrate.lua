@@ -30,7 +30,8 @@ end
 -- names with text: its file name or its base name, in any case.
 local function matches(name, text)
   local a, b = name:lower(), text:lower()
-  return a == b or a:gsub("%.[^.]*$", "") == b
+  local file = L.file(a)
+  return a == b or file == b or file:gsub("%.[^.]*$", "") == b
 end
 
 -- process_modules is the user-mode images a process runs, in address

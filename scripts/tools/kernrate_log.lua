@@ -22,7 +22,14 @@ local HEAD = ("%-32s%10s%11s%8s%12s"):format("Module", "Hits", "msec", "%Total",
 --- label(name) → the module's base name in capitals without its
 --- extension ("ntoskrnl.exe" → "NTOSKRNL"), as the module table shows it.
 function M.label(name)
-  return (name:gsub("%.[^.]*$", "")):upper()
+  return (M.file(name):gsub("%.[^.]*$", "")):upper()
+end
+
+--- file(name) → the module's file name without its folder
+--- ("/usr/lib/libc.so.6" → "libc.so.6"), for workloads imported from
+--- other systems' profiles.
+function M.file(name)
+  return name:match("[^/\\]+$") or name
 end
 
 --- events_per_sec(hits, per_hit, msec) → hits × events per hit per
@@ -211,7 +218,7 @@ local function section_tables(say, res, sec)
     if mod.zoomed then
       local bucket = 2 ^ mod.log2
       mod.bucket, mod.symbols = bucket, {}
-      say(("----- Zoomed module %s (Bucket size = %d bytes, Rounding Down) --------"):format(mod.image.name:upper(), bucket))
+      say(("----- Zoomed module %s (Bucket size = %d bytes, Rounding Down) --------"):format(M.file(mod.image.name):upper(), bucket))
       for _, s in ipairs(res.sources) do
         if #res.sources > 1 then say(("%-6s %d hits, %d events per hit --------"):format(s.name, mod.hits[s.name], s.interval)) end
         mod.symbols[s.name] = table_rows(M.symbols(mod, mod.buckets[s.name], bucket), mod.hits[s.name], s.interval, res.msec)
