@@ -100,3 +100,21 @@ end
 A.expect_error(function() require "tools.nothere" end, "tools.kernrate")
 `)
 }
+
+// A tool run as a process without SeSystemProfilePrivilege fails where
+// Windows refuses it, and says which call and status; where Windows lets
+// it, it runs.
+func TestToolsWithoutPrivilege(t *testing.T) {
+	w := workloadPath(t, "server.toml")
+	mustPass(t, `
+local kr, wpr = require "tools.kernrate", require "tools.wpr"
+local m = lab.machine{ version = "10.0.19041" }
+local res = kr.run(m, { "-s", "1" }, { workload = "`+w+`", process = m:process{ name = "user" }, quiet = true })
+A.expect_eq({ res.status, res.error }, { 1, "kernrate: NtSetIntervalProfile(25000, Time) failed: STATUS_PRIVILEGE_NOT_HELD" }, "10.0: the set needs the privilege")
+local m7 = lab.machine{ version = "6.1", arch = "x86" }
+res = kr.run(m7, { "-s", "1" }, { workload = "`+workloadPath(t, "desktop-x86.toml")+`", process = m7:process{ name = "user" }, quiet = true })
+A.expect_eq({ res.status, res.kernel.hits.Time > 0 }, { 0, true }, "6.1: before 6.2 the set needs no privilege, nor a profile of kernel space")
+res = wpr.run(m, { "-setprofint", "20000" }, { process = m:process{ name = "user" }, quiet = true })
+A.expect_eq({ res.status, res.error }, { 1, "wpr: TraceSetInformation(TraceSampledProfileIntervalInfo, Timer, 20000) failed: ERROR_PRIVILEGE_NOT_HELD" }, "wpr's set")
+`)
+}
