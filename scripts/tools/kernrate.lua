@@ -305,6 +305,11 @@ function M.run(m, args, opts)
   if not ok then return C.fail(res, status, msg) end
   L.collecting(say, req)
   res.run = m:run{ duration_us = req.seconds * 1000000, workload = opts.workload }
+  if res.run.bugcheck then
+    -- Windows 8's inclusive-end defect, say: the machine stopped, and
+    -- nothing can be read back from it
+    return C.fail(res, C.FAILED, ("the machine bug-checked during the run: %s (0x%X)"):format(res.run.bugcheck.name, res.run.bugcheck.code))
+  end
   local after
   after, st = C.read_perf(p, n)
   collect(p, secs)
