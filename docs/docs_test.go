@@ -106,7 +106,7 @@ var linkRe = regexp.MustCompile(`\]\(([^)\s]+)\)`)
 var pathRe = regexp.MustCompile("`((?:docs|examples|scenarios|scripts|spec|core|kernel|halplugins|cmd)/[A-Za-z0-9_./-]*)`")
 
 func TestReadmeLinksResolve(t *testing.T) {
-	for _, file := range []string{"../README.md", "scenario-api.md", "hal-plugins.md"} {
+	for _, file := range []string{"../README.md", "scenario-api.md", "hal-plugins.md", "windows-tools.md"} {
 		b, err := os.ReadFile(file)
 		if err != nil {
 			t.Fatal(err)
@@ -167,6 +167,33 @@ func TestLibraryReferenceIsComplete(t *testing.T) {
 	}
 	if n < 30 {
 		t.Errorf("found %d library functions: the pattern no longer finds them", n)
+	}
+}
+
+// Every function of the re-created tools a scenario calls
+// (scripts/tools/: kernrate, wpr, tracelog and their source listing) has
+// an entry in docs/windows-tools.md: a heading "### `module.name(…`".
+func TestToolsReferenceIsComplete(t *testing.T) {
+	doc, err := os.ReadFile("windows-tools.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, mod := range []string{"kernrate", "wpr", "tracelog", "sources"} {
+		path := filepath.Join("..", "scripts", "tools", mod+".lua")
+		src, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range libraryFunc.FindAllStringSubmatch(string(src), -1) {
+			n++
+			if !strings.Contains(string(doc), "\n### `"+mod+"."+m[1]+"(") {
+				t.Errorf("%s.%s (%s) has no entry in docs/windows-tools.md (### `%s.%s(…)`)", mod, m[1], path, mod, m[1])
+			}
+		}
+	}
+	if n < 10 {
+		t.Errorf("found %d tool functions: the pattern no longer finds them", n)
 	}
 }
 

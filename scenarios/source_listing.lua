@@ -13,37 +13,21 @@
 -- ProfileAlignmentFixup (1) never appears. The golden log is the listing.
 local lab = require "proflab"
 local A = require "assert"
+local S = require "tools.sources"
 
 local function listing(vendor)
   local m = lab.machine{ version = "10.0.19041", cpu_vendor = vendor, hal = { "apic", "pmu" } }
   local p = m:process{ privileges = { "SeSystemProfilePrivilege" } }
   local rl = p:alloc(4)
   A.expect_win32(p:TraceQueryInformation(0, lab.TraceProfileSourceListInfo, nil, 0, rl), lab.ERROR_BAD_LENGTH, "a NULL buffer sizes the list")
-  local need = p:read_u32(rl)
-  local buf, iv = p:alloc(need), p:alloc(8)
-  A.expect_win32(p:TraceQueryInformation(0, lab.TraceProfileSourceListInfo, buf, need, rl), lab.ERROR_SUCCESS, "the source list")
-
-  local rows, off = {}, 0
-  repeat
-    local next_off = p:read_u32(buf + off)
-    local src, min, max = p:read_u32(buf + off + 4), p:read_u32(buf + off + 8), p:read_u32(buf + off + 12)
-    local chars, i = {}, 0
-    while true do
-      local c = p:read_u16(buf + off + 0x18 + 2 * i)
-      if c == 0 then break end
-      chars[#chars + 1] = string.char(c)
-      i = i + 1
-    end
-    p:write_u32(iv, src)
-    p:write_u32(iv + 4, 0)
-    A.expect_win32(p:TraceQueryInformation(0, lab.TraceSampledProfileIntervalInfo, iv, 8, rl), lab.ERROR_SUCCESS, "interval of " .. src)
-    rows[#rows + 1] = { src = src, name = table.concat(chars), interval = p:read_u32(iv + 4), min = min, max = max }
-    off = off + next_off
-  until next_off == 0
-
+  -- the tools' own walk of the list (scripts/tools/sources.lua), which
+  -- wpr -pmcsources and tracelog -profilesources Help print
+  local rows, err = S.list(p)
+  A.expect_win32(err or lab.ERROR_SUCCESS, lab.ERROR_SUCCESS, "the source list and each source's interval")
   lab.log(("%s, Windows 10.0.19041:"):format(vendor))
   for _, r in ipairs(rows) do
-    lab.log(("%3d %-25s%11d%6d%11d"):format(r.src, r.name, r.interval, r.min, r.max))
+    r.src = r.source
+    lab.log(S.line(r))
   end
   return rows
 end

@@ -5,7 +5,8 @@ package scripts
 
 import "embed"
 
-// FS is the library: one NAME.lua per module at its root.
+// FS is the library: one NAME.lua per module at its root, and the
+// re-created Windows tools in tools/ (require "tools.kernrate").
 //
-//go:embed *.lua
+//go:embed *.lua tools/*.lua
 var FS embed.FS

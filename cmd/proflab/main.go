@@ -44,5 +44,6 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.AddCommand(newRunCmd(), newTestCmd(), newHalCmd(), newConfigCmd(), newSweepCmd(), newReportCmd(), newWorkloadCmd())
+	root.AddCommand(newToolCmds()...)
 	return root
 }

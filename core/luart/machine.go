@@ -235,6 +235,7 @@ func (rt *Runtime) registerMachine(L *lua.LState) {
 		"inject":              rt.machineInject,
 		"on_hal_call":         rt.machineOnHALCall,
 		"run":                 rt.machineRun,
+		"images":              rt.machineImages,
 		"start_kernel_logger": rt.machineStartKernelLogger,
 		"version":             rt.machineVersion,
 		"arch":                rt.machineArch,

@@ -1,0 +1,249 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/proflab/proflab/core/halhost"
+	"github.com/proflab/proflab/core/scenario"
+	"github.com/proflab/proflab/core/sim"
+)
+
+// A tool command runs one of Windows' own profiling tools, re-created as
+// a Lua program of the embedded library (scripts/tools/NAME.lua), on a
+// machine built from the configuration: the driver below is the whole
+// scenario. The tool's options are Windows' own (single dash: -s 5,
+// -profint); proflab's flags are long (--config, --workload, …) and come
+// anywhere before a `--`, after which everything is the tool's.
+
+// toolDriver is the scenario a tool command runs: a machine from the
+// configuration's defaults, the tool on it, and its status recorded for
+// the command's exit code.
+const toolDriver = `local lab = require "proflab"
+local tool = require("tools." .. lab.params.tool)
+local res = tool.run(lab.machine{}, lab.params.args, { workload = lab.params.workload })
+if res.status ~= 0 then lab.record{ tool_status = res.status, tool_error = res.error } end
+`
+
+// toolFlags are a tool command's own flags.
+type toolFlags struct {
+	config   configFlags
+	seed     seedValue
+	workload string
+	out      string
+	force    bool
+}
+
+func (f *toolFlags) register(cmd *cobra.Command, workload bool) {
+	// --config without its -c: a single dash belongs to the tool (kernrate has a -c)
+	cmd.Flags().StringVar(&f.config.file, "config", "", "configuration file merged over the built-in default")
+	cmd.Flags().StringArrayVar(&f.config.sets, "config-set", nil, "override a configuration key: --config-set machine.version=6.1 (repeatable)")
+	f.seed = 1
+	cmd.Flags().Var(&f.seed, "seed", "the run's seed (the machine's HALs and simulator); default: the configuration's machine.seed")
+	if workload {
+		cmd.Flags().StringVar(&f.workload, "workload", "", "the workload to profile: a workload TOML file (examples/workloads/server.toml), as m:run takes")
+	}
+	cmd.Flags().StringVar(&f.out, "out", "", "keep the run folder (log.txt is the tool's log; result.json, config.toml, profiles, …) in this new or empty folder")
+	cmd.Flags().BoolVar(&f.force, "force", false, "with --out: replace the contents of a folder that is not empty")
+}
+
+// splitToolArgs separates proflab's flags (long ones, before a `--`) from
+// the tool's arguments, in their order. A long flag that takes a value
+// may have it after "=" or as the next argument.
+func splitToolArgs(fs *pflag.FlagSet, args []string) (ours, tool []string, help bool, err error) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return ours, append(tool, args[i+1:]...), help, nil
+		case a == "--help" || a == "-h":
+			help = true
+		case strings.HasPrefix(a, "--"):
+			name, _, hasValue := strings.Cut(a[2:], "=")
+			fl := fs.Lookup(name)
+			if fl == nil {
+				return nil, nil, false, fmt.Errorf("unknown flag %s: proflab's flags are %s; the tool's options take one dash (-s 5), and everything after -- is the tool's", a, flagNames(fs))
+			}
+			ours = append(ours, a)
+			if !hasValue && fl.Value.Type() != "bool" {
+				if i+1 == len(args) {
+					return nil, nil, false, fmt.Errorf("flag %s needs a value", a)
+				}
+				i++
+				ours = append(ours, args[i])
+			}
+		default:
+			tool = append(tool, a)
+		}
+	}
+	return ours, tool, help, nil
+}
+
+func flagNames(fs *pflag.FlagSet) string {
+	var names []string
+	fs.VisitAll(func(f *pflag.Flag) { names = append(names, "--"+f.Name) })
+	return strings.Join(names, ", ")
+}
+
+// newToolCmds are the tool commands: kernrate, wpr and tracelog.
+func newToolCmds() []*cobra.Command {
+	return []*cobra.Command{
+		newToolCmd("kernrate", "Run kernrate, the Kernel Profiler, on the model: hits per module and function",
+			"kernrate profiles the kernel's modules (and with -a, -n NAME or -p PID a process's) while the\n"+
+				"workload runs for -s N seconds of simulated time, and prints kernrate's log: the processors'\n"+
+				"Overall Summary, hits per module, and per function for each -z MODULE (bucket size -b N).\n"+
+				"Options: -s N, -i [SOURCE] N (events per hit; Time 25000 by default; 0 turns a source off),\n"+
+				"-b N, -z MODULE, -a, -n NAME, -p PID. Example:\n\n"+
+				"  proflab kernrate --workload examples/workloads/server.toml -s 5 -z server.exe", true),
+		newToolCmd("wpr", "Run wpr's profile-interval commands on the model (Windows 8.1 and later)",
+			"wpr queries and sets the sampled-profile interval of a source through TraceQueryInformation and\n"+
+				"TraceSetInformation: -profint [SOURCE], -setprofint N [SOURCE] (1221…10000000, 100 ns units),\n"+
+				"-resetprofint [SOURCE], -pmcsources. SOURCE is a name from -pmcsources (Timer by default).\n"+
+				"Example:\n\n  proflab wpr -profint          # Current Profile Interval = 10000 [1.0000ms]", false),
+		newToolCmd("tracelog", "Run tracelog -profilesources Help on the model: the profile sources",
+			"tracelog -profilesources Help lists the profile sources the machine's HALs offer, with their\n"+
+				"current, minimum and maximum intervals (Windows 8, 6.2, and later). Example:\n\n"+
+				"  proflab tracelog -profilesources Help", false),
+	}
+}
+
+// newToolCmd is `proflab NAME`: the tool NAME of the embedded library.
+func newToolCmd(name, short, long string, workload bool) *cobra.Command {
+	var flags toolFlags
+	cmd := &cobra.Command{
+		Use:                   name + " [proflab flags] [--] TOOL OPTIONS...",
+		Short:                 short,
+		Long:                  long + toolsLong,
+		DisableFlagParsing:    true,
+		DisableFlagsInUseLine: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ours, toolArgs, help, err := splitToolArgs(cmd.Flags(), args)
+			if err != nil {
+				return withCode(ExitUsage, err)
+			}
+			if help {
+				return cmd.Help()
+			}
+			if err := cmd.Flags().Parse(ours); err != nil {
+				return withCode(ExitUsage, err)
+			}
+			return flags.run(cmd, name, toolArgs)
+		},
+	}
+	flags.register(cmd, workload)
+	return cmd
+}
+
+// toolsLong is the part of every tool command's help that they share.
+const toolsLong = `
+
+The tool is a Lua program of proflab's embedded library (scripts/tools/), a client of the scenario
+API: every number it prints is an answer of the modelled kernel's services. It runs on a machine
+built from the configuration (--config, --config-set machine.version=6.1 …) as a process with an
+elevated administrator's privileges (SeSystemProfilePrivilege, SeProfileSingleProcessPrivilege,
+high integrity). The tool's options take one dash, as on Windows; proflab's flags take two and may
+come anywhere; after -- every argument is the tool's. docs/windows-tools.md explains every line.
+
+Exit status: 0 done; 1 a service refused the tool, or the run failed; 2 bad options, a flag, the
+configuration or the workload, or a machine the tool does not run on; 3 a HAL plugin failed.`
+
+// run runs the tool with its arguments and reports its log and status.
+func (f *toolFlags) run(cmd *cobra.Command, name string, toolArgs []string) error {
+	ctx, stop := signalContext()
+	defer stop()
+	opt, closeHALs, err := f.options(cmd, name, toolArgs)
+	if err != nil {
+		return err
+	}
+	defer closeHALs()
+	out := f.out
+	if out == "" && opt.Setup.Config != nil {
+		out = opt.Setup.Config.Output.Dir
+	}
+	if out, err = checkRunOut(out, f.force); err != nil {
+		return err
+	}
+	opt.Log = cmd.OutOrStdout()
+	if errw := cmd.ErrOrStderr(); isTerminal(errw) {
+		ctx = sim.WithProgress(ctx, progressEvery, (&progressLine{w: errw}).report)
+	}
+	r := scenario.Run(ctx, opt)
+	defer r.Outputs.Close()
+	if out != "" {
+		warnings, err := scenario.WriteResultWith(out, r, scenario.WriteOptions{Replace: f.force})
+		if err != nil {
+			return withCode(ExitUsage, fmt.Errorf("--out %s: %w", out, err))
+		}
+		for _, w := range warnings {
+			fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", w)
+		}
+	}
+	if r.Error != nil {
+		scenario.WriteDetails(cmd.ErrOrStderr(), r, "")
+		return silentExit(exitCodeFor(r))
+	}
+	if msg, ok := r.Records["tool_error"].(string); ok {
+		code := ExitFailed
+		if s, ok := r.Records["tool_status"].(float64); ok && int(s) == ExitUsage {
+			code = ExitUsage
+		}
+		return withCode(code, errors.New(msg))
+	}
+	return nil
+}
+
+// options is the run of the driver: the configuration's setup checked
+// against its HALs, the seed, and the tool's name, arguments and workload
+// as parameters.
+func (f *toolFlags) options(cmd *cobra.Command, name string, toolArgs []string) (scenario.Options, func(), error) {
+	cfg, err := f.config.load()
+	if err != nil {
+		if f.config.file != "" {
+			err = withCode(ExitUsage, fmt.Errorf("--config %s: %w", f.config.file, err))
+		}
+		return scenario.Options{}, nil, err
+	}
+	args := make([]any, len(toolArgs))
+	for i, a := range toolArgs {
+		args[i] = a
+	}
+	params := map[string]any{"tool": name, "args": args}
+	if f.workload != "" {
+		abs, err := filepath.Abs(f.workload)
+		if err == nil {
+			_, err = os.Stat(abs)
+		}
+		if err != nil {
+			return scenario.Options{}, nil, withCode(ExitUsage, fmt.Errorf("--workload %s: %w", f.workload, err))
+		}
+		params["workload"] = abs
+	}
+	setup := scenario.SetupFromConfig(f.config.file, cfg, halhost.Options{})
+	hals, closeHALs, err := preflight(&setup)
+	if err != nil {
+		return scenario.Options{}, nil, err
+	}
+	opt := scenario.Options{
+		// The driver has no file: this name is what result.json and
+		// messages show, in a folder no module is looked up in.
+		File: filepath.Join("<proflab>", name), Source: []byte(toolDriver),
+		Params: params, Seed: setup.Seed, Timeout: setup.Timeout, Memory: setup.Memory,
+		Setup: setup, HALs: hals,
+	}
+	if cmd.Flags().Changed("seed") {
+		opt.Seed = uint64(f.seed)
+	}
+	if opt.Timeout == 0 {
+		opt.Timeout = -1
+	}
+	if opt.Memory == 0 {
+		opt.Memory = -1
+	}
+	return opt, closeHALs, nil
+}

@@ -1,0 +1,58 @@
+-- tools.tracelog: tracelog.exe's `-profilesources Help` re-created on the
+-- model: the profile sources the machine's HALs offer, with their current,
+-- minimum and maximum intervals, as Windows 10's tracelog prints them
+-- (nt-profiling.md §4.6; the listing is tools.sources'). The rest of
+-- tracelog (starting and stopping trace sessions) is out of the model's
+-- reach.
+--
+--   local tracelog = require "tools.tracelog"
+--   local res = tracelog.run(m, { "-profilesources", "Help" })
+--   -- res.rows[1] = { source = 0, name = "Timer", interval = 10000, min = 1221, max = 1000000 }
+local lab = require "proflab"
+local C = require "tools.common"
+local S = require "tools.sources"
+
+local M = {}
+
+--- parse(args) → the request { profilesources = true }, or nil and the
+--- message for arguments tracelog on the model does not take.
+function M.parse(args)
+  if #args == 0 then
+    return nil, "give -profilesources Help (the one tracelog command the model has)"
+  end
+  if C.option(args[1]) ~= "profilesources" then
+    return nil, ("%s is out of the model's reach: tracelog on the model lists profile sources only (-profilesources Help)"):format(args[1])
+  end
+  if args[2] == nil or args[2]:lower() ~= "help" then
+    return nil, ("-profilesources %s: the model lists the sources (-profilesources Help); configuring sources is wpr's or an ETW session's work"):format(args[2] or "needs Help")
+  end
+  if args[3] ~= nil then
+    return nil, ("%s: -profilesources Help takes nothing more"):format(args[3])
+  end
+  return { profilesources = true }
+end
+
+--- run(m, args [, opts]) → res: runs `tracelog ARGS` on machine m.
+--- opts: process (the caller tracelog runs as; default a new
+--- administrator's "tracelog.exe"), quiet (do not log the lines).
+--- res: { tool, status (0, 1 failed, 2 refused), error, lines, rows }.
+function M.run(m, args, opts)
+  opts = opts or {}
+  local res, say = C.result("tracelog", opts)
+  args = C.strings(args, "tracelog")
+  local req, err = M.parse(args)
+  if not req then return C.fail(res, C.USAGE, err) end
+  if not C.at_least(m, 6, 2) then
+    return C.fail(res, C.USAGE, ("the profile source list comes from TraceQueryInformation, which Windows has from 6.2 (Windows 8); this machine runs %s"):format(m:version()))
+  end
+  local p = opts.process or C.admin(m, "tracelog.exe")
+  local rows, code, what = S.list(p)
+  if not rows then
+    return C.fail(res, C.FAILED, ("%s failed: %s"):format(what, lab.win32_name(code)))
+  end
+  res.rows = rows
+  for _, r in ipairs(rows) do say(S.line(r)) end
+  return res
+end
+
+return M

@@ -1,0 +1,148 @@
+-- tools.wpr: the profile-interval commands of wpr.exe (Windows Performance
+-- Recorder, Windows 8.1 and later) re-created on the model, through the
+-- calls wpr makes: TraceQueryInformation and TraceSetInformation with
+-- TraceSampledProfileIntervalInfo (class 5) and TraceProfileSourceListInfo
+-- (class 7). Recording (-start, -stop, profiles) is out of the model's
+-- reach.
+--
+--   wpr -profint [SOURCE]          Current Profile Interval = 10000 [1.0000ms]
+--   wpr -setprofint N [SOURCE]     New Profile Interval = N [N/10000 ms]
+--   wpr -resetprofint [SOURCE]     back to the HAL's default, then as -setprofint
+--   wpr -pmcsources                the source listing (as tracelog -profilesources Help)
+--
+-- SOURCE is a description from the listing (Timer, TotalIssues, … any
+-- case) or a source id; the default is Timer.
+--
+--   local wpr = require "tools.wpr"
+--   local res = wpr.run(m, { "-profint" })   -- res.interval == 10000 on Windows 10
+local lab = require "proflab"
+local C = require "tools.common"
+local S = require "tools.sources"
+
+local M = {}
+
+-- The range wpr's documentation gives for -setprofint (100 ns units).
+M.MIN_INTERVAL, M.MAX_INTERVAL = 1221, 10000000
+
+-- Commands wpr has that the model does not.
+local elsewhere = {
+  start = true, stop = true, cancel = true, status = true, profiles = true, providers = true,
+  marker = true, flush = true, merge = true, boottrace = true, heaptracingconfig = true,
+  disablepagingexecutive = true, log = true, help = true, ["?"] = true,
+}
+
+--- parse(args) → the request { command = "profint" | "setprofint" |
+--- "resetprofint" | "pmcsources", source = text or nil, interval = n },
+--- or nil and the message.
+function M.parse(args)
+  local cmd = C.option(args[1])
+  if not cmd then
+    return nil, args[1] and ("%s is not a wpr command; the model has -profint, -setprofint, -resetprofint and -pmcsources"):format(args[1])
+      or "give a command: -profint [SOURCE], -setprofint N [SOURCE], -resetprofint [SOURCE] or -pmcsources"
+  end
+  local req, rest = { command = cmd }, 2
+  if cmd == "setprofint" then
+    local n = C.integer(args[2])
+    if not n then
+      return nil, ("-setprofint needs the interval in 100 ns units (%d…%d), got %s"):format(M.MIN_INTERVAL, M.MAX_INTERVAL, args[2] and ("%q"):format(args[2]) or "nothing")
+    end
+    if n < M.MIN_INTERVAL or n > M.MAX_INTERVAL then
+      return nil, ("-setprofint %d: the interval must be %d…%d (100 ns units)"):format(n, M.MIN_INTERVAL, M.MAX_INTERVAL)
+    end
+    req.interval, rest = n, 3
+  elseif cmd ~= "profint" and cmd ~= "resetprofint" and cmd ~= "pmcsources" then
+    if elsewhere[cmd] then
+      return nil, ("-%s is out of the model's reach: wpr on the model has -profint, -setprofint, -resetprofint and -pmcsources"):format(cmd)
+    end
+    return nil, ("%s is not a wpr command; the model has -profint, -setprofint, -resetprofint and -pmcsources"):format(args[1])
+  end
+  if cmd ~= "pmcsources" and args[rest] ~= nil then
+    req.source, rest = args[rest], rest + 1
+  end
+  if args[rest] ~= nil then
+    return nil, ("%s: -%s takes nothing more"):format(args[rest], cmd)
+  end
+  return req
+end
+
+--- format(interval, timer) → "10000 [1.0000ms]" for the timer (100 ns
+--- units and milliseconds), the bare count for a counter source.
+function M.format(interval, timer)
+  if timer then return ("%d [%.4fms]"):format(interval, interval / 10000) end
+  return tostring(interval)
+end
+
+-- set sets the row's source to interval with TraceSetInformation class 5.
+local function set(p, row, interval)
+  local iv = p:alloc(8)
+  p:write_u32(iv, row.source)
+  p:write_u32(iv + 4, interval)
+  local err = p:TraceSetInformation(0, lab.TraceSampledProfileIntervalInfo, iv, 8)
+  p:free(iv)
+  return err
+end
+
+-- default_of is the interval the machine's HAL declares as the source's
+-- default (what -resetprofint restores).
+local function default_of(m, source)
+  for _, s in ipairs(m:hal_sources()) do
+    if s.source == source then return s.default end
+  end
+  return nil
+end
+
+-- interval runs -profint, -setprofint or -resetprofint for the row.
+local function interval(m, p, res, say, req, row)
+  local timer = row.source == lab.ProfileTime
+  if req.command ~= "profint" then
+    local want = req.interval or default_of(m, row.source)
+    local err = set(p, row, want)
+    if err ~= lab.ERROR_SUCCESS then
+      return C.fail(res, C.FAILED, ("TraceSetInformation(TraceSampledProfileIntervalInfo, %s, %d) failed: %s"):format(row.name, want, lab.win32_name(err)))
+    end
+    res.requested = want
+  end
+  local v, err = S.interval(p, row.source)
+  if err ~= lab.ERROR_SUCCESS then
+    return C.fail(res, C.FAILED, ("TraceQueryInformation(TraceSampledProfileIntervalInfo, %s) failed: %s"):format(row.name, lab.win32_name(err)))
+  end
+  res.interval = v
+  say((req.command == "profint" and "Current" or "New") .. " Profile Interval = " .. M.format(v, timer))
+  return res
+end
+
+--- run(m, args [, opts]) → res: runs `wpr ARGS` on machine m. opts:
+--- process (the caller wpr runs as; default a new administrator's
+--- "wpr.exe": SeSystemProfilePrivilege, high integrity), quiet (do not
+--- log the lines). res: { tool, status (0, 1 failed, 2 refused), error,
+--- lines, source (the row used: source, name, interval, min, max),
+--- interval (the interval queried, after a set), requested (what a set
+--- asked for), rows (-pmcsources) }.
+function M.run(m, args, opts)
+  opts = opts or {}
+  local res, say = C.result("wpr", opts)
+  args = C.strings(args, "wpr")
+  local req, msg = M.parse(args)
+  if not req then return C.fail(res, C.USAGE, msg) end
+  if not C.at_least(m, 6, 3) then
+    return C.fail(res, C.USAGE, ("wpr runs on Windows 8.1 (6.3) and later; this machine runs %s"):format(m:version()))
+  end
+  local p = opts.process or C.admin(m, "wpr.exe")
+  local rows, code, what = S.list(p)
+  if not rows then
+    return C.fail(res, C.FAILED, ("%s failed: %s"):format(what, lab.win32_name(code)))
+  end
+  if req.command == "pmcsources" then
+    res.rows = rows
+    for _, r in ipairs(rows) do say(S.line(r)) end
+    return res
+  end
+  local row = S.find(rows, req.source or lab.ProfileTime)
+  if not row then
+    return C.fail(res, C.USAGE, ("source %q is not one this machine's HALs offer; they offer %s"):format(req.source, S.names(rows)))
+  end
+  res.source = row
+  return interval(m, p, res, say, req, row)
+end
+
+return M
