@@ -28,14 +28,20 @@ import (
 // themselves, which the CSV reads again from the results file, so that a
 // report's memory grows with the grid points, never with the repeats.
 type data struct {
-	dir     string
-	sweep   string   // the sweep file's name, from sweep.json
-	unread  []string // the parameters no run read, from sweep.json
-	runs    int
-	params  []param  // every parameter, in name order
-	metric  []string // numeric metrics, flattened names, sorted
-	columns []string // every metric, numeric or not, flattened, sorted
-	points  []*point // grid points in run order
+	dir    string
+	sweep  string   // the sweep file's name, from sweep.json
+	unread []string // the parameters no run read, from sweep.json
+	// from the sweep file, through sweep.json: its path as given, its
+	// [units] (by name and as written) and its [[plot]] tables
+	sweepPath string
+	units     map[string]string
+	unitList  []Unit
+	specs     []PlotSpec
+	runs      int
+	params    []param  // every parameter, in name order
+	metric    []string // numeric metrics, flattened names, sorted
+	columns   []string // every metric, numeric or not, flattened, sorted
+	points    []*point // grid points in run order
 }
 
 // param is a parameter and its distinct values in first-seen order.
@@ -124,15 +130,22 @@ func (pt *point) stats(metric string) stats {
 // load reads dir's results.jsonl, in run order, once, keeping per grid
 // point the outcomes and each metric's running statistics.
 func load(dir string) (*data, error) {
-	d := &data{dir: dir}
+	d := &data{dir: dir, units: map[string]string{}}
 	if b, err := os.ReadFile(filepath.Join(dir, "sweep.json")); err == nil {
 		var m struct {
-			Sweep  string   `json:"sweep"`
-			Unread []string `json:"unread_params"`
+			Sweep  string     `json:"sweep"`
+			Unread []string   `json:"unread_params"`
+			Units  []Unit     `json:"units"`
+			Plots  []PlotSpec `json:"plots"`
 		}
 		if json.Unmarshal(b, &m) == nil {
 			d.sweep = path.Base(m.Sweep) // the name, whatever folder it ran from
+			d.sweepPath = m.Sweep
 			d.unread = m.Unread
+			d.unitList, d.specs = m.Units, m.Plots
+			for _, u := range m.Units {
+				d.units[u.Name] = u.Unit
+			}
 		}
 	}
 	params := map[string]*param{}
