@@ -56,6 +56,9 @@ func (f *File) parsePlots(p *problems, raw any, seen map[string]string) {
 			p.errs = append(p.errs, fmt.Sprintf("%s: [[plot]] %s: %s", at(k), k, fmt.Sprintf(format, args...)))
 		}
 		spec := report.PlotSpec{Line: header}
+		if l := keyLineAfter(f.data, header, "y"); l > 0 {
+			spec.Line = l // what the report may find wrong: the metric
+		}
 		for _, k := range sortedKeys(t) {
 			if !slices.Contains(plotKeys, k) {
 				bad(k, "unknown key (known: %s)", strings.Join(plotKeys, ", "))

@@ -89,13 +89,21 @@ func cmpFloat(a, b float64) int {
 }
 
 // numberTicks are a numeric axis's candidates: the swept values first
-// (by their text in the results), then the decades of a log axis or the
+// (by their text in the results; the smallest and the largest first), then the decades of a log axis or the
 // round values of a linear one, and for a log axis the unlabelled minor
 // ticks 2…9 of each decade.
 func numberTicks(x param, lo, hi float64, log bool) ([]candidate, []plot.Tick) {
 	var cands []candidate
 	for i, v := range x.numbers {
 		cands = append(cands, candidate{v, x.values[i]})
+	}
+	// the ends first: a thinned axis still shows where the sweep starts
+	// and stops
+	slices.SortStableFunc(cands, func(a, b candidate) int {
+		return cmpFloat(a.value, b.value)
+	})
+	if n := len(cands); n > 2 {
+		cands = append([]candidate{cands[0], cands[n-1]}, cands[1:n-1]...)
 	}
 	var minor []plot.Tick
 	if log {

@@ -23,7 +23,8 @@ type PlotSpec struct {
 	LogY bool `json:"log_y,omitempty"`
 	// Title replaces the plot's title ("Y against X").
 	Title string `json:"title,omitempty"`
-	// Line is the sweep file's line of the [[plot]] header, for messages.
+	// Line is the sweep file's line of the plot's y (else of its [[plot]]
+	// header), for the report's messages.
 	Line int `json:"line,omitempty"`
 }
 
