@@ -31,7 +31,7 @@ figure img { max-width: 100%; height: auto; border: 1px solid #ddd; background: 
 figcaption { font-size: 0.9em; }
 details { margin: 0.4em 0; }
 summary { cursor: pointer; font-weight: bold; }
-#glance td:nth-child(3), #glance td:nth-child(5) { text-align: left; }
+#glance td:nth-child(3), #glance td:nth-child(5), #glance th:nth-child(3), #glance th:nth-child(5) { text-align: left; }
 .warn { background: #fff3cd; border: 1px solid #e0c060; padding: 0.4em 0.8em; }
 </style>
 </head>

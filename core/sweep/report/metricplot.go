@@ -239,6 +239,9 @@ func (d *data) layoutAxes(p *plot.Plot, x param, logX, logY bool, cs []*curve, m
 		setTicks(&p.X, append(ticks, minor...), turn)
 	}
 	if !logY {
+		if p.Y.Min <= p.Y.Max { // some data: keep the bars' caps off the frame
+			p.Y.Min, p.Y.Max = padded(p.Y.Min, p.Y.Max, false)
+		}
 		return nil
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)
