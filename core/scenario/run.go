@@ -110,6 +110,9 @@ func Run(ctx context.Context, opt Options) (res Result) {
 	res.Log = logs.String()
 	lw.mu.Unlock()
 	res.Error = finalError(ctx, opt, err, rt.Bug(), rt.BudgetFailure(), rt.PluginFailure())
+	if res.Error != nil && res.Error.Where == "" {
+		res.Error.Where = errorWhere(res.Error)
+	}
 	res.Machines = output.Summarize(res.Outputs).Machines
 	return res
 }
@@ -242,6 +245,21 @@ func finalError(ctx context.Context, opt Options, err, bug, memory, plugin *Erro
 		return plugin
 	}
 	return err
+}
+
+// errorWhere is the file:line an error was raised at: its message's
+// prefix, else the first Lua frame of its traceback, else "".
+func errorWhere(e *Error) string {
+	if w := luart.WherePrefix(e.Message); w != "" {
+		return strings.TrimSuffix(w, ": ")
+	}
+	for _, line := range strings.Split(e.Traceback, "\n") {
+		line = strings.TrimSpace(line)
+		if w := luart.WherePrefix(line); w != "" && !strings.HasPrefix(line, "[Go]") {
+			return strings.TrimSuffix(w, ": ")
+		}
+	}
+	return ""
 }
 
 // chunkName is how messages name the scenario: its path as given, with

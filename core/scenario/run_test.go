@@ -306,3 +306,36 @@ lab.check(m:hal_sources()[1].hal == "apic", "the shipped apic HAL")`, nil)
 		t.Fatalf("%+v %v", r.Checks, r.Error)
 	}
 }
+
+// A scenario that fails with an error keeps, in result.json, the checks it
+// made before, and the error's file:line on its own.
+func TestFailingScenarioKeepsItsChecks(t *testing.T) {
+	r := run(t, "local lab = require \"proflab\"\nlab.check(true, \"first\")\nlab.check(1 == 2, \"second\")\nlocal t = nil\nprint(t.x)\n", nil)
+	dir := filepath.Join(t.TempDir(), "out")
+	if err := WriteResult(dir, r); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, ResultFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Status string
+		Checks []struct {
+			Passed  bool
+			Where   string
+			Message string
+		}
+		Error struct{ Kind, Where, Message string }
+	}
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != "error" || len(got.Checks) != 2 || !got.Checks[0].Passed || got.Checks[1].Passed ||
+		!strings.HasSuffix(got.Checks[1].Where, "s.lua:3") {
+		t.Errorf("status %q, checks %+v: want both checks kept", got.Status, got.Checks)
+	}
+	if got.Error.Kind != "lua" || !strings.HasSuffix(got.Error.Where, "s.lua:5") {
+		t.Errorf("error %+v: want its where at s.lua:5", got.Error)
+	}
+}
