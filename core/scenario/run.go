@@ -95,7 +95,7 @@ func Run(ctx context.Context, opt Options) (res Result) {
 		lw.mu.Unlock()
 		res.Outputs.Close() // its spools; the outputs of a stuck state are not written
 		res.Outputs = nil
-		res.Error = abandonedError(ctx, opt, rt.Context())
+		res.Error = abandonedError(ctx, opt, rt.Context(), rt.ActiveCall())
 		return res
 	}
 	defer rt.Close()
@@ -188,7 +188,7 @@ func execBounded(rt *luart.Runtime, name string, src []byte) (err *Error, abando
 
 // abandonedError is the error of a run abandoned by execBounded: why its
 // context ended, and that it had to be abandoned.
-func abandonedError(ctx context.Context, opt Options, runCtx context.Context) *Error {
+func abandonedError(ctx context.Context, opt Options, runCtx context.Context, call string) *Error {
 	var e *Error
 	var m *luart.MemoryBudgetError
 	switch {
@@ -199,7 +199,11 @@ func abandonedError(ctx context.Context, opt Options, runCtx context.Context) *E
 	default:
 		e = &Error{Kind: runerr.KindPlugin, Message: fmt.Sprint(context.Cause(runCtx))}
 	}
-	e.Message += fmt.Sprintf("; the scenario was inside a builtin call that cannot be interrupted (such as a string pattern match) and was abandoned %s later", formatDuration(abandonGrace))
+	inside := "a builtin call that cannot be interrupted (such as a string pattern match)"
+	if call != "" {
+		inside = call + ", a builtin call that could not be interrupted,"
+	}
+	e.Message += fmt.Sprintf("; the scenario was inside %s and was abandoned %s later", inside, formatDuration(abandonGrace))
 	return e
 }
 
