@@ -131,23 +131,7 @@ func (pt *point) stats(metric string) stats {
 // point the outcomes and each metric's running statistics.
 func load(dir string) (*data, error) {
 	d := &data{dir: dir, units: map[string]string{}}
-	if b, err := os.ReadFile(filepath.Join(dir, "sweep.json")); err == nil {
-		var m struct {
-			Sweep  string     `json:"sweep"`
-			Unread []string   `json:"unread_params"`
-			Units  []Unit     `json:"units"`
-			Plots  []PlotSpec `json:"plots"`
-		}
-		if json.Unmarshal(b, &m) == nil {
-			d.sweep = path.Base(m.Sweep) // the name, whatever folder it ran from
-			d.sweepPath = m.Sweep
-			d.unread = m.Unread
-			d.unitList, d.specs = m.Units, m.Plots
-			for _, u := range m.Units {
-				d.units[u.Name] = u.Unit
-			}
-		}
-	}
+	d.readSweepJSON()
 	params := map[string]*param{}
 	metrics := map[string]bool{}
 	columns := map[string]bool{}
@@ -212,6 +196,29 @@ func load(dir string) (*data, error) {
 	d.metric = sortedKeys(metrics)
 	d.columns = sortedKeys(columns)
 	return d, nil
+}
+
+// readSweepJSON takes from the folder's sweep.json the sweep file's name
+// and path, the parameters no run read, and the [units] and [[plot]] the
+// sweep file gave (a folder without one has none of them).
+func (d *data) readSweepJSON() {
+	if b, err := os.ReadFile(filepath.Join(d.dir, "sweep.json")); err == nil {
+		var m struct {
+			Sweep  string     `json:"sweep"`
+			Unread []string   `json:"unread_params"`
+			Units  []Unit     `json:"units"`
+			Plots  []PlotSpec `json:"plots"`
+		}
+		if json.Unmarshal(b, &m) == nil {
+			d.sweep = path.Base(m.Sweep) // the name, whatever folder it ran from
+			d.sweepPath = m.Sweep
+			d.unread = m.Unread
+			d.unitList, d.specs = m.Units, m.Plots
+			for _, u := range m.Units {
+				d.units[u.Name] = u.Unit
+			}
+		}
+	}
 }
 
 // eachRun calls fn with every run of dir's results.jsonl in run order,
