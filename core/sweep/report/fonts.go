@@ -13,7 +13,10 @@ import (
 // add hundreds of KiB to each plot), so a browser lacking it draws
 // Arial or Helvetica (the same metrics), or else its sans-serif, which
 // can be a fifth wider (DejaVu Sans): fontSlack is the margin the
-// overlap checks and the legend's column keep for that.
+// overlap checks and the legend's column keep for that. Text placed by
+// its right end (the y axis's labels) is placed from gonum's measure, so
+// a wider font runs past its end there: Liberation Sans (Debian's
+// fonts-liberation, which Chrome depends on) avoids that.
 const fontSlack = 1.25
 
 // sansFamily is the font list the SVG asks for, metric twins first.

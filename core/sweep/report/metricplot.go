@@ -310,17 +310,19 @@ func minMax(xs []float64) (float64, float64) {
 // column to the right of it, outside the data.
 func renderBeside(p *plot.Plot, leg plot.Legend, withLegend bool, w, h vg.Length) ([]byte, error) {
 	var lw vg.Length
-	pad := 0.4 * vg.Centimeter
+	pad, top := 0.4*vg.Centimeter, 1.6*vg.Centimeter
+	full := h // a long legend makes the drawing taller, the plot staying on top
 	if withLegend {
 		r := leg.Rectangle(draw.Canvas{})
 		lw = vg.Length(fontSlack)*(r.Max.X-r.Min.X) + 2*pad
+		full = max(h, r.Max.Y-r.Min.Y+top+pad)
 	}
-	c := vgsvg.New(w+lw, h)
+	c := vgsvg.New(w+lw, full)
 	dc := draw.New(c)
-	p.Draw(draw.Crop(dc, 0, -lw, 0, 0))
+	p.Draw(draw.Crop(dc, 0, -lw, full-h, 0))
 	if withLegend {
 		leg.Top, leg.Left = true, true
-		leg.Draw(draw.Crop(dc, w+pad, 0, 0, -1.6*vg.Centimeter))
+		leg.Draw(draw.Crop(dc, w+pad, 0, 0, -top))
 	}
 	return svgBytes(c)
 }

@@ -199,7 +199,10 @@ func (m *matrix) Plot(c draw.Canvas, p *plot.Plot) {
 			share := float64(cell.ok) / float64(cell.n)
 			clr := color.RGBA{R: uint8(220 * (1 - share)), G: uint8(60 + 140*share), B: 70, A: 255}
 			c.FillPolygon(clr, []vg.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}})
-			c.FillText(sty, vg.Point{X: (x0 + x1) / 2, Y: (y0 + y1) / 2}, fmt.Sprintf("%d/%d", cell.ok, cell.n))
+			text := fmt.Sprintf("%d/%d", cell.ok, cell.n)
+			if vg.Length(fontSlack)*sty.Width(text) < x1-x0 && sty.Height(text) < y1-y0 {
+				c.FillText(sty, vg.Point{X: (x0 + x1) / 2, Y: (y0 + y1) / 2}, text) // only where it fits
+			}
 		}
 	}
 }
@@ -226,8 +229,11 @@ func statusMatrix(d *data, x param, rest []param) (figure, error) {
 	p.NominalY(x.values...)
 	p.Y.Min, p.Y.Max = -0.5, float64(len(x.values))-0.5
 	p.Add(m)
-	w := vg.Length(math.Max(12, 3+2.5*float64(len(labels)))) * vg.Centimeter
-	h := vg.Length(math.Max(6, 3+1.0*float64(len(x.values)))) * vg.Centimeter
+	// a column per combination, 2.5 cm each up to 40 cm: past it the
+	// columns narrow, their labels thin out and the counts give way to
+	// the colours
+	w := vg.Length(math.Min(40, math.Max(12, 3+2.5*float64(len(labels))))) * vg.Centimeter
+	h := vg.Length(math.Min(40, math.Max(6, 3+1.0*float64(len(x.values))))) * vg.Centimeter
 	short := make([]string, len(groups)) // the axis label names the parameters
 	for i, g := range groups {
 		short[i] = valuesLabel(g[0], rest)
@@ -236,8 +242,25 @@ func statusMatrix(d *data, x param, rest []param) (figure, error) {
 		short = labels
 	}
 	nominalTicks(&p.X, short, w-axisAllowance)
+	thinRows(&p.Y, x.values, h-axisAllowance)
 	svg, err := render(p, w, h)
 	return figure{title: p.Title.Text, file: fmt.Sprintf("%s/status-by-%s.svg", PlotsDir, fileName(x.name)), svg: svg}, err
+}
+
+// thinRows labels the rows 0…n−1 of a nominal y axis, every k-th one
+// when they would overlap.
+func thinRows(a *plot.Axis, names []string, length vg.Length) {
+	slot := float64(length) / float64(max(1, len(names)))
+	every := max(1, int(math.Ceil((fontSlack*float64(a.Tick.Label.Height("0"))+labelGap)/slot)))
+	var ticks []plot.Tick
+	for i, n := range names {
+		t := plot.Tick{Value: float64(i)}
+		if i%every == 0 {
+			t.Label = n
+		}
+		ticks = append(ticks, t)
+	}
+	a.Tick.Marker = plot.ConstantTicks(ticks)
 }
 
 func render(p *plot.Plot, w, h vg.Length) ([]byte, error) {
