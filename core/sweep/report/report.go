@@ -34,7 +34,11 @@ func Write(dir string) error {
 		return err
 	}
 	if specErr != nil {
-		return fmt.Errorf("%w\n%w; correct the sweep file, then: proflab report %s --sweep FILE", specErr, ErrSpecs, dir)
+		file := d.sweepPath
+		if file == "" {
+			file = "FILE"
+		}
+		return fmt.Errorf("%w\n%w; correct the sweep file, then: proflab report %s --sweep %s", specErr, ErrSpecs, dir, file)
 	}
 	return nil
 }
