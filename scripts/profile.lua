@@ -15,8 +15,15 @@
 --   source      a KPROFILE_SOURCE (default lab.ProfileTime)
 --   affinity    a KAFFINITY (default -1: every active processor)
 --   groups      for NtCreateProfileEx: { {mask = m, group = 0}, ... }
--- The result is a table { status, handle, buffer, buffer_size, count, caller };
+--   check       false: return failed statuses instead of raising (default true)
+-- The result is a table { status, handle, buffer, buffer_size, count, caller, check };
 -- handle is nil when the create failed.
+--
+-- create, start, stop and close raise an error on a failed status, naming
+-- the helper, the service, the status and the scenario's line. A profile
+-- created with check = false returns its statuses from all four (the
+-- failure tests of scenarios/), and each call can say check = false too:
+-- P.start(pr, { check = false }).
 
 local lab = require "proflab"
 
@@ -27,10 +34,37 @@ local function buckets_for(size, bucket)
   return math.ceil(lab.tonumber(lab.u64(size)) / b)
 end
 
---- create(caller, spec) → profile table (status tells whether it worked)
-function M.create(caller, spec)
-  assert(type(spec) == "table", "profile.create: spec must be a table")
-  assert(spec.base ~= nil and spec.size ~= nil, "profile.create: base and size are required")
+-- Error levels: proflab's Lua counts the Go function error itself as
+-- level 1, so a Lua function's caller is level 3 (not 2, as in C Lua).
+-- The helpers make no tail calls, so that no frame is lost.
+
+-- checked raises when st is a failure and check is on, at the scenario's
+-- line: level is error()'s level of the scenario as seen from checked (4
+-- when a helper called checked).
+local function checked(st, check, helper, service, level)
+  if check and st ~= lab.STATUS_SUCCESS then
+    error(("profile.%s: %s returned %s; pass check = false to get the status instead of this error"):format(
+      helper, service, lab.status_name(st)), level)
+  end
+  return st
+end
+
+-- check_of reads the check option of a call: opts.check, else the
+-- profile's (its create spec's), else true.
+local function check_of(pr, opts, helper)
+  if opts ~= nil and type(opts) ~= "table" then
+    error(("profile.%s: the options are a table ({ check = false }), not a %s"):format(helper, type(opts)), 4)
+  end
+  if opts ~= nil and opts.check ~= nil then return opts.check ~= false end
+  return pr.check ~= false
+end
+
+-- create is profile.create for helper, raising at the line of the
+-- scenario that called helper (helper called create); force raises on a
+-- failed status whatever spec.check says.
+local function create(caller, spec, helper, force)
+  if type(spec) ~= "table" then error(("profile.%s: spec must be a table"):format(helper), 4) end
+  if spec.base == nil or spec.size == nil then error(("profile.%s: base and size are required"):format(helper), 4) end
   local bucket = spec.bucket or 4
   local count = buckets_for(spec.size, bucket)
   local buffer_size = spec.buffer_size or math.max(4 * count, 4)
@@ -53,32 +87,46 @@ function M.create(caller, spec)
     st = caller:NtCreateProfile(hv, process, spec.base, spec.size, bucket, buffer, buffer_size,
       spec.source or lab.ProfileTime, spec.affinity or -1)
   end
-  local pr = { status = st, buffer = buffer, buffer_size = buffer_size, count = count, caller = caller }
+  if spec.check ~= nil and type(spec.check) ~= "boolean" then
+    error(("profile.%s: spec.check is true or false, not a %s"):format(helper, type(spec.check)), 4)
+  end
+  local check = spec.check ~= false
+  local pr = { status = st, buffer = buffer, buffer_size = buffer_size, count = count, caller = caller, check = check }
   if st == lab.STATUS_SUCCESS then
     pr.handle = caller:read_u32(hv) -- handles are small: the low ULONG is the value
   end
+  checked(st, check or force, helper, spec.groups and "NtCreateProfileEx" or "NtCreateProfile", 5)
   return pr
 end
 
---- start(pr) → NTSTATUS
-function M.start(pr) return pr.caller:NtStartProfile(pr.handle) end
+--- create(caller, spec) → profile table; raises on a failed status unless spec.check == false
+function M.create(caller, spec)
+  local pr = create(caller, spec, "create")
+  return pr
+end
 
---- stop(pr) → NTSTATUS
-function M.stop(pr) return pr.caller:NtStopProfile(pr.handle) end
+--- start(pr [, opts]) → NTSTATUS; raises on a failure unless opts.check or pr.check is false
+function M.start(pr, opts)
+  local st = checked(pr.caller:NtStartProfile(pr.handle), check_of(pr, opts, "start"), "start", "NtStartProfile", 4)
+  return st
+end
 
---- close(pr) → NTSTATUS
-function M.close(pr) return pr.caller:NtClose(pr.handle) end
+--- stop(pr [, opts]) → NTSTATUS; raises on a failure unless opts.check or pr.check is false
+function M.stop(pr, opts)
+  local st = checked(pr.caller:NtStopProfile(pr.handle), check_of(pr, opts, "stop"), "stop", "NtStopProfile", 4)
+  return st
+end
 
---- create_and_start(caller, spec) → pr; raises an error if either fails.
+--- close(pr [, opts]) → NTSTATUS; raises on a failure unless opts.check or pr.check is false
+function M.close(pr, opts)
+  local st = checked(pr.caller:NtClose(pr.handle), check_of(pr, opts, "close"), "close", "NtClose", 4)
+  return st
+end
+
+--- create_and_start(caller, spec) → pr; raises an error if either fails (whatever spec.check says).
 function M.create_and_start(caller, spec)
-  local pr = M.create(caller, spec)
-  if pr.status ~= lab.STATUS_SUCCESS then
-    error("NtCreateProfile failed: " .. lab.status_name(pr.status), 2)
-  end
-  local st = M.start(pr)
-  if st ~= lab.STATUS_SUCCESS then
-    error("NtStartProfile failed: " .. lab.status_name(st), 2)
-  end
+  local pr = create(caller, spec, "create_and_start", true)
+  checked(pr.caller:NtStartProfile(pr.handle), true, "create_and_start", "NtStartProfile", 4)
   return pr
 end
 

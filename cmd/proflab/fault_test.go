@@ -296,7 +296,7 @@ func TestFaultSignalsEndARunStuckOnAFrozenPlugin(t *testing.T) {
 			if code != ExitInterrupted {
 				t.Errorf("exit code %d, want %d", code, ExitInterrupted)
 			}
-			expectOutput(t, p.out.String(), "scenario interrupted", "FAIL ")
+			expectOutput(t, p.out.String(), "writing outputs into "+out+"…", "scenario interrupted", "FAIL ")
 			b, err := os.ReadFile(filepath.Join(out, "result.json"))
 			if err != nil {
 				t.Fatalf("no partial result.json: %v", err)

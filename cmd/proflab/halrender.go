@@ -38,7 +38,8 @@ func writeList(w io.Writer, ls []halhost.Listing, m config.Machine) error {
 			}
 		}
 	}
-	fmt.Fprintf(w, "Configured HALs, each described on the default machine (%s, %s, %d processors).\n", m.CPUVendor, m.Arch, m.CPUs)
+	fmt.Fprintf(w, "Configured HALs, each described on the default machine (Windows %s, %s, %s, %d processors;\n", m.Version, m.CPUVendor, m.Arch, m.CPUs)
+	fmt.Fprintf(w, "bounds differ per version: --config-set machine.version=6.1 lists another).\n")
 	fmt.Fprintf(w, "The default machine uses %s; a source belongs to the first of them that offers it.\n\n", strings.Join(m.HAL, ", "))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, l := range ls {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	lua "github.com/yuin/gopher-lua"
 )
 
 // The bounded builtins behave as Lua 5.1's within their limits.
@@ -163,5 +165,28 @@ func TestStableNamesForgetDeadObjects(t *testing.T) {
 	}
 	if got := log.String(); got != "table: 0x000003e9\n" {
 		t.Errorf("a new table after 1000 is %q, want number 1001", got)
+	}
+}
+
+// ActiveCall names the binding running now, from another goroutine, and
+// is empty between bindings.
+func TestActiveCall(t *testing.T) {
+	rt, _ := newTestRuntime(t, Config{})
+	rt.SetContext(context.Background())
+	inside := make(chan string, 1)
+	rt.L.SetGlobal("probe", rt.Func("lab.probe", func(L *lua.LState) int {
+		got := make(chan string)
+		go func() { got <- rt.ActiveCall() }()
+		inside <- <-got
+		return 0
+	}))
+	if err := rt.Exec("a.lua", []byte("probe()")); err != nil {
+		t.Fatal(err.Detail())
+	}
+	if got := <-inside; got != "lab.probe" {
+		t.Errorf("inside the binding: ActiveCall %q", got)
+	}
+	if got := rt.ActiveCall(); got != "" {
+		t.Errorf("after it: ActiveCall %q", got)
 	}
 }

@@ -26,11 +26,13 @@ func (rt *Runtime) Func(name string, f lua.LGFunction) *lua.LFunction { return r
 
 // guard returns f protected against Go panics.
 func (rt *Runtime) guard(name string, f lua.LGFunction) lua.LGFunction {
+	call := &name // stored as is on every call: no allocation
 	return func(L *lua.LState) (n int) {
-		prev := rt.active
+		prev, prevCall := rt.active, rt.call.Swap(call)
 		rt.active = L
 		defer func() {
 			rt.active = prev
+			rt.call.Store(prevCall)
 			r := recover()
 			if r == nil {
 				return
@@ -49,6 +51,16 @@ func (rt *Runtime) guard(name string, f lua.LGFunction) lua.LGFunction {
 		}()
 		return f(L)
 	}
+}
+
+// ActiveCall names the binding the scenario is inside now ("s:events"),
+// or "" between bindings. It may be called from any goroutine: the run
+// abandoned inside a builtin says which one held it.
+func (rt *Runtime) ActiveCall() string {
+	if p := rt.call.Load(); p != nil {
+		return *p
+	}
+	return ""
 }
 
 // Exec compiles src as a chunk named name (the name that error messages

@@ -48,6 +48,11 @@ func (rt *Runtime) labMachine(L *lua.LState) int {
 	// (the architecture's default and processors) is core/lab's Resolve
 	var o lab.Overrides
 	if f.Has("version") {
+		if n, isNum := f.Get("version").(lua.LNumber); isNum {
+			// 6.1 from --set version=6.1 or a TOML grid is a number, and
+			// 10.0 is 10: say how to keep the text
+			f.Errorf("version", "expected a string like \"6.1\", got the number %v; a version is text: quote it (--set 'version=\"6.1\"', version = [\"6.1\", \"10.0\"] in a sweep)", n)
+		}
 		v := f.String("version", "")
 		o.Version = &v
 	}

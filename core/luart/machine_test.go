@@ -41,6 +41,7 @@ lab.check(lab.machine{ cache_errata_interval = 10000, pebs = false, freq_mhz = 2
 `)
 	bad := []struct{ src, want string }{
 		{`lab.machine{ version = "7.0" }`, `field "version"`},
+		{`lab.machine{ version = 6.1 }`, `field "version": expected a string like "6.1", got the number 6.1; a version is text: quote it`},
 		{`lab.machine{ version = "4.0", arch = "x64" }`, "no x64 build"},
 		{`lab.machine{ arch = "arm64" }`, `"arm64" is not accepted`},
 		{`lab.machine{ cpus = 0 }`, `field "cpus": 0 is out of range; expected a whole number from 1 to 64`},

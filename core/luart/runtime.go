@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"path/filepath"
+	"sync/atomic"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -83,8 +84,9 @@ type Runtime struct {
 	checks  []Check
 	records map[string]any
 	bugs    []*runerr.Error
-	trace   string      // traceback captured by the message handler
-	active  *lua.LState // the state (main or coroutine) of the binding running now
+	trace   string                 // traceback captured by the message handler
+	active  *lua.LState            // the state (main or coroutine) of the binding running now
+	call    atomic.Pointer[string] // the name of the binding running now (ActiveCall)
 
 	defaultHALs    lab.HALProvider // the shipped HALs in-process, when cfg.HALs is nil
 	defaultMachine *config.Machine // the default configuration's [machine], when cfg.Machine is nil

@@ -1,6 +1,7 @@
 package luart
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -106,16 +107,42 @@ func (rt *Runtime) sessionEvents(L *lua.LState) int {
 	flt := readEventFilter(L, fn, true)
 	out := L.CreateTable(0, 0)
 	n := 0
+	ended := false
 	err := flt.visit(s.ts.Cursor(), func(e kernel.Event) bool {
 		out.Append(eventRow(L, e))
 		n++
+		if n%eventsCheckEvery == 0 && rt.ctx.Err() != nil {
+			ended = true
+			return false
+		}
 		return flt.count < 0 || n < flt.count
 	})
+	if ended {
+		rt.raiseEnded(L, fn, fmt.Sprintf("after building %d events as one table", n),
+			"visit them one at a time with s:each{…}, count them with s:count{…}, or page through them with s:events{ first =, count = }")
+	}
 	if err != nil {
 		L.RaiseError("%s: %v", fn, err)
 	}
 	L.Push(out)
 	return 1
+}
+
+// eventsCheckEvery is how often s:events looks at the run's context: a
+// table of a million events must stop at the memory budget (or a
+// Ctrl-C) at the scenario's line rather than be abandoned.
+const eventsCheckEvery = 1024
+
+// raiseEnded raises the error of a binding that stopped because the run's
+// context ended, at the scenario's line: the memory budget (recorded as
+// the run's budget failure, with what the call had done and advice), or
+// the time budget, a cancellation or a plugin's death.
+func (rt *Runtime) raiseEnded(L *lua.LState, fn, done, advice string) {
+	var m *MemoryBudgetError
+	if errors.As(context.Cause(rt.ctx), &m) {
+		rt.raiseBudget(L, "%s: %s %s; %s", fn, m.Error(), done, advice)
+	}
+	L.RaiseError("%s: %v", fn, context.Cause(rt.ctx))
 }
 
 // sessionEach is s:each([filter]): an iterator over the events (for e in

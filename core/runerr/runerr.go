@@ -27,6 +27,7 @@ const (
 type Error struct {
 	Kind      Kind   `json:"kind"`
 	Message   string `json:"message"`             // with the scenario's file:line where known
+	Where     string `json:"where,omitempty"`     // that file:line alone, where known
 	Traceback string `json:"traceback,omitempty"` // Lua stack traceback
 	GoStack   string `json:"go_stack,omitempty"`  // for bugs: where Go panicked
 }

@@ -95,7 +95,7 @@ func Run(ctx context.Context, opt Options) (res Result) {
 		lw.mu.Unlock()
 		res.Outputs.Close() // its spools; the outputs of a stuck state are not written
 		res.Outputs = nil
-		res.Error = abandonedError(ctx, opt, rt.Context())
+		res.Error = abandonedError(ctx, opt, rt.Context(), rt.ActiveCall())
 		return res
 	}
 	defer rt.Close()
@@ -110,6 +110,9 @@ func Run(ctx context.Context, opt Options) (res Result) {
 	res.Log = logs.String()
 	lw.mu.Unlock()
 	res.Error = finalError(ctx, opt, err, rt.Bug(), rt.BudgetFailure(), rt.PluginFailure())
+	if res.Error != nil && res.Error.Where == "" {
+		res.Error.Where = errorWhere(res.Error)
+	}
 	res.Machines = output.Summarize(res.Outputs).Machines
 	return res
 }
@@ -185,7 +188,7 @@ func execBounded(rt *luart.Runtime, name string, src []byte) (err *Error, abando
 
 // abandonedError is the error of a run abandoned by execBounded: why its
 // context ended, and that it had to be abandoned.
-func abandonedError(ctx context.Context, opt Options, runCtx context.Context) *Error {
+func abandonedError(ctx context.Context, opt Options, runCtx context.Context, call string) *Error {
 	var e *Error
 	var m *luart.MemoryBudgetError
 	switch {
@@ -196,7 +199,11 @@ func abandonedError(ctx context.Context, opt Options, runCtx context.Context) *E
 	default:
 		e = &Error{Kind: runerr.KindPlugin, Message: fmt.Sprint(context.Cause(runCtx))}
 	}
-	e.Message += fmt.Sprintf("; the scenario was inside a builtin call that cannot be interrupted (such as a string pattern match) and was abandoned %s later", formatDuration(abandonGrace))
+	inside := "a builtin call that cannot be interrupted (such as a string pattern match)"
+	if call != "" {
+		inside = call + ", a builtin call that could not be interrupted,"
+	}
+	e.Message += fmt.Sprintf("; the scenario was inside %s and was abandoned %s later", inside, formatDuration(abandonGrace))
 	return e
 }
 
@@ -242,6 +249,21 @@ func finalError(ctx context.Context, opt Options, err, bug, memory, plugin *Erro
 		return plugin
 	}
 	return err
+}
+
+// errorWhere is the file:line an error was raised at: its message's
+// prefix, else the first Lua frame of its traceback, else "".
+func errorWhere(e *Error) string {
+	if w := luart.WherePrefix(e.Message); w != "" {
+		return strings.TrimSuffix(w, ": ")
+	}
+	for _, line := range strings.Split(e.Traceback, "\n") {
+		line = strings.TrimSpace(line)
+		if w := luart.WherePrefix(line); w != "" && !strings.HasPrefix(line, "[Go]") {
+			return strings.TrimSuffix(w, ": ")
+		}
+	}
+	return ""
 }
 
 // chunkName is how messages name the scenario: its path as given, with

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/proflab/proflab/core/luart"
 	"github.com/proflab/proflab/core/runerr"
 )
 
@@ -304,5 +305,78 @@ lab.check(P.total(pr) > 20, "the profile counted")
 lab.check(m:hal_sources()[1].hal == "apic", "the shipped apic HAL")`, nil)
 	if !r.Passed() {
 		t.Fatalf("%+v %v", r.Checks, r.Error)
+	}
+}
+
+// A scenario that fails with an error keeps, in result.json, the checks it
+// made before, and the error's file:line on its own.
+func TestFailingScenarioKeepsItsChecks(t *testing.T) {
+	r := run(t, "local lab = require \"proflab\"\nlab.check(true, \"first\")\nlab.check(1 == 2, \"second\")\nlocal t = nil\nprint(t.x)\n", nil)
+	dir := filepath.Join(t.TempDir(), "out")
+	if err := WriteResult(dir, r); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, ResultFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Status string
+		Checks []struct {
+			Passed  bool
+			Where   string
+			Message string
+		}
+		Error struct{ Kind, Where, Message string }
+	}
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != "error" || len(got.Checks) != 2 || !got.Checks[0].Passed || got.Checks[1].Passed ||
+		!strings.HasSuffix(got.Checks[1].Where, "s.lua:3") {
+		t.Errorf("status %q, checks %+v: want both checks kept", got.Status, got.Checks)
+	}
+	if got.Error.Kind != "lua" || !strings.HasSuffix(got.Error.Where, "s.lua:5") {
+		t.Errorf("error %+v: want its where at s.lua:5", got.Error)
+	}
+}
+
+// s:events over a session too large for the memory budget stops at the
+// scenario's line, naming the call and what to use instead, rather than
+// being abandoned inside it with no line.
+func TestEventsOverTheBudgetNameTheirLine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 30 s logger run")
+	}
+	r := run(t, `local lab = require "proflab"
+local P = require "profile"
+local m = lab.machine{ cpus = 4 }
+local p = m:process{ privileges = { "SeSystemProfilePrivilege" } }
+local s = m:start_kernel_logger{ profile = true }
+local pr = P.create_and_start(p, { base = 0x30000, size = 0x100, bucket = 4 })
+p:NtSetIntervalProfile(1221, lab.ProfileTime)
+m:run{ duration_us = 30000000, workload = { process = p, functions = { { name = "f", base = 0x30000, size = 0x100, weight = 1 } } } }
+local all = s:events()
+`, func(o *Options) { o.Memory = 64 << 20 })
+	if r.Error == nil || r.Error.Kind != "memory" {
+		t.Fatalf("error %+v, want the memory budget", r.Error)
+	}
+	for _, want := range []string{"s.lua:9: s:events: scenario exceeded its memory budget of 64 MiB", "events as one table", "s:each"} {
+		if !strings.Contains(r.Error.Message, want) {
+			t.Errorf("message %q lacks %q", r.Error.Message, want)
+		}
+	}
+	if strings.Contains(r.Error.Message, "abandoned") {
+		t.Errorf("the run was abandoned: %s", r.Error.Message)
+	}
+}
+
+// A run abandoned inside a binding names the binding.
+func TestAbandonedNamesTheCall(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(&luart.MemoryBudgetError{Limit: 64 << 20})
+	e := abandonedError(context.Background(), Options{}, ctx, "s:events")
+	if !strings.Contains(e.Message, "scenario exceeded its memory budget of 64 MiB (--memory); the scenario was inside s:events, a builtin call that could not be interrupted, and was abandoned 3s later") {
+		t.Errorf("message %q", e.Message)
 	}
 }

@@ -167,7 +167,7 @@ func (e *execution) begin(ctx context.Context) (unlock func(), err error) {
 	e.out, e.opt.Out = out, out
 	e.path = filepath.Join(out, results.FileName)
 	e.man = Manifest{Format: manifestFormat, Sweep: filepath.ToSlash(e.plan.File.Path), Hash: e.plan.Hash,
-		Runs: e.plan.Len(), Shard: e.shard, ShardRuns: e.n}
+		Runs: e.plan.Len(), Shard: e.shard, ShardRuns: e.n, Units: e.plan.File.Units, Plots: e.plan.File.Plots}
 	done, old, err := prepare(e.opt, e.man, e.path, e.plan, &e.sum)
 	if err != nil {
 		return fail(err)
@@ -261,8 +261,12 @@ func (e *execution) finish() error {
 		return err
 	}
 	e.sum.Mixed, e.sum.Unread = e.man.Mixed, e.man.Unread
-	if err := report.Write(e.out); err != nil {
-		return err
+	// a [units] or [[plot]] naming nothing the runs recorded is reported
+	// last: the reports are written without it, and the checks below
+	// still apply
+	specErr := report.Write(e.out)
+	if specErr != nil && !errors.Is(specErr, report.ErrSpecs) {
+		return specErr
 	}
 	if len(e.sum.Unread) > 0 && e.opt.StrictParams {
 		return fmt.Errorf("%w: %s (--strict-params)", ErrUnreadParams, strings.Join(e.sum.Unread, ", "))
@@ -270,7 +274,7 @@ func (e *execution) finish() error {
 	if len(e.deps.mixed) > e.mixedBefore && !e.opt.AllowMixed {
 		return fmt.Errorf("%w during the sweep: %s (recorded in %s's mixed); rerun into a new --out with the files left alone, or add --allow-mixed to accept it", ErrMixed, strings.Join(e.man.Mixed, ", "), ManifestName)
 	}
-	return nil
+	return specErr
 }
 
 // prepare checks Out against the sweep and returns the shard positions

@@ -14,6 +14,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/proflab/proflab/core/input"
+	"github.com/proflab/proflab/core/sweep/report"
 	"github.com/proflab/proflab/core/tomlstrict"
 )
 
@@ -35,6 +36,13 @@ import (
 //	cpus = 4
 //	[config]                          # parameter = the configuration key it sets
 //	version = "machine.version"
+//	[units]                           # units on the plots' axes
+//	interval = "100 ns"
+//	[[plot]]                          # optional: the plots to draw
+//	x = "interval"
+//	y = "tv_distance"
+//	group = "source"
+//	log_x = true
 type File struct {
 	// Path is where the file was read from.
 	Path string
@@ -62,6 +70,12 @@ type File struct {
 	// Config maps a parameter to the configuration key ("machine.version",
 	// "hal.pmu.settings.skid") its value sets for the run.
 	Config map[string]string
+	// Units are the units of parameters and metrics, for the plots' axes
+	// ([units] interval = "100 ns").
+	Units []report.Unit
+	// Plots are the plots the reports draw ([[plot]] x = "interval"
+	// y = "error"); none: every metric against every swept parameter.
+	Plots []report.PlotSpec
 
 	data []byte // the file's text, for hashing and line numbers
 }
@@ -83,6 +97,8 @@ type rawFile struct {
 	Zip        map[string]any    `toml:"zip"`
 	Set        map[string]any    `toml:"set"`
 	Config     map[string]string `toml:"config"`
+	Units      map[string]any    `toml:"units"`
+	Plot       any               `toml:"plot"`
 }
 
 // maxRuns bounds a sweep's expansion, so that a typo (steps = 1e9) is an
@@ -110,7 +126,10 @@ func Parse(name string, data []byte) (*File, error) {
 		Hint: hint,
 		// tables inside [grid], [zip] and [set] (ranges, mistakes): checked
 		// by Parse with their own messages
-		Ignore: func(k toml.Key) bool { return len(k) > 2 && (k[0] == "grid" || k[0] == "zip" || k[0] == "set") },
+		// [[plot]] tables: checked by parsePlots, which knows which one
+		Ignore: func(k toml.Key) bool {
+			return (len(k) > 2 && (k[0] == "grid" || k[0] == "zip" || k[0] == "set")) || (len(k) > 1 && k[0] == "plot")
+		},
 	}); err != nil {
 		return nil, err
 	}
@@ -119,6 +138,8 @@ func Parse(name string, data []byte) (*File, error) {
 	f.parseTop(p, raw)
 	seen := f.parseParameters(p, raw)
 	f.parseConfig(p, raw, seen)
+	f.parseUnits(p, raw.Units)
+	f.parsePlots(p, raw.Plot, seen)
 	if n := f.points(); n*f.Repeats > maxRuns {
 		p.add(nil, "the sweep expands to %d runs, more than %d", n*f.Repeats, maxRuns)
 	}
@@ -233,7 +254,7 @@ func resolve(dir, p string) string {
 // hint explains the top-level keys when one is unknown.
 func hint(k toml.Key) string {
 	if len(k) == 1 {
-		return " (known keys: scenario, seed, repeats, config_file, timeout, and the tables [grid], [zip], [set], [config])"
+		return " (known keys: scenario, seed, repeats, config_file, timeout, and the tables [grid], [zip], [set], [config], [units], [[plot]])"
 	}
 	return ""
 }

@@ -138,7 +138,7 @@ func (w *worker) lineOf(r Run, res scenario.Result) results.Line {
 		}
 	}
 	if e := res.Error; e != nil {
-		l.Error = &results.Error{Kind: string(e.Kind), Message: results.Scrub(where.Replace(e.Message)), Traceback: results.Scrub(where.Replace(e.Traceback))}
+		l.Error = &results.Error{Kind: string(e.Kind), Message: results.Scrub(where.Replace(e.Message)), Where: results.Scrub(where.Replace(e.Where)), Traceback: results.Scrub(where.Replace(e.Traceback))}
 	}
 	return l
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/proflab/proflab/core/sweep/report"
 )
 
 // ManifestName is the name of the file in a sweep's output folder that
@@ -42,6 +44,10 @@ type Manifest struct {
 	// (a misspelt name) changes nothing, and the sweep says so.
 	ParamsRead []string `json:"params_read,omitempty"`
 	Unread     []string `json:"unread_params,omitempty"`
+	// Units and Plots are the sweep file's [units] and [[plot]], which
+	// the reports draw with (proflab report --sweep replaces them).
+	Units []report.Unit     `json:"units,omitempty"`
+	Plots []report.PlotSpec `json:"plots,omitempty"`
 }
 
 // MarshalJSON writes the shard as "K/N".

@@ -131,12 +131,27 @@ func checkOwn(dir string) error {
 // Report rewrites the reports of the sweep output folder dir (a finished
 // or merged sweep's: it must hold a sweep.json), holding the folder's
 // lock while it writes; it touches only the files the reports own.
-func Report(dir string) error {
+func Report(dir string) error { return ReportFigures(dir, "") }
+
+// ReportFigures is Report, with the [units] and [[plot]] tables of the
+// sweep file at sweepFile (when not "") replacing those the folder's
+// sweep.json recorded: the way to correct a plot after the runs, since
+// only the reports depend on them. The rest of sweepFile is read and
+// checked, but not compared with the runs'.
+func ReportFigures(dir, sweepFile string) error {
+	var f *File
+	if sweepFile != "" {
+		var err error
+		if f, err = ReadFile(sweepFile); err != nil {
+			return err
+		}
+	}
 	dir, err := scenario.ResolveOut(dir)
 	if err != nil {
 		return err
 	}
-	if _, err := readManifest(dir); err != nil {
+	m, err := readManifest(dir)
+	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("%s has no %s: not a sweep's output folder (proflab report rewrites the reports of one)", dir, ManifestName)
 		}
@@ -147,5 +162,11 @@ func Report(dir string) error {
 		return err
 	}
 	defer unlock()
+	if f != nil {
+		m.Sweep, m.Units, m.Plots = filepath.ToSlash(f.Path), f.Units, f.Plots
+		if err := writeManifest(dir, *m); err != nil {
+			return err
+		}
+	}
 	return report.Write(dir)
 }

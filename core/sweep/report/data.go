@@ -28,14 +28,20 @@ import (
 // themselves, which the CSV reads again from the results file, so that a
 // report's memory grows with the grid points, never with the repeats.
 type data struct {
-	dir     string
-	sweep   string   // the sweep file's name, from sweep.json
-	unread  []string // the parameters no run read, from sweep.json
-	runs    int
-	params  []param  // every parameter, in name order
-	metric  []string // numeric metrics, flattened names, sorted
-	columns []string // every metric, numeric or not, flattened, sorted
-	points  []*point // grid points in run order
+	dir    string
+	sweep  string   // the sweep file's name, from sweep.json
+	unread []string // the parameters no run read, from sweep.json
+	// from the sweep file, through sweep.json: its path as given, its
+	// [units] (by name and as written) and its [[plot]] tables
+	sweepPath string
+	units     map[string]string
+	unitList  []Unit
+	specs     []PlotSpec
+	runs      int
+	params    []param  // every parameter, in name order
+	metric    []string // numeric metrics, flattened names, sorted
+	columns   []string // every metric, numeric or not, flattened, sorted
+	points    []*point // grid points in run order
 }
 
 // param is a parameter and its distinct values in first-seen order.
@@ -124,17 +130,8 @@ func (pt *point) stats(metric string) stats {
 // load reads dir's results.jsonl, in run order, once, keeping per grid
 // point the outcomes and each metric's running statistics.
 func load(dir string) (*data, error) {
-	d := &data{dir: dir}
-	if b, err := os.ReadFile(filepath.Join(dir, "sweep.json")); err == nil {
-		var m struct {
-			Sweep  string   `json:"sweep"`
-			Unread []string `json:"unread_params"`
-		}
-		if json.Unmarshal(b, &m) == nil {
-			d.sweep = path.Base(m.Sweep) // the name, whatever folder it ran from
-			d.unread = m.Unread
-		}
-	}
+	d := &data{dir: dir, units: map[string]string{}}
+	d.readSweepJSON()
 	params := map[string]*param{}
 	metrics := map[string]bool{}
 	columns := map[string]bool{}
@@ -199,6 +196,29 @@ func load(dir string) (*data, error) {
 	d.metric = sortedKeys(metrics)
 	d.columns = sortedKeys(columns)
 	return d, nil
+}
+
+// readSweepJSON takes from the folder's sweep.json the sweep file's name
+// and path, the parameters no run read, and the [units] and [[plot]] the
+// sweep file gave (a folder without one has none of them).
+func (d *data) readSweepJSON() {
+	if b, err := os.ReadFile(filepath.Join(d.dir, "sweep.json")); err == nil {
+		var m struct {
+			Sweep  string     `json:"sweep"`
+			Unread []string   `json:"unread_params"`
+			Units  []Unit     `json:"units"`
+			Plots  []PlotSpec `json:"plots"`
+		}
+		if json.Unmarshal(b, &m) == nil {
+			d.sweep = path.Base(m.Sweep) // the name, whatever folder it ran from
+			d.sweepPath = m.Sweep
+			d.unread = m.Unread
+			d.unitList, d.specs = m.Units, m.Plots
+			for _, u := range m.Units {
+				d.units[u.Name] = u.Unit
+			}
+		}
+	}
 }
 
 // eachRun calls fn with every run of dir's results.jsonl in run order,

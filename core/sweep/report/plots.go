@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"image/color"
@@ -16,9 +15,9 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // PlotsDir is the folder of the SVG plots.
@@ -31,23 +30,24 @@ type figure struct {
 	svg   []byte
 }
 
-// writePlots draws each numeric metric against each varying parameter
-// (mean over the repeats with a stddev error bar, one line per value of
-// the other varying parameters; a non-numeric parameter is a nominal
-// axis), and for each varying non-numeric parameter a pass/fail matrix of
-// the runs' outcomes.
+// writePlots draws the plots the sweep file's [[plot]] tables ask for,
+// or else each numeric metric against each varying parameter (see
+// metricPlot), and for each varying non-numeric parameter a pass/fail
+// matrix of the runs' outcomes.
 func writePlots(d *data) ([]figure, error) {
 	var figs []figure
-	vary := d.varying()
-	for _, m := range d.metric {
-		for _, x := range vary {
-			fig, err := metricPlot(d, m, x, others(vary, x))
-			if err != nil {
-				return nil, fmt.Errorf("plot %s against %s: %w", m, x.name, err)
+	for _, spec := range d.plotSpecs() {
+		fig, err := metricPlot(d, spec)
+		if err != nil {
+			where := ""
+			if spec.Line > 0 {
+				where = fmt.Sprintf("%s:%d: ", d.sweepPath, spec.Line)
 			}
-			figs = append(figs, fig)
+			return nil, fmt.Errorf("%splot %s against %s: %w", where, spec.Y, spec.X, err)
 		}
+		figs = append(figs, fig)
 	}
+	vary := d.varying()
 	for _, x := range vary {
 		if x.numeric {
 			continue
@@ -156,57 +156,6 @@ type errPoints struct {
 	plotter.YErrors
 }
 
-func metricPlot(d *data, metric string, x param, rest []param) (figure, error) {
-	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s against %s", metric, x.name)
-	p.X.Label.Text = x.name
-	p.Y.Label.Text = metric + " (mean ± stddev over repeats)"
-	p.Legend.Top = true
-	if x.numeric && logAxis(x.numbers) {
-		p.X.Scale = plot.LogScale{}
-		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
-	}
-	if !x.numeric {
-		p.NominalX(x.values...)
-	}
-	labels, groups := series(d, rest)
-	for i, g := range groups {
-		var ep errPoints
-		for _, pt := range g {
-			s := pt.stats(metric)
-			if s.n == 0 {
-				continue
-			}
-			ep.XYs = append(ep.XYs, plotter.XY{X: xOf(x, pt.params[x.name]), Y: s.mean})
-			ep.YErrors = append(ep.YErrors, struct{ Low, High float64 }{s.stddev, s.stddev})
-		}
-		if len(ep.XYs) == 0 {
-			continue
-		}
-		sortByX(&ep)
-		line, points, err := plotter.NewLinePoints(ep.XYs)
-		if err != nil {
-			return figure{}, err
-		}
-		line.Color = plotutil.Color(i)
-		points.Color = plotutil.Color(i)
-		points.Shape = plotutil.Shape(i)
-		bars, err := plotter.NewYErrorBars(ep)
-		if err != nil {
-			return figure{}, err
-		}
-		bars.Color = plotutil.Color(i)
-		p.Add(line, points, bars)
-		if len(rest) > 0 {
-			p.Legend.Add(labels[i], line, points)
-		}
-	}
-	p.Add(plotter.NewGrid())
-	name := fmt.Sprintf("%s/%s-vs-%s.svg", PlotsDir, fileName(metric), fileName(x.name))
-	svg, err := render(p, 16*vg.Centimeter, 11*vg.Centimeter)
-	return figure{title: p.Title.Text, file: name, svg: svg}, err
-}
-
 func sortByX(ep *errPoints) {
 	for i := 1; i < len(ep.XYs); i++ {
 		for j := i; j > 0 && ep.XYs[j].X < ep.XYs[j-1].X; j-- {
@@ -250,7 +199,10 @@ func (m *matrix) Plot(c draw.Canvas, p *plot.Plot) {
 			share := float64(cell.ok) / float64(cell.n)
 			clr := color.RGBA{R: uint8(220 * (1 - share)), G: uint8(60 + 140*share), B: 70, A: 255}
 			c.FillPolygon(clr, []vg.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}})
-			c.FillText(sty, vg.Point{X: (x0 + x1) / 2, Y: (y0 + y1) / 2}, fmt.Sprintf("%d/%d", cell.ok, cell.n))
+			text := fmt.Sprintf("%d/%d", cell.ok, cell.n)
+			if vg.Length(fontSlack)*sty.Width(text) < x1-x0 && sty.Height(text) < y1-y0 {
+				c.FillText(sty, vg.Point{X: (x0 + x1) / 2, Y: (y0 + y1) / 2}, text) // only where it fits
+			}
 		}
 	}
 }
@@ -270,30 +222,51 @@ func statusMatrix(d *data, x param, rest []param) (figure, error) {
 			m.cells[r][col].n += pt.n
 		}
 	}
-	p := plot.New()
+	p := newPlot()
 	p.Title.Text = fmt.Sprintf("runs ok per %s", x.name)
 	p.Y.Label.Text = x.name
+	p.X.Label.Text = names(rest)
 	p.NominalY(x.values...)
-	p.NominalX(labels...)
-	p.X.Min, p.X.Max = -0.5, float64(len(labels))-0.5
 	p.Y.Min, p.Y.Max = -0.5, float64(len(x.values))-0.5
 	p.Add(m)
-	w := vg.Length(math.Max(12, 3+2.5*float64(len(labels)))) * vg.Centimeter
-	h := vg.Length(math.Max(6, 3+1.0*float64(len(x.values)))) * vg.Centimeter
+	// a column per combination, 2.5 cm each up to 40 cm: past it the
+	// columns narrow, their labels thin out and the counts give way to
+	// the colours
+	w := vg.Length(math.Min(40, math.Max(12, 3+2.5*float64(len(labels))))) * vg.Centimeter
+	h := vg.Length(math.Min(40, math.Max(6, 3+1.0*float64(len(x.values))))) * vg.Centimeter
+	short := make([]string, len(groups)) // the axis label names the parameters
+	for i, g := range groups {
+		short[i] = valuesLabel(g[0], rest)
+	}
+	if len(rest) == 0 {
+		short = labels
+	}
+	nominalTicks(&p.X, short, w-axisAllowance)
+	thinRows(&p.Y, x.values, h-axisAllowance)
 	svg, err := render(p, w, h)
 	return figure{title: p.Title.Text, file: fmt.Sprintf("%s/status-by-%s.svg", PlotsDir, fileName(x.name)), svg: svg}, err
 }
 
+// thinRows labels the rows 0…n−1 of a nominal y axis, every k-th one
+// when they would overlap.
+func thinRows(a *plot.Axis, names []string, length vg.Length) {
+	slot := float64(length) / float64(max(1, len(names)))
+	every := max(1, int(math.Ceil((fontSlack*float64(a.Tick.Label.Height("0"))+labelGap)/slot)))
+	var ticks []plot.Tick
+	for i, n := range names {
+		t := plot.Tick{Value: float64(i)}
+		if i%every == 0 {
+			t.Label = n
+		}
+		ticks = append(ticks, t)
+	}
+	a.Tick.Marker = plot.ConstantTicks(ticks)
+}
+
 func render(p *plot.Plot, w, h vg.Length) ([]byte, error) {
-	wt, err := p.WriterTo(w, h, "svg")
-	if err != nil {
-		return nil, err
-	}
-	var b bytes.Buffer
-	if _, err := wt.WriteTo(&b); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
+	c := vgsvg.New(w, h)
+	p.Draw(draw.New(c))
+	return svgBytes(c)
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)

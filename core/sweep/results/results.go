@@ -46,6 +46,7 @@ type Check struct {
 type Error struct {
 	Kind      string `json:"kind"`
 	Message   string `json:"message"`
+	Where     string `json:"where,omitempty"` // the file:line it was raised at, where known
 	Traceback string `json:"traceback,omitempty"`
 }
 
