@@ -28,7 +28,7 @@ func importPerf(name string, data []byte, opt Options, m *model, im *Imported) e
 	wev, raw := weightEvent(samples)
 	im.SampleType, im.PeriodType, im.PeriodUnit = raw, wev, "events"
 	pb := &perfBuilder{m: m, names: processNames(samples), cpuWeight: map[int]float64{}}
-	var noFrames, idle int64
+	var noFrames, idle, zero int64
 	firstNoFrames := 0
 	for i := range samples {
 		s := &samples[i]
@@ -40,6 +40,10 @@ func importPerf(name string, data []byte, opt Options, m *model, im *Imported) e
 				firstNoFrames = s.line
 			}
 			noFrames++
+			continue
+		}
+		if s.hasPeriod && s.period == 0 {
+			zero++
 			continue
 		}
 		if opt.DropIdle && (s.pid == 0 || isIdle(s.frames[0].sym)) {
@@ -54,6 +58,9 @@ func importPerf(name string, data []byte, opt Options, m *model, im *Imported) e
 	}
 	if noFrames > 0 {
 		m.note("%d %s samples without frames were dropped (the first at line %d)", noFrames, wev, firstNoFrames)
+	}
+	if zero > 0 {
+		m.note("%d %s samples with a period of 0 carry no weight and were skipped", zero, wev)
 	}
 	if idle > 0 {
 		m.note("%d idle samples (swapper's, or an idle function's) were dropped (--drop-idle)", idle)
