@@ -149,3 +149,43 @@ func TestPerfEvents(t *testing.T) {
 		}
 	}
 }
+
+// TestPerfHeaders reads the header forms perf script prints: comm with
+// spaces, pid alone or pid/tid, cpu and period optional, events with
+// modifiers and PMU prefixes.
+func TestPerfHeaders(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name, text     string
+		process, event string
+		weight         float64
+	}{
+		{"comm with spaces", "   Web Content  4321/4330 [001] 55.000100:     100 cycles:ppp: \n\t 401000 js::Run+0x4 (/usr/lib/libxul.so)\n", "Web Content", "cycles:ppp", 100},
+		{"pid only, no period", "prog 1234 [002] 12345.678901: cycles: \n\t 401000 main+0x10 (/bin/prog)\n", "prog", "cycles", 1},
+		{"no cpu", "prog 1234/1234 12345.678901: 10 cycles:u: \n\t 401000 main+0x10 (/bin/prog)\n", "prog", "cycles:u", 10},
+		{"PMU prefix", "prog 1234/1234 [000] 1.5: 7 cpu_core/cycles/u: 401000 main+0x10 (/bin/prog)\n", "prog", "cpu_core/cycles/u", 7},
+		{"task-clock only", "prog 1234/1234 [000] 1.5: 250000 task-clock: 401000 main (/bin/prog)\n", "prog", "task-clock", 250000},
+	} {
+		im, err := importer.Import("h.txt", []byte(c.text), importer.Options{})
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		checkInvariants(t, im)
+		p := im.Spec.Processes[0]
+		if p.Name != c.process || im.SampleType != c.event || len(p.Threads) != 1 || p.Threads[0].Busy != 1 ||
+			len(p.Threads[0].Stacks) != 1 || p.Threads[0].Stacks[0].Weight != c.weight {
+			t.Errorf("%s: process %q, event %q, threads %+v; want %q, %q, one busy thread with one stack of weight %v",
+				c.name, p.Name, im.SampleType, p.Threads, c.process, c.event, c.weight)
+		}
+	}
+	im := importFile(t, "perf_g.txt", importer.Options{Arch: "x86"})
+	for _, img := range im.Spec.Images {
+		if img.Kernel != (uint64(img.Base) >= 0x80000000) || uint64(img.Base) > 0xFFFFFFFF {
+			t.Errorf("x86: image %s (kernel %v) at %s", img.Name, img.Kernel, img.Base)
+		}
+	}
+	if _, err := im.Spec.Resolve(x86); err != nil {
+		t.Errorf("Resolve(x86): %v", err)
+	}
+}
