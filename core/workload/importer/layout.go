@@ -320,15 +320,6 @@ func (s spanSet) overlaps(lo, hi uint64) bool {
 	return i < len(s) && s[i].lo <= hi
 }
 
-// insert adds [lo, hi] unless it overlaps the set, and says whether it did.
-func (s *spanSet) insert(lo, hi uint64) bool {
-	if s.overlaps(lo, hi) {
-		return false
-	}
-	s.add(lo, hi)
-	return true
-}
-
 // add adds [lo, hi], which overlaps nothing in the set.
 func (s *spanSet) add(lo, hi uint64) {
 	i := sort.Search(len(*s), func(i int) bool { return (*s)[i].lo > lo })

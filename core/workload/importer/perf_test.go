@@ -2,11 +2,13 @@ package importer_test
 
 import (
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/proflab/proflab/core/workload"
 	"github.com/proflab/proflab/core/workload/importer"
+	"github.com/proflab/proflab/core/workload/importer/importtest"
 )
 
 // perfG's samples (testdata/perf_g.txt, perf script -g, cycles, period
@@ -164,6 +166,7 @@ func TestPerfHeaders(t *testing.T) {
 		{"pid only, no period", "prog 1234 [002] 12345.678901: cycles: \n\t 401000 main+0x10 (/bin/prog)\n", "prog", "cycles", 1},
 		{"no cpu", "prog 1234/1234 12345.678901: 10 cycles:u: \n\t 401000 main+0x10 (/bin/prog)\n", "prog", "cycles:u", 10},
 		{"PMU prefix", "prog 1234/1234 [000] 1.5: 7 cpu_core/cycles/u: 401000 main+0x10 (/bin/prog)\n", "prog", "cpu_core/cycles/u", 7},
+		{"C++ symbol, deleted dso", "prog 1234/1234 [000] 1.5: 5 cycles: 401000 run(int, char const*)+0x1c (/tmp/prog (deleted))\n", "prog", "cycles", 5},
 		{"task-clock only", "prog 1234/1234 [000] 1.5: 250000 task-clock: 401000 main (/bin/prog)\n", "prog", "task-clock", 250000},
 	} {
 		im, err := importer.Import("h.txt", []byte(c.text), importer.Options{})
@@ -188,4 +191,71 @@ func TestPerfHeaders(t *testing.T) {
 	if _, err := im.Spec.Resolve(x86); err != nil {
 		t.Errorf("Resolve(x86): %v", err)
 	}
+}
+
+// TestPerfScriptGenerator imports importtest.PerfScript: the stacks'
+// leaves match the generated cycles samples' periods by symbol.
+func TestPerfScriptGenerator(t *testing.T) {
+	t.Parallel()
+	text := importtest.PerfScript(2000, 3)
+	want := map[string]float64{}
+	var cur string
+	var period float64
+	for _, line := range strings.Split(text, "\n") {
+		if strings.Contains(line, " cycles:u:") {
+			f := strings.Fields(line)
+			period, _ = strconv.ParseFloat(f[len(f)-2], 64)
+			cur = "cycles"
+			continue
+		}
+		if strings.Contains(line, " instructions:u:") {
+			cur = ""
+		}
+		if cur == "cycles" && strings.HasPrefix(line, "\t") {
+			sym := strings.Fields(line)[1]
+			if i := strings.LastIndex(sym, "+0x"); i > 0 {
+				sym = sym[:i]
+			}
+			if sym == "std::vector<int>::push_back(int" {
+				sym = "std::vector<int>::push_back(int const&)"
+			}
+			if sym != "[unknown]" {
+				want[sym] += period
+			} else {
+				want["[unknown]"] += period
+			}
+			cur = "done"
+		}
+	}
+	im, err := importer.Import("gen.txt", []byte(text), importer.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInvariants(t, im)
+	got := leafWeights(im.Spec)
+	for k, v := range got {
+		if strings.HasPrefix(k, "libc.so.6+0x") {
+			got["[unknown]"] += v
+			delete(got, k)
+		}
+	}
+	equalWeights(t, "leaf", got, want)
+	_, compute := function(t, im.Spec, "prog", "compute")
+	if compute.CPI == 0 || compute.CPI == 1 {
+		t.Errorf("compute's cpi %v: want one from cycles and instructions", compute.CPI)
+	}
+	if _, err := im.Spec.Resolve(x64); err != nil {
+		t.Errorf("Resolve(x64): %v", err)
+	}
+}
+
+// TestPerfCPPNames: a C++ symbol with parentheses and spaces is one
+// name, and a deleted binary's dso is its image.
+func TestPerfCPPNames(t *testing.T) {
+	t.Parallel()
+	im, err := importer.Import("h.txt", []byte("prog 1234/1234 [000] 1.5: 5 cycles: 401000 run(int, char const*)+0x1c (/tmp/prog (deleted))\n"), importer.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	function(t, im.Spec, "prog (deleted)", "run(int, char const*)")
 }
