@@ -89,6 +89,9 @@ func parsePerf(name string, data []byte) ([]perfSample, int, error) {
 		case strings.TrimSpace(line) == "":
 			cur = nil
 		case line[0] == '#':
+		case line[0] == '\t' && cur != nil && isFrame(line, cur, ln):
+			// perf script indents frames with a tab (headers, right-
+			// aligned, with spaces).
 		case line[0] == ' ' || line[0] == '\t':
 			// perf script right-aligns comm, so a header can be indented
 			// too: it is tried first (a frame has no "time:" field).
@@ -163,6 +166,15 @@ func parsePerfHeader(name, line string, ln int) (perfSample, bool, error) {
 		}
 	}
 	return s, true, nil
+}
+
+// isFrame appends line to cur's frames if it is a frame line.
+func isFrame(line string, cur *perfSample, ln int) bool {
+	fr, ok := parsePerfFrame(line, ln)
+	if ok {
+		cur.frames = append(cur.frames, fr)
+	}
+	return ok
 }
 
 // parsePerfFrame reads a frame line.
