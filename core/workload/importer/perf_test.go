@@ -97,6 +97,11 @@ func TestPerfDropIdle(t *testing.T) {
 	only := importFile(t, "perf_g.txt", importer.Options{Process: "bash"})
 	if len(only.Spec.Processes) != 1 || only.Spec.Processes[0].Name != "bash" || only.Samples != 1 {
 		t.Errorf("--process bash: %d processes, %d samples; want bash alone, 1", len(only.Spec.Processes), only.Samples)
+	} else if b := only.Spec.Processes[0].Threads[0].Busy; b != 0.25 {
+		t.Errorf("--process bash: busy %v, want 0.25 (of the busiest processor of the whole file)", b)
+	}
+	if b := im.Spec.Processes[0].Threads[1].Busy; b != 0.75 {
+		t.Errorf("--drop-idle: prog's second thread busy %v, want 0.75 (idle samples still count for the reference)", b)
 	}
 }
 
