@@ -248,8 +248,12 @@ func (m *model) relocate(t target) error {
 		}
 		base, ok := r.find(img.extent)
 		if !ok {
-			return fmt.Errorf("image %q (0x%X bytes of functions) does not fit the %s machine's %s space (0x%X…0x%X) beside the other images: import for x64 (--arch x64), or trim the profile (pprof -focus, perf script --pid)",
-				img.name, img.extent, t.arch, r.name, r.lo, r.hi)
+			hint := "trim the profile (pprof -focus, perf script --pid)"
+			if t.arch == "x86" {
+				hint = "import for an x64 machine (--arch x64), or " + hint
+			}
+			return fmt.Errorf("image %q (0x%X bytes of functions) does not fit the %s machine's %s space (0x%X…0x%X) beside the other images: %s",
+				img.name, img.extent, t.arch, r.name, r.lo, r.hi, hint)
 		}
 		img.base = base
 		r.used.add(base, base+max(img.extent, 1)-1)

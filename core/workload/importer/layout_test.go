@@ -68,9 +68,11 @@ func TestRelocation(t *testing.T) {
 			{Start: 0x08048000, Limit: 0x08100000, File: "/bin/app32"},
 			{Start: 0xFFFFFFFF81000000, Limit: 0xFFFFFFFF81100000, File: "[kernel.kallsyms]"},
 		}, map[string]workload.Address{"[kernel.kallsyms]": 0x80000000}, ""},
-		{"x86 cannot fit 3 GB of user image", "x86", []*profile.Mapping{
-			{Start: 0x400000, Limit: 0xC0400000, File: "/bin/huge"},
-		}, nil, `image "huge"`},
+		{"x86 cannot fit 2.6 GB of user images", "x86", []*profile.Mapping{
+			{Start: 0x7F0000000000, Limit: 0x7F0038000000, File: "/lib/a.so"},
+			{Start: 0x7F1000000000, Limit: 0x7F1038000000, File: "/lib/b.so"},
+			{Start: 0x7F2000000000, Limit: 0x7F2038000000, File: "/lib/huge.so"},
+		}, nil, `image "huge.so"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			im, err := importer.Import("reloc.pb.gz", onePprof(t, c.maps...), importer.Options{Arch: c.arch})

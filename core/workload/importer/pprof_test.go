@@ -216,3 +216,27 @@ func TestLegacyUnsymbolized(t *testing.T) {
 		t.Errorf("Resolve(x86): %v", err)
 	}
 }
+
+// TestLegacyText imports pprof's legacy text forms (a heap profile with
+// its mappings, a contention profile without any).
+func TestLegacyText(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ name, text, sampleType, note string }{
+		{"heap", "heap profile:   2:   2048 [   3:   4096] @ heapprofile\n   1:   1024 [   2:   2048] @ 0x401000 0x402000\n   1:   1024 [   1:   2048] @ 0x401100 0x402000\n\nMAPPED_LIBRARIES:\n00400000-00452000 r-xp 00000000 08:01 131090 /usr/bin/heapy\n",
+			"inuse_space/bytes", "labels (bytes)"},
+		{"contention", "--- contention:\ncycles/second=3000000000\nsampling period=1\n100 2 @ 0x401000 0x402000\n", "delay/nanoseconds", "more than any code"},
+	} {
+		if f, err := importer.Detect([]byte(c.text)); f != importer.Pprof || err != nil {
+			t.Errorf("%s: Detect = %q, %v; want pprof", c.name, f, err)
+		}
+		im, err := importer.Import(c.name, []byte(c.text), importer.Options{})
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		checkInvariants(t, im)
+		if im.SampleType != c.sampleType || !strings.Contains(strings.Join(im.Notes, "\n"), c.note) {
+			t.Errorf("%s: sample type %q, notes %q; want %q and a note on %q", c.name, im.SampleType, im.Notes, c.sampleType, c.note)
+		}
+	}
+}
