@@ -134,11 +134,11 @@ func processNames(samples []perfSample) map[int64]string {
 
 // perfBuilder builds the model from perf samples.
 type perfBuilder struct {
-	m         *model
-	names     map[int64]string
-	used      map[string]int64 // process names given, by pid
-	periods   []float64
-	frames    []frame
+	m       *model
+	names   map[int64]string
+	used    map[string]int64 // process names given, by pid
+	periods []float64
+	frames  []frame
 }
 
 // add adds a sample of the weight event.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"github.com/proflab/proflab/core/workload"
 	"github.com/proflab/proflab/core/workload/importer"
 	"github.com/proflab/proflab/core/workload/importer/importtest"
 )
@@ -162,16 +163,42 @@ func TestSyntheticProfile(t *testing.T) {
 		}
 	}
 	t.Logf("%.1f%% of the leaf weight is at its source address", 100*checkAddressesKept(t, im, p, 0.8))
-	if _, err := im.Spec.Resolve(x64); err != nil {
-		t.Errorf("Resolve(x64): %v", err)
+	r, err := im.Spec.Resolve(x64)
+	if err != nil {
+		t.Fatalf("Resolve(x64): %v", err)
 	}
+	checkHotspotsResolve(t, im, r)
 	im86, err := importer.Import("synth.pb.gz", data, importer.Options{Arch: "x86"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkInvariants(t, im86)
-	if _, err := im86.Spec.Resolve(x86); err != nil {
-		t.Errorf("Resolve(x86): %v", err)
+	r86, err := im86.Spec.Resolve(x86)
+	if err != nil {
+		t.Fatalf("Resolve(x86): %v", err)
+	}
+	checkHotspotsResolve(t, im86, r86)
+}
+
+// checkHotspotsResolve checks that every hotspot's address resolves to
+// its own function: the address a sample lands on is charged to the
+// function the source charged.
+func checkHotspotsResolve(t *testing.T, im *importer.Imported, r *workload.Resolved) {
+	t.Helper()
+	n := 0
+	for _, img := range im.Spec.Images {
+		for _, f := range img.Functions {
+			for _, h := range f.Hotspots {
+				a := uint64(img.Base) + uint64(f.Offset) + h.Offset
+				if i := r.FuncAt(a); i < 0 || r.Funcs[i].Name != f.Name {
+					t.Errorf("0x%X, a hotspot of %s, resolves to function %d", a, f.Name, i)
+				}
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("no hotspot to check")
 	}
 }
 
@@ -212,9 +239,11 @@ func TestLegacyUnsymbolized(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := im86.Spec.Resolve(x86); err != nil {
-		t.Errorf("Resolve(x86): %v", err)
+	r86, err := im86.Spec.Resolve(x86)
+	if err != nil {
+		t.Fatalf("Resolve(x86): %v", err)
 	}
+	checkHotspotsResolve(t, im86, r86)
 }
 
 // TestLegacyText imports pprof's legacy text forms (a heap profile with
