@@ -240,7 +240,7 @@ func (m *model) relocate(t target) error {
 		}
 		pack = append(pack, img)
 	}
-	slices.SortStableFunc(pack, func(a, b *image) int { return cmp.Compare(m.index(a), m.index(b)) })
+	slices.SortStableFunc(pack, func(a, b *image) int { return cmp.Compare(a.order, b.order) })
 	for _, img := range pack {
 		r := user
 		if img.kernel {
@@ -263,9 +263,6 @@ func (m *model) relocate(t target) error {
 	}
 	return nil
 }
-
-// index is img's position in m.images (order of first appearance).
-func (m *model) index(img *image) int { return slices.Index(m.images, img) }
 
 // region is an address range (inclusive) and the ranges used in it.
 type region struct {

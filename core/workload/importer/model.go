@@ -25,6 +25,7 @@ type model struct {
 
 // image is an image being built.
 type image struct {
+	order  int // position in model.images: order of first appearance
 	name   string
 	kernel bool
 	// start and limit are the source's mapping ([start, limit)), when
@@ -113,7 +114,7 @@ func (m *model) image(key, name string, kernel bool) *image {
 		m.notes = append(m.notes, fmt.Sprintf("two images are named %q: the second is %q", name, unique))
 	}
 	m.names[name]++
-	img := &image{name: unique, kernel: kernel, fnBy: map[string]*fn{}}
+	img := &image{order: len(m.images), name: unique, kernel: kernel, fnBy: map[string]*fn{}}
 	m.imageBy[key] = img
 	m.images = append(m.images, img)
 	return img
