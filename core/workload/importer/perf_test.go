@@ -264,3 +264,20 @@ func TestPerfCPPNames(t *testing.T) {
 	}
 	function(t, im.Spec, "prog (deleted)", "run(int, char const*)")
 }
+
+// TestPerfEventNames: modifiers and PMU prefixes are dropped when events
+// are compared, tracepoints keep their subsystem.
+func TestPerfEventNames(t *testing.T) {
+	t.Parallel()
+	for ev, cycles := range map[string]bool{"cycles:u": true, "cpu-cycles:ppp": true, "cpu_core/cycles/u": true, "cycles": true,
+		"sched:sched_switch": false, "instructions:u": false, "cycles_x:u": false} {
+		text := "prog 1/1 [000] 1.0: 5 sched:sched_wakeup: 401000 a (/bin/prog)\nprog 1/1 [000] 1.1: 7 " + ev + ": 402000 b (/bin/prog)\n"
+		im, err := importer.Import("e.txt", []byte(text), importer.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := im.SampleType == ev; got != cycles {
+			t.Errorf("events sched:sched_wakeup then %s: weight from %q; cycles should win: %v", ev, im.SampleType, cycles)
+		}
+	}
+}

@@ -203,7 +203,9 @@ func eventName(ev string) string {
 	if strings.Count(ev, "/") >= 2 {
 		ev = strings.Split(ev, "/")[1]
 	}
-	if i := strings.IndexByte(ev, ':'); i > 0 && !strings.Contains(ev[:i], "sched") {
+	// Modifiers follow the last ':' (cycles:u, cycles:ppp); a tracepoint's
+	// subsystem precedes its first (sched:sched_switch) and stays.
+	if i := strings.LastIndexByte(ev, ':'); i > 0 && i < len(ev)-1 && strings.Trim(ev[i+1:], "ukhIGHpPSDWe") == "" {
 		ev = ev[:i]
 	}
 	switch ev {
