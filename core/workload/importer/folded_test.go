@@ -1,9 +1,13 @@
 package importer_test
 
 import (
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/proflab/proflab/core/workload/importer"
+	"github.com/proflab/proflab/core/workload/importer/importtest"
 )
 
 func TestFolded(t *testing.T) {
@@ -49,5 +53,32 @@ func TestFolded(t *testing.T) {
 	drop := importFile(t, "folded.txt", importer.Options{DropIdle: true, Process: "myprog"})
 	if drop.Samples != 85 || drop.Spec.Processes[0].Name != "myprog" {
 		t.Errorf("--drop-idle --process myprog: %d samples, process %q; want 85, myprog", drop.Samples, drop.Spec.Processes[0].Name)
+	}
+}
+
+// TestFoldedGenerator imports importtest.Folded: each line is a stack of
+// its count, leaf first.
+func TestFoldedGenerator(t *testing.T) {
+	t.Parallel()
+	text := importtest.Folded(300, 5000, 9)
+	want := map[string]float64{}
+	for _, line := range strings.Split(strings.TrimSpace(text), "\n") {
+		i := strings.LastIndexByte(line, ' ')
+		n, err := strconv.ParseFloat(line[i+1:], 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		frames := strings.Split(line[:i], ";")
+		slices.Reverse(frames)
+		want[strings.Join(frames, " <- ")] += n
+	}
+	im, err := importer.Import("gen.folded", []byte(text), importer.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInvariants(t, im)
+	equalWeights(t, "stack", stackWeights(im.Spec), want)
+	if _, err := im.Spec.Resolve(x64); err != nil {
+		t.Errorf("Resolve(x64): %v", err)
 	}
 }

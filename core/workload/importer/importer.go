@@ -131,6 +131,9 @@ func Import(name string, data []byte, opt Options) (*Imported, error) {
 		return nil, &Error{Source: name, Msg: err.Error()}
 	}
 	m.nameUnknown()
+	if m.invalid > 0 {
+		m.note("%d names had bytes that are not UTF-8; they are replaced by U+FFFD", m.invalid)
+	}
 	im.Spec = m.spec(workloadName(name))
 	im.Notes = append(im.Notes, m.notes...)
 	return im, nil

@@ -240,7 +240,7 @@ func (m *model) relocate(t target) error {
 		}
 		pack = append(pack, img)
 	}
-	slices.SortStableFunc(pack, func(a, b *image) int { return cmp.Compare(m.index(a), m.index(b)) })
+	slices.SortStableFunc(pack, func(a, b *image) int { return cmp.Compare(a.order, b.order) })
 	for _, img := range pack {
 		r := user
 		if img.kernel {
@@ -248,8 +248,12 @@ func (m *model) relocate(t target) error {
 		}
 		base, ok := r.find(img.extent)
 		if !ok {
-			return fmt.Errorf("image %q (0x%X bytes of functions) does not fit the %s machine's %s space (0x%X…0x%X) beside the other images: import for x64 (--arch x64), or trim the profile (pprof -focus, perf script --pid)",
-				img.name, img.extent, t.arch, r.name, r.lo, r.hi)
+			hint := "trim the profile (pprof -focus, perf script --pid)"
+			if t.arch == "x86" {
+				hint = "import for an x64 machine (--arch x64), or " + hint
+			}
+			return fmt.Errorf("image %q (0x%X bytes of functions) does not fit the %s machine's %s space (0x%X…0x%X) beside the other images: %s",
+				img.name, img.extent, t.arch, r.name, r.lo, r.hi, hint)
 		}
 		img.base = base
 		r.used.add(base, base+max(img.extent, 1)-1)
@@ -259,9 +263,6 @@ func (m *model) relocate(t target) error {
 	}
 	return nil
 }
-
-// index is img's position in m.images (order of first appearance).
-func (m *model) index(img *image) int { return slices.Index(m.images, img) }
 
 // region is an address range (inclusive) and the ranges used in it.
 type region struct {
@@ -318,15 +319,6 @@ type span struct{ lo, hi uint64 }
 func (s spanSet) overlaps(lo, hi uint64) bool {
 	i := sort.Search(len(s), func(i int) bool { return s[i].hi >= lo })
 	return i < len(s) && s[i].lo <= hi
-}
-
-// insert adds [lo, hi] unless it overlaps the set, and says whether it did.
-func (s *spanSet) insert(lo, hi uint64) bool {
-	if s.overlaps(lo, hi) {
-		return false
-	}
-	s.add(lo, hi)
-	return true
 }
 
 // add adds [lo, hi], which overlaps nothing in the set.

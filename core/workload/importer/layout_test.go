@@ -68,9 +68,11 @@ func TestRelocation(t *testing.T) {
 			{Start: 0x08048000, Limit: 0x08100000, File: "/bin/app32"},
 			{Start: 0xFFFFFFFF81000000, Limit: 0xFFFFFFFF81100000, File: "[kernel.kallsyms]"},
 		}, map[string]workload.Address{"[kernel.kallsyms]": 0x80000000}, ""},
-		{"x86 cannot fit 3 GB of user image", "x86", []*profile.Mapping{
-			{Start: 0x400000, Limit: 0xC0400000, File: "/bin/huge"},
-		}, nil, `image "huge"`},
+		{"x86 cannot fit 2.6 GB of user images", "x86", []*profile.Mapping{
+			{Start: 0x7F0000000000, Limit: 0x7F0038000000, File: "/lib/a.so"},
+			{Start: 0x7F1000000000, Limit: 0x7F1038000000, File: "/lib/b.so"},
+			{Start: 0x7F2000000000, Limit: 0x7F2038000000, File: "/lib/huge.so"},
+		}, nil, `image "huge.so"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			im, err := importer.Import("reloc.pb.gz", onePprof(t, c.maps...), importer.Options{Arch: c.arch})
@@ -104,5 +106,42 @@ func TestRelocation(t *testing.T) {
 				t.Errorf("Resolve: %v", err)
 			}
 		})
+	}
+}
+
+// TestQualifiedNames: a name two images define is referenced as
+// image!name in stacks; two source functions of one name in one image are
+// one function.
+func TestQualifiedNames(t *testing.T) {
+	t.Parallel()
+	p := &profile.Profile{
+		SampleType: []*profile.ValueType{{Type: "cpu", Unit: "nanoseconds"}},
+		Mapping: []*profile.Mapping{
+			{ID: 1, Start: 0x400000, Limit: 0x500000, File: "/bin/app"},
+			{ID: 2, Start: 0x7F0000000000, Limit: 0x7F0000100000, File: "/lib/libz.so"},
+		},
+	}
+	p.Function = []*profile.Function{{ID: 1, Name: "init", Filename: "a.c"}, {ID: 2, Name: "init", Filename: "b.c"}, {ID: 3, Name: "init", Filename: "z.c"}, {ID: 4, Name: "main"}}
+	p.Location = []*profile.Location{
+		{ID: 1, Mapping: p.Mapping[0], Address: 0x401000, Line: []profile.Line{{Function: p.Function[0]}}},
+		{ID: 2, Mapping: p.Mapping[0], Address: 0x401010, Line: []profile.Line{{Function: p.Function[1]}}},
+		{ID: 3, Mapping: p.Mapping[1], Address: 0x7F0000001000, Line: []profile.Line{{Function: p.Function[2]}}},
+		{ID: 4, Mapping: p.Mapping[0], Address: 0x402000, Line: []profile.Line{{Function: p.Function[3]}}},
+	}
+	for i, v := range []int64{10, 20, 30} {
+		p.Sample = append(p.Sample, &profile.Sample{Location: []*profile.Location{p.Location[i], p.Location[3]}, Value: []int64{v}})
+	}
+	var b bytes.Buffer
+	if err := p.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	im, err := importer.Import("dup.pb.gz", b.Bytes(), importer.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInvariants(t, im)
+	equalWeights(t, "stack", stackWeights(im.Spec), map[string]float64{"app!init <- main": 30, "libz.so!init <- main": 30})
+	if _, f := function(t, im.Spec, "app", "init"); f.Weight != 30 || f.Size != 0x10+importer.Padding || len(f.Hotspots) != 2 {
+		t.Errorf("app!init: weight %v, size %d, %d hotspots; want the two merged: 30, 0x10+%d, 2", f.Weight, f.Size, len(f.Hotspots), importer.Padding)
 	}
 }

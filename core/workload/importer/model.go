@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // model is a profile on its way to a workload: images of functions with
@@ -19,10 +20,12 @@ type model struct {
 	procBy  map[string]*proc
 	nfuncs  int
 	notes   []string
+	invalid int // names with bytes that are not UTF-8
 }
 
 // image is an image being built.
 type image struct {
+	order  int // position in model.images: order of first appearance
 	name   string
 	kernel bool
 	// start and limit are the source's mapping ([start, limit)), when
@@ -104,13 +107,14 @@ func (m *model) image(key, name string, kernel bool) *image {
 	if img := m.imageBy[key]; img != nil {
 		return img
 	}
+	name = m.valid(name)
 	unique := name
 	if n := m.names[name]; n > 0 {
 		unique = fmt.Sprintf("%s#%d", name, n+1)
 		m.notes = append(m.notes, fmt.Sprintf("two images are named %q: the second is %q", name, unique))
 	}
 	m.names[name]++
-	img := &image{name: unique, kernel: kernel, fnBy: map[string]*fn{}}
+	img := &image{order: len(m.images), name: unique, kernel: kernel, fnBy: map[string]*fn{}}
 	m.imageBy[key] = img
 	m.images = append(m.images, img)
 	return img
@@ -122,7 +126,7 @@ func (m *model) fn(img *image, name string) *fn {
 	if f := img.fnBy[name]; f != nil {
 		return f
 	}
-	f := &fn{id: m.nfuncs, name: name, img: img}
+	f := &fn{id: m.nfuncs, name: m.valid(name), img: img}
 	m.nfuncs++
 	img.fnBy[name] = f
 	img.funcs = append(img.funcs, f)
@@ -134,7 +138,7 @@ func (m *model) proc(key, name string) *proc {
 	if p := m.procBy[key]; p != nil {
 		return p
 	}
-	p := &proc{name: name, threadBy: map[string]*thread{}}
+	p := &proc{name: m.valid(name), threadBy: map[string]*thread{}}
 	m.procBy[key] = p
 	m.procs = append(m.procs, p)
 	return p
@@ -222,4 +226,14 @@ func (m *model) nameUnknown() {
 func sortStrings(s []string) []string {
 	slices.Sort(s)
 	return s
+}
+
+// valid is s with bytes that are not UTF-8 replaced by U+FFFD (TOML text
+// is UTF-8); the notes count the names changed.
+func (m *model) valid(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	m.invalid++
+	return strings.ToValidUTF8(s, "\uFFFD")
 }

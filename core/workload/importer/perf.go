@@ -22,13 +22,14 @@ func importPerf(name string, data []byte, opt Options, m *model, im *Imported) e
 	if skipped > 0 {
 		m.note("%d indented lines under frames (srcline or other annotations) were skipped", skipped)
 	}
+	wev, raw := weightEvent(samples)
+	ref := busyReference(samples, wev)
 	if samples, err = keepProcess(name, samples, opt.Process); err != nil {
 		return err
 	}
-	wev, raw := weightEvent(samples)
 	im.SampleType, im.PeriodType, im.PeriodUnit = raw, wev, "events"
-	pb := &perfBuilder{m: m, names: processNames(samples), cpuWeight: map[int]float64{}}
-	var noFrames, idle int64
+	pb := &perfBuilder{m: m, names: processNames(samples)}
+	var noFrames, idle, zero int64
 	firstNoFrames := 0
 	for i := range samples {
 		s := &samples[i]
@@ -40,6 +41,10 @@ func importPerf(name string, data []byte, opt Options, m *model, im *Imported) e
 				firstNoFrames = s.line
 			}
 			noFrames++
+			continue
+		}
+		if s.hasPeriod && s.period == 0 {
+			zero++
 			continue
 		}
 		if opt.DropIdle && (s.pid == 0 || isIdle(s.frames[0].sym)) {
@@ -55,13 +60,16 @@ func importPerf(name string, data []byte, opt Options, m *model, im *Imported) e
 	if noFrames > 0 {
 		m.note("%d %s samples without frames were dropped (the first at line %d)", noFrames, wev, firstNoFrames)
 	}
+	if zero > 0 {
+		m.note("%d %s samples with a period of 0 carry no weight and were skipped", zero, wev)
+	}
 	if idle > 0 {
 		m.note("%d idle samples (swapper's, or an idle function's) were dropped (--drop-idle)", idle)
 	}
 	if im.Samples == 0 {
 		return &Error{Source: name, Msg: fmt.Sprintf("no %s sample is left to import", wev)}
 	}
-	pb.finish(im)
+	pb.finish(im, ref)
 	pb.rates(samples, wev)
 	return nil
 }
@@ -126,13 +134,11 @@ func processNames(samples []perfSample) map[int64]string {
 
 // perfBuilder builds the model from perf samples.
 type perfBuilder struct {
-	m         *model
-	names     map[int64]string
-	used      map[string]int64 // process names given, by pid
-	cpuWeight map[int]float64
-	noCPU     bool
-	periods   []float64
-	frames    []frame
+	m       *model
+	names   map[int64]string
+	used    map[string]int64 // process names given, by pid
+	periods []float64
+	frames  []frame
 }
 
 // add adds a sample of the weight event.
@@ -148,11 +154,6 @@ func (pb *perfBuilder) add(s *perfSample) {
 		w = s.period
 	}
 	pb.periods = append(pb.periods, w)
-	if s.hasCPU {
-		pb.cpuWeight[s.cpu] += w
-	} else {
-		pb.noCPU = true
-	}
 	pb.frames = pb.frames[:0]
 	for i, fr := range s.frames {
 		f := pb.fn(s.pid, fr, true)
@@ -225,23 +226,48 @@ func unknownKey(addr uint64) string { return unknownPrefix + strconv.FormatUint(
 // unknownPrefix starts the provisional names (no symbol has a NUL).
 const unknownPrefix = "\x00unknown "
 
-// finish sets the threads' busy shares and the period.
-func (pb *perfBuilder) finish(im *Imported) {
-	var den float64
-	if !pb.noCPU {
-		for _, w := range pb.cpuWeight {
-			den = max(den, w)
+// busyReference is the weight of a processor busy all the time: the
+// weight (periods of the weight event, idle samples included) of the
+// busiest processor in the whole file, or, when a sample has no [cpu]
+// column, of the busiest thread.
+func busyReference(samples []perfSample, wev string) float64 {
+	cpus, threads := map[int]float64{}, map[[2]int64]float64{}
+	noCPU := false
+	for _, s := range samples {
+		if s.event != wev || len(s.frames) == 0 {
+			continue
 		}
-	} else {
-		for _, p := range pb.m.procs {
-			for _, t := range p.threads {
-				den = max(den, t.weight)
-			}
+		w := 1.0
+		if s.hasPeriod {
+			w = s.period
 		}
+		cpus[s.cpu] += w
+		key := [2]int64{s.pid, s.tid}
+		if s.pid == 0 {
+			key[1] = int64(s.cpu)
+		}
+		threads[key] += w
+		noCPU = noCPU || !s.hasCPU
 	}
+	var ref float64
+	if noCPU {
+		for _, w := range threads {
+			ref = max(ref, w)
+		}
+		return ref
+	}
+	for _, w := range cpus {
+		ref = max(ref, w)
+	}
+	return ref
+}
+
+// finish sets the threads' busy shares (their weight over ref) and the
+// period.
+func (pb *perfBuilder) finish(im *Imported, ref float64) {
 	for _, p := range pb.m.procs {
 		for _, t := range p.threads {
-			t.share = min(1, t.weight/den)
+			t.share = min(1, t.weight/ref)
 		}
 	}
 	lo, hi, sum := pb.periods[0], pb.periods[0], 0.0

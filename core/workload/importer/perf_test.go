@@ -2,11 +2,13 @@ package importer_test
 
 import (
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/proflab/proflab/core/workload"
 	"github.com/proflab/proflab/core/workload/importer"
+	"github.com/proflab/proflab/core/workload/importer/importtest"
 )
 
 // perfG's samples (testdata/perf_g.txt, perf script -g, cycles, period
@@ -95,6 +97,11 @@ func TestPerfDropIdle(t *testing.T) {
 	only := importFile(t, "perf_g.txt", importer.Options{Process: "bash"})
 	if len(only.Spec.Processes) != 1 || only.Spec.Processes[0].Name != "bash" || only.Samples != 1 {
 		t.Errorf("--process bash: %d processes, %d samples; want bash alone, 1", len(only.Spec.Processes), only.Samples)
+	} else if b := only.Spec.Processes[0].Threads[0].Busy; b != 0.25 {
+		t.Errorf("--process bash: busy %v, want 0.25 (of the busiest processor of the whole file)", b)
+	}
+	if b := im.Spec.Processes[0].Threads[1].Busy; b != 0.75 {
+		t.Errorf("--drop-idle: prog's second thread busy %v, want 0.75 (idle samples still count for the reference)", b)
 	}
 }
 
@@ -146,6 +153,131 @@ func TestPerfEvents(t *testing.T) {
 	} {
 		if math.Abs(c.got-c.want) > 1e-12 {
 			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
+		}
+	}
+}
+
+// TestPerfHeaders reads the header forms perf script prints: comm with
+// spaces, pid alone or pid/tid, cpu and period optional, events with
+// modifiers and PMU prefixes.
+func TestPerfHeaders(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name, text     string
+		process, event string
+		weight         float64
+	}{
+		{"comm with spaces", "   Web Content  4321/4330 [001] 55.000100:     100 cycles:ppp: \n\t 401000 js::Run+0x4 (/usr/lib/libxul.so)\n", "Web Content", "cycles:ppp", 100},
+		{"pid only, no period", "prog 1234 [002] 12345.678901: cycles: \n\t 401000 main+0x10 (/bin/prog)\n", "prog", "cycles", 1},
+		{"no cpu", "prog 1234/1234 12345.678901: 10 cycles:u: \n\t 401000 main+0x10 (/bin/prog)\n", "prog", "cycles:u", 10},
+		{"PMU prefix", "prog 1234/1234 [000] 1.5: 7 cpu_core/cycles/u: 401000 main+0x10 (/bin/prog)\n", "prog", "cpu_core/cycles/u", 7},
+		{"C++ symbol, deleted dso", "prog 1234/1234 [000] 1.5: 5 cycles: 401000 run(int, char const*)+0x1c (/tmp/prog (deleted))\n", "prog", "cycles", 5},
+		{"task-clock only", "prog 1234/1234 [000] 1.5: 250000 task-clock: 401000 main (/bin/prog)\n", "prog", "task-clock", 250000},
+	} {
+		im, err := importer.Import("h.txt", []byte(c.text), importer.Options{})
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		checkInvariants(t, im)
+		p := im.Spec.Processes[0]
+		if p.Name != c.process || im.SampleType != c.event || len(p.Threads) != 1 || p.Threads[0].Busy != 1 ||
+			len(p.Threads[0].Stacks) != 1 || p.Threads[0].Stacks[0].Weight != c.weight {
+			t.Errorf("%s: process %q, event %q, threads %+v; want %q, %q, one busy thread with one stack of weight %v",
+				c.name, p.Name, im.SampleType, p.Threads, c.process, c.event, c.weight)
+		}
+	}
+	im := importFile(t, "perf_g.txt", importer.Options{Arch: "x86"})
+	for _, img := range im.Spec.Images {
+		if img.Kernel != (uint64(img.Base) >= 0x80000000) || uint64(img.Base) > 0xFFFFFFFF {
+			t.Errorf("x86: image %s (kernel %v) at %s", img.Name, img.Kernel, img.Base)
+		}
+	}
+	if _, err := im.Spec.Resolve(x86); err != nil {
+		t.Errorf("Resolve(x86): %v", err)
+	}
+}
+
+// TestPerfScriptGenerator imports importtest.PerfScript: the stacks'
+// leaves match the generated cycles samples' periods by symbol.
+func TestPerfScriptGenerator(t *testing.T) {
+	t.Parallel()
+	text := importtest.PerfScript(2000, 3)
+	want := map[string]float64{}
+	var cur string
+	var period float64
+	for _, line := range strings.Split(text, "\n") {
+		if strings.Contains(line, " cycles:u:") {
+			f := strings.Fields(line)
+			period, _ = strconv.ParseFloat(f[len(f)-2], 64)
+			cur = "cycles"
+			continue
+		}
+		if strings.Contains(line, " instructions:u:") {
+			cur = ""
+		}
+		if cur == "cycles" && strings.HasPrefix(line, "\t") {
+			sym := strings.Fields(line)[1]
+			if i := strings.LastIndex(sym, "+0x"); i > 0 {
+				sym = sym[:i]
+			}
+			if sym == "std::vector<int>::push_back(int" {
+				sym = "std::vector<int>::push_back(int const&)"
+			}
+			if sym != "[unknown]" {
+				want[sym] += period
+			} else {
+				want["[unknown]"] += period
+			}
+			cur = "done"
+		}
+	}
+	im, err := importer.Import("gen.txt", []byte(text), importer.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInvariants(t, im)
+	got := leafWeights(im.Spec)
+	for k, v := range got {
+		if strings.HasPrefix(k, "libc.so.6+0x") {
+			got["[unknown]"] += v
+			delete(got, k)
+		}
+	}
+	equalWeights(t, "leaf", got, want)
+	_, compute := function(t, im.Spec, "prog", "compute")
+	if compute.CPI == 0 || compute.CPI == 1 {
+		t.Errorf("compute's cpi %v: want one from cycles and instructions", compute.CPI)
+	}
+	if _, err := im.Spec.Resolve(x64); err != nil {
+		t.Errorf("Resolve(x64): %v", err)
+	}
+}
+
+// TestPerfCPPNames: a C++ symbol with parentheses and spaces is one
+// name, and a deleted binary's dso is its image.
+func TestPerfCPPNames(t *testing.T) {
+	t.Parallel()
+	im, err := importer.Import("h.txt", []byte("prog 1234/1234 [000] 1.5: 5 cycles: 401000 run(int, char const*)+0x1c (/tmp/prog (deleted))\n"), importer.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	function(t, im.Spec, "prog (deleted)", "run(int, char const*)")
+}
+
+// TestPerfEventNames: modifiers and PMU prefixes are dropped when events
+// are compared, tracepoints keep their subsystem.
+func TestPerfEventNames(t *testing.T) {
+	t.Parallel()
+	for ev, cycles := range map[string]bool{"cycles:u": true, "cpu-cycles:ppp": true, "cpu_core/cycles/u": true, "cycles": true,
+		"sched:sched_switch": false, "instructions:u": false, "cycles_x:u": false} {
+		text := "prog 1/1 [000] 1.0: 5 sched:sched_wakeup: 401000 a (/bin/prog)\nprog 1/1 [000] 1.1: 7 " + ev + ": 402000 b (/bin/prog)\n"
+		im, err := importer.Import("e.txt", []byte(text), importer.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := im.SampleType == ev; got != cycles {
+			t.Errorf("events sched:sched_wakeup then %s: weight from %q; cycles should win: %v", ev, im.SampleType, cycles)
 		}
 	}
 }

@@ -13,12 +13,37 @@ import (
 // call graphs) the ip, symbol and dso on the same line.
 var perfHeader = regexp.MustCompile(`^\s*(\S.*?)\s+(-?\d+)(?:/(-?\d+))?\s+(?:\[(\d+)\]\s+)?(\d+\.\d+):\s+(?:(\d+)\s+)?(\S+?):(?:\s+(.*?))?\s*$`)
 
-// perfFrameLine matches a call-graph frame line: ip, symbol (with an
-// optional +0xOFFSET) and the dso in parentheses.
-var perfFrameLine = regexp.MustCompile(`^\s+([0-9a-fA-F]+)\s+(.*?)\s*\((.*)\)\s*$`)
-
-// perfInline matches the ip/sym/dso of a sample without call graph.
-var perfInline = regexp.MustCompile(`^([0-9a-fA-F]+)\s+(.*?)\s*\((.*)\)$`)
+// splitFrame splits `ip symbol[+0xOFFSET] (dso)` (a frame line's text or
+// the end of a header without call graph). The dso is the last
+// parenthesized group, parentheses inside it balanced ("(/usr/bin/prog
+// (deleted))"); the symbol is everything between, parentheses and spaces
+// included ("std::vector<int>::push_back(int const&)").
+func splitFrame(s string) (ip, sym, dso string, ok bool) {
+	s = strings.TrimSpace(s)
+	i := strings.IndexAny(s, " \t")
+	if i <= 0 || !strings.HasSuffix(s, ")") {
+		return "", "", "", false
+	}
+	ip, rest := s[:i], strings.TrimSpace(s[i:])
+	for _, r := range ip {
+		if !strings.ContainsRune("0123456789abcdefABCDEF", r) {
+			return "", "", "", false
+		}
+	}
+	depth := 0
+	for j := len(rest) - 1; j >= 0; j-- {
+		switch rest[j] {
+		case ')':
+			depth++
+		case '(':
+			depth--
+			if depth == 0 {
+				return ip, strings.TrimSpace(rest[:j]), rest[j+1 : len(rest)-1], true
+			}
+		}
+	}
+	return "", "", "", false
+}
 
 // symOffset is perf's +0xOFFSET after a symbol.
 var symOffset = regexp.MustCompile(`\+0x[0-9a-fA-F]+$`)
@@ -64,6 +89,9 @@ func parsePerf(name string, data []byte) ([]perfSample, int, error) {
 		case strings.TrimSpace(line) == "":
 			cur = nil
 		case line[0] == '#':
+		case line[0] == '\t' && cur != nil && isFrame(line, cur, ln):
+			// perf script indents frames with a tab (headers, right-
+			// aligned, with spaces).
 		case line[0] == ' ' || line[0] == '\t':
 			// perf script right-aligns comm, so a header can be indented
 			// too: it is tried first (a frame has no "time:" field).
@@ -129,8 +157,8 @@ func parsePerfHeader(name, line string, ln int) (perfSample, bool, error) {
 		s.period, s.hasPeriod = float64(p), true
 	}
 	if rest := g[8]; rest != "" {
-		if h := perfInline.FindStringSubmatch(rest); h != nil {
-			fr, err := newPerfFrame(h[1], h[2], h[3], ln)
+		if ip, sym, dso, ok := splitFrame(rest); ok {
+			fr, err := newPerfFrame(ip, sym, dso, ln)
 			if err != nil {
 				return s, false, &Error{Source: name, Line: ln, Msg: err.Error()}
 			}
@@ -140,13 +168,22 @@ func parsePerfHeader(name, line string, ln int) (perfSample, bool, error) {
 	return s, true, nil
 }
 
+// isFrame appends line to cur's frames if it is a frame line.
+func isFrame(line string, cur *perfSample, ln int) bool {
+	fr, ok := parsePerfFrame(line, ln)
+	if ok {
+		cur.frames = append(cur.frames, fr)
+	}
+	return ok
+}
+
 // parsePerfFrame reads a frame line.
 func parsePerfFrame(line string, ln int) (perfFrame, bool) {
-	g := perfFrameLine.FindStringSubmatch(line)
-	if g == nil {
+	ip, sym, dso, ok := splitFrame(line)
+	if !ok {
 		return perfFrame{}, false
 	}
-	fr, err := newPerfFrame(g[1], g[2], g[3], ln)
+	fr, err := newPerfFrame(ip, sym, dso, ln)
 	return fr, err == nil
 }
 
@@ -166,7 +203,9 @@ func eventName(ev string) string {
 	if strings.Count(ev, "/") >= 2 {
 		ev = strings.Split(ev, "/")[1]
 	}
-	if i := strings.IndexByte(ev, ':'); i > 0 && !strings.Contains(ev[:i], "sched") {
+	// Modifiers follow the last ':' (cycles:u, cycles:ppp); a tracepoint's
+	// subsystem precedes its first (sched:sched_switch) and stays.
+	if i := strings.LastIndexByte(ev, ':'); i > 0 && i < len(ev)-1 && strings.Trim(ev[i+1:], "ukhIGHpPSDWe") == "" {
 		ev = ev[:i]
 	}
 	switch ev {

@@ -8,6 +8,12 @@ import (
 	"github.com/google/pprof/profile"
 )
 
+// MaxMapping is the largest mapping taken as an image's range (1 GiB):
+// a larger one is a placeholder (pprof gives a profile without mappings
+// one covering every address), and the image then covers the addresses
+// seen in it.
+const MaxMapping = 1 << 30
+
 // kernelAddress is where Linux's (and every x64 kernel's) system space
 // starts: source addresses from here are kernel code.
 const kernelAddress = 0xFFFF800000000000
@@ -34,6 +40,7 @@ func importPprof(name string, data []byte, p *profile.Profile, opt Options, m *m
 	th := pr.thread("")
 	pm := newPprofMapper(m, p)
 	var noLoc, idle, labels int64
+	labelKeys := map[string]bool{}
 	var frames []frame
 	for i, s := range p.Sample {
 		if len(s.Value) != len(p.SampleType) {
@@ -45,6 +52,12 @@ func importPprof(name string, data []byte, p *profile.Profile, opt Options, m *m
 		}
 		if len(s.Label) > 0 || len(s.NumLabel) > 0 {
 			labels++
+			for k := range s.Label {
+				labelKeys[k] = true
+			}
+			for k := range s.NumLabel {
+				labelKeys[k] = true
+			}
 		}
 		if v == 0 {
 			continue
@@ -76,7 +89,11 @@ func importPprof(name string, data []byte, p *profile.Profile, opt Options, m *m
 		m.note("%d idle samples were dropped (--drop-idle)", idle)
 	}
 	if labels > 0 {
-		m.note("%d samples carry labels (such as pid or thread ids); labels are ignored: the workload is one process with one thread", labels)
+		keys := make([]string, 0, len(labelKeys))
+		for k := range labelKeys {
+			keys = append(keys, k)
+		}
+		m.note("%d samples carry labels (%s); labels are ignored: the workload is one process with one thread", labels, strings.Join(sortStrings(keys), ", "))
 	}
 	if im.Samples == 0 {
 		return &Error{Source: name, Msg: fmt.Sprintf("the profile has no sample with a positive %s and a location: there is nothing to import", im.SampleType)}
@@ -228,8 +245,11 @@ func (pm *pprofMapper) image(loc *profile.Location) *image {
 	}
 	kernel := mp.Start >= kernelAddress || strings.HasPrefix(n, "[kernel") || strings.HasPrefix(n, "vmlinux")
 	img := pm.m.image(key, n, kernel)
-	if mp.Limit > mp.Start {
+	switch {
+	case mp.Limit > mp.Start && mp.Limit-mp.Start <= MaxMapping:
 		img.start, img.limit, img.hasRange = mp.Start, mp.Limit, true
+	case mp.Limit > mp.Start:
+		pm.m.note("mapping %s spans 0x%X…0x%X, more than any code: taken as unknown (the image covers the addresses seen in it)", img.name, mp.Start, mp.Limit)
 	}
 	pm.images[mp] = img
 	return img

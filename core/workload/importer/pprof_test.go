@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"github.com/proflab/proflab/core/workload"
 	"github.com/proflab/proflab/core/workload/importer"
 	"github.com/proflab/proflab/core/workload/importer/importtest"
 )
@@ -162,16 +163,42 @@ func TestSyntheticProfile(t *testing.T) {
 		}
 	}
 	t.Logf("%.1f%% of the leaf weight is at its source address", 100*checkAddressesKept(t, im, p, 0.8))
-	if _, err := im.Spec.Resolve(x64); err != nil {
-		t.Errorf("Resolve(x64): %v", err)
+	r, err := im.Spec.Resolve(x64)
+	if err != nil {
+		t.Fatalf("Resolve(x64): %v", err)
 	}
+	checkHotspotsResolve(t, im, r)
 	im86, err := importer.Import("synth.pb.gz", data, importer.Options{Arch: "x86"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkInvariants(t, im86)
-	if _, err := im86.Spec.Resolve(x86); err != nil {
-		t.Errorf("Resolve(x86): %v", err)
+	r86, err := im86.Spec.Resolve(x86)
+	if err != nil {
+		t.Fatalf("Resolve(x86): %v", err)
+	}
+	checkHotspotsResolve(t, im86, r86)
+}
+
+// checkHotspotsResolve checks that every hotspot's address resolves to
+// its own function: the address a sample lands on is charged to the
+// function the source charged.
+func checkHotspotsResolve(t *testing.T, im *importer.Imported, r *workload.Resolved) {
+	t.Helper()
+	n := 0
+	for _, img := range im.Spec.Images {
+		for _, f := range img.Functions {
+			for _, h := range f.Hotspots {
+				a := uint64(img.Base) + uint64(f.Offset) + h.Offset
+				if i := r.FuncAt(a); i < 0 || r.Funcs[i].Name != f.Name {
+					t.Errorf("0x%X, a hotspot of %s, resolves to function %d", a, f.Name, i)
+				}
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("no hotspot to check")
 	}
 }
 
@@ -212,7 +239,33 @@ func TestLegacyUnsymbolized(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := im86.Spec.Resolve(x86); err != nil {
-		t.Errorf("Resolve(x86): %v", err)
+	r86, err := im86.Spec.Resolve(x86)
+	if err != nil {
+		t.Fatalf("Resolve(x86): %v", err)
+	}
+	checkHotspotsResolve(t, im86, r86)
+}
+
+// TestLegacyText imports pprof's legacy text forms (a heap profile with
+// its mappings, a contention profile without any).
+func TestLegacyText(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ name, text, sampleType, note string }{
+		{"heap", "heap profile:   2:   2048 [   3:   4096] @ heapprofile\n   1:   1024 [   2:   2048] @ 0x401000 0x402000\n   1:   1024 [   1:   2048] @ 0x401100 0x402000\n\nMAPPED_LIBRARIES:\n00400000-00452000 r-xp 00000000 08:01 131090 /usr/bin/heapy\n",
+			"inuse_space/bytes", "labels (bytes)"},
+		{"contention", "--- contention:\ncycles/second=3000000000\nsampling period=1\n100 2 @ 0x401000 0x402000\n", "delay/nanoseconds", "more than any code"},
+	} {
+		if f, err := importer.Detect([]byte(c.text)); f != importer.Pprof || err != nil {
+			t.Errorf("%s: Detect = %q, %v; want pprof", c.name, f, err)
+		}
+		im, err := importer.Import(c.name, []byte(c.text), importer.Options{})
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		checkInvariants(t, im)
+		if im.SampleType != c.sampleType || !strings.Contains(strings.Join(im.Notes, "\n"), c.note) {
+			t.Errorf("%s: sample type %q, notes %q; want %q and a note on %q", c.name, im.SampleType, im.Notes, c.sampleType, c.note)
+		}
 	}
 }

@@ -129,5 +129,5 @@ func (im *Imported) Flat() map[string]float64 {
 
 // oneLine keeps a text on one comment line.
 func oneLine(s string) string {
-	return strings.NewReplacer("\n", " ", "\r", " ").Replace(s)
+	return strings.ToValidUTF8(strings.NewReplacer("\n", " ", "\r", " ").Replace(s), "\uFFFD")
 }
