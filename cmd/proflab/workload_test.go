@@ -52,6 +52,25 @@ func TestWorkloadImport(t *testing.T) {
 		if _, err := workload.Load(o); err != nil {
 			t.Errorf("%s: %v", o, err)
 		}
+		// and the workload runs, on a machine of its architecture, with
+		// no process made for it
+		arch := "x64"
+		if len(c.args) == 2 && c.args[0] == "--arch" {
+			arch = c.args[1]
+		}
+		sc := writeScenario(t, dir, "run-"+filepath.Base(c.file)+".lua", `local lab = require "proflab"
+local m = lab.machine{ arch = "`+arch+`", cpus = 2 }
+m:kernel{}:NtSetIntervalProfile(1221, lab.ProfileTime)
+local res = m:run{ duration_us = 200000, workload = "`+filepath.Base(o)+`" }
+local busy = 0
+for name, f in pairs(res.truth) do
+  if name ~= "KiIdleLoop" then busy = busy + f.instructions end
+end
+lab.check(busy > 0, "the imported workload ran")
+`)
+		if code, out, errOut := runCLI("run", sc); code != ExitOK {
+			t.Errorf("running %s: code %d\n%s%s", o, code, out, errOut)
+		}
 	}
 	// Bad input: exit 2 with a message naming the file (and line).
 	bad := writeScenario(t, dir, "bad.folded", "a;b 1\na;b -3\n")
