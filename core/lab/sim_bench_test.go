@@ -1,6 +1,7 @@
 package lab_test
 
 import (
+	"fmt"
 	"os"
 	"sync"
 	"testing"
@@ -188,6 +189,14 @@ func BenchmarkSecond(b *testing.B) {
 // labtest.Large). The large run reports its cost as a multiple of the
 // small one's (x-small).
 func BenchmarkSecondLarge(b *testing.B) {
+	for _, secs := range []uint64{1, 10} {
+		b.Run(fmt.Sprintf("%ds", secs), func(b *testing.B) { benchLarge(b, secs) })
+	}
+}
+
+// benchLarge runs secs simulated seconds of the small and the large
+// workload (BenchmarkSecondLarge).
+func benchLarge(b *testing.B, secs uint64) {
 	var small float64
 	for _, load := range []string{"small", "large"} {
 		b.Run(load, func(b *testing.B) {
@@ -206,7 +215,7 @@ func BenchmarkSecondLarge(b *testing.B) {
 				}
 				l.Profile(b, base, size, 4, nt.ProfileTime)
 				l.SetInterval(b, nt.ProfileTime, 1221)
-				res, err := l.Sim.Run(1_000_000, w)
+				res, err := l.Sim.Run(secs*1_000_000, w)
 				if err != nil {
 					b.Fatal(err)
 				}
