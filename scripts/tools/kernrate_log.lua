@@ -22,7 +22,12 @@ local HEAD = ("%-32s%10s%11s%8s%12s"):format("Module", "Hits", "msec", "%Total",
 --- label(name) → the module's base name in capitals without its
 --- extension ("ntoskrnl.exe" → "NTOSKRNL"), as the module table shows it.
 function M.label(name)
-  return (M.file(name):gsub("%.[^.]*$", "")):upper()
+  local f = M.file(name)
+  -- a pseudo-file of Linux's, such as perf's "[kernel.kallsyms]", keeps
+  -- its own name: "KERNEL.KALLSYMS", not "[KERNEL"
+  local inner = f:match("^%[(.+)%]$")
+  if inner then return inner:upper() end
+  return (f:gsub("%.[^.]*$", "")):upper()
 end
 
 --- file(name) → the module's file name without its folder

@@ -294,3 +294,34 @@ func TestPerfEventNames(t *testing.T) {
 		}
 	}
 }
+
+// perf script's default header prints the thread's id alone (`comm tid`,
+// no pid): the threads of one command are one process of several
+// threads, not a process each.
+func TestPerfThreadIDAloneGroupsByCommand(t *testing.T) {
+	text := `server 101  10.000100:     250000 cpu-clock:ppp: 
+	            1234 work+0x4 (/usr/bin/server)
+
+server 102  10.000200:     250000 cpu-clock:ppp: 
+	            1234 work+0x4 (/usr/bin/server)
+
+server 103  10.000300:     250000 cpu-clock:ppp: 
+	            1250 idle_wait+0x0 (/usr/bin/server)
+
+client 201  10.000400:     250000 cpu-clock:ppp: 
+	            2234 send+0x4 (/usr/bin/client)
+`
+	im, err := importer.Import("tids.txt", []byte(text), importer.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(im.Spec.Processes) != 2 {
+		t.Fatalf("%d processes, want server and client: %+v", len(im.Spec.Processes), im.Spec.Processes)
+	}
+	for _, p := range im.Spec.Processes {
+		want := map[string]int{"server": 3, "client": 1}[p.Name]
+		if len(p.Threads) != want {
+			t.Errorf("process %q has %d threads, want %d", p.Name, len(p.Threads), want)
+		}
+	}
+}

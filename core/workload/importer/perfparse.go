@@ -53,6 +53,7 @@ type perfSample struct {
 	line      int
 	comm      string
 	pid, tid  int64
+	tidOnly   bool // the header printed one number: the thread's (see groupThreads)
 	cpu       int
 	hasCPU    bool
 	period    float64
@@ -122,7 +123,29 @@ func parsePerf(name string, data []byte) ([]perfSample, int, error) {
 			cur = &out[len(out)-1]
 		}
 	}
+	groupThreads(out)
 	return out, skipped, nil
+}
+
+// groupThreads gives the samples whose header has one number a process.
+// perf script's default fields print the thread's id alone (`comm tid`;
+// `-F +pid` prints `pid/tid`), so the process is not known: the threads of
+// one command name are taken as one process, identified by the first of
+// its threads the file shows (tid 0 stays the idle swapper, pid 0).
+func groupThreads(samples []perfSample) {
+	pidOf := map[string]int64{}
+	for i := range samples {
+		s := &samples[i]
+		if !s.tidOnly || s.tid == 0 {
+			continue
+		}
+		pid, ok := pidOf[s.comm]
+		if !ok {
+			pid = s.tid
+			pidOf[s.comm] = pid
+		}
+		s.pid = pid
+	}
 }
 
 // parsePerfHeader reads a header line; ok is false when it is none.
@@ -137,6 +160,7 @@ func parsePerfHeader(name, line string, ln int) (perfSample, bool, error) {
 		return s, false, &Error{Source: name, Line: ln, Msg: fmt.Sprintf("pid %q is not a number", g[2])}
 	}
 	s.tid = s.pid
+	s.tidOnly = g[3] == ""
 	if g[3] != "" {
 		if s.tid, err = strconv.ParseInt(g[3], 10, 64); err != nil {
 			return s, false, &Error{Source: name, Line: ln, Msg: fmt.Sprintf("tid %q is not a number", g[3])}
