@@ -1,6 +1,7 @@
 package lab_test
 
 import (
+	"fmt"
 	"math"
 	"reflect"
 	"testing"
@@ -90,5 +91,63 @@ func TestNoStacksNoStackTruth(t *testing.T) {
 	}
 	if len(res.Stacks) != 0 || len(res.StackHits) != 0 {
 		t.Errorf("stacks %v hits %v", res.Stacks, res.StackHits)
+	}
+}
+
+// A thread of many classes (100 functions, each its own CPI: more than
+// the engine's per-class draw handles) draws its segments one by one:
+// the truth keeps the weights as instruction shares, and a timer's and a
+// counter's samples follow the time and the instructions within
+// sampling error.
+func TestManyClassesDrawnOneByOne(t *testing.T) {
+	l := labtest.Inproc(t, 1, 9)
+	var fns []workload.Function
+	for i := range 100 {
+		fns = append(fns, workload.Function{Name: fmt.Sprintf("f%03d", i), Base: workload.Address(0x10000 + 0x100*i), Size: 0x100,
+			Weight: float64(1 + i%7), CPI: 0.5 + 0.03*float64(i)})
+	}
+	hTime := l.Profile(t, 0x10000, 0x6400, 8, nt.ProfileTime)
+	hIssues := l.Profile(t, 0x10000, 0x6400, 8, nt.ProfileTotalIssues)
+	l.SetInterval(t, nt.ProfileTime, 1221)
+	l.SetInterval(t, nt.ProfileTotalIssues, 100003)
+	res, err := l.Sim.Run(3_000_000, workload.OneProcess("", l.P, fns))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wsum, isum, csum float64
+	for i, f := range fns {
+		ft := res.Functions[i]
+		wsum += f.Weight
+		isum += float64(ft.Instructions)
+		csum += float64(ft.Cycles)
+	}
+	for _, c := range []struct {
+		name string
+		h    uint64
+		by   func(i int) float64 // the truth the source samples
+		tot  float64
+	}{
+		{"ProfileTime", hTime, func(i int) float64 { return float64(res.Functions[i].Cycles) }, csum},
+		{"ProfileTotalIssues", hIssues, func(i int) float64 { return float64(res.Functions[i].Instructions) }, isum},
+	} {
+		counts := l.Counters(t, c.h)
+		var n, tv, noise float64
+		for _, v := range counts {
+			n += float64(v)
+		}
+		for i := range fns {
+			s, w := float64(counts[i])/n, c.by(i)/c.tot
+			tv += math.Abs(s-w) / 2
+			noise += math.Sqrt(w*(1-w)/n) / 2
+		}
+		if bound := noise + math.Sqrt(math.Log(1000)/(2*n)); n < 5000 || tv > bound {
+			t.Errorf("%s: %v samples, total variation %.4f, bound %.4f", c.name, n, tv, bound)
+		}
+	}
+	for i, f := range fns {
+		want := f.Weight / wsum
+		if got := float64(res.Functions[i].Instructions) / isum; math.Abs(got-want) > 0.1*want+0.002 {
+			t.Errorf("%s: %.4f of the instructions, weight share %.4f", f.Name, got, want)
+		}
 	}
 }

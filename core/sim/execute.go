@@ -124,6 +124,10 @@ func (rs *runState) execute(c *cpuRun, t uint64) uint64 {
 		if c.clock >= t {
 			return c.clock
 		}
+		if len(c.classes) > manyClasses {
+			rs.drawSegments(c, t)
+			continue
+		}
 		// whole segments that surely end before t and overflow nothing
 		n := (t - c.clock - 1) / c.cmax
 		for i, k := range c.ctrs {
@@ -162,23 +166,45 @@ func wholeAtLeast1(x float64) uint64 {
 	return 1
 }
 
-// manyClasses is how many classes a thread may have before skip draws
-// a few segments' classes one by one rather than one count per class: an
-// imported workload's functions, each with its own CPI and rates, make
-// thousands of classes, and between two interrupts only tens of segments
-// run. (Both draws have the same distribution; workloads of fewer
-// classes keep the per-class draw, and so their exact numbers.)
+// manyClasses is how many classes a thread may have before its segments'
+// classes are drawn one by one (drawSegments) rather than as one count
+// per class for many segments (skip): an imported workload's functions,
+// each with its own CPI and rates, make thousands of classes, and between
+// two interrupts only tens of segments run. (Both draws have the same
+// distribution; workloads of fewer classes keep the per-class draw, and
+// so their exact numbers.)
 const manyClasses = 64
+
+// drawSegments runs c's thread's segments one by one, each of a class
+// drawn by probability, while the segment ends before t and overflows no
+// counter; the first that does not is started and left in progress.
+func (rs *runState) drawSegments(c *cpuRun, t uint64) {
+	for {
+		g := c.classPick.draw(rs.s.rng.Float64())
+		cl := &c.classes[g]
+		if c.clock+cl.cycles < t && !rs.overflowsIn(c, cl) {
+			rs.skipClass(c, g, 1)
+			continue
+		}
+		rs.startClass(c, g)
+		return
+	}
+}
+
+// overflowsIn reports whether a whole segment of cl would bring one of
+// c's counters to its overflow.
+func (rs *runState) overflowsIn(c *cpuRun, cl *segClass) bool {
+	for i, k := range c.ctrs {
+		if k.remaining <= eps || (cl.ev[i] > 0 && k.remaining-cl.ev[i] <= eps) {
+			return true
+		}
+	}
+	return false
+}
 
 // skip runs n whole segments on c: how many fell in each class is drawn,
 // which functions ran is left for later.
 func (rs *runState) skip(c *cpuRun, n uint64) {
-	if len(c.classes) > manyClasses && n < uint64(len(c.classes)) {
-		for range n {
-			rs.skipClass(c, c.classPick.draw(rs.s.rng.Float64()), 1)
-		}
-		return
-	}
 	counts := rs.counts[:0]
 	if len(c.classes) == 1 {
 		counts = append(counts, n)
@@ -215,6 +241,11 @@ func (rs *runState) startSegment(c *cpuRun) {
 	if len(c.classes) > 1 {
 		g = c.classPick.draw(rs.s.rng.Float64())
 	}
+	rs.startClass(c, g)
+}
+
+// startClass starts a segment of class g on c.
+func (rs *runState) startClass(c *cpuRun, g int) {
 	cl := &c.classes[g]
 	c.seg = segment{active: true, class: g, typ: -1, start: c.clock}
 	if len(cl.members) == 1 {
