@@ -88,24 +88,29 @@ func multinomial(rng *rand.Rand, n uint64, p []float64, out []uint64) {
 // uniform (Walker's alias method, Vose's construction): the category
 // ⌊u·n⌋ is kept with its probability, or its alias taken.
 type aliasTable struct {
-	prob  []float64
-	alias []int
+	slots []aliasSlot
+}
+
+// aliasSlot is one column of an alias table: its own probability and its
+// alias, side by side so that a draw touches one cache line.
+type aliasSlot struct {
+	prob  float64
+	alias int
 }
 
 // build makes the table for weights w (not all zero), reusing its slices.
 func (a *aliasTable) build(w []float64) {
 	n := len(w)
-	a.prob = append(a.prob[:0], make([]float64, n)...)
-	a.alias = append(a.alias[:0], make([]int, n)...)
+	a.slots = append(a.slots[:0], make([]aliasSlot, n)...)
+	sl := a.slots
 	var tot float64
 	for _, x := range w {
 		tot += x
 	}
 	var small, large []int
 	for i, x := range w {
-		a.prob[i] = x * float64(n) / tot
-		a.alias[i] = i
-		if a.prob[i] < 1 {
+		sl[i] = aliasSlot{prob: x * float64(n) / tot, alias: i}
+		if sl[i].prob < 1 {
 			small = append(small, i)
 		} else {
 			large = append(large, i)
@@ -114,30 +119,30 @@ func (a *aliasTable) build(w []float64) {
 	for len(small) > 0 && len(large) > 0 {
 		s, l := small[len(small)-1], large[len(large)-1]
 		small = small[:len(small)-1]
-		a.alias[s] = l
-		a.prob[l] -= 1 - a.prob[s]
-		if a.prob[l] < 1 {
+		sl[s].alias = l
+		sl[l].prob -= 1 - sl[s].prob
+		if sl[l].prob < 1 {
 			large = large[:len(large)-1]
 			small = append(small, l)
 		}
 	}
 	for _, i := range large {
-		a.prob[i] = 1
+		sl[i].prob = 1
 	}
 	for _, i := range small { // rounding leftovers
-		a.prob[i] = 1
+		sl[i].prob = 1
 	}
 }
 
 // draw is the category for a uniform u in [0, 1).
 func (a *aliasTable) draw(u float64) int {
-	x := u * float64(len(a.prob))
+	x := u * float64(len(a.slots))
 	i := int(x)
-	if i >= len(a.prob) {
-		i = len(a.prob) - 1
+	if i >= len(a.slots) {
+		i = len(a.slots) - 1
 	}
-	if x-float64(i) < a.prob[i] {
-		return i
+	if s := &a.slots[i]; x-float64(i) >= s.prob {
+		return s.alias
 	}
-	return a.alias[i]
+	return i
 }

@@ -234,6 +234,8 @@ func (rs *runState) newClass(c *cpuRun, n uint64, f *fnInfo) int {
 // and the largest cycles and events of a class's segment.
 func (rs *runState) classOdds(c *cpuRun) {
 	c.classP = c.classP[:0]
+	c.classCycles = c.classCycles[:0]
+	c.loopClasses = false
 	c.cmax = 0
 	c.emax = append(c.emax[:0], make([]float64, len(c.ctrs))...)
 	var cum float64
@@ -241,6 +243,8 @@ func (rs *runState) classOdds(c *cpuRun) {
 		cl := &c.classes[gi]
 		cum += cl.p
 		c.classP = append(c.classP, cl.p)
+		c.classCycles = append(c.classCycles, cl.cycles)
+		c.loopClasses = c.loopClasses || cl.loopFn >= 0
 		w := rs.probs[:0]
 		prev := 0.0
 		for _, cu := range cl.cum {

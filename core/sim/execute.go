@@ -50,11 +50,15 @@ type cpuRun struct {
 	typeClass []int
 	// classIndex finds a class by its key while the classes are built
 	classIndex map[classKey]int
-	fnClass    []int32   // and a function's class (-1: none yet)
-	cmax       uint64    // cycles of the longest segment
-	emax       []float64 // per counter, the most events of a segment
-	deferred   []uint64
-	seg        segment
+	fnClass    []int32 // and a function's class (-1: none yet)
+	cmax       uint64  // cycles of the longest segment
+	// each class's cycles per segment, and whether a class is a loop
+	// (drawSegments)
+	classCycles []uint64
+	loopClasses bool
+	emax        []float64 // per counter, the most events of a segment
+	deferred    []uint64
+	seg         segment
 
 	times [5]uint64 // cycles: user, kernel, interrupt, DPC, idle
 }
@@ -179,10 +183,18 @@ const manyClasses = 64
 // drawn by probability, while the segment ends before t and overflows no
 // counter; the first that does not is started and left in progress.
 func (rs *runState) drawSegments(c *cpuRun, t uint64) {
+	// with no counter and no loop, a segment is its cycles alone: the
+	// compact c.classCycles keeps the draws in cache
+	plain := len(c.ctrs) == 0 && !c.loopClasses
 	for {
 		g := c.classPick.draw(rs.s.rng.Float64())
-		cl := &c.classes[g]
-		if c.clock+cl.cycles < t && !rs.overflowsIn(c, cl) {
+		if plain {
+			if cy := c.classCycles[g]; c.clock+cy < t {
+				c.deferred[g]++
+				c.clock += cy
+				continue
+			}
+		} else if cl := &c.classes[g]; c.clock+cl.cycles < t && !rs.overflowsIn(c, cl) {
 			rs.skipClass(c, g, 1)
 			continue
 		}
