@@ -111,6 +111,7 @@ func TestToolCommands(t *testing.T) {
 		{[]string{"kernrate", "--workload", "../../examples/workloads/server.toml"}, ExitUsage, "give -s N"},
 		{[]string{"kernrate", "--workload", "../../examples/workloads/server.toml", "-s", "1", "-b", "24"}, ExitUsage, "-b 24: the bucket size must be a power of 2"},
 		{[]string{"kernrate", "--workload", "../../examples/workloads/server.toml", "-s", "1", "-z", "nothere"}, ExitUsage, "-z nothere: no profiled module"},
+		{[]string{"kernrate", "--workload", "../../examples/workloads/server.toml", "-s", "1", "-z", "server.exe"}, ExitUsage, "-z server.exe: a user-mode module, not profiled: add -a"},
 		{[]string{"kernrate", "--workload", "../../examples/workloads/server.toml", "-s", "1", "-q"}, ExitUsage, "-q is not a kernrate option"},
 		{[]string{"kernrate", "--workload", "nothere.toml", "-s", "1"}, ExitUsage, "--workload nothere.toml"},
 		{[]string{"kernrate", "--workload", "../../examples/workloads/server.toml", "--config-set", "machine.version=6.1", "--config-set", "machine.arch=x86", "-s", "1"}, ExitUsage, "workload: image[1].function[1].offset"},

@@ -110,6 +110,11 @@ local function sections(req, info)
       local names = {}
       for n in pairs(all) do names[#names + 1] = n end
       table.sort(names)
+      for _, im in ipairs(info.images or {}) do
+        if not im.kernel and matches(im.name, z) then
+          return nil, ("-z %s: a user-mode module, not profiled: add -a (every process), -n NAME or -p PID to profile its process"):format(z)
+        end
+      end
       return nil, ("-z %s: no profiled module has that name; the modules are %s"):format(z, table.concat(names, ", "))
     end
   end
