@@ -140,3 +140,25 @@ func TestProcessStackErrorsOnce(t *testing.T) {
 		t.Errorf("error %v: want the unknown frame once", err)
 	}
 }
+
+// A name with a "!" of its own (C++'s operator!=) is found by its name
+// and by image!name: references are not split at the "!".
+func TestReferencesKeepBangsInNames(t *testing.T) {
+	s := workload.Spec{
+		Images: []workload.Image{{Name: "app", Base: 0x400000, Functions: []workload.Function{
+			{Name: "operator!=", Offset: 0x100, Size: 0x40},
+			{Name: "main", Offset: 0x200, Size: 0x40},
+		}}},
+		Processes: []workload.Process{{Name: "app", Stacks: []workload.Stack{
+			{Frames: []string{"operator!=", "main"}, Weight: 1},
+			{Frames: []string{"app!operator!=", "app!main"}, Weight: 1},
+		}}},
+	}
+	r, err := s.Resolve(x64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Stacks) != 1 || r.Funcs[r.Stacks[0].Frames[0]].Name != "operator!=" {
+		t.Errorf("stacks %+v: want one, operator!= <- main, named both ways", r.Stacks)
+	}
+}
