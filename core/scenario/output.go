@@ -179,6 +179,10 @@ func writeFiles(dir string, r Result, o WriteOptions) (warnings []string, err er
 		files = append(files, sum.Files...)
 		warnings = sum.Warnings
 		r.Accuracy = sum.Accuracy
+		r.Summary = nil
+		for _, a := range sum.Accuracy {
+			r.Summary = append(r.Summary, a.Profile+": "+a.Verdict)
+		}
 	}
 	r.Warnings = append(r.Warnings, warnings...)
 	r.Files = files

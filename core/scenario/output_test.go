@@ -56,8 +56,16 @@ func TestWriteResultOutputs(t *testing.T) {
 				Count *uint32 `json:"kprcb_interrupt_count"`
 			} `json:"interrupt_count"`
 		} `json:"machines"`
-		Files   []string       `json:"files"`
-		Timings map[string]any `json:"timings"`
+		Files    []string       `json:"files"`
+		Timings  map[string]any `json:"timings"`
+		Summary  []string       `json:"summary"`
+		Accuracy []struct {
+			Profile string  `json:"profile"`
+			Samples uint64  `json:"samples"`
+			TV      float64 `json:"total_variation"`
+			Bound   float64 `json:"noise_bound"`
+			Verdict string  `json:"verdict"`
+		} `json:"accuracy"`
 	}
 	b, _ := os.ReadFile(filepath.Join(dir, scenario.ResultFile))
 	if err := json.Unmarshal(b, &got); err != nil {
@@ -75,7 +83,13 @@ func TestWriteResultOutputs(t *testing.T) {
 	if len(got.Machines[0].InterruptCount) != 2 {
 		t.Errorf("interrupt_count has %d entries", len(got.Machines[0].InterruptCount))
 	}
-	for _, f := range []string{"config.toml", "workload-m1-r1.toml", "buckets.csv", output.TraceFile} {
+	// how far the profile is from the truth: accuracy.csv, a line per
+	// profile in accuracy and in summary
+	if len(got.Accuracy) != 1 || got.Accuracy[0].Samples != 99 || got.Accuracy[0].Bound <= 0 ||
+		len(got.Summary) != 1 || got.Summary[0] != got.Accuracy[0].Profile+": "+got.Accuracy[0].Verdict {
+		t.Errorf("accuracy %+v, summary %q", got.Accuracy, got.Summary)
+	}
+	for _, f := range []string{"config.toml", "workload-m1-r1.toml", "buckets.csv", output.AccuracyFile, output.TraceFile} {
 		if !slices.Contains(got.Files, f) {
 			t.Errorf("files %v lack %s", got.Files, f)
 		}

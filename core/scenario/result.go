@@ -53,7 +53,11 @@ type Result struct {
 	// Accuracy is each sampled profile's distance from the ground truth
 	// (accuracy.csv has it per function).
 	Accuracy []output.ProfileAccuracy `json:"accuracy,omitempty"`
-	Log      string                   `json:"-"`
+	// Summary says in a line per sampled profile how far it is from the
+	// truth ("profile-m1-pid12-h4-ProfileTime.pb.gz: within sampling
+	// error: …"), as Accuracy's verdicts.
+	Summary []string `json:"summary,omitempty"`
+	Log     string   `json:"-"`
 	// Inputs are the files the run read besides its scenario and
 	// configuration (modules required from the scenario's folder,
 	// workload files), by absolute path, with their sha256.
