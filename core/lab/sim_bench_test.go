@@ -198,17 +198,26 @@ func BenchmarkSecondLarge(b *testing.B) {
 // workload (BenchmarkSecondLarge).
 func benchLarge(b *testing.B, secs uint64) {
 	var small float64
-	for _, load := range []string{"small", "large"} {
+	for _, load := range []string{"small", "large", "large-cpi1"} {
 		b.Run(load, func(b *testing.B) {
 			host := halhost.New(labtest.HALs(config.TransportInproc), halhost.Options{})
 			b.Cleanup(host.Close)
 			var interrupts uint64
 			large := labtest.Large(nil, 5000, 30000, 1) // as a workload file holds it
+			if load == "large-cpi1" {
+				// as a pprof import has it: no CPI or rates of its own
+				for i := range large.Images {
+					for j := range large.Images[i].Functions {
+						f := &large.Images[i].Functions[j]
+						f.CPI, f.CacheMissRate = 0, 0
+					}
+				}
+			}
 			for b.Loop() {
 				l := labtest.New(b, host, 4, 1, "apic", "pmu", "pebs")
 				w := fourThreads(l.P)
 				base, size := uint64(0x10000), uint64(0xC00)
-				if load == "large" {
+				if load != "small" {
 					w = large
 					w.Processes[0].Name, w.Processes[0].Proc = l.P.Name(), l.P
 					base, size = 0x400000, 0x400000

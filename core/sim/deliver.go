@@ -102,7 +102,7 @@ func (rs *runState) deliver(c *cpuRun, b *bank, src nt.Source, ip uint64, at whe
 	}
 	rs.res.count(c.idx, src)
 	if at.stack >= 0 {
-		rs.res.hitStack(src, rs.ctxPID[ctx], at.stack)
+		rs.hitStack(src, ctx, at.stack)
 	}
 	if h := rs.hookHAL(b); h != nil {
 		var flags uint32

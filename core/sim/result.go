@@ -70,11 +70,30 @@ type StackHit struct {
 	Stack int
 }
 
-func (r *Result) hitStack(src nt.Source, pid uint32, stack int) {
-	if r.StackHits == nil {
-		r.StackHits = map[StackHit]uint64{}
+// stackHitKey selects one source's and one truth context's counts of
+// interrupts per stack.
+type stackHitKey struct {
+	src nt.Source
+	ctx int
+}
+
+// hitStack counts an interrupt of src taken in context ctx's stack: in a
+// slice per source and context (an interrupt's cost stays an index),
+// which finish turns into Result.StackHits.
+func (rs *runState) hitStack(src nt.Source, ctx, stack int) {
+	k := stackHitKey{src, ctx}
+	if rs.lastHits == nil || rs.lastHitKey != k {
+		if rs.stackHits == nil {
+			rs.stackHits = map[stackHitKey][]uint64{}
+		}
+		h := rs.stackHits[k]
+		if h == nil {
+			h = make([]uint64, len(rs.w.Stacks))
+			rs.stackHits[k] = h
+		}
+		rs.lastHits, rs.lastHitKey = h, k
 	}
-	r.StackHits[StackHit{Source: src, Process: pid, Stack: stack}]++
+	rs.lastHits[stack]++
 }
 
 // FunctionTruth is the exact execution of one function in a run.
@@ -174,6 +193,16 @@ func (rs *runState) finish() {
 			ft.Events[eventNames[e]] = ev[e]
 		}
 		res.Functions = append(res.Functions, ft)
+	}
+	for k, h := range rs.stackHits {
+		for si, n := range h {
+			if n > 0 {
+				if res.StackHits == nil {
+					res.StackHits = map[StackHit]uint64{}
+				}
+				res.StackHits[StackHit{Source: k.src, Process: rs.ctxPID[k.ctx], Stack: si}] += n
+			}
+		}
 	}
 	refs := make([]string, len(w.Funcs))
 	for si, st := range w.Stacks {

@@ -34,6 +34,9 @@ type runState struct {
 	ctxPID         []uint32 // context → process id (0: none)
 	tallies        [][]tally
 	stackTallies   []tally // per workload stack, over processors and processes
+	stackHits      map[stackHitKey][]uint64
+	lastHits       []uint64 // stackHits[lastHitKey]
+	lastHitKey     stackHitKey
 	nf             int
 	cpus           []*cpuRun
 	hooks          map[string][]hal.Interrupt
