@@ -341,7 +341,15 @@ func (rs *runState) flushDeferred(c *cpuRun) {
 		rs.probs = p
 		counts := append(rs.counts[:0], make([]uint64, len(cl.members))...)
 		rs.counts = counts
-		multinomial(rs.s.rng, n, p, counts)
+		if len(cl.members) > manyClasses && n < 8*uint64(len(cl.members)) {
+			// a class of many members (an imported workload's stacks):
+			// a draw per segment costs less than a binomial per member
+			for range n {
+				counts[cl.pick.draw(rs.s.rng.Float64())]++
+			}
+		} else {
+			multinomial(rs.s.rng, n, p, counts)
+		}
 		for i, k := range counts {
 			if k > 0 {
 				rs.commit(c, c.th.types[cl.members[i]], k*cl.n, k*cl.cycles)

@@ -26,17 +26,24 @@ func (c *checker) add(field, format string, args ...any) {
 	c.errs = append(c.errs, &FieldError{Field: field, Msg: fmt.Sprintf(format, args...)})
 }
 
-func (c *checker) rate(field string, v float64) {
+func (c *checker) rate(field string, v float64) { c.rateOf(field, "", v) }
+
+// rateOf checks prefix.name's rate; the field's name is joined only for
+// an error.
+func (c *checker) rateOf(prefix, name string, v float64) {
 	if math.IsNaN(v) || v < 0 || v > 1 {
-		c.add(field, "must be between 0 and 1, got %v", v)
+		c.add(join(prefix, name), "must be between 0 and 1, got %v", v)
 	}
 }
 
 func (c *checker) weight(field string, v float64) {
-	if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+	if !validWeight(v) {
 		c.add(field, "must be >= 0, got %v", v)
 	}
 }
+
+// validWeight reports whether v is a weight: finite and >= 0.
+func validWeight(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) && v >= 0 }
 
 func join(prefix, field string) string {
 	if prefix == "" {

@@ -165,14 +165,16 @@ func (rs *resolver) addFunc(field string, f Function, img *Image, proc int, owne
 		c.add(join(field, "name"), "function %q is defined twice", f.Name)
 	}
 	rs.place(&rf, field, img)
-	c.weight(join(field, "weight"), f.Weight)
+	if !validWeight(f.Weight) {
+		c.weight(join(field, "weight"), f.Weight)
+	}
 	if math.IsNaN(rf.CPI) || rf.CPI < MinCPI || rf.CPI > 1000 {
 		c.add(join(field, "cpi"), "must be between %v (%v instructions per cycle) and 1000, got %v", MinCPI, 1/MinCPI, f.CPI)
 	}
-	c.rate(join(field, "branch_rate"), f.BranchRate)
-	c.rate(join(field, "mispredict_rate"), f.MispredictRate)
-	c.rate(join(field, "cache_miss_rate"), f.CacheMissRate)
-	c.rate(join(field, "cache_ref_rate"), f.CacheRefRate)
+	c.rateOf(field, "branch_rate", f.BranchRate)
+	c.rateOf(field, "mispredict_rate", f.MispredictRate)
+	c.rateOf(field, "cache_miss_rate", f.CacheMissRate)
+	c.rateOf(field, "cache_ref_rate", f.CacheRefRate)
 	rf.Instructions = max(1, f.Size/rs.sp.InstructionBytes)
 	rs.checkHotspots(field, f, rf.Instructions)
 	rs.r.Funcs = append(rs.r.Funcs, rf)
@@ -223,14 +225,18 @@ func (rs *resolver) checkHotspots(field string, f Function, instructions uint64)
 	c := rs.c
 	var hot float64
 	for j, h := range f.Hotspots {
-		hf := fmt.Sprintf("%s.hotspot[%d]", field, j+1)
+		// (the field's name is made only for an error: an imported
+		// function has a hotspot per sampled address)
+		hf := func() string { return fmt.Sprintf("%s.hotspot[%d]", field, j+1) }
 		if h.Size == 0 {
-			c.add(join(hf, "size"), "must be > 0")
+			c.add(join(hf(), "size"), "must be > 0")
 		}
 		if h.Offset >= f.Size || h.Size > f.Size-h.Offset {
-			c.add(hf, "offset 0x%X + size 0x%X is outside the function's 0x%X bytes", h.Offset, h.Size, f.Size)
+			c.add(hf(), "offset 0x%X + size 0x%X is outside the function's 0x%X bytes", h.Offset, h.Size, f.Size)
 		}
-		c.rate(join(hf, "weight"), h.Weight)
+		if math.IsNaN(h.Weight) || h.Weight < 0 || h.Weight > 1 {
+			c.rate(join(hf(), "weight"), h.Weight)
+		}
 		hot += h.Weight
 	}
 	if hot > 1+1e-9 {

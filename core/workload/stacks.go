@@ -44,19 +44,23 @@ func (rs *resolver) threadMix(pf, tf string, p *Process, t *Thread, procFuncs []
 // stackMix resolves a list of stacks into a mix of their leaves, each in
 // its calling context.
 func (rs *resolver) stackMix(field string, stacks []Stack) []Weighted {
-	var out []Weighted
+	out := make([]Weighted, 0, len(stacks))
 	for j, st := range stacks {
-		sf := fmt.Sprintf("%s[%d]", field, j+1)
-		rs.c.weight(join(sf, "weight"), st.Weight)
+		// the field's name is made only for an error (an imported
+		// workload has tens of thousands of stacks)
+		sf := func() string { return fmt.Sprintf("%s[%d]", field, j+1) }
+		if !validWeight(st.Weight) {
+			rs.c.weight(join(sf(), "weight"), st.Weight)
+		}
 		if len(st.Frames) == 0 {
-			rs.c.add(join(sf, "frames"), "must list at least one function (the leaf first)")
+			rs.c.add(join(sf(), "frames"), "must list at least one function (the leaf first)")
 			continue
 		}
 		frames := make([]int, 0, len(st.Frames))
 		for k, ref := range st.Frames {
 			i, msg := rs.names.find(ref, rs.r.Funcs)
 			if i < 0 {
-				rs.c.add(fmt.Sprintf("%s.frames[%d]", sf, k+1), "%s", msg)
+				rs.c.add(fmt.Sprintf("%s.frames[%d]", sf(), k+1), "%s", msg)
 				frames = nil
 				break
 			}
