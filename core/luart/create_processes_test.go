@@ -33,3 +33,36 @@ weight = 1
 		t.Errorf("create_processes: %s", err.Detail())
 	}
 }
+
+// m:run's truth names a function two images define "image!name", and its
+// stacks give each calling context's frames, truth and hits.
+func TestRunTruthOfStacksAndSharedNames(t *testing.T) {
+	rt, _ := newTestRuntime(t, Config{HALs: inprocHALs(t)})
+	err := rt.Exec("s.lua", []byte(`local lab = require "proflab"
+		local m = lab.machine{ cpus = 1 }
+		local p = m:process{ name = "app", privileges = { "SeSystemProfilePrivilege" } }
+		local k = m:kernel{}
+		k:NtSetIntervalProfile(1221, lab.ProfileTime)
+		local buf, hp = p:alloc(0x1000), p:alloc(8)
+		p:NtCreateProfile(hp, -1, 0x400000, 0x1000, 8, buf, 0x1000, lab.ProfileTime, 1)
+		p:NtStartProfile(p:read_u64(hp))
+		local res = m:run{ duration_us = 100000, workload = {
+		  image = {
+		    { name = "app", base = 0x400000, functions = { { name = "main", offset = 0, size = 0x100 }, { name = "helper", offset = 0x100, size = 0x100 } } },
+		    { name = "lib", base = 0x500000, functions = { { name = "helper", offset = 0, size = 0x100 } } },
+		  },
+		  process = { { name = "app", stacks = {
+		    { frames = { "app!helper", "main" }, weight = 1 },
+		    { frames = { "lib!helper", "main" }, weight = 1 },
+		  } } } } }
+		assert(res.truth["app!helper"].instructions > 0 and res.truth["lib!helper"].instructions > 0, "qualified truth keys")
+		assert(res.truth.helper == nil, "no plain key for a shared name")
+		assert(res.truth.main.instructions == 0 and res.truth.main.inclusive.instructions ==
+		  res.truth["app!helper"].instructions + res.truth["lib!helper"].instructions, "main's inclusive truth")
+		assert(#res.stacks == 2 and res.stacks[1].frames[1] == "app!helper" and res.stacks[1].frames[2] == "main", "frames")
+		assert(res.stacks[1].instructions == res.truth["app!helper"].instructions, "stack truth")
+		assert(res.stacks[1].hits.ProfileTime + res.stacks[2].hits.ProfileTime == res.interrupts.ProfileTime, "hits")`))
+	if err != nil {
+		t.Errorf("%s", err.Detail())
+	}
+}

@@ -2,9 +2,12 @@ package output_test
 
 import (
 	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/proflab/proflab/core/lab/labtest"
+	"github.com/proflab/proflab/core/output"
 	"github.com/proflab/proflab/core/workload"
 	"github.com/proflab/proflab/kernel"
 	"github.com/proflab/proflab/kernel/nt"
@@ -53,5 +56,50 @@ func TestPprofCarriesDrawnStacks(t *testing.T) {
 		if sd := math.Sqrt(c.want * (1 - c.want) / float64(total)); math.Abs(c.got-c.want) > 5*sd {
 			t.Errorf("%s: %.4f of the samples, want %.3f ± %.4f", c.name, c.got, c.want, 5*sd)
 		}
+	}
+}
+
+// The kernel logger's sampled events of a leaf reached through several
+// stacks carry those stacks too (samples-*.pb.gz), and add up to the
+// events.
+func TestLoggerSamplesCarryDrawnStacks(t *testing.T) {
+	l := labtest.Inproc(t, 1, 5)
+	reg := &output.Registry{}
+	reg.AddMachine(l.M, l.Sim)
+	s, err := l.M.StartKernelLogger(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg.AddSession(l.M, s)
+	l.SetInterval(t, nt.ProfileTime, 1221)
+	res, err := l.Sim.Run(200_000, stackWorkload(l.P))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := output.Write(dir, reg); err != nil {
+		t.Fatal(err)
+	}
+	p := readProfile(t, filepath.Join(dir, "samples-m1-ProfileTime.pb.gz"))
+	byStack := map[string]int64{}
+	var total int64
+	for _, smp := range p.Sample {
+		var names []string
+		for _, loc := range smp.Location {
+			names = append(names, loc.Line[0].Function.Name)
+		}
+		byStack[strings.Join(names, ";")] += smp.Value[0]
+		total += smp.Value[0]
+	}
+	if total != int64(res.Interrupts["ProfileTime"]) {
+		t.Errorf("%d samples, %d interrupts", total, res.Interrupts["ProfileTime"])
+	}
+	for _, st := range []string{"lex;parse;main", "lex;main", "main"} {
+		if byStack[st] == 0 {
+			t.Errorf("no sample with the stack %s: %v", st, byStack)
+		}
+	}
+	if a, b := float64(byStack["lex;parse;main"]), float64(byStack["lex;main"]); a < 2*b || a > 4.5*b {
+		t.Errorf("lex's stacks %v:%v, want about 3:1", a, b)
 	}
 }
