@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/proflab/proflab/core/lab/labtest"
+	"github.com/proflab/proflab/core/output"
 	"github.com/proflab/proflab/core/workload"
 	"github.com/proflab/proflab/core/workload/importer"
 	"github.com/proflab/proflab/core/workload/importer/importtest"
@@ -109,7 +110,6 @@ func roundTrip(t *testing.T, im *importer.Imported, arch string) {
 	if n < 10000 {
 		t.Fatalf("%v samples: too few to judge", n)
 	}
-	var tv, noise float64
 	names := map[string]bool{}
 	for k := range want {
 		names[k] = true
@@ -117,12 +117,11 @@ func roundTrip(t *testing.T, im *importer.Imported, arch string) {
 	for k := range sampled {
 		names[k] = true
 	}
+	var s, w []float64
 	for k := range names {
-		s, w := sampled[k]/n, want[k]
-		tv += math.Abs(s-w) / 2
-		noise += math.Sqrt(w*(1-w)/n) / 2
+		s, w = append(s, sampled[k]/n), append(w, want[k])
 	}
-	bound := noise + math.Sqrt(math.Log(1000)/(2*n))
+	tv, bound := output.Distance(s, w, n)
 	if tv > bound {
 		type d struct {
 			name string

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/proflab/proflab/core/lab/labtest"
+	"github.com/proflab/proflab/core/output"
 	"github.com/proflab/proflab/core/workload"
 	"github.com/proflab/proflab/kernel/nt"
 )
@@ -131,16 +132,15 @@ func TestManyClassesDrawnOneByOne(t *testing.T) {
 		{"ProfileTotalIssues", hIssues, func(i int) float64 { return float64(res.Functions[i].Instructions) }, isum},
 	} {
 		counts := l.Counters(t, c.h)
-		var n, tv, noise float64
+		var n float64
 		for _, v := range counts {
 			n += float64(v)
 		}
+		var s, w []float64
 		for i := range fns {
-			s, w := float64(counts[i])/n, c.by(i)/c.tot
-			tv += math.Abs(s-w) / 2
-			noise += math.Sqrt(w*(1-w)/n) / 2
+			s, w = append(s, float64(counts[i])/n), append(w, c.by(i)/c.tot)
 		}
-		if bound := noise + math.Sqrt(math.Log(1000)/(2*n)); n < 5000 || tv > bound {
+		if tv, bound := output.Distance(s, w, n); n < 5000 || tv > bound {
 			t.Errorf("%s: %v samples, total variation %.4f, bound %.4f", c.name, n, tv, bound)
 		}
 	}

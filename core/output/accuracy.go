@@ -30,6 +30,18 @@ const AccuracyFile = "accuracy.csv"
 // aliasing with a loop, buckets that straddle functions (bucket
 // rounding), or a source that does not count what the truth weighs.
 
+// Distance is the total-variation distance between n samples' shares
+// and the truth's (in the same order, each adding up to 1), and the bound
+// sampling error alone stays under with 99.9% probability (see above).
+func Distance(sampled, truth []float64, n float64) (tv, bound float64) {
+	var noise float64
+	for i, t := range truth {
+		tv += math.Abs(sampled[i]-t) / 2
+		noise += math.Sqrt(t*(1-t)/n) / 2
+	}
+	return tv, noise + math.Sqrt(math.Log(1000)/(2*n))
+}
+
 // ProfileAccuracy is one profile's distance from the truth.
 type ProfileAccuracy struct {
 	// Profile is the pprof file of the profile.
@@ -131,7 +143,7 @@ func profileAccuracy(file string, rows []row, truth []sim.FunctionEvents) (Profi
 	}
 	n := float64(pa.Samples)
 	var fns []functionAccuracy
-	var noise float64
+	var sampled, truthShares []float64
 	for _, ref := range order {
 		a := by[ref]
 		if a.samples == 0 && a.truth == 0 {
@@ -140,8 +152,7 @@ func profileAccuracy(file string, rows []row, truth []sim.FunctionEvents) (Profi
 		fa := functionAccuracy{name: display[ref], samples: a.samples, sampled: float64(a.samples) / n, truth: a.truth / totalTruth}
 		fa.low, fa.high = wilson(a.samples, pa.Samples)
 		fa.outsideInterval = fa.truth < fa.low || fa.truth > fa.high
-		pa.TotalVariation += math.Abs(fa.sampled-fa.truth) / 2
-		noise += math.Sqrt(fa.truth*(1-fa.truth)/n) / 2
+		sampled, truthShares = append(sampled, fa.sampled), append(truthShares, fa.truth)
 		fns = append(fns, fa)
 	}
 	sort.SliceStable(fns, func(i, j int) bool {
@@ -151,7 +162,7 @@ func profileAccuracy(file string, rows []row, truth []sim.FunctionEvents) (Profi
 		return fns[i].name < fns[j].name
 	})
 	pa.Functions = len(fns)
-	pa.NoiseBound = noise + math.Sqrt(math.Log(1000)/(2*n))
+	pa.TotalVariation, pa.NoiseBound = Distance(sampled, truthShares, n)
 	var biased []functionAccuracy
 	for _, f := range fns {
 		if f.outsideInterval {

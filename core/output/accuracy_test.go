@@ -2,6 +2,7 @@ package output_test
 
 import (
 	"encoding/csv"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -94,5 +95,22 @@ func TestAccuracyFindsBucketRounding(t *testing.T) {
 	a := sum.Accuracy[0]
 	if a.TotalVariation <= a.NoiseBound || !strings.HasPrefix(a.Verdict, "biased") || len(a.Biased) == 0 {
 		t.Errorf("accuracy %+v: want a bias found", a)
+	}
+}
+
+func TestDistance(t *testing.T) {
+	for _, tc := range []struct {
+		s, w      []float64
+		n         float64
+		tv, bound float64
+	}{
+		{[]float64{0.5, 0.5}, []float64{0.5, 0.5}, 100, 0, 0.05 + math.Sqrt(math.Log(1000)/200)},
+		{[]float64{1, 0}, []float64{0, 1}, 400, 1, math.Sqrt(math.Log(1000) / 800)},
+		{[]float64{0.6, 0.4}, []float64{0.5, 0.5}, 100, 0.1, 0.05 + math.Sqrt(math.Log(1000)/200)},
+	} {
+		tv, bound := output.Distance(tc.s, tc.w, tc.n)
+		if math.Abs(tv-tc.tv) > 1e-12 || math.Abs(bound-tc.bound) > 1e-12 {
+			t.Errorf("Distance(%v, %v, %v) = %v, %v; want %v, %v", tc.s, tc.w, tc.n, tv, bound, tc.tv, tc.bound)
+		}
 	}
 }
