@@ -11,6 +11,29 @@ import (
 // Windows' debuggers and kernrate. A process's own functions are
 // qualified by the process's name.
 
+// ImageRefs calls fn with the reference of every function of s's images,
+// in order: its name, or "image!name" where several images define the
+// name (what Resolve accepts and Resolved.Ref gives).
+func (s *Spec) ImageRefs(fn func(ref string, f *Function)) {
+	count := map[string]int{}
+	for _, img := range s.Images {
+		for _, f := range img.Functions {
+			count[f.Name]++
+		}
+	}
+	for i := range s.Images {
+		img := &s.Images[i]
+		for j := range img.Functions {
+			f := &img.Functions[j]
+			ref := f.Name
+			if count[f.Name] > 1 {
+				ref = qualify(img.Name, f.Name)
+			}
+			fn(ref, f)
+		}
+	}
+}
+
 // names finds the workload's functions by reference.
 type names struct {
 	qualified map[string]int // "image!name" → function index

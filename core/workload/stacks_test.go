@@ -162,3 +162,18 @@ func TestReferencesKeepBangsInNames(t *testing.T) {
 		t.Errorf("stacks %+v: want one, operator!= <- main, named both ways", r.Stacks)
 	}
 }
+
+// ImageRefs gives each image function the reference Resolve accepts: the
+// name, qualified only where several images define it.
+func TestImageRefs(t *testing.T) {
+	s, err := workload.Parse("two.toml", []byte(twoImages))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	s.ImageRefs(func(ref string, f *workload.Function) { got = append(got, ref) })
+	want := []string{"main", "app!helper", "libc.so!helper", "memcpy"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("refs %v, want %v", got, want)
+	}
+}

@@ -88,21 +88,7 @@ func (im *Imported) Flat() map[string]float64 {
 	// a stack's weight is instructions: its time is that times its
 	// leaf's CPI (see workloadStacks)
 	cpi := map[string]float64{}
-	count := map[string]int{}
-	for _, img := range im.Spec.Images {
-		for _, f := range img.Functions {
-			count[f.Name]++
-		}
-	}
-	for _, img := range im.Spec.Images {
-		for _, f := range img.Functions {
-			ref := f.Name
-			if count[f.Name] > 1 {
-				ref = img.Name + "!" + f.Name
-			}
-			cpi[ref] = f.CPI
-		}
-	}
+	im.Spec.ImageRefs(func(ref string, f *workload.Function) { cpi[ref] = f.CPI })
 	out := map[string]float64{}
 	var total float64
 	add := func(ss []workload.Stack) {
