@@ -10,6 +10,7 @@ import (
 	"github.com/proflab/proflab/core/config"
 	"github.com/proflab/proflab/core/halhost"
 	"github.com/proflab/proflab/core/lab/labtest"
+	"github.com/proflab/proflab/core/sim"
 	"github.com/proflab/proflab/core/workload"
 	"github.com/proflab/proflab/halplugins/halrpc/halrpctest"
 	"github.com/proflab/proflab/kernel"
@@ -241,5 +242,18 @@ func benchLarge(b *testing.B, secs uint64) {
 				b.ReportMetric(perRun/small, "x-small")
 			}
 		})
+	}
+}
+
+// BenchmarkResolveLarge is the resolution alone of the large workload of
+// BenchmarkSecondLarge (5,000 functions, 30,000 stacks): the part of a
+// run that is proportional to the workload's size before any simulated
+// time.
+func BenchmarkResolveLarge(b *testing.B) {
+	w := labtest.Large(nil, 5000, 30000, 1)
+	for b.Loop() {
+		if _, err := w.Resolve(sim.Target(kernel.X64)); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

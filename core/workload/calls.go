@@ -21,9 +21,9 @@ func checkCallers(c *checker, r *Resolved, n *names) {
 		k, msg := n.find(f.Function.Caller, r.Funcs)
 		switch {
 		case k < 0:
-			c.add(join(f.field, "caller"), "%s", msg)
+			c.add(join(f.field.String(), "caller"), "%s", msg)
 		case k == i:
-			c.add(join(f.field, "caller"), "function %q cannot call itself (recursion is not modelled)", f.Name)
+			c.add(join(f.field.String(), "caller"), "function %q cannot call itself (recursion is not modelled)", f.Name)
 		default:
 			f.Caller = k
 		}
@@ -36,7 +36,7 @@ func checkCallers(c *checker, r *Resolved, n *names) {
 			n++
 		}
 		if k >= 0 {
-			c.add(join(r.Funcs[i].field, "caller"), "function %q is in a cycle of callers: the call structure must be a tree", r.Funcs[i].Name)
+			c.add(join(r.Funcs[i].field.String(), "caller"), "function %q is in a cycle of callers: the call structure must be a tree", r.Funcs[i].Name)
 			for j := range r.Funcs {
 				r.Funcs[j].Caller = -1 // leave no cycle for Stack to walk
 			}

@@ -31,7 +31,7 @@ func (c *checker) rate(field string, v float64) { c.rateOf(field, "", v) }
 // rateOf checks prefix.name's rate; the field's name is joined only for
 // an error.
 func (c *checker) rateOf(prefix, name string, v float64) {
-	if math.IsNaN(v) || v < 0 || v > 1 {
+	if !validRate(v) {
 		c.add(join(prefix, name), "must be between 0 and 1, got %v", v)
 	}
 }
@@ -41,6 +41,9 @@ func (c *checker) weight(field string, v float64) {
 		c.add(field, "must be >= 0, got %v", v)
 	}
 }
+
+// validRate reports whether v is a rate: between 0 and 1.
+func validRate(v float64) bool { return !math.IsNaN(v) && v >= 0 && v <= 1 }
 
 // validWeight reports whether v is a weight: finite and >= 0.
 func validWeight(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) && v >= 0 }

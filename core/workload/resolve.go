@@ -43,8 +43,11 @@ type resolver struct {
 	target Target
 	sp     Spec // a copy of the workload, defaults filled
 	r      *Resolved
-	names  *names         // functions by reference
-	stacks map[string]int // resolved stack by its frames, for sharing
+	names  *names // functions by reference
+	// stacks finds a resolved stack by the hash of its frames (for
+	// sharing): the first of that hash; sameHash chains the others
+	stacks   map[uint64]int
+	sameHash []int
 	// procStacks are the processes' resolved stacks (shared by their
 	// threads)
 	procStacks map[*Process][]Weighted
@@ -69,7 +72,10 @@ func newResolver(s *Spec, target Target) *resolver {
 	if sp.SegmentInstructions == 0 {
 		sp.SegmentInstructions = DefaultSegmentInstructions
 	}
-	return &resolver{c: &checker{}, target: target, sp: sp, r: &Resolved{}, names: newNames(), stacks: make(map[string]int, countStacks(&sp)), procStacks: map[*Process][]Weighted{}}
+	nStacks := countStacks(&sp)
+	r := &Resolved{Stacks: make([]ResolvedStack, 0, nStacks), Funcs: make([]Func, 0, countFuncs(&sp))}
+	return &resolver{c: &checker{}, target: target, sp: sp, r: r, names: newNames(),
+		stacks: make(map[uint64]int, nStacks), sameHash: make([]int, 0, nStacks), procStacks: map[*Process][]Weighted{}}
 }
 
 // checkSpec checks the workload-wide fields.
@@ -95,7 +101,7 @@ func (rs *resolver) addImages() {
 			rs.c.add(join(field, "name"), "must be given")
 		}
 		for j, f := range img.Functions {
-			rs.addFunc(fmt.Sprintf("%s.function[%d]", field, j+1), f, img, -1, img.Name)
+			rs.addFunc(funcField{img: i, proc: -1, j: j}, f, img, -1, img.Name)
 		}
 	}
 }
@@ -112,7 +118,7 @@ func (rs *resolver) addProcessFunctions() [][]int {
 		}
 		for j, f := range p.Functions {
 			procFuncs[i] = append(procFuncs[i], len(rs.r.Funcs))
-			rs.addFunc(fmt.Sprintf("%s[%d]", join(pf, "function"), j+1), f, nil, i, processName(p))
+			rs.addFunc(funcField{img: -1, proc: i, j: j}, f, nil, i, processName(p))
 		}
 	}
 	return procFuncs
@@ -124,7 +130,7 @@ func (rs *resolver) addKernelImage() Image {
 	ki := kernelImage(rs.target)
 	for _, f := range ki.Functions {
 		if !rs.names.has(f.Name) {
-			rs.addFunc("", f, &ki, -1, ki.Name)
+			rs.addFunc(funcField{img: -1, proc: -1}, f, &ki, -1, ki.Name)
 		}
 	}
 	return ki
@@ -151,50 +157,70 @@ func (rs *resolver) builtin(name string) int {
 	return k
 }
 
-// addFunc checks the function f (of img, or of process proc) and adds it;
-// owner is the image's or the process's name.
-func (rs *resolver) addFunc(field string, f Function, img *Image, proc int, owner string) {
+// funcField is where a function was defined: image[img+1].function[j+1]
+// or process[proc+1].function[j+1] (neither: the built-in kernel image).
+// Its name is made only for a message: an imported workload has
+// thousands of functions.
+type funcField struct{ img, proc, j int }
+
+func (ff funcField) String() string {
+	switch {
+	case ff.img >= 0:
+		return fmt.Sprintf("image[%d].function[%d]", ff.img+1, ff.j+1)
+	case ff.proc >= 0:
+		return fmt.Sprintf("%s.function[%d]", procField(ff.proc), ff.j+1)
+	}
+	return ""
+}
+
+// addFunc checks the function f (of img, or of process proc) defined at
+// ff and adds it; owner is the image's or the process's name.
+func (rs *resolver) addFunc(ff funcField, f Function, img *Image, proc int, owner string) {
 	c := rs.c
-	rf := Func{Function: f, Index: len(rs.r.Funcs), Process: proc, field: field, owner: owner}
+	rf := Func{Function: f, Index: len(rs.r.Funcs), Process: proc, field: ff, owner: owner}
 	if rf.CPI == 0 {
 		rf.CPI = 1
 	}
 	if f.Name == "" {
-		c.add(join(field, "name"), "must be given")
-	} else if rs.names.define(owner, f.Name, rf.Index) {
-		c.add(join(field, "name"), "function %q is defined twice", f.Name)
+		c.add(join(ff.String(), "name"), "must be given")
+	} else if rs.names.define(rs.r.Funcs, owner, f.Name, rf.Index) {
+		c.add(join(ff.String(), "name"), "function %q is defined twice", f.Name)
 	}
-	rs.place(&rf, field, img)
+	rs.place(&rf, ff, img)
 	if !validWeight(f.Weight) {
-		c.weight(join(field, "weight"), f.Weight)
+		c.weight(join(ff.String(), "weight"), f.Weight)
 	}
 	if math.IsNaN(rf.CPI) || rf.CPI < MinCPI || rf.CPI > 1000 {
-		c.add(join(field, "cpi"), "must be between %v (%v instructions per cycle) and 1000, got %v", MinCPI, 1/MinCPI, f.CPI)
+		c.add(join(ff.String(), "cpi"), "must be between %v (%v instructions per cycle) and 1000, got %v", MinCPI, 1/MinCPI, f.CPI)
 	}
-	c.rateOf(field, "branch_rate", f.BranchRate)
-	c.rateOf(field, "mispredict_rate", f.MispredictRate)
-	c.rateOf(field, "cache_miss_rate", f.CacheMissRate)
-	c.rateOf(field, "cache_ref_rate", f.CacheRefRate)
+	for _, r := range [...]struct {
+		name string
+		v    float64
+	}{{"branch_rate", f.BranchRate}, {"mispredict_rate", f.MispredictRate}, {"cache_miss_rate", f.CacheMissRate}, {"cache_ref_rate", f.CacheRefRate}} {
+		if !validRate(r.v) {
+			c.rateOf(ff.String(), r.name, r.v)
+		}
+	}
 	rf.Instructions = max(1, f.Size/rs.sp.InstructionBytes)
-	rs.checkHotspots(field, f, rf.Instructions)
+	rs.checkHotspots(ff, f, rf.Instructions)
 	rs.r.Funcs = append(rs.r.Funcs, rf)
 }
 
 // place sets the function's absolute address, image and mode, and checks
 // that it fits the target's address space.
-func (rs *resolver) place(rf *Func, field string, img *Image) {
+func (rs *resolver) place(rf *Func, ff funcField, img *Image) {
 	c, f := rs.c, rf.Function
 	if img != nil && img.Base != 0 {
 		if f.Base != 0 {
-			c.add(join(field, "base"), "the image has a base: give offset (from the image's base), not base")
+			c.add(join(ff.String(), "base"), "the image has a base: give offset (from the image's base), not base")
 		}
 		rf.Addr = uint64(img.Base) + uint64(f.Offset)
 		if rf.Addr < uint64(img.Base) {
-			c.add(join(field, "offset"), "image base + offset overflows 64 bits")
+			c.add(join(ff.String(), "offset"), "image base + offset overflows 64 bits")
 		}
 	} else {
 		if f.Offset != 0 {
-			c.add(join(field, "offset"), "offset needs an image base; give base (the absolute address)")
+			c.add(join(ff.String(), "offset"), "offset needs an image base; give base (the absolute address)")
 		}
 		rf.Addr = uint64(f.Base)
 	}
@@ -208,26 +234,26 @@ func (rs *resolver) place(rf *Func, field string, img *Image) {
 		rf.Mode = KernelMode
 	}
 	if f.Size == 0 {
-		c.add(join(field, "size"), "must be > 0")
+		c.add(join(ff.String(), "size"), "must be > 0")
 	} else if rf.Addr+f.Size-1 < rf.Addr {
-		c.add(join(field, "size"), "base + size overflows 64 bits")
+		c.add(join(ff.String(), "size"), "base + size overflows 64 bits")
 	} else if msg := outsideAddressSpace(rs.target, rf.Addr, f.Size); msg != "" {
 		name := "base"
 		if img != nil && img.Base != 0 {
 			name = "offset"
 		}
-		c.add(join(field, name), "%s", msg)
+		c.add(join(ff.String(), name), "%s", msg)
 	}
 }
 
 // checkHotspots checks a function's hotspots and loop.
-func (rs *resolver) checkHotspots(field string, f Function, instructions uint64) {
+func (rs *resolver) checkHotspots(ff funcField, f Function, instructions uint64) {
 	c := rs.c
 	var hot float64
 	for j, h := range f.Hotspots {
 		// (the field's name is made only for an error: an imported
 		// function has a hotspot per sampled address)
-		hf := func() string { return fmt.Sprintf("%s.hotspot[%d]", field, j+1) }
+		hf := func() string { return fmt.Sprintf("%s.hotspot[%d]", ff, j+1) }
 		if h.Size == 0 {
 			c.add(join(hf(), "size"), "must be > 0")
 		}
@@ -240,13 +266,13 @@ func (rs *resolver) checkHotspots(field string, f Function, instructions uint64)
 		hot += h.Weight
 	}
 	if hot > 1+1e-9 {
-		c.add(join(field, "hotspot"), "weights add up to %v, more than 1", hot)
+		c.add(join(ff.String(), "hotspot"), "weights add up to %v, more than 1", hot)
 	}
 	if f.LoopInstructions > instructions {
-		c.add(join(field, "loop_instructions"), "the loop's %d instructions do not fit the function's %d", f.LoopInstructions, instructions)
+		c.add(join(ff.String(), "loop_instructions"), "the loop's %d instructions do not fit the function's %d", f.LoopInstructions, instructions)
 	}
 	if f.LoopInstructions > 0 && len(f.Hotspots) > 0 {
-		c.add(join(field, "hotspot"), "a loop function has no hotspots (its loop is its hot spot)")
+		c.add(join(ff.String(), "hotspot"), "a loop function has no hotspots (its loop is its hot spot)")
 	}
 }
 
@@ -413,6 +439,19 @@ func (r *Resolved) FuncAt(addr uint64) int {
 		return f.Index
 	}
 	return -1
+}
+
+// countFuncs is how many functions the workload defines (and the
+// built-in kernel image, at most, adds).
+func countFuncs(sp *Spec) int {
+	n := len(kernelImage(Target{}).Functions)
+	for _, img := range sp.Images {
+		n += len(img.Functions)
+	}
+	for _, p := range sp.Processes {
+		n += len(p.Functions)
+	}
+	return n
 }
 
 // countStacks is how many stacks the workload lists.

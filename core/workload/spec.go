@@ -297,8 +297,8 @@ type Func struct {
 	// (-1: none); see Function.Caller.
 	Caller int
 
-	field string // where it was defined, for messages
-	owner string // its image's or process's name, which qualifies it
+	field funcField // where it was defined, for messages
+	owner string    // its image's or process's name, which qualifies it
 }
 
 // Ref is the function's qualified reference, "image!name" (a process's

@@ -1,8 +1,8 @@
 package workload
 
 import (
-	"encoding/binary"
 	"fmt"
+	"slices"
 )
 
 // A workload's calling contexts. A thread runs, in this order of
@@ -45,6 +45,11 @@ func (rs *resolver) threadMix(pf, tf string, p *Process, t *Thread, procFuncs []
 // its calling context.
 func (rs *resolver) stackMix(field string, stacks []Stack) []Weighted {
 	out := make([]Weighted, 0, len(stacks))
+	total := 0
+	for _, st := range stacks {
+		total += len(st.Frames)
+	}
+	all := make([]int, 0, total) // every stack's frames, in one array
 	for j, st := range stacks {
 		// the field's name is made only for an error (an imported
 		// workload has tens of thousands of stacks)
@@ -56,19 +61,20 @@ func (rs *resolver) stackMix(field string, stacks []Stack) []Weighted {
 			rs.c.add(join(sf(), "frames"), "must list at least one function (the leaf first)")
 			continue
 		}
-		frames := make([]int, 0, len(st.Frames))
+		start := len(all)
 		for k, ref := range st.Frames {
 			i, msg := rs.names.find(ref, rs.r.Funcs)
 			if i < 0 {
 				rs.c.add(fmt.Sprintf("%s.frames[%d]", sf(), k+1), "%s", msg)
-				frames = nil
+				all = all[:start]
 				break
 			}
-			frames = append(frames, i)
+			all = append(all, i)
 		}
-		if frames == nil {
+		if len(all) == start {
 			continue
 		}
+		frames := all[start:len(all):len(all)]
 		out = append(out, Weighted{Func: frames[0], Weight: st.Weight, Stack: rs.stackIndex(frames)})
 	}
 	return rs.normalise(field, out)
@@ -77,24 +83,34 @@ func (rs *resolver) stackMix(field string, stacks []Stack) []Weighted {
 // stackIndex is the index in r.Stacks of the stack of these frames,
 // added when it is new: threads running the same stack share its truth.
 func (rs *resolver) stackIndex(frames []int) int {
-	b := make([]byte, 0, 4*len(frames))
+	h := uint64(14695981039346656037) // FNV-1a over the frames
 	for _, f := range frames {
-		b = binary.AppendUvarint(b, uint64(f))
+		h = (h ^ uint64(f)) * 1099511628211
 	}
-	key := string(b)
-	if i, ok := rs.stacks[key]; ok {
-		return i
+	first, ok := rs.stacks[h]
+	if ok {
+		for i := first; i >= 0; i = rs.sameHash[i] {
+			if slices.Equal(rs.r.Stacks[i].Frames, frames) {
+				return i
+			}
+		}
 	}
-	rs.stacks[key] = len(rs.r.Stacks)
+	i := len(rs.r.Stacks)
+	next := -1
+	if ok {
+		next = first
+	}
+	rs.stacks[h] = i
+	rs.sameHash = append(rs.sameHash, next)
 	rs.r.Stacks = append(rs.r.Stacks, ResolvedStack{Frames: frames})
-	return len(rs.r.Stacks) - 1
+	return i
 }
 
 // Ref is the shortest reference to function i: its name, or
 // "image!name" where several images define the name.
 func (r *Resolved) Ref(i int) string {
 	f := &r.Funcs[i]
-	if r.names != nil && len(r.names.plain[f.Name]) > 1 {
+	if r.names != nil && r.names.shared(f.Name) {
 		return f.Ref()
 	}
 	return f.Name
