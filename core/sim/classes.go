@@ -52,6 +52,33 @@ func (cl *segClass) instrAt(start, t uint64) uint64 {
 	return min(d, cl.n)
 }
 
+// classSet is a thread's segment types grouped into classes for the
+// counters enabled on a processor. It does not change once made, so
+// processors running threads of the same mix with the same counters
+// share it (an imported workload's threads run the same tens of
+// thousands of stacks).
+type classSet struct {
+	classes   []segClass
+	classPick aliasTable // draws a class by probability
+	classP    []float64
+	typeClass []int   // each type's class
+	cmax      uint64  // cycles of the longest segment
+	// each class's cycles per segment, and whether a class is a loop
+	// (drawSegments)
+	classCycles []uint64
+	loopClasses bool
+	emax        []float64 // per counter, the most events of a segment
+}
+
+// classSetKey identifies a class set: the types (a thread's slice, shared
+// by the threads of the same mix) and the events of the enabled counters,
+// in order.
+type classSetKey struct {
+	types  *segType
+	n      int
+	events string
+}
+
 // buildClasses groups c's thread's segment types by how they advance c
 // with the counters enabled now. The segment in progress keeps running
 // (its type is drawn first if it was not).
@@ -67,8 +94,7 @@ func (rs *runState) buildClasses(c *cpuRun) {
 		// it was, finds its classes as it left them)
 		c.gen = rs.s.hwGen
 		rs.enabledCounters(c)
-		rs.groupTypes(c)
-		rs.classOdds(c)
+		c.classSet = rs.classSetOf(c.th.types, c.ctrs)
 		c.classesOf = c.th
 	}
 	c.deferred = append(c.deferred[:0], make([]uint64, len(c.classes))...)
@@ -76,6 +102,30 @@ func (rs *runState) buildClasses(c *cpuRun) {
 		c.seg.class = c.typeClass[c.seg.typ]
 	}
 	c.built = true
+}
+
+// classSetOf is the class set of types with counters ctrs enabled, made
+// the first time it is asked for.
+func (rs *runState) classSetOf(types []segType, ctrs []*counterHW) *classSet {
+	ev := make([]byte, len(ctrs))
+	for i, k := range ctrs {
+		ev[i] = byte(k.event)
+	}
+	key := classSetKey{n: len(types), events: string(ev)}
+	if len(types) > 0 {
+		key.types = &types[0]
+	}
+	if cs, ok := rs.classSets[key]; ok {
+		return cs
+	}
+	cs := &classSet{}
+	rs.groupTypes(cs, types, ctrs)
+	rs.classOdds(cs, len(ctrs))
+	if rs.classSets == nil {
+		rs.classSets = map[classSetKey]*classSet{}
+	}
+	rs.classSets[key] = cs
+	return cs
 }
 
 // enabledCounters lists c's enabled counters, every bank's, in order.
@@ -94,71 +144,73 @@ func (rs *runState) enabledCounters(c *cpuRun) {
 	}
 }
 
-// groupTypes puts each segment type of c's thread in a class of the types
-// that advance c's clock and counters alike (a loop is a class of its
-// own), reusing the slices of the classes it had.
-func (rs *runState) groupTypes(c *cpuRun) {
-	th := c.th
-	for gi := range c.classes[:cap(c.classes)] {
-		cl := &c.classes[:cap(c.classes)][gi]
-		cl.members, cl.cum, cl.rate, cl.ev = cl.members[:0], cl.cum[:0], cl.rate[:0], cl.ev[:0]
+// groupTypes puts each of types in a class of cs of the types that
+// advance a processor's clock and counters ctrs alike (a loop is a class
+// of its own).
+func (rs *runState) groupTypes(cs *classSet, types []segType, ctrs []*counterHW) {
+	b := &rs.classBuild
+	if b.index == nil {
+		b.index = map[classKey]int{}
 	}
-	c.classes = c.classes[:0]
-	c.typeClass = c.typeClass[:0]
-	if c.classIndex == nil {
-		c.classIndex = map[classKey]int{}
-	}
-	clear(c.classIndex)
+	clear(b.index)
 	// the class of each function's segments (many stacks share a leaf)
-	if len(c.fnClass) != len(rs.fns) {
-		c.fnClass = make([]int32, len(rs.fns))
+	if len(b.fnClass) != len(rs.fns) {
+		b.fnClass = make([]int32, len(rs.fns))
 	}
-	for i := range c.fnClass {
-		c.fnClass[i] = -1
+	for i := range b.fnClass {
+		b.fnClass[i] = -1
 	}
-	for j, ty := range th.types {
+	cs.typeClass = make([]int, 0, len(types))
+	for j, ty := range types {
 		f := &rs.fns[ty.fn]
 		loop := f.loop > 0 && ty.kind == kindThread
 		g := -1
 		if !loop {
-			g = int(c.fnClass[ty.fn])
+			g = int(b.fnClass[ty.fn])
 		}
 		if g < 0 {
-			g = rs.findClass(c, f, loop)
+			g = rs.findClass(cs, types, ctrs, f, loop)
 			if !loop {
-				c.fnClass[ty.fn] = int32(g)
+				b.fnClass[ty.fn] = int32(g)
 			}
 		}
-		cl := &c.classes[g]
+		cl := &cs.classes[g]
 		if loop {
 			cl.loopFn = ty.fn
 		}
 		cl.members = append(cl.members, j)
 		cl.p += ty.p
 		cl.cum = append(cl.cum, cl.p)
-		c.typeClass = append(c.typeClass, g)
+		cs.typeClass = append(cs.typeClass, g)
 	}
 }
 
-// findClass is the class of c for f's segments, made when there is none
+// classBuild is the scratch of groupTypes: the classes by key, and each
+// function's class (-1: none yet).
+type classBuild struct {
+	index   map[classKey]int
+	fnClass []int32
+}
+
+// findClass is the class of cs for f's segments, made when there is none
 // yet (a loop always gets one of its own).
-func (rs *runState) findClass(c *cpuRun, f *fnInfo, loop bool) int {
+func (rs *runState) findClass(cs *classSet, types []segType, ctrs []*counterHW, f *fnInfo, loop bool) int {
 	n := segmentInstructions(rs.segLen, f)
 	if loop {
-		return rs.newClass(c, n, f)
+		return newClass(cs, ctrs, n, f)
 	}
-	key, keyed := rs.classKeyOf(c, n, f)
+	key, keyed := classKeyOf(ctrs, n, f)
 	if !keyed {
-		if g := rs.sameClass(c, n, f); g >= 0 {
+		if g := rs.sameClass(cs, types, ctrs, n, f); g >= 0 {
 			return g
 		}
-		return rs.newClass(c, n, f)
+		return newClass(cs, ctrs, n, f)
 	}
-	if g, ok := c.classIndex[key]; ok {
+	if g, ok := rs.classBuild.index[key]; ok {
 		return g
 	}
-	g := rs.newClass(c, n, f)
-	c.classIndex[key] = g
+	g := newClass(cs, ctrs, n, f)
+	rs.classBuild.index[key] = g
 	return g
 }
 
@@ -176,30 +228,31 @@ type classKey struct {
 // more, classes are found by a search (sameClass).
 const maxKeyedCounters = 8
 
-// classKeyOf is the class key of segments of n instructions of f on c;
-// keyed is false when c has too many counters enabled for a key.
-func (rs *runState) classKeyOf(c *cpuRun, n uint64, f *fnInfo) (k classKey, keyed bool) {
-	if len(c.ctrs) > maxKeyedCounters {
+// classKeyOf is the class key of segments of n instructions of f with
+// counters ctrs; keyed is false when there are too many counters for a
+// key.
+func classKeyOf(ctrs []*counterHW, n uint64, f *fnInfo) (k classKey, keyed bool) {
+	if len(ctrs) > maxKeyedCounters {
 		return k, false
 	}
-	k.n, k.cpi, k.nr = n, f.cpi, len(c.ctrs)
-	for i, ctr := range c.ctrs {
+	k.n, k.cpi, k.nr = n, f.cpi, len(ctrs)
+	for i, ctr := range ctrs {
 		k.r[i] = f.rate[ctr.event]
 	}
 	return k, true
 }
 
-// sameClass is the class of c whose segments of n instructions advance
+// sameClass is the class of cs whose segments of n instructions advance
 // like f's, or -1 (a search: groupTypes finds classes by key where it
 // can).
-func (rs *runState) sameClass(c *cpuRun, n uint64, f *fnInfo) int {
+func (rs *runState) sameClass(cs *classSet, types []segType, ctrs []*counterHW, n uint64, f *fnInfo) int {
 search:
-	for gi := range c.classes {
-		cl := &c.classes[gi]
-		if cl.n != n || cl.cpi != f.cpi || c.th.types[cl.members[0]].isLoop(rs) {
+	for gi := range cs.classes {
+		cl := &cs.classes[gi]
+		if cl.n != n || cl.cpi != f.cpi || types[cl.members[0]].isLoop(rs) {
 			continue
 		}
-		for i, k := range c.ctrs {
+		for i, k := range ctrs {
 			if cl.rate[i] != f.rate[k.event] {
 				continue search
 			}
@@ -209,42 +262,35 @@ search:
 	return -1
 }
 
-// newClass adds a class for segments of n instructions of f's, and
+// newClass adds to cs a class for segments of n instructions of f's, and
 // returns it.
-func (rs *runState) newClass(c *cpuRun, n uint64, f *fnInfo) int {
-	if len(c.classes) < cap(c.classes) {
-		c.classes = c.classes[:len(c.classes)+1] // reuse the slices of an earlier class
-	} else {
-		c.classes = append(c.classes, segClass{})
-	}
-	g := len(c.classes) - 1
-	cl := &c.classes[g]
-	cl.n, cl.cpi, cl.p, cl.cycles, cl.loopFn = n, f.cpi, 0, uint64(float64(n)*f.cpi), -1
+func newClass(cs *classSet, ctrs []*counterHW, n uint64, f *fnInfo) int {
+	cl := segClass{n: n, cpi: f.cpi, cycles: uint64(float64(n) * f.cpi), loopFn: -1}
 	if f.cpi == 1 {
 		cl.cycles = n
 	}
-	for _, k := range c.ctrs {
+	for _, k := range ctrs {
 		cl.rate = append(cl.rate, f.rate[k.event])
 		cl.ev = append(cl.ev, float64(n)*f.rate[k.event])
 	}
-	return g
+	cs.classes = append(cs.classes, cl)
+	return len(cs.classes) - 1
 }
 
 // classOdds computes each class's probability and its members' draw,
-// and the largest cycles and events of a class's segment.
-func (rs *runState) classOdds(c *cpuRun) {
-	c.classP = c.classP[:0]
-	c.classCycles = c.classCycles[:0]
-	c.loopClasses = false
-	c.cmax = 0
-	c.emax = append(c.emax[:0], make([]float64, len(c.ctrs))...)
+// and the largest cycles and events (of nctr counters) of a class's
+// segment.
+func (rs *runState) classOdds(cs *classSet, nctr int) {
+	cs.classP = make([]float64, 0, len(cs.classes))
+	cs.classCycles = make([]uint64, 0, len(cs.classes))
+	cs.emax = make([]float64, nctr)
 	var cum float64
-	for gi := range c.classes {
-		cl := &c.classes[gi]
+	for gi := range cs.classes {
+		cl := &cs.classes[gi]
 		cum += cl.p
-		c.classP = append(c.classP, cl.p)
-		c.classCycles = append(c.classCycles, cl.cycles)
-		c.loopClasses = c.loopClasses || cl.loopFn >= 0
+		cs.classP = append(cs.classP, cl.p)
+		cs.classCycles = append(cs.classCycles, cl.cycles)
+		cs.loopClasses = cs.loopClasses || cl.loopFn >= 0
 		w := rs.probs[:0]
 		prev := 0.0
 		for _, cu := range cl.cum {
@@ -253,15 +299,15 @@ func (rs *runState) classOdds(c *cpuRun) {
 		}
 		rs.probs = w
 		cl.pick.build(w)
-		c.cmax = max(c.cmax, cl.cycles)
+		cs.cmax = max(cs.cmax, cl.cycles)
 		for i := range cl.ev {
-			c.emax[i] = max(c.emax[i], cl.ev[i])
+			cs.emax[i] = max(cs.emax[i], cl.ev[i])
 		}
 	}
-	for gi := range c.classP {
-		c.classP[gi] /= cum
+	for gi := range cs.classP {
+		cs.classP[gi] /= cum
 	}
-	c.classPick.build(c.classP)
+	cs.classPick.build(cs.classP)
 }
 
 func (ty segType) isLoop(rs *runState) bool { return ty.kind == kindThread && rs.fns[ty.fn].loop > 0 }

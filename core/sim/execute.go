@@ -36,27 +36,16 @@ type cpuRun struct {
 	dirty bool
 
 	// While a thread runs: the counters enabled on the processor (at
-	// hardware generation gen), the thread's classes, the whole segments
-	// of each class whose functions are not drawn yet, and the segment
-	// in progress.
+	// hardware generation gen), the classes of the thread's segment
+	// types for them (shared with every processor running the same mix
+	// with the same counters), the whole segments of each class whose
+	// functions are not drawn yet, and the segment in progress.
 	built     bool    // classes are c.th's
 	classesOf *thread // whose the classes are (at generation gen)
 	gen       uint64
 	ctrs      []*counterHW
 	ctrRefs   []counterRef
-	classes   []segClass
-	classPick aliasTable // draws a class by probability
-	classP    []float64
-	typeClass []int
-	// classIndex finds a class by its key while the classes are built
-	classIndex map[classKey]int
-	fnClass    []int32 // and a function's class (-1: none yet)
-	cmax       uint64  // cycles of the longest segment
-	// each class's cycles per segment, and whether a class is a loop
-	// (drawSegments)
-	classCycles []uint64
-	loopClasses bool
-	emax        []float64 // per counter, the most events of a segment
+	*classSet
 	deferred    []uint64
 	seg         segment
 

@@ -90,7 +90,7 @@ type segType struct {
 // chosen from by weight.
 func segTypes(r *workload.Resolved, mix []workload.Weighted) []segType {
 	k := r.Spec.Kernel
-	var out []segType
+	out := make([]segType, 0, len(r.ISR)+len(r.DPC)+len(mix))
 	add := func(kind segKind, set []workload.Weighted, share float64) {
 		var tot float64
 		for _, w := range set {

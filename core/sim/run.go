@@ -42,6 +42,8 @@ type runState struct {
 	hooks          map[string][]hal.Interrupt
 	halByNm        map[string]Driver
 	stopErr        error
+	classSets      map[classSetKey]*classSet
+	classBuild     classBuild
 	counts         []uint64  // scratch for multinomial draws
 	probs          []float64 // scratch for multinomial draws
 	events         uint64    // events handled (progress)

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"github.com/proflab/proflab/core/workload"
 	"math"
 
 	"github.com/proflab/proflab/kernel"
@@ -58,6 +59,13 @@ func (rs *runState) setup() error {
 		rs.ctxPID = append(rs.ctxPID, kp.ID())
 	}
 	perProc := map[int]int{}
+	// threads of the same mix (a process's stacks) share their types,
+	// and so their classes (classSetOf)
+	type mixKey struct {
+		first *workload.Weighted
+		n     int
+	}
+	typesOf := map[mixKey][]segType{}
 	for i, t := range r.Threads {
 		kp := procs[t.Process]
 		j := perProc[t.Process]
@@ -71,8 +79,19 @@ func (rs *runState) setup() error {
 				return fmt.Errorf("workload: process %q thread %d: %w", kp.Name(), j+1, err)
 			}
 		}
+		var types []segType
+		if len(t.Mix) > 0 {
+			k := mixKey{&t.Mix[0], len(t.Mix)}
+			var ok bool
+			if types, ok = typesOf[k]; !ok {
+				types = segTypes(r, t.Mix)
+				typesOf[k] = types
+			}
+		} else {
+			types = segTypes(r, t.Mix)
+		}
 		th := &thread{idx: i, kt: kt, ctx: t.Process + 1, affinity: t.Affinity & allMask(s.ncpu), busy: t.Busy,
-			types: segTypes(r, t.Mix), loopPos: map[int]uint64{}}
+			types: types, loopPos: map[int]uint64{}}
 		if th.affinity == 0 {
 			th.affinity = allMask(s.ncpu)
 		}
