@@ -61,8 +61,8 @@ type classSet struct {
 	classes   []segClass
 	classPick aliasTable // draws a class by probability
 	classP    []float64
-	typeClass []int   // each type's class
-	cmax      uint64  // cycles of the longest segment
+	typeClass []int  // each type's class
+	cmax      uint64 // cycles of the longest segment
 	// each class's cycles per segment, and whether a class is a loop
 	// (drawSegments)
 	classCycles []uint64

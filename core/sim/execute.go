@@ -46,8 +46,8 @@ type cpuRun struct {
 	ctrs      []*counterHW
 	ctrRefs   []counterRef
 	*classSet
-	deferred    []uint64
-	seg         segment
+	deferred []uint64
+	seg      segment
 
 	times [5]uint64 // cycles: user, kernel, interrupt, DPC, idle
 }
