@@ -17,10 +17,11 @@ type segClass struct {
 	p       float64    // probability of the class
 	n       uint64     // instructions per segment
 	cpi     float64
-	cycles  uint64    // cycles of a whole segment
-	rate    []float64 // events per instruction, per enabled counter
-	ev      []float64 // events per whole segment, per enabled counter
-	loopFn  int       // the loop function of a loop's class, else -1
+	cycles  uint64     // cycles of a whole segment
+	rate    []float64  // events per instruction, per enabled counter
+	ev      []float64  // events per whole segment, per enabled counter
+	loopFn  int        // the loop function of a loop's class, else -1
+	split   *leafSplit // members in calling contexts: how their segments are drawn
 }
 
 func (cl *segClass) cycleAt(start, d uint64) uint64 {
@@ -120,7 +121,8 @@ func (rs *runState) classSetOf(types []segType, ctrs []*counterHW) *classSet {
 	}
 	cs := &classSet{}
 	rs.groupTypes(cs, types, ctrs)
-	rs.classOdds(cs, len(ctrs))
+	rs.classOdds(cs, types, len(ctrs))
+	rs.classSetList = append(rs.classSetList, cs)
 	if rs.classSets == nil {
 		rs.classSets = map[classSetKey]*classSet{}
 	}
@@ -185,11 +187,12 @@ func (rs *runState) groupTypes(cs *classSet, types []segType, ctrs []*counterHW)
 	}
 }
 
-// classBuild is the scratch of groupTypes: the classes by key, and each
-// function's class (-1: none yet).
+// classBuild is the scratch of making class sets: the classes by key,
+// each function's class (-1: none yet) and leaf (newLeafSplit).
 type classBuild struct {
 	index   map[classKey]int
 	fnClass []int32
+	leafOf  []int32 // newLeafSplit's
 }
 
 // findClass is the class of cs for f's segments, made when there is none
@@ -277,10 +280,10 @@ func newClass(cs *classSet, ctrs []*counterHW, n uint64, f *fnInfo) int {
 	return len(cs.classes) - 1
 }
 
-// classOdds computes each class's probability and its members' draw,
-// and the largest cycles and events (of nctr counters) of a class's
-// segment.
-func (rs *runState) classOdds(cs *classSet, nctr int) {
+// classOdds computes each class's probability and its members' draw (and
+// for members in calling contexts, their leaves' split), and the largest
+// cycles and events (of nctr counters) of a class's segment.
+func (rs *runState) classOdds(cs *classSet, types []segType, nctr int) {
 	cs.classP = make([]float64, 0, len(cs.classes))
 	cs.classCycles = make([]uint64, 0, len(cs.classes))
 	cs.emax = make([]float64, nctr)
@@ -299,6 +302,7 @@ func (rs *runState) classOdds(cs *classSet, nctr int) {
 		}
 		rs.probs = w
 		cl.pick.build(w)
+		cl.split = rs.newLeafSplit(cl, types, w)
 		cs.cmax = max(cs.cmax, cl.cycles)
 		for i := range cl.ev {
 			cs.emax[i] = max(cs.emax[i], cl.ev[i])

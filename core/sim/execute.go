@@ -321,6 +321,10 @@ func (rs *runState) flushDeferred(c *cpuRun) {
 			rs.commit(c, c.th.types[cl.members[0]], n*cl.n, n*cl.cycles)
 			continue
 		}
+		if cl.split != nil {
+			rs.flushLeaves(c, cl, n)
+			continue
+		}
 		p := rs.probs[:0]
 		prev := 0.0
 		for _, cu := range cl.cum {

@@ -205,9 +205,16 @@ func (rs *runState) finish() {
 		}
 	}
 	refs := make([]string, len(w.Funcs))
+	nFrames := 0
+	for _, st := range w.Stacks {
+		nFrames += len(st.Frames)
+	}
+	all := make([]string, nFrames) // every stack's frames, in one array
+	res.Stacks = make([]StackTruth, 0, len(w.Stacks))
 	for si, st := range w.Stacks {
 		t := rs.stackTallies[si]
-		frames := make([]string, len(st.Frames))
+		frames := all[:len(st.Frames):len(st.Frames)]
+		all = all[len(st.Frames):]
 		for i, f := range st.Frames {
 			if refs[f] == "" {
 				refs[f] = w.Ref(f)

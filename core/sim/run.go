@@ -43,6 +43,7 @@ type runState struct {
 	halByNm        map[string]Driver
 	stopErr        error
 	classSets      map[classSetKey]*classSet
+	classSetList   []*classSet // in the order made (settleStacks)
 	classBuild     classBuild
 	counts         []uint64  // scratch for multinomial draws
 	probs          []float64 // scratch for multinomial draws
@@ -160,6 +161,7 @@ func (rs *runState) wrapUp() {
 		rs.retire(c)
 		s.reportSwitch(c.idx, c.clock, 0, 0)
 	}
+	rs.settleStacks()
 	if err := rs.flushHooks(); err != nil && rs.stopErr == nil {
 		rs.stopErr = err
 	}
