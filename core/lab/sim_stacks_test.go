@@ -151,3 +151,60 @@ func TestManyClassesDrawnOneByOne(t *testing.T) {
 		}
 	}
 }
+
+// An imported-size workload (500 functions, 3,000 stacks on 4 threads
+// and processors) settles its segments per leaf on each processor and per
+// stack at the end: every function's flat truth is exactly the sum of its
+// stacks', and the stacks' shares of the instructions follow their
+// weights within sampling error. Both with per-function CPIs (a class per
+// function, a few stacks each) and with CPI 1 (one class of every stack).
+func TestManyStacksSettleExactly(t *testing.T) {
+	for _, cpi1 := range []bool{false, true} {
+		t.Run(fmt.Sprintf("cpi1=%v", cpi1), func(t *testing.T) {
+			l := labtest.Inproc(t, 4, 11)
+			w := labtest.Large(l.P, 500, 3000, 5)
+			if cpi1 {
+				for i := range w.Images {
+					for j := range w.Images[i].Functions {
+						w.Images[i].Functions[j].CPI = 0
+					}
+				}
+			}
+			res, err := l.Sim.Run(2_000_000, w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			leafInstr, leafCycles := map[string]uint64{}, map[string]uint64{}
+			var tot float64
+			for _, st := range res.Stacks {
+				leafInstr[st.Frames[0]] += st.Instructions
+				leafCycles[st.Frames[0]] += st.Cycles
+				tot += float64(st.Instructions)
+			}
+			for _, f := range res.Functions {
+				if f.Image == "" || f.Image == workload.DefaultKernelImage {
+					continue
+				}
+				if leafInstr[f.Name] != f.Instructions || leafCycles[f.Name] != f.Cycles {
+					t.Errorf("%s: flat truth %d instructions, %d cycles; its stacks' %d, %d",
+						f.Name, f.Instructions, f.Cycles, leafInstr[f.Name], leafCycles[f.Name])
+				}
+			}
+			var wsum float64
+			for _, st := range w.Processes[0].Stacks {
+				wsum += st.Weight
+			}
+			// the stacks are distinct, in the workload's order; a
+			// segment is SegmentInstructions long, so the segments are
+			// the sample
+			segs := tot / workload.DefaultSegmentInstructions
+			var got, want []float64
+			for i, st := range w.Processes[0].Stacks {
+				got, want = append(got, float64(res.Stacks[i].Instructions)/tot), append(want, st.Weight/wsum)
+			}
+			if tv, bound := output.Distance(got, want, segs); tv > bound {
+				t.Errorf("stack shares of %.0f segments: total variation %.4f, bound %.4f", segs, tv, bound)
+			}
+		})
+	}
+}
