@@ -3,7 +3,6 @@ package luart
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"os"
 	"path/filepath"
 )
 
@@ -12,25 +11,20 @@ import (
 // are what a run depends on besides its scenario and configuration, so a
 // sweep compares them across its parts (Inputs).
 func (rt *Runtime) noteInput(path string, src []byte) {
+	sum := sha256.Sum256(src)
+	rt.noteInputSum(path, hex.EncodeToString(sum[:]))
+}
+
+// noteInputSum is noteInput for a file read by another package, which
+// hashed what it read (hex sha256).
+func (rt *Runtime) noteInputSum(path, sum string) {
 	if rt.inputs == nil {
 		rt.inputs = map[string]string{}
 	}
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs
 	}
-	sum := sha256.Sum256(src)
-	rt.inputs[path] = hex.EncodeToString(sum[:])
-}
-
-// noteInputFile is noteInput for a file read by another package: it
-// reads the file again to hash it (a file that cannot be read again is
-// recorded with an empty hash).
-func (rt *Runtime) noteInputFile(path string) {
-	src, err := os.ReadFile(path)
-	if err != nil {
-		src = nil
-	}
-	rt.noteInput(path, src)
+	rt.inputs[path] = sum
 }
 
 // Inputs are the files the run read besides its scenario and its

@@ -13,7 +13,6 @@ import (
 
 	"github.com/proflab/proflab/core/sim"
 	"github.com/proflab/proflab/core/workload"
-	"github.com/proflab/proflab/core/workload/importer"
 	"github.com/proflab/proflab/kernel"
 )
 
@@ -91,12 +90,12 @@ func (rt *Runtime) workloadSpec(L *lua.LState, f *Fields, m *machine) (spec *wor
 	case lua.LString:
 		// a workload TOML, or a profile imported as it is read
 		path := rt.Resolve(string(v))
-		spec, _, err := importer.Load(path, m.km.Arch().String())
+		ld, err := rt.cfg.Workloads.Load(path, m.km.Arch().String())
 		if err != nil {
 			f.Errorf("workload", "%v", err)
 		}
-		rt.noteInputFile(path)
-		return spec, false
+		rt.noteInputSum(path, ld.SHA256)
+		return ld.Spec, false
 	case *lua.LTable:
 		gv, err := workloadValue(v, m, 0)
 		if err != nil {

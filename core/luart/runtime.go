@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/proflab/proflab/core/config"
-	"github.com/proflab/proflab/core/lab"
-	"github.com/proflab/proflab/core/output"
 	"io"
 	"io/fs"
 	"math/rand/v2"
@@ -15,7 +12,11 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/proflab/proflab/core/config"
+	"github.com/proflab/proflab/core/lab"
+	"github.com/proflab/proflab/core/output"
 	"github.com/proflab/proflab/core/runerr"
+	"github.com/proflab/proflab/core/workload/importer"
 	"github.com/proflab/proflab/scripts"
 )
 
@@ -50,6 +51,10 @@ type Config struct {
 	// (budget.go) refuse results over it; SetContext puts the run under
 	// the heap watchdog (watchdog.go).
 	MemoryLimit int64
+	// Workloads keeps the workload files m:run and m:images read, parsed
+	// once for all the runs that share it; nil parses a file every time
+	// it is named.
+	Workloads *importer.Cache
 }
 
 // Check is one lab.check call.

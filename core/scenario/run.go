@@ -17,6 +17,7 @@ import (
 	"github.com/proflab/proflab/core/output"
 	"github.com/proflab/proflab/core/runerr"
 	"github.com/proflab/proflab/core/version"
+	"github.com/proflab/proflab/core/workload/importer"
 )
 
 // maxKeptLog bounds Result.Log (the live Log writer gets everything).
@@ -82,6 +83,7 @@ func Run(ctx context.Context, opt Options) (res Result) {
 		Machine: opt.Setup.Machine,
 
 		MemoryLimit: opt.Memory,
+		Workloads:   workloads,
 	})
 	rt.SetContext(ctx)
 
@@ -116,6 +118,11 @@ func Run(ctx context.Context, opt Options) (res Result) {
 	res.Machines = output.Summarize(res.Outputs).Machines
 	return res
 }
+
+// workloads keeps the workload files this process's runs read (a
+// scenario's m:run calls, a sweep's runs on every worker): each is parsed
+// or imported once, while its content stays the same.
+var workloads = importer.NewCache(256 << 20)
 
 // scenarioSource is the scenario's text: Options.Source, or its file.
 func scenarioSource(opt Options) ([]byte, *Error) {

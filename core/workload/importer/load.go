@@ -21,6 +21,12 @@ func Load(path, arch string) (spec *workload.Spec, im *Imported, err error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("workload: %w", err)
 	}
+	return parse(path, data, arch)
+}
+
+// parse makes the workload of a file's content: a workload TOML, or a
+// profile imported for arch.
+func parse(path string, data []byte, arch string) (spec *workload.Spec, im *Imported, err error) {
 	spec, tomlErr := workload.Parse(path, data)
 	if tomlErr == nil {
 		return spec, nil, nil
