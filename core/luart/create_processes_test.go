@@ -3,6 +3,7 @@ package luart
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -64,5 +65,26 @@ func TestRunTruthOfStacksAndSharedNames(t *testing.T) {
 		assert(res.stacks[1].hits.ProfileTime + res.stacks[2].hits.ProfileTime == res.interrupts.ProfileTime, "hits")`))
 	if err != nil {
 		t.Errorf("%s", err.Detail())
+	}
+}
+
+// A profile that does not say where a program ran (a legacy heap
+// profile) runs, and the run log says so once, however many runs read it.
+func TestRunWarnsOfAProfileThatIsNotCPUTime(t *testing.T) {
+	dir := t.TempDir()
+	heap := "heap profile:   2:   2048 [   3:   4096] @ heapprofile\n   1:   1024 [   2:   2048] @ 0x401000 0x402000\n   1:   1024 [   1:   2048] @ 0x401100 0x402000\n\nMAPPED_LIBRARIES:\n00400000-00452000 r-xp 00000000 08:01 131090 /usr/bin/heapy\n"
+	if err := os.WriteFile(filepath.Join(dir, "heap.prof"), []byte(heap), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rt, log := newTestRuntime(t, Config{Dir: dir, HALs: inprocHALs(t)})
+	err := rt.Exec("s.lua", []byte(`local lab = require "proflab"
+		local m = lab.machine{ cpus = 1 }
+		m:run{ duration_us = 1000, workload = "heap.prof" }
+		m:run{ duration_us = 1000, workload = "heap.prof" }`))
+	if err != nil {
+		t.Fatalf("run: %s", err.Detail())
+	}
+	if n := strings.Count(log.String(), "warning: workload heap.prof: a memory profile, not a CPU profile"); n != 1 {
+		t.Errorf("the log warned %d times, want once:\n%s", n, log.String())
 	}
 }

@@ -10,9 +10,9 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/proflab/proflab/core/runerr"
-
 	"github.com/proflab/proflab/core/sim"
 	"github.com/proflab/proflab/core/workload"
+	"github.com/proflab/proflab/core/workload/importer"
 	"github.com/proflab/proflab/kernel"
 )
 
@@ -95,6 +95,7 @@ func (rt *Runtime) workloadSpec(L *lua.LState, f *Fields, m *machine) (spec *wor
 			f.Errorf("workload", "%v", err)
 		}
 		rt.noteInputSum(path, ld.SHA256)
+		rt.warnImport(string(v), ld)
 		return ld.Spec, false
 	case *lua.LTable:
 		gv, err := workloadValue(v, m, 0)
@@ -114,6 +115,23 @@ func (rt *Runtime) workloadSpec(L *lua.LState, f *Fields, m *machine) (spec *wor
 		f.Errorf("workload", "expected a workload file's path or a table, got %s", typeName(v))
 	}
 	return nil, false
+}
+
+// warnImport writes to the run log, once per file and content, the
+// warnings of a profile imported as it was read: a source that does not
+// say where the program ran (a memory profile, cache-miss samples) must
+// not pass for one.
+func (rt *Runtime) warnImport(name string, ld importer.Loaded) {
+	if ld.Imported == nil || len(ld.Imported.Warnings) == 0 || rt.warned[ld.SHA256] {
+		return
+	}
+	if rt.warned == nil {
+		rt.warned = map[string]bool{}
+	}
+	rt.warned[ld.SHA256] = true
+	for _, w := range ld.Imported.Warnings {
+		rt.logLine(fmt.Sprintf("proflab: warning: workload %s: %s", name, w))
+	}
 }
 
 // checkWorkloadFits refuses what a workload asks of the machine that the

@@ -87,6 +87,7 @@ type Runtime struct {
 	lab     *lua.LTable
 	machIdx *lua.LTable // the machine methods, for Bindings; nil until objectTypes
 	checks  []Check
+	warned  map[string]bool // warnImport's: the contents warned of
 	records map[string]any
 	bugs    []*runerr.Error
 	trace   string                 // traceback captured by the message handler

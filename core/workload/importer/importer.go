@@ -87,6 +87,11 @@ type Imported struct {
 	// SampleType is the sample value used as weight ("cpu/nanoseconds",
 	// perf's event name, "count" for folded stacks).
 	SampleType string
+	// Warnings say why the workload may not be where the program ran:
+	// the source measured something else (memory, waiting, cache
+	// misses…). `proflab workload import` prints them, the TOML's header
+	// keeps them, and a run that imports the file logs them.
+	Warnings []string
 	// Notes are what the import left out or changed, for people to read.
 	Notes []string
 }
@@ -136,6 +141,7 @@ func Import(name string, data []byte, opt Options) (*Imported, error) {
 	}
 	im.Spec = m.spec(workloadName(name))
 	im.Notes = append(im.Notes, m.notes...)
+	im.Warnings = append(im.Warnings, m.warns...)
 	return im, nil
 }
 

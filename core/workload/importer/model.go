@@ -20,7 +20,8 @@ type model struct {
 	procBy  map[string]*proc
 	nfuncs  int
 	notes   []string
-	invalid int // names with bytes that are not UTF-8
+	warns   []string // Imported.Warnings
+	invalid int      // names with bytes that are not UTF-8
 }
 
 // image is an image being built.
@@ -193,6 +194,11 @@ func (m *model) add(t *thread, frames []frame, w float64) {
 		t.order = append(t.order, s)
 	}
 	s.weight += w
+}
+
+// warn adds a warning: the source may not say where the program ran.
+func (m *model) warn(format string, args ...any) {
+	m.warns = append(m.warns, fmt.Sprintf(format, args...))
 }
 
 // note adds a note for people.

@@ -22,7 +22,7 @@ func importPerf(name string, data []byte, opt Options, m *model, im *Imported) e
 	if skipped > 0 {
 		m.note("%d indented lines under frames (srcline or other annotations) were skipped", skipped)
 	}
-	wev, raw := weightEvent(samples)
+	wev, raw := weightEvent(samples, m)
 	ref := busyReference(samples, wev)
 	if samples, err = keepProcess(name, samples, opt.Process); err != nil {
 		return err
@@ -74,15 +74,49 @@ func importPerf(name string, data []byte, opt Options, m *model, im *Imported) e
 	return nil
 }
 
-// weightEvent is the event whose samples weigh: cycles when the file has
-// it, else the first event; raw is its name as the file writes it.
-func weightEvent(samples []perfSample) (ev, raw string) {
+// weightEvent is the event whose samples weigh: a measure of time
+// (cycles, else cpu-clock, task-clock or ref-cycles), else instructions,
+// else the file's first event; raw is its name as the file writes it.
+// An event known to count something other than time (cache misses, page
+// faults, a tracepoint…) is taken with a warning, an unknown one (a raw
+// event) with a note.
+func weightEvent(samples []perfSample, m *model) (ev, raw string) {
+	seen := map[string]string{}
+	var order []string
 	for _, s := range samples {
-		if s.event == "cycles" {
-			return s.event, s.rawEvent
+		if _, ok := seen[s.event]; !ok {
+			seen[s.event] = s.rawEvent
+			order = append(order, s.event)
 		}
 	}
-	return samples[0].event, samples[0].rawEvent
+	for _, want := range []string{"cycles", "cpu-clock", "task-clock", "ref-cycles", "instructions"} {
+		if r, ok := seen[want]; ok {
+			return want, r
+		}
+	}
+	ev, raw = order[0], seen[order[0]]
+	if notTime(ev) {
+		m.warn("the file's events (%s) count something other than where the program ran: its %s samples are taken for time; record cycles (perf record's default), cpu-clock or task-clock, with the others beside it for rates", strings.Join(order, ", "), raw)
+	} else {
+		m.note("%s is not an event perf names for time: its samples are taken as the program's time", raw)
+	}
+	return ev, raw
+}
+
+// notTime reports whether a perf event (as eventName gives it) is known
+// to count something other than time or instructions: cache, TLB and
+// branch events, faults, switches and migrations, tracepoints.
+func notTime(ev string) bool {
+	if strings.Contains(ev, ":") {
+		return true // a tracepoint: sched:sched_switch, syscalls:…
+	}
+	e := strings.ToLower(ev)
+	for _, part := range []string{"miss", "cache", "tlb", "branch", "fault", "switch", "migration", "stalled", "mem-", "node-", "l1-", "llc-", "dummy", "bpf-output"} {
+		if strings.Contains(e, part) {
+			return true
+		}
+	}
+	return e == "cs"
 }
 
 // keepProcess keeps only the samples of processes named process (all,

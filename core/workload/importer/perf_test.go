@@ -279,18 +279,40 @@ func TestPerfCPPNames(t *testing.T) {
 }
 
 // TestPerfEventNames: modifiers and PMU prefixes are dropped when events
-// are compared, tracepoints keep their subsystem.
+// are compared, tracepoints keep their subsystem; the weight is time
+// (cycles first), else instructions, else the first event: with a
+// warning when perf names it as something else than time.
 func TestPerfEventNames(t *testing.T) {
 	t.Parallel()
-	for ev, cycles := range map[string]bool{"cycles:u": true, "cpu-cycles:ppp": true, "cpu_core/cycles/u": true, "cycles": true,
-		"sched:sched_switch": false, "instructions:u": false, "cycles_x:u": false} {
-		text := "prog 1/1 [000] 1.0: 5 sched:sched_wakeup: 401000 a (/bin/prog)\nprog 1/1 [000] 1.1: 7 " + ev + ": 402000 b (/bin/prog)\n"
+	for _, c := range []struct {
+		ev, weight string
+		warned     bool
+	}{
+		{"cycles:u", "cycles:u", false}, {"cpu-cycles:ppp", "cpu-cycles:ppp", false}, {"cpu_core/cycles/u", "cpu_core/cycles/u", false}, {"cycles", "cycles", false},
+		{"cpu-clock:ppp", "cpu-clock:ppp", false}, {"task-clock", "task-clock", false},
+		{"instructions:u", "instructions:u", false},
+		{"sched:sched_switch", "sched:sched_wakeup", true}, {"cache-misses", "sched:sched_wakeup", true},
+	} {
+		text := "prog 1/1 [000] 1.0: 5 sched:sched_wakeup: 401000 a (/bin/prog)\nprog 1/1 [000] 1.1: 7 " + c.ev + ": 402000 b (/bin/prog)\n"
 		im, err := importer.Import("e.txt", []byte(text), importer.Options{})
 		if err != nil {
-			t.Fatal(err)
+			t.Errorf("events sched:sched_wakeup, %s: %v", c.ev, err)
+			continue
 		}
-		if got := im.SampleType == ev; got != cycles {
-			t.Errorf("events sched:sched_wakeup then %s: weight from %q; cycles should win: %v", ev, im.SampleType, cycles)
+		warned := len(im.Warnings) > 0 && strings.Contains(im.Warnings[0], "something other than where the program ran")
+		if im.SampleType != c.weight || warned != c.warned {
+			t.Errorf("events sched:sched_wakeup, %s: weight from %q (warnings %q), want %q (warned %v)", c.ev, im.SampleType, im.Warnings, c.weight, c.warned)
+		}
+	}
+	// time wins over instructions, whatever the order; an unknown (raw)
+	// event alone is taken with a note, no warning
+	for text, want := range map[string]string{
+		"prog 1/1 [000] 1.0: 5 instructions: 401000 a (/bin/prog)\nprog 1/1 [000] 1.1: 7 cpu-clock: 402000 b (/bin/prog)\n": "cpu-clock",
+		"prog 1/1 [000] 1.0: 5 r003c: 401000 a (/bin/prog)\n":                                                               "r003c",
+	} {
+		im, err := importer.Import("e.txt", []byte(text), importer.Options{})
+		if err != nil || im.SampleType != want || len(im.Warnings) > 0 {
+			t.Errorf("%q: weight %v, warnings %v (err %v), want %s and none", text, im.SampleType, im.Warnings, err, want)
 		}
 	}
 }

@@ -26,7 +26,7 @@ func importPprof(name string, data []byte, p *profile.Profile, opt Options, m *m
 			return &Error{Source: name, Msg: fmt.Sprintf("not a profile pprof reads (%v): check the file, or give --format perf or folded if it is one of those", err)}
 		}
 	}
-	vi, err := weightIndex(p)
+	vi, err := weightIndex(p, m)
 	if err != nil {
 		return &Error{Source: name, Msg: err.Error()}
 	}
@@ -101,20 +101,53 @@ func importPprof(name string, data []byte, p *profile.Profile, opt Options, m *m
 	return nil
 }
 
-// weightIndex is the sample value used as weight: pprof's default sample
-// type (DefaultSampleType, else the last).
-func weightIndex(p *profile.Profile) (int, error) {
+// weightIndex is the sample value used as weight: the CPU sample type
+// ("cpu"), else pprof's default sample type (DefaultSampleType, else the
+// last). A profile of something other than where a program ran (memory,
+// goroutines, lock contention) is imported as every form pprof reads
+// is, with a warning: its values are taken for time.
+func weightIndex(p *profile.Profile, m *model) (int, error) {
 	if len(p.SampleType) == 0 {
 		return 0, fmt.Errorf("the profile has no sample type: nothing to weigh samples by")
 	}
+	vi := len(p.SampleType) - 1
 	if p.DefaultSampleType != "" {
 		for i, st := range p.SampleType {
 			if st.Type == p.DefaultSampleType {
-				return i, nil
+				vi = i
 			}
 		}
 	}
-	return len(p.SampleType) - 1, nil
+	for i, st := range p.SampleType {
+		if st.Type == "cpu" {
+			vi = i
+		}
+	}
+	if k := notCPU(p.SampleType[vi]); k != nil {
+		m.warn("%s, not a CPU profile: its %s/%s values are where %s, not where the program ran, and the workload spends its time in those proportions; for where a program runs, import a CPU profile (pprof.StartCPUProfile, go test -cpuprofile, /debug/pprof/profile, perf record)",
+			k.what, p.SampleType[vi].Type, p.SampleType[vi].Unit, k.values)
+	}
+	return vi, nil
+}
+
+// profileKind is a kind of pprof profile that is not CPU time: what it
+// is, and where its values say things happened.
+type profileKind struct{ what, values string }
+
+// notCPU is the kind of profile of a sample type known not to be CPU
+// time, or nil.
+func notCPU(st *profile.ValueType) *profileKind {
+	switch t := strings.ToLower(st.Type); {
+	case strings.HasPrefix(t, "alloc_"), strings.HasPrefix(t, "inuse_"), t == "space", t == "objects":
+		return &profileKind{"a memory profile", "memory was allocated"}
+	case t == "goroutine", t == "goroutines":
+		return &profileKind{"a goroutine profile", "goroutines were when it was taken"}
+	case t == "threadcreate":
+		return &profileKind{"a thread-creation profile", "threads were created"}
+	case t == "contentions", t == "delay", t == "lock-time", t == "lock_count":
+		return &profileKind{"a block or mutex profile", "goroutines waited"}
+	}
+	return nil
 }
 
 // countIndex is the index of the "samples"/"count" value, or -1.

@@ -76,6 +76,9 @@ func TestGoProfile(t *testing.T) {
 		t.Fatalf("Detect = %q, %v; want pprof", f, err)
 	}
 	im := importFile(t, "goprog.pb.gz", importer.Options{})
+	if len(im.Warnings) > 0 {
+		t.Errorf("a Go CPU profile warned: %q", im.Warnings)
+	}
 	p := parseProfile(t, data)
 	stacks, leaves := sourceStacks(p)
 	equalWeights(t, "stack", stackWeights(im.Spec), stacks)
@@ -266,6 +269,10 @@ func TestLegacyText(t *testing.T) {
 		checkInvariants(t, im)
 		if im.SampleType != c.sampleType || !strings.Contains(strings.Join(im.Notes, "\n"), c.note) {
 			t.Errorf("%s: sample type %q, notes %q; want %q and a note on %q", c.name, im.SampleType, im.Notes, c.sampleType, c.note)
+		}
+		// neither measures where the program ran: imported, with a warning
+		if len(im.Warnings) != 1 || !strings.Contains(im.Warnings[0], "not a CPU profile") {
+			t.Errorf("%s: warnings %q, want one saying it is not a CPU profile", c.name, im.Warnings)
 		}
 	}
 }

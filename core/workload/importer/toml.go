@@ -22,6 +22,9 @@ func (im *Imported) TOML() ([]byte, error) {
 	fmt.Fprintf(&b, "# format: %s; sample type: %s\n", im.Format, oneLine(im.SampleType))
 	fmt.Fprintf(&b, "# period: %s\n", im.periodText())
 	fmt.Fprintf(&b, "# samples: %d\n", im.Samples)
+	for _, n := range im.Warnings {
+		fmt.Fprintf(&b, "# warning: %s\n", oneLine(n))
+	}
 	for _, n := range im.Notes {
 		fmt.Fprintf(&b, "# note: %s\n", oneLine(n))
 	}
