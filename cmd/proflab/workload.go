@@ -96,6 +96,9 @@ func runImport(cmd *cobra.Command, file string, f importFlags) error {
 	}
 	w := cmd.ErrOrStderr()
 	fmt.Fprintln(w, im.Summary())
+	for _, n := range im.Warnings {
+		fmt.Fprintln(w, "  warning:", n)
+	}
 	for _, n := range im.Notes {
 		fmt.Fprintln(w, "  note:", n)
 	}
@@ -103,8 +106,24 @@ func runImport(cmd *cobra.Command, file string, f importFlags) error {
 }
 
 // writeAtomically writes data to path through a temporary file in the
-// same folder, so that a failed write leaves no half a workload.
+// same folder, so that a failed write leaves no half a workload. A path
+// that is not a regular file (-o /dev/null, a pipe) is written to, not
+// replaced, and a symbolic link's target is replaced, not the link.
 func writeAtomically(path string, data []byte) error {
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		_, werr := f.Write(data)
+		if cerr := f.Close(); werr == nil {
+			werr = cerr
+		}
+		return werr
+	}
+	if target, err := filepath.EvalSymlinks(path); err == nil {
+		path = target
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return err

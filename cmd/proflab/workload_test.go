@@ -4,7 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/proflab/proflab/core/workload"
 	"github.com/proflab/proflab/core/workload/importer/importtest"
@@ -90,5 +92,53 @@ lab.check(busy > 0, "the imported workload ran")
 		if code != ExitUsage || !strings.Contains(errOut, c.want) {
 			t.Errorf("%v: code %d, stderr %q; want 2 and %q", c.args, code, errOut, c.want)
 		}
+	}
+}
+
+// -o to a device writes to it and leaves it a device (a rename over
+// /dev/null once made it a regular file); -o through a symbolic link
+// replaces the link's target and keeps the link.
+func TestWorkloadImportOutputIsWrittenNotReplaced(t *testing.T) {
+	dir := t.TempDir()
+	folded := writeScenario(t, dir, "app.folded", "app;main;work 30\n")
+	fifo := filepath.Join(dir, "pipe")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("no fifo here: %v", err)
+	}
+	got := make(chan string, 1)
+	go func() {
+		b, _ := os.ReadFile(fifo)
+		got <- string(b)
+	}()
+	if code, _, errOut := runCLI("workload", "import", folded, "-o", fifo); code != ExitOK {
+		t.Fatalf("-o a fifo: code %d: %s", code, errOut)
+	}
+	select {
+	case text := <-got:
+		if !strings.HasPrefix(text, "# Imported by") {
+			t.Errorf("the fifo's reader got %q", text)
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("nothing was written to the fifo")
+	}
+	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		t.Errorf("the fifo is now %v (err %v)", fi.Mode(), err)
+	}
+	target := filepath.Join(dir, "real.toml")
+	link := filepath.Join(dir, "link.toml")
+	if err := os.WriteFile(target, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := runCLI("workload", "import", folded, "-o", link); code != ExitOK {
+		t.Fatalf("-o a link: code %d: %s", code, errOut)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced (mode %v, err %v)", fi.Mode(), err)
+	}
+	if b, err := os.ReadFile(target); err != nil || !strings.HasPrefix(string(b), "# Imported by") {
+		t.Errorf("the link's target holds %q (err %v)", b, err)
 	}
 }
