@@ -172,23 +172,44 @@ const manyClasses = 64
 // drawn by probability, while the segment ends before t and overflows no
 // counter; the first that does not is started and left in progress.
 func (rs *runState) drawSegments(c *cpuRun, t uint64) {
-	// with no counter and no loop, a segment is its cycles alone: the
-	// compact c.classCycles keeps the draws in cache
-	plain := len(c.ctrs) == 0 && !c.loopClasses
+	if len(c.ctrs) == 0 && !c.loopClasses {
+		rs.startClass(c, rs.drawPlain(c, t))
+		return
+	}
 	for {
 		g := c.classPick.draw(rs.s.rng.Float64())
-		if plain {
-			if cy := c.classCycles[g]; c.clock+cy < t {
-				c.deferred[g]++
-				c.clock += cy
-				continue
-			}
-		} else if cl := &c.classes[g]; c.clock+cl.cycles < t && !rs.overflowsIn(c, cl) {
+		if cl := &c.classes[g]; c.clock+cl.cycles < t && !rs.overflowsIn(c, cl) {
 			rs.skipClass(c, g, 1)
 			continue
 		}
 		rs.startClass(c, g)
 		return
+	}
+}
+
+// drawPlain is drawSegments where a segment is its cycles alone (no
+// counter, no loop): the draws run on local copies of the class draw,
+// the cycles and the deferred counts, which stay in cache, and it returns
+// the class of the segment that does not end before t.
+func (rs *runState) drawPlain(c *cpuRun, t uint64) int {
+	slots, cycles, deferred := c.classPick.slots, c.classCycles, c.deferred
+	n := float64(len(slots))
+	rng := rs.s.rng
+	clock := c.clock
+	for {
+		// aliasTable.draw, inlined
+		x := rng.Float64() * n
+		g := min(int(x), len(slots)-1)
+		if s := &slots[g]; x-float64(g) >= s.prob {
+			g = s.alias
+		}
+		cy := cycles[g]
+		if clock+cy >= t {
+			c.clock = clock
+			return g
+		}
+		deferred[g]++
+		clock += cy
 	}
 }
 
