@@ -3,6 +3,7 @@ package lab_test
 import (
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -199,7 +200,7 @@ func BenchmarkSecondLarge(b *testing.B) {
 // workload (BenchmarkSecondLarge).
 func benchLarge(b *testing.B, secs uint64) {
 	var small float64
-	for _, load := range []string{"small", "large", "large-cpi1"} {
+	for _, load := range []string{"small", "small-wide", "large", "large-cpi1"} {
 		b.Run(load, func(b *testing.B) {
 			host := halhost.New(labtest.HALs(config.TransportInproc), halhost.Options{})
 			b.Cleanup(host.Close)
@@ -218,7 +219,10 @@ func benchLarge(b *testing.B, secs uint64) {
 				l := labtest.New(b, host, 4, 1, "apic", "pmu", "pebs")
 				w := fourThreads(l.P)
 				base, size := uint64(0x10000), uint64(0xC00)
-				if load != "small" {
+				if load == "small-wide" {
+					base, size = 0x400000, 0x400000 // the large load's profile
+				}
+				if strings.HasPrefix(load, "large") {
 					w = large
 					w.Processes[0].Name, w.Processes[0].Proc = l.P.Name(), l.P
 					base, size = 0x400000, 0x400000
@@ -238,7 +242,7 @@ func benchLarge(b *testing.B, secs uint64) {
 			b.ReportMetric(float64(interrupts)/float64(b.N), "interrupts/run")
 			if load == "small" {
 				small = perRun
-			} else if small > 0 {
+			} else if small > 0 && load != "small-wide" {
 				b.ReportMetric(perRun/small, "x-small")
 			}
 		})

@@ -47,11 +47,15 @@ func TestTimerOneSecondAtOneMillisecond(t *testing.T) {
 	}
 	var truth []float64
 	var tot float64
-	for _, b := range res.Profiles[0].Buckets[:3] {
-		tot += b.Events
+	first3 := make([]float64, 3) // the truth lists the buckets that ran
+	for _, b := range res.Profiles[0].Buckets {
+		if b.Index < 3 {
+			first3[b.Index] = b.Events
+			tot += b.Events
+		}
 	}
-	for _, b := range res.Profiles[0].Buckets[:3] {
-		truth = append(truth, b.Events/tot)
+	for _, e := range first3 {
+		truth = append(truth, e/tot)
 	}
 	for i := range got {
 		if math.Abs(got[i]-truth[i]) > 0.04 {
@@ -186,5 +190,48 @@ func TestFractionalCPI(t *testing.T) {
 		if want := uint64(30_000_000 / cpi); instr < want-want/1000 || instr > want+want/1000 {
 			t.Errorf("CPI %v: %d instructions in 30M cycles", cpi, instr)
 		}
+	}
+}
+
+// A wide profile over little code (64 MiB in 16-byte buckets over three
+// 1 KiB functions) keeps the truth of the buckets that ran only: in
+// address order, each at its index's address, adding up to the
+// functions' truth; a run keeps kilobytes of truth, not the 128 MiB a
+// bucket each would take (a scenario looping over m:run ran out of
+// memory).
+func TestProfileTruthKeepsTheBucketsThatRan(t *testing.T) {
+	l := labtest.Inproc(t, 1, 3)
+	const base, size, shift = 0x10000, 64 << 20, 4
+	l.Profile(t, base, size, shift, nt.ProfileTime)
+	l.SetInterval(t, nt.ProfileTime, 1221)
+	res, err := l.Sim.Run(100_000, labtest.ThreeFuncs(l.P))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pt := res.Profiles[0]
+	if pt.NBuckets != size>>shift {
+		t.Errorf("NBuckets %d, want %d", pt.NBuckets, size>>shift)
+	}
+	if n := len(pt.Buckets); n == 0 || n > 3*0x400>>shift {
+		t.Fatalf("%d buckets of truth; the functions span %d", n, 3*0x400>>shift)
+	}
+	var cycles float64
+	for i, b := range pt.Buckets {
+		if i > 0 && b.Index <= pt.Buckets[i-1].Index {
+			t.Errorf("bucket %d (index %d) after index %d: not in address order", i, b.Index, pt.Buckets[i-1].Index)
+		}
+		if b.Addr != base+uint64(b.Index)<<shift || b.Addr < 0x10000 || b.Addr >= 0x10C00 {
+			t.Errorf("bucket index %d at 0x%X: outside the functions or not at its index", b.Index, b.Addr)
+		}
+		cycles += b.Cycles
+	}
+	var want float64
+	for _, f := range res.Functions {
+		if f.Addr >= 0x10000 && f.Addr < 0x10C00 {
+			want += float64(f.Cycles)
+		}
+	}
+	if math.Abs(cycles-want) > 1e-6*want {
+		t.Errorf("the buckets' truth adds up to %v cycles, the functions ran %v", cycles, want)
 	}
 }

@@ -290,31 +290,32 @@ func (sy *symbols) lookup(addr, end uint64) (workload.Func, bool) {
 	return workload.Func{}, false
 }
 
-// truthFor sums a profile's bucket truth over every run.
-func truthFor(s *sim.Sim, rec kernel.ProfileRecord) []sim.BucketTruth {
+// truthFor sums a profile's bucket truth over every run: by bucket
+// number, the buckets where something executed, and how many buckets the
+// truth covers (0: no run has truth for the profile).
+func truthFor(s *sim.Sim, rec kernel.ProfileRecord) (map[int]sim.BucketTruth, int) {
 	if s == nil {
-		return nil
+		return nil, 0
 	}
-	var out []sim.BucketTruth
+	out := map[int]sim.BucketTruth{}
+	n := 0
 	for _, r := range s.Results() {
 		for _, p := range r.Profiles {
 			if p.Owner != rec.Owner.ID() || p.Handle != rec.Handle || p.Base != rec.Info.Base || p.BucketSize != rec.Info.BucketSize {
 				continue
 			}
-			if out == nil {
-				out = make([]sim.BucketTruth, len(p.Buckets))
-			}
-			for j, b := range p.Buckets {
-				if j < len(out) {
-					out[j].Addr = b.Addr
-					out[j].Instructions += b.Instructions
-					out[j].Cycles += b.Cycles
-					out[j].Events += b.Events
-				}
+			n = max(n, p.NBuckets)
+			for _, b := range p.Buckets {
+				t := out[b.Index]
+				t.Index, t.Addr = b.Index, b.Addr
+				t.Instructions += b.Instructions
+				t.Cycles += b.Cycles
+				t.Events += b.Events
+				out[b.Index] = t
 			}
 		}
 	}
-	return out
+	return out, n
 }
 
 // functionTruthFor sums a profile's truth per function over every run,
@@ -357,17 +358,13 @@ func collect(reg *Registry) ([]row, []namedProfile, error) {
 			if err != nil {
 				continue // its buffer is gone: nothing to report
 			}
-			truth := truthFor(e.Sim, rec)
+			truth, nTruth := truthFor(e.Sim, rec)
 			bs := uint64(rec.Info.BucketSize)
 			var total uint64
 			var prow []row
 			for j, c := range counts {
 				addr := rec.Info.Base + uint64(j)<<bs
-				var t sim.BucketTruth
-				ht := j < len(truth)
-				if ht {
-					t = truth[j]
-				}
+				t, ht := truth[j], j < nTruth
 				if c == 0 && (!ht || (t.Events == 0 && t.Cycles == 0)) {
 					continue
 				}

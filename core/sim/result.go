@@ -125,7 +125,13 @@ type ProfileTruth struct {
 	Event      string
 	Base, Size uint64
 	BucketSize uint32 // log2 of the bucket's bytes
-	Buckets    []BucketTruth
+	// NBuckets is how many buckets the truth covers (the profile's
+	// counted buckets, from Base); Buckets are those of them where
+	// something executed, in address order (a bucket not listed had no
+	// execution: its truth is 0). A wide profile over little code keeps
+	// little truth.
+	NBuckets int
+	Buckets  []BucketTruth
 	// Functions is the truth of the profile's event per function, of
 	// what executed inside the profile's range while it could count
 	// (the buckets' truth before it was rounded to buckets), in the
@@ -144,6 +150,7 @@ type FunctionEvents struct {
 // BucketTruth is the truth of one bucket: what executed at its addresses
 // while the profile could count (its process, its processors).
 type BucketTruth struct {
+	Index        int // the bucket's number in the profile, from 0 at Base
 	Addr         uint64
 	Instructions float64
 	Cycles       float64
@@ -257,14 +264,18 @@ func (rs *runState) profileTruth(p kernel.ProfileRecord) ProfileTruth {
 	if nb > 1<<24 {
 		nb = 1 << 24
 	}
-	pt.Buckets = make([]BucketTruth, nb)
-	for j := range pt.Buckets {
-		pt.Buckets[j].Addr = in.Base + uint64(j)<<bs
-	}
+	pt.NBuckets = int(nb)
 	end := in.Base + nb<<bs
 	if end < in.Base {
 		end = ^uint64(0)
 	}
+	// each function's truth in the profile, and the buckets they span
+	type fnTruth struct {
+		fi              int
+		instr, cyc, val float64
+	}
+	var ran []fnTruth
+	lo, hi := nb, uint64(0)
 	for fi := range rs.fns {
 		f := &rs.fns[fi]
 		fEnd := f.addr + f.n*f.ib
@@ -293,21 +304,55 @@ func (rs *runState) profileTruth(p kernel.ProfileRecord) ProfileTruth {
 		if instr == 0 && cyc == 0 {
 			continue
 		}
+		ran = append(ran, fnTruth{fi, instr, cyc, val})
+		if f.addr > in.Base {
+			lo = min(lo, (f.addr-in.Base)>>bs)
+		} else {
+			lo = 0
+		}
+		hi = max(hi, min(nb, ((fEnd-1-in.Base)>>bs)+1))
+	}
+	if len(ran) == 0 {
+		return pt
+	}
+	// the buckets are summed in a dense window over the functions' span
+	// (in the workload's order of functions, as always), then only those
+	// with execution are kept
+	if uint64(cap(rs.bucketScratch)) < hi-lo {
+		rs.bucketScratch = make([]BucketTruth, hi-lo)
+	}
+	win := bucketWindow{bk: rs.bucketScratch[:hi-lo], j0: lo, nb: nb}
+	for _, t := range ran {
+		f := &rs.fns[t.fi]
 		var inside float64
 		for _, c := range f.comps {
-			inside += rs.spread(pt.Buckets, in.Base, bs, f, c, instr, cyc, val)
+			inside += win.spread(in.Base, bs, f, c, t.instr, t.cyc, t.val)
 		}
 		if inside > 0 {
-			pt.Functions = append(pt.Functions, FunctionEvents{Name: rs.w.Funcs[fi].Name, Ref: rs.w.Funcs[fi].Ref(), Events: val * inside})
+			pt.Functions = append(pt.Functions, FunctionEvents{Name: rs.w.Funcs[t.fi].Name, Ref: rs.w.Funcs[t.fi].Ref(), Events: t.val * inside})
+		}
+	}
+	for k := range win.bk {
+		if b := &win.bk[k]; b.Instructions != 0 || b.Cycles != 0 || b.Events != 0 {
+			j := lo + uint64(k)
+			b.Index, b.Addr = int(j), in.Base+j<<bs
+			pt.Buckets = append(pt.Buckets, *b)
+			*b = BucketTruth{}
 		}
 	}
 	return pt
 }
 
+// bucketWindow is buckets [j0, j0+len(bk)) of a profile of nb buckets.
+type bucketWindow struct {
+	bk     []BucketTruth
+	j0, nb uint64
+}
+
 // spread distributes one component of a function's distribution over the
 // buckets its slots fall in, and returns the share of the function's
 // execution it put in them.
-func (rs *runState) spread(bk []BucketTruth, base, bs uint64, f *fnInfo, c comp, instr, cyc, val float64) (inside float64) {
+func (w bucketWindow) spread(base, bs uint64, f *fnInfo, c comp, instr, cyc, val float64) (inside float64) {
 	n := c.hi - c.lo
 	if n == 0 {
 		return 0
@@ -322,7 +367,7 @@ func (rs *runState) spread(bk []BucketTruth, base, bs uint64, f *fnInfo, c comp,
 			continue
 		}
 		j := (a - base) >> bs
-		if j >= uint64(len(bk)) {
+		if j >= w.nb {
 			return inside
 		}
 		bEnd := base + (j+1)<<bs
@@ -332,9 +377,10 @@ func (rs *runState) spread(bk []BucketTruth, base, bs uint64, f *fnInfo, c comp,
 			cnt = c.hi - k
 		}
 		m := per * float64(cnt)
-		bk[j].Instructions += instr * m
-		bk[j].Cycles += cyc * m
-		bk[j].Events += val * m
+		b := &w.bk[j-w.j0]
+		b.Instructions += instr * m
+		b.Cycles += cyc * m
+		b.Events += val * m
 		inside += m
 		k += cnt
 	}

@@ -45,10 +45,11 @@ type runState struct {
 	classSets      map[classSetKey]*classSet
 	classSetList   []*classSet // in the order made (settleStacks)
 	classBuild     classBuild
-	counts         []uint64  // scratch for multinomial draws
-	probs          []float64 // scratch for multinomial draws
-	events         uint64    // events handled (progress)
-	wakeAt         uint64    // the earliest sleeping thread's wake (nextWake)
+	bucketScratch  []BucketTruth // profileTruth's dense sums
+	counts         []uint64      // scratch for multinomial draws
+	probs          []float64     // scratch for multinomial draws
+	events         uint64        // events handled (progress)
+	wakeAt         uint64        // the earliest sleeping thread's wake (nextWake)
 	prog           *progressState
 	durationCycles uint64
 }
