@@ -183,13 +183,15 @@ func BenchmarkSecond(b *testing.B) {
 	}
 }
 
-// BenchmarkSecondLarge is one simulated second on 4 busy processors with
-// the timer at its fastest rate (8192 Hz) and a profile over the whole
-// image, for the 3-function workload ("small") and for a workload shaped
-// like an imported real profile: 5,000 functions with hotspots, their
-// own CPIs and cache-miss rates, and 30,000 stacks ("large", see
-// labtest.Large). The large run reports its cost as a multiple of the
-// small one's (x-small).
+// BenchmarkSecondLarge is one (and ten) simulated seconds on 4 busy
+// processors with the timer at its fastest rate (8192 Hz) and a profile
+// in 16-byte buckets over the whole image, for the 3-function workload
+// ("small"; "small-wide" under the large one's 4 MiB profile) and for a
+// workload shaped like an imported real profile: 5,000 functions with
+// hotspots, their own CPIs and cache-miss rates, and 30,000 stacks
+// ("large", see labtest.Large; "large-cpi1" without CPIs or rates, as a
+// pprof import has them). The large runs report their cost as a multiple
+// of the small one's (x-small).
 func BenchmarkSecondLarge(b *testing.B) {
 	for _, secs := range []uint64{1, 10} {
 		b.Run(fmt.Sprintf("%ds", secs), func(b *testing.B) { benchLarge(b, secs) })

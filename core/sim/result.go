@@ -332,6 +332,13 @@ func (rs *runState) profileTruth(p kernel.ProfileRecord) ProfileTruth {
 			pt.Functions = append(pt.Functions, FunctionEvents{Name: rs.w.Funcs[t.fi].Name, Ref: rs.w.Funcs[t.fi].Ref(), Events: t.val * inside})
 		}
 	}
+	ran0 := 0
+	for k := range win.bk {
+		if b := &win.bk[k]; b.Instructions != 0 || b.Cycles != 0 || b.Events != 0 {
+			ran0++
+		}
+	}
+	pt.Buckets = make([]BucketTruth, 0, ran0)
 	for k := range win.bk {
 		if b := &win.bk[k]; b.Instructions != 0 || b.Cycles != 0 || b.Events != 0 {
 			j := lo + uint64(k)
