@@ -217,7 +217,7 @@ type profileBuilder struct {
 	e         *Machine
 
 	// the workload stacks' frames and parts (stacks.go)
-	frameRefs map[string]*profile.Location // a stack's frame, by reference
+	frameRefs map[frameKey]*profile.Location // a stack's frame
 	parts     map[stackKey][]stackPart
 	partsDone map[[2]uint32]bool
 }
@@ -225,7 +225,7 @@ type profileBuilder struct {
 func newProfileBuilder(p *profile.Profile, e *Machine) *profileBuilder {
 	b := &profileBuilder{p: p, g: newCallGraph(e), sy: newSymbols(e.Sim), mapByName: map[string]*profile.Mapping{},
 		funcs: map[string]*profile.Function{}, frames: map[string]*profile.Location{}, leaves: map[uint64]*profile.Location{},
-		e: e, frameRefs: map[string]*profile.Location{}}
+		e: e, frameRefs: map[frameKey]*profile.Location{}}
 	type span struct{ start, limit uint64 }
 	spans := map[string]*span{}
 	if e.Sim != nil {

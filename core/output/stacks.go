@@ -23,10 +23,13 @@ import (
 // stackPart is one calling context of a leaf function, as the profiles
 // show it.
 type stackPart struct {
-	key    string          // the frames' references, for ordering
-	frames []workload.Func // leaf first
-	hits   uint64          // interrupts of the source and process taken in it
-	truth  float64         // its truth: cycles for ProfileTime, instructions otherwise
+	key    string     // the frames' references, for ordering
+	frames []frameKey // leaf first
+	hits   uint64     // interrupts of the source and process taken in it
+	truth  float64    // its truth: cycles for ProfileTime, instructions otherwise
+	// callers are the locations of frames[1:], made on first use
+	// (stackOf): a leaf's every bucket shares them
+	callers []*profile.Location
 }
 
 // stackKey selects the parts of one leaf for one source and process.
@@ -68,20 +71,33 @@ func (b *profileBuilder) collectParts(src nt.Source, pid uint32) {
 				hits[k.Stack] += n
 			}
 		}
-		for si, st := range w.Stacks {
-			frames := make([]workload.Func, len(st.Frames))
-			refs := make([]string, len(st.Frames))
-			for i, f := range st.Frames {
-				frames[i] = w.Funcs[f]
-				refs[i] = frames[i].Ref()
+		refs := make([]string, len(w.Funcs)) // each function's, made once
+		ref := func(f int) string {
+			if refs[f] == "" {
+				refs[f] = w.Funcs[f].Ref()
 			}
-			k := stackKey{src, pid, refs[0]}
+			return refs[f]
+		}
+		var kb strings.Builder
+		for si, st := range w.Stacks {
+			k := stackKey{src, pid, ref(st.Frames[0])}
 			if index[k] == nil {
 				index[k] = map[string]*stackPart{}
 			}
-			key := strings.Join(refs, ";")
+			kb.Reset()
+			for i, f := range st.Frames {
+				if i > 0 {
+					kb.WriteByte(';')
+				}
+				kb.WriteString(ref(f))
+			}
+			key := kb.String()
 			p := index[k][key]
 			if p == nil {
+				frames := make([]frameKey, len(st.Frames))
+				for i, f := range st.Frames {
+					frames[i] = frameKey{w.Funcs[f].Addr, w.Funcs[f].Name}
+				}
 				p = &stackPart{key: key, frames: frames}
 				index[k][key] = p
 			}
@@ -158,11 +174,11 @@ func (b *profileBuilder) split(src nt.Source, pid uint32, addr uint64, leaf work
 		hw = tw
 	}
 	counts, truths := apportion(count, hw), apportion(truth, tw)
-	for i, p := range parts {
+	for i := range parts {
 		if counts[i] == 0 && truths[i] == 0 {
 			continue
 		}
-		out = append(out, splitSample{loc: b.stackOf(addr, p.frames), count: counts[i], truth: truths[i]})
+		out = append(out, splitSample{loc: b.stackOf(addr, &parts[i]), count: counts[i], truth: truths[i]})
 	}
 	return out, true
 }
@@ -173,18 +189,29 @@ type splitSample struct {
 	count, truth int64
 }
 
-// stackOf is the locations of a sample at addr whose calling context is
-// frames (leaf first).
-func (b *profileBuilder) stackOf(addr uint64, frames []workload.Func) []*profile.Location {
-	out := []*profile.Location{b.stackAt(addr, frames[0].Name)[0]}
-	for _, f := range frames[1:] {
-		ref := f.Ref()
-		loc := b.frameRefs[ref]
-		if loc == nil {
-			loc = b.location(f.Addr, b.mapByName[b.g.mappingName(f.Name)], f.Name)
-			b.frameRefs[ref] = loc
+// stackOf is the locations of a sample at addr in the calling context
+// of p (its frames, leaf first).
+func (b *profileBuilder) stackOf(addr uint64, p *stackPart) []*profile.Location {
+	if p.callers == nil {
+		p.callers = make([]*profile.Location, 0, len(p.frames)-1)
+		for _, k := range p.frames[1:] {
+			loc := b.frameRefs[k]
+			if loc == nil {
+				loc = b.location(k.addr, b.mapByName[b.g.mappingName(k.name)], k.name)
+				b.frameRefs[k] = loc
+			}
+			p.callers = append(p.callers, loc)
 		}
-		out = append(out, loc)
 	}
-	return out
+	out := make([]*profile.Location, 0, 1+len(p.callers))
+	out = append(out, b.stackAt(addr, p.frames[0].name)[0])
+	return append(out, p.callers...)
+}
+
+// frameKey is a stack frame's function: where it starts and its name
+// (the runs of a machine may resolve different workloads, so not their
+// indexes).
+type frameKey struct {
+	addr uint64
+	name string
 }
