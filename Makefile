@@ -24,7 +24,7 @@ test: build
 ## and shared compiled chunks, the commands' signal handling). It needs cgo, hence
 ## a C compiler (.ci/run installs one if missing).
 RACE_PKGS := ./core/scenario/ ./core/halhost/ ./core/lab/ ./core/sim/ ./core/output/ ./core/luart/ ./cmd/proflab/ \
-	./halplugins/hal/ ./halplugins/halrpc/ ./scenarios/ ./core/sweep/...
+	./halplugins/hal/ ./halplugins/halrpc/ ./scenarios/ ./core/sweep/... ./core/workload/...
 race: build
 	PROFLAB_PLUGIN_PATH=$(CURDIR)/$(BIN) CGO_ENABLED=1 $(GO) test -race -count=1 $(RACE_PKGS)
 

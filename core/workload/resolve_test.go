@@ -2,6 +2,7 @@ package workload_test
 
 import (
 	"reflect"
+	"sync"
 	"testing"
 
 	"github.com/proflab/proflab/core/workload"
@@ -44,4 +45,28 @@ func TestResolveLeavesItsInputUnchanged(t *testing.T) {
 	if !reflect.DeepEqual(spec, before) {
 		t.Errorf("Resolve changed its input:\n got %+v\nwant %+v", spec, before)
 	}
+}
+
+// One workload resolves on many goroutines at once (a sweep's workers
+// share the workloads importer.Cache keeps): go test -race checks that
+// resolution only reads it.
+func TestResolveConcurrently(t *testing.T) {
+	spec := &workload.Spec{
+		Images: []workload.Image{{Name: "app.exe", Base: 0x400000, Functions: []workload.Function{
+			{Name: "main", Offset: 0, Size: 0x100}, {Name: "f", Offset: 0x100, Size: 0x100, Hotspots: []workload.Hotspot{{Offset: 4, Size: 1, Weight: 0.5}}}}}},
+		Processes:       []workload.Process{{Name: "a", Stacks: []workload.Stack{{Frames: []string{"f", "main"}, Weight: 2}, {Frames: []string{"main"}, Weight: 1}}}},
+		CreateProcesses: true,
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for range 20 {
+				if _, err := spec.Resolve(x64); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
