@@ -24,6 +24,9 @@ import (
 //
 // A thread's loop functions are each a class of their own, so that the
 // thread's position in the loop (periodic-loop aliasing) stays exact.
+// A class whose members run in calling contexts settles in two stages,
+// per leaf and then per stack (stacks.go); a thread of many classes draws
+// its segments one by one (drawSegments).
 
 // cpuRun is one processor's execution state during a run.
 type cpuRun struct {
