@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -82,6 +83,23 @@ func (f *scenarioFlags) options(cmd *cobra.Command) (scenario.Options, lab.HALPr
 	return opt, hals, closeHALs, nil
 }
 
+// unreadParams are the parameters (--set) the run never read from
+// lab.params, sorted.
+func unreadParams(params map[string]any, read []string) []string {
+	seen := map[string]bool{}
+	for _, name := range read {
+		seen[name] = true
+	}
+	var out []string
+	for name := range params {
+		if !seen[name] {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // signalContext is cancelled on Ctrl-C (SIGINT) and on SIGTERM (how batch
 // schedulers stop a job): the run in progress stops, its HAL plugins are
 // stopped and its partial results are written as usual. A second signal
@@ -145,6 +163,15 @@ func newRunCmd() *cobra.Command {
 			}
 			r := scenario.Run(ctx, opt)
 			defer r.Outputs.Close() // the spooled events of its logger sessions
+			if r.Error == nil {
+				// a parameter nobody read changed nothing: a misspelt
+				// --set must not pass for an experiment
+				for _, name := range unreadParams(opt.Params, r.ParamsRead) {
+					w := fmt.Sprintf("--set %s: the scenario never read lab.params.%s, so it changed nothing (is the name misspelt?)", name, name)
+					r.Warnings = append(r.Warnings, w)
+					fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", w)
+				}
+			}
 			if out != "" {
 				if ctx.Err() != nil {
 					fmt.Fprintf(cmd.ErrOrStderr(), "writing outputs into %s… (Ctrl-C again stops at once)\n", out)

@@ -135,3 +135,26 @@ func TestTestCommand(t *testing.T) {
 		t.Errorf("missing path: code %d, stderr %q", code, errOut)
 	}
 }
+
+// A --set parameter the scenario never reads changed nothing: proflab run
+// says so on standard error and in result.json's warnings; a parameter it
+// reads gets no warning.
+func TestRunWarnsOfAnUnreadParameter(t *testing.T) {
+	dir := t.TempDir()
+	sc := writeScenario(t, dir, "p.lua", `local lab = require "proflab"
+lab.check((lab.params.interval or 10000) > 0, "an interval")
+`)
+	out := filepath.Join(dir, "out")
+	code, _, errOut := runCLI("run", sc, "--set", "intervall=1221", "--set", "interval=5000", "--out", out)
+	if code != ExitOK {
+		t.Fatalf("code %d: %s", code, errOut)
+	}
+	want := "--set intervall: the scenario never read lab.params.intervall, so it changed nothing"
+	if !strings.Contains(errOut, "warning: "+want) || strings.Contains(errOut, "--set interval:") {
+		t.Errorf("stderr %q: want one warning, for intervall", errOut)
+	}
+	res, err := os.ReadFile(filepath.Join(out, "result.json"))
+	if err != nil || !strings.Contains(string(res), want) {
+		t.Errorf("result.json lacks the warning (err %v)", err)
+	}
+}
