@@ -107,29 +107,42 @@ func (a *aliasTable) build(w []float64) {
 	for _, x := range w {
 		tot += x
 	}
-	var small, large []int
+	// the small and the large columns, as two stacks in one buffer (the
+	// small from the front, the large from the back): no allocation for
+	// the few categories of most tables
+	var buf [32]int
+	idx := buf[:0]
+	if n <= len(buf) {
+		idx = buf[:n]
+	} else {
+		idx = make([]int, n)
+	}
+	ns, nl := 0, n
 	for i, x := range w {
 		sl[i] = aliasSlot{prob: x * float64(n) / tot, alias: i}
 		if sl[i].prob < 1 {
-			small = append(small, i)
+			idx[ns] = i
+			ns++
 		} else {
-			large = append(large, i)
+			nl--
+			idx[nl] = i
 		}
 	}
-	for len(small) > 0 && len(large) > 0 {
-		s, l := small[len(small)-1], large[len(large)-1]
-		small = small[:len(small)-1]
+	for ns > 0 && nl < n {
+		s, l := idx[ns-1], idx[nl]
+		ns--
 		sl[s].alias = l
 		sl[l].prob -= 1 - sl[s].prob
 		if sl[l].prob < 1 {
-			large = large[:len(large)-1]
-			small = append(small, l)
+			nl++
+			idx[ns] = l
+			ns++
 		}
 	}
-	for _, i := range large {
+	for _, i := range idx[nl:n] {
 		sl[i].prob = 1
 	}
-	for _, i := range small { // rounding leftovers
+	for _, i := range idx[:ns] { // rounding leftovers
 		sl[i].prob = 1
 	}
 }

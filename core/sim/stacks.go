@@ -53,6 +53,11 @@ func (rs *runState) newLeafSplit(cl *segClass, types []segType, w []float64) *le
 		}
 		rs.classBuild.leafOf = leafOf
 	}
+	// first each member's leaf and each leaf's size, then the leaves'
+	// members carved from one array (a class may hold tens of thousands
+	// of stacks over thousands of leaves)
+	leafOfMember := make([]int32, len(cl.members))
+	var size []int
 	for i, m := range cl.members {
 		ty := types[m]
 		k := ty.fn*nKinds + int(ty.kind)
@@ -61,15 +66,30 @@ func (rs *runState) newLeafSplit(cl *segClass, types []segType, w []float64) *le
 			g = len(sp.leaves)
 			leafOf[k] = int32(g)
 			sp.leaves = append(sp.leaves, leafGroup{ty: ty})
-			sp.p = append(sp.p, 0)
+			size = append(size, 0)
 		}
-		lg := &sp.leaves[g]
-		lg.stacks = append(lg.stacks, ty.stack)
-		lg.p = append(lg.p, w[i])
-		sp.p[g] += w[i]
+		leafOfMember[i] = int32(g)
+		size[g]++
 	}
 	for _, lg := range sp.leaves {
 		leafOf[lg.ty.fn*nKinds+int(lg.ty.kind)] = -1
+	}
+	stacks, probs := make([]int, len(cl.members)), make([]float64, len(cl.members))
+	slots := make([]aliasSlot, len(cl.members))
+	at := 0
+	for g := range sp.leaves {
+		lg := &sp.leaves[g]
+		n := size[g]
+		lg.stacks, lg.p, lg.pick.slots = stacks[at:at:at+n], probs[at:at:at+n], slots[at:at:at+n]
+		at += n
+	}
+	sp.p = make([]float64, len(sp.leaves))
+	for i, m := range cl.members {
+		g := leafOfMember[i]
+		lg := &sp.leaves[g]
+		lg.stacks = append(lg.stacks, types[m].stack)
+		lg.p = append(lg.p, w[i])
+		sp.p[g] += w[i]
 	}
 	for g := range sp.leaves {
 		lg := &sp.leaves[g]
