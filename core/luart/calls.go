@@ -13,9 +13,9 @@ import (
 // stack counted once for each distinct function on it) and through the
 // caller chains of functions drawn without a stack. res.Functions is in
 // the order of res.Workload.Funcs.
-func addCallStructure(L *lua.LState, truth *lua.LTable, res *sim.Result) {
+func addCallStructure(L *lua.LState, rows []*lua.LTable, res *sim.Result) {
 	w := res.Workload
-	if w == nil || len(w.Funcs) != len(res.Functions) {
+	if w == nil || len(w.Funcs) != len(res.Functions) || len(rows) != len(res.Functions) {
 		return
 	}
 	instr := make([]uint64, len(w.Funcs))
@@ -26,28 +26,33 @@ func addCallStructure(L *lua.LState, truth *lua.LTable, res *sim.Result) {
 	for i, ft := range res.Functions {
 		ownInstr[i], ownCycles[i] = ft.Instructions, ft.Cycles
 	}
+	// seen[f] == si+1: f is already counted for stack si (a function may
+	// appear twice on one stack)
+	seen := make([]int, len(w.Funcs))
 	for si, st := range res.Stacks {
 		frames := w.Stacks[si].Frames
 		ownInstr[frames[0]] -= min(ownInstr[frames[0]], st.Instructions)
 		ownCycles[frames[0]] -= min(ownCycles[frames[0]], st.Cycles)
-		seen := map[int]bool{}
 		for _, f := range frames {
-			if !seen[f] {
-				seen[f] = true
+			if seen[f] != si+1 {
+				seen[f] = si + 1
 				instr[f] += st.Instructions
 				cycles[f] += st.Cycles
 			}
 		}
 	}
 	for i := range res.Functions {
-		for _, a := range w.Stack(i) {
+		if ownInstr[i] == 0 && ownCycles[i] == 0 {
+			continue
+		}
+		// i and its caller chain (Resolved.Stack, without its slice)
+		for a, n := i, 0; a >= 0 && n <= len(w.Funcs); a, n = w.Funcs[a].Caller, n+1 {
 			instr[a] += ownInstr[i]
 			cycles[a] += ownCycles[i]
 		}
 	}
-	for i := range res.Functions {
-		row, ok := truth.RawGetString(truthKey(res, i)).(*lua.LTable)
-		if !ok {
+	for i, row := range rows {
+		if row == nil {
 			continue
 		}
 		if c := w.Funcs[i].Caller; c >= 0 {
@@ -80,12 +85,27 @@ func stacksTable(L *lua.LState, res *sim.Result) *lua.LTable {
 		}
 		hits[k.Stack][k.Source.Name()] += n
 	}
+	// a frame's Lua string, made once per function (a workload has tens
+	// of thousands of stacks over a few thousand functions)
+	w := res.Workload
+	var names []lua.LValue
+	if w != nil && len(w.Stacks) == len(res.Stacks) {
+		names = make([]lua.LValue, len(w.Funcs))
+	}
 	out := L.CreateTable(len(res.Stacks), 0)
 	for i, st := range res.Stacks {
 		row := L.CreateTable(0, 4)
 		frames := L.CreateTable(len(st.Frames), 0)
-		for _, f := range st.Frames {
-			frames.Append(lua.LString(f))
+		for j, f := range st.Frames {
+			if names == nil || len(w.Stacks[i].Frames) != len(st.Frames) {
+				frames.Append(lua.LString(f))
+				continue
+			}
+			k := w.Stacks[i].Frames[j]
+			if names[k] == nil {
+				names[k] = lua.LString(f)
+			}
+			frames.Append(names[k])
 		}
 		row.RawSetString("frames", frames)
 		row.RawSetString("instructions", ResultValue(L, st.Instructions))

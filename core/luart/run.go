@@ -226,6 +226,8 @@ func runResultTable(L *lua.LState, res *sim.Result) *lua.LTable {
 	}
 	out.RawSetString("interrupts_by_cpu", byCPU)
 	truth := L.CreateTable(0, len(res.Functions))
+	rows := make([]*lua.LTable, len(res.Functions))
+	var evKeys []string // the events' names, sorted once (every function has the same)
 	for i, ft := range res.Functions {
 		row := L.CreateTable(0, 7)
 		row.RawSetString("instructions", ResultValue(L, ft.Instructions))
@@ -234,13 +236,17 @@ func runResultTable(L *lua.LState, res *sim.Result) *lua.LTable {
 		row.RawSetString("base", ResultValue(L, ft.Addr))
 		row.RawSetString("size", ResultValue(L, ft.Size))
 		events := L.CreateTable(0, len(ft.Events))
-		for _, k := range sortedKeys(ft.Events) {
+		if !sameKeys(evKeys, ft.Events) {
+			evKeys = sortedKeys(ft.Events)
+		}
+		for _, k := range evKeys {
 			events.RawSetString(k, lua.LNumber(ft.Events[k]))
 		}
 		row.RawSetString("events", events)
 		truth.RawSetString(truthKey(res, i), row)
+		rows[i] = row
 	}
-	addCallStructure(L, truth, res)
+	addCallStructure(L, rows, res)
 	out.RawSetString("truth", truth)
 	if len(res.Stacks) > 0 {
 		out.RawSetString("stacks", stacksTable(L, res))
@@ -270,6 +276,19 @@ func runResultTable(L *lua.LState, res *sim.Result) *lua.LTable {
 	}
 	out.RawSetString("log", logT)
 	return out
+}
+
+// sameKeys reports whether keys are exactly m's keys.
+func sameKeys(keys []string, m map[string]float64) bool {
+	if keys == nil || len(keys) != len(m) {
+		return false
+	}
+	for _, k := range keys {
+		if _, ok := m[k]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // countsTable is source name → count.
