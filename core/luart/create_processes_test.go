@@ -88,3 +88,31 @@ func TestRunWarnsOfAProfileThatIsNotCPUTime(t *testing.T) {
 		t.Errorf("the log warned %d times, want once:\n%s", n, log.String())
 	}
 }
+
+// Inclusive truth counts a stack once for each distinct function on it:
+// a recursive stack (f called by f, as real profiles have them) adds its
+// execution to f once, not twice; and a function drawn without a stack
+// adds its own to its caller chain.
+func TestRunInclusiveTruthOfRecursiveStacks(t *testing.T) {
+	rt, _ := newTestRuntime(t, Config{HALs: inprocHALs(t)})
+	err := rt.Exec("s.lua", []byte(`local lab = require "proflab"
+		local m = lab.machine{ cpus = 1 }
+		m:process{ name = "app" }
+		local res = m:run{ duration_us = 100000, workload = {
+		  image = { { name = "app", base = 0x400000, functions = {
+		    { name = "main", offset = 0, size = 0x100 },
+		    { name = "f", offset = 0x100, size = 0x100 },
+		    { name = "g", offset = 0x200, size = 0x100 } } } },
+		  process = { { name = "app", stacks = {
+		    { frames = { "g", "f", "f", "main" }, weight = 1 },
+		    { frames = { "f", "main" }, weight = 1 },
+		  } } } } }
+		local g, f, main = res.truth.g, res.truth.f, res.truth.main
+		assert(g.instructions > 0 and f.instructions > 0, "both leaves ran")
+		assert(f.inclusive.instructions == f.instructions + g.instructions,
+		  ("f's inclusive %d, want its own %d + g's %d (the recursive stack once)"):format(f.inclusive.instructions, f.instructions, g.instructions))
+		assert(main.inclusive.instructions == f.instructions + g.instructions, "main's inclusive")`))
+	if err != nil {
+		t.Errorf("inclusive truth: %s", err.Detail())
+	}
+}
