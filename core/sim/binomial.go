@@ -111,7 +111,7 @@ func (a *aliasTable) build(w []float64) {
 	// small from the front, the large from the back): no allocation for
 	// the few categories of most tables
 	var buf [32]int
-	idx := buf[:0]
+	var idx []int
 	if n <= len(buf) {
 		idx = buf[:n]
 	} else {
