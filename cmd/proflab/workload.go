@@ -35,14 +35,15 @@ type importFlags struct {
 func newWorkloadImportCmd() *cobra.Command {
 	var f importFlags
 	cmd := &cobra.Command{
-		Use:   "import FILE",
+		Use:   "import FILE|-",
 		Short: "Turn a profile (pprof, perf script text, folded stacks) into a workload TOML",
 		Long: "Read a profile of a real program and write it as a workload TOML that m:run{workload = ...}\n" +
 			"runs: the source's functions (at its addresses, relocated into the --arch machine's address\n" +
 			"space), its weighted calling contexts, its processes and threads, and with several perf events\n" +
 			"per-function rates. The format is detected from the content (--format forces it). The TOML\n" +
 			"goes to standard output, or to -o FILE; a one-line summary and the import's notes go to\n" +
-			"standard error. docs/workload-import.md describes what is kept and what is left out.\n" +
+			"standard error. FILE - reads standard input (perf script | proflab workload import -).\n" +
+			"docs/workload-import.md describes what is kept and what is left out.\n" +
 			"Exit status: 0 done, 2 bad input (the message names the file, and the line of a text format).",
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
@@ -72,7 +73,14 @@ func runImport(cmd *cobra.Command, file string, f importFlags) error {
 	if f.arch != "x86" && f.arch != "x64" {
 		return withCode(ExitUsage, fmt.Errorf("--arch %q: give x86 or x64", f.arch))
 	}
-	data, err := input.ReadFile(profileInput, file)
+	var data []byte
+	if file == "-" {
+		// perf script | proflab workload import -
+		file = "stdin"
+		data, err = input.Read(profileInput, file, cmd.InOrStdin())
+	} else {
+		data, err = input.ReadFile(profileInput, file)
+	}
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return withCode(ExitUsage, fmt.Errorf("profile %s does not exist: check the path", file))

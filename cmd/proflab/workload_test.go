@@ -142,3 +142,21 @@ func TestWorkloadImportOutputIsWrittenNotReplaced(t *testing.T) {
 		t.Errorf("the link's target holds %q (err %v)", b, err)
 	}
 }
+
+// FILE - reads the profile from standard input: perf script | proflab
+// workload import -.
+func TestWorkloadImportFromStandardInput(t *testing.T) {
+	var out, errOut strings.Builder
+	cmd := newRootCmd(&out, &errOut)
+	cmd.SetIn(strings.NewReader("app;main;work 30\napp;main 10\n"))
+	cmd.SetArgs([]string{"workload", "import", "-"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatalf("import -: %v (%s)", err, errOut.String())
+	}
+	if !strings.HasPrefix(out.String(), "# Imported by `proflab workload import` from stdin") || !strings.Contains(errOut.String(), "stdin: folded, ") {
+		t.Errorf("stdout %q\nstderr %q", out.String(), errOut.String())
+	}
+	if _, err := workload.Parse("out", []byte(out.String())); err != nil {
+		t.Errorf("the output does not parse: %v", err)
+	}
+}

@@ -90,6 +90,21 @@ func ReadFile(k Kind, path string) ([]byte, error) {
 	return data, nil
 }
 
+// Read reads an input of kind k from r (standard input, a pipe), named
+// name in messages, up to k.Limit: a longer stream is refused with
+// [ErrTooLarge].
+func Read(k Kind, name string, r io.Reader) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, k.Limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", k.Name, name, err)
+	}
+	if int64(len(data)) > k.Limit {
+		return nil, fmt.Errorf("%s %s: %w: more than %s; a %s is read only up to %s",
+			k.Name, name, ErrTooLarge, Size(k.Limit), k.Name, Size(k.Limit))
+	}
+	return data, nil
+}
+
 // check refuses fi, the file at path, if it is not a regular file or is
 // larger than k's limit.
 func check(k Kind, path string, fi fs.FileInfo) error {

@@ -128,3 +128,15 @@ func TestSize(t *testing.T) {
 		}
 	}
 }
+
+// Read takes a stream up to the kind's limit and refuses a longer one.
+func TestReadStream(t *testing.T) {
+	k := input.Kind{Name: "profile", Limit: 8}
+	if data, err := input.Read(k, "stdin", strings.NewReader("12345678")); err != nil || string(data) != "12345678" {
+		t.Errorf("8 bytes: %q, %v", data, err)
+	}
+	_, err := input.Read(k, "stdin", strings.NewReader("123456789"))
+	if !errors.Is(err, input.ErrTooLarge) || !strings.Contains(err.Error(), "profile stdin") {
+		t.Errorf("9 bytes: %v, want input.ErrTooLarge naming the stream", err)
+	}
+}
