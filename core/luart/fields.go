@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/proflab/proflab/core/suggest"
 )
 
 // Fields reads an options table such as the one of lab.machine{...}: it
@@ -56,7 +58,7 @@ func CheckFields(L *lua.LState, fn string, lv lua.LValue, allowed ...string) *Fi
 // unknownField builds the message for a field fn does not take.
 func unknownField(fn, key string, allowed []string) string {
 	msg := fmt.Sprintf("%s{...}: unknown field %q", fn, key)
-	if s := closest(key, allowed); s != "" {
+	if s := suggest.Closest(key, allowed); s != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", s)
 	}
 	sorted := append([]string(nil), allowed...)
@@ -238,43 +240,4 @@ func firstOr(list []string, def string) string {
 		return list[0]
 	}
 	return def
-}
-
-// closest returns the allowed name nearest to key (case-insensitive edit
-// distance of at most a third of its length, minimum 2), or "".
-func closest(key string, allowed []string) string {
-	best, bestD := "", 0
-	limit := len(key) / 3
-	if limit < 2 {
-		limit = 2
-	}
-	for _, a := range allowed {
-		d := editDistance(strings.ToLower(key), strings.ToLower(a))
-		if d <= limit && (best == "" || d < bestD) {
-			best, bestD = a, d
-		}
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance of a and b.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }

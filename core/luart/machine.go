@@ -15,6 +15,7 @@ import (
 	"github.com/proflab/proflab/core/lab"
 	"github.com/proflab/proflab/core/runerr"
 	"github.com/proflab/proflab/core/sim"
+	"github.com/proflab/proflab/core/suggest"
 	"github.com/proflab/proflab/kernel"
 	"github.com/proflab/proflab/kernel/nt"
 )
@@ -124,7 +125,7 @@ func checkHALNames(f *Fields, names, configured []string) {
 	for i, n := range names {
 		if !contains(configured, n) {
 			msg := fmt.Sprintf("no HAL named %q; the configured HALs are %s", n, strings.Join(configured, ", "))
-			if s := closest(n, configured); s != "" {
+			if s := suggest.Closest(n, configured); s != "" {
 				msg = fmt.Sprintf("no HAL named %q (did you mean %q?); the configured HALs are %s", n, s, strings.Join(configured, ", "))
 			}
 			f.Errorf("hal", "%s", msg)

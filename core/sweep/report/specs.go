@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/proflab/proflab/core/suggest"
 )
 
 // PlotSpec is one plot a sweep file asks for ([[plot]]): a metric
@@ -115,12 +117,7 @@ func (d *data) namesHint(name string) string {
 	for _, p := range d.params {
 		known = append(known, p.name)
 	}
-	best, bestD := "", 3
-	for _, k := range known {
-		if dist := editDistance(strings.ToLower(name), strings.ToLower(k)); dist < bestD {
-			best, bestD = k, dist
-		}
-	}
+	best := suggest.Closest(name, known)
 	hint := "metrics: " + strings.Join(d.metric, ", ")
 	if best != "" {
 		hint = "did you mean " + best + "? " + hint
@@ -151,25 +148,4 @@ func (d *data) plotSpecs() []PlotSpec {
 		}
 	}
 	return out
-}
-
-// editDistance is the Levenshtein distance of a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }
