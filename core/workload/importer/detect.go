@@ -112,12 +112,8 @@ func looksText(data []byte) bool {
 func firstLines(data []byte, n int) []string {
 	var out []string
 	for len(data) > 0 && len(out) < n {
-		line := data
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			data = nil
-		}
+		var line []byte
+		line, data, _ = bytes.Cut(data, []byte{'\n'})
 		line = bytes.TrimRight(line, "\r")
 		if len(bytes.TrimSpace(line)) == 0 || line[0] == '#' {
 			continue

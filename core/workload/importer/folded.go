@@ -38,11 +38,7 @@ func importFolded(name string, data []byte, opt Options, m *model, im *Imported)
 	var frames []frame
 	for ln := 1; len(data) > 0; ln++ {
 		var raw []byte
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			raw, data = data[:i], data[i+1:]
-		} else {
-			raw, data = data, nil
-		}
+		raw, data, _ = bytes.Cut(data, []byte{'\n'})
 		line := strings.TrimSpace(string(raw))
 		if line == "" {
 			continue

@@ -80,11 +80,7 @@ func parsePerf(name string, data []byte) ([]perfSample, int, error) {
 	skipped := 0
 	for ln := 1; len(data) > 0; ln++ {
 		var raw []byte
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			raw, data = data[:i], data[i+1:]
-		} else {
-			raw, data = data, nil
-		}
+		raw, data, _ = bytes.Cut(data, []byte{'\n'})
 		line := strings.TrimRight(string(raw), "\r")
 		switch {
 		case strings.TrimSpace(line) == "":
