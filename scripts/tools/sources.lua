@@ -34,20 +34,30 @@ function M.interval(p, source)
 end
 
 --- list(p) → rows { { source, name, interval, min, max }, ... } in the
---- order of the kernel's list, or nil, the Win32 error and what failed.
---- p is the process that asks (TraceQueryInformation is a user-mode API).
+--- order of the kernel's list, or nil and what failed ("… failed:
+--- ERROR_NAME"). p is the process that asks (TraceQueryInformation is a
+--- user-mode API).
 function M.list(p)
   local rl = p:alloc(4)
+  local buf
+  local function failed(err, what)
+    p:free(rl)
+    if buf then p:free(buf) end
+    return nil, ("%s failed: %s"):format(what, lab.win32_name(err))
+  end
   local err = p:TraceQueryInformation(0, lab.TraceProfileSourceListInfo, nil, 0, rl)
   if err ~= lab.ERROR_BAD_LENGTH and err ~= lab.ERROR_SUCCESS then
-    return nil, err, "TraceQueryInformation(TraceProfileSourceListInfo) sizing the list"
+    return failed(err, "TraceQueryInformation(TraceProfileSourceListInfo) sizing the list")
   end
   local need = p:read_u32(rl)
-  if need == 0 then return {} end
-  local buf = p:alloc(need)
+  if need == 0 then
+    p:free(rl)
+    return {}
+  end
+  buf = p:alloc(need)
   err = p:TraceQueryInformation(0, lab.TraceProfileSourceListInfo, buf, need, rl)
   if err ~= lab.ERROR_SUCCESS then
-    return nil, err, "TraceQueryInformation(TraceProfileSourceListInfo)"
+    return failed(err, "TraceQueryInformation(TraceProfileSourceListInfo)")
   end
   local rows, off = {}, 0
   repeat
@@ -57,7 +67,7 @@ function M.list(p)
       min = p:read_u32(buf + off + 8), max = p:read_u32(buf + off + 12) }
     local iv, ierr = M.interval(p, src)
     if ierr ~= lab.ERROR_SUCCESS then
-      return nil, ierr, ("TraceQueryInformation(TraceSampledProfileIntervalInfo) for source %d"):format(src)
+      return failed(ierr, ("TraceQueryInformation(TraceSampledProfileIntervalInfo) for source %d"):format(src))
     end
     row.interval = iv
     rows[#rows + 1] = row

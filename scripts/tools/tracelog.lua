@@ -8,7 +8,6 @@
 --   local tracelog = require "tools.tracelog"
 --   local res = tracelog.run(m, { "-profilesources", "Help" })
 --   -- res.rows[1] = { source = 0, name = "Timer", interval = 10000, min = 1221, max = 1000000 }
-local lab = require "proflab"
 local C = require "tools.common"
 local S = require "tools.sources"
 
@@ -46,10 +45,8 @@ function M.run(m, args, opts)
     return C.fail(res, C.USAGE, ("the profile source list comes from TraceQueryInformation, which Windows has from 6.2 (Windows 8); this machine runs %s"):format(m:version()))
   end
   local p = opts.process or C.admin(m, "tracelog.exe")
-  local rows, code, what = S.list(p)
-  if not rows then
-    return C.fail(res, C.FAILED, ("%s failed: %s"):format(what, lab.win32_name(code)))
-  end
+  local rows, failed = S.list(p)
+  if not rows then return C.fail(res, C.FAILED, failed) end
   res.rows = rows
   for _, r in ipairs(rows) do say(S.line(r)) end
   return res

@@ -128,10 +128,8 @@ function M.run(m, args, opts)
     return C.fail(res, C.USAGE, ("wpr runs on Windows 8.1 (6.3) and later; this machine runs %s"):format(m:version()))
   end
   local p = opts.process or C.admin(m, "wpr.exe")
-  local rows, code, what = S.list(p)
-  if not rows then
-    return C.fail(res, C.FAILED, ("%s failed: %s"):format(what, lab.win32_name(code)))
-  end
+  local rows, failed = S.list(p)
+  if not rows then return C.fail(res, C.FAILED, failed) end
   if req.command == "pmcsources" then
     res.rows = rows
     for _, r in ipairs(rows) do say(S.line(r)) end
