@@ -161,16 +161,21 @@ func nominalTicks(a *plot.Axis, names []string, length vg.Length) {
 	if h := fontSlack * float64(a.Tick.Label.Height("0")) * math.Sqrt2; turn && h+labelGap > slot {
 		every = int(math.Ceil((h + labelGap) / slot))
 	}
-	var ticks []plot.Tick
-	for i, n := range names {
-		t := plot.Tick{Value: float64(i)}
-		if i%every == 0 {
-			t.Label = n
-		}
-		ticks = append(ticks, t)
-	}
 	a.Min, a.Max = -0.5, float64(len(names))-0.5
-	setTicks(a, ticks, turn)
+	setTicks(a, everyKth(names, every), turn)
+}
+
+// everyKth is a tick at each position 0…n−1, labelled with its name at
+// every k-th one.
+func everyKth(names []string, every int) []plot.Tick {
+	ticks := make([]plot.Tick, len(names))
+	for i, n := range names {
+		ticks[i].Value = float64(i)
+		if i%every == 0 {
+			ticks[i].Label = n
+		}
+	}
+	return ticks
 }
 
 // padded widens [lo, hi] by a twentieth of its decades on each side

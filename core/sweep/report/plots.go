@@ -252,15 +252,7 @@ func statusMatrix(d *data, x param, rest []param) (figure, error) {
 func thinRows(a *plot.Axis, names []string, length vg.Length) {
 	slot := float64(length) / float64(max(1, len(names)))
 	every := max(1, int(math.Ceil((fontSlack*float64(a.Tick.Label.Height("0"))+labelGap)/slot)))
-	var ticks []plot.Tick
-	for i, n := range names {
-		t := plot.Tick{Value: float64(i)}
-		if i%every == 0 {
-			t.Label = n
-		}
-		ticks = append(ticks, t)
-	}
-	a.Tick.Marker = plot.ConstantTicks(ticks)
+	a.Tick.Marker = plot.ConstantTicks(everyKth(names, every))
 }
 
 func render(p *plot.Plot, w, h vg.Length) ([]byte, error) {
