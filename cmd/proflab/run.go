@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
-	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -83,23 +82,6 @@ func (f *scenarioFlags) options(cmd *cobra.Command) (scenario.Options, lab.HALPr
 	return opt, hals, closeHALs, nil
 }
 
-// unreadParams are the parameters (--set) the run never read from
-// lab.params, sorted.
-func unreadParams(params map[string]any, read []string) []string {
-	seen := map[string]bool{}
-	for _, name := range read {
-		seen[name] = true
-	}
-	var out []string
-	for name := range params {
-		if !seen[name] {
-			out = append(out, name)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
 // signalContext is cancelled on Ctrl-C (SIGINT) and on SIGTERM (how batch
 // schedulers stop a job): the run in progress stops, its HAL plugins are
 // stopped and its partial results are written as usual. A second signal
@@ -166,7 +148,7 @@ func newRunCmd() *cobra.Command {
 			if r.Error == nil {
 				// a parameter nobody read changed nothing: a misspelt
 				// --set must not pass for an experiment
-				for _, name := range unreadParams(opt.Params, r.ParamsRead) {
+				for _, name := range r.UnreadParams() {
 					w := fmt.Sprintf("--set %s: the scenario never read lab.params.%s, so it changed nothing (is the name misspelt?)", name, name)
 					r.Warnings = append(r.Warnings, w)
 					fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s\n", w)

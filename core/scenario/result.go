@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"slices"
 	"time"
 
 	"github.com/proflab/proflab/core/config"
@@ -104,4 +105,18 @@ func (r Result) status() Status {
 		return StatusFailed
 	}
 	return StatusPassed
+}
+
+// UnreadParams are the run's parameters (Params) the scenario never read
+// from lab.params, sorted: a misspelt --set changes nothing, and a
+// command that ran it says so.
+func (r Result) UnreadParams() []string {
+	var out []string
+	for name := range r.Params {
+		if !slices.Contains(r.ParamsRead, name) {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

@@ -380,3 +380,17 @@ func TestAbandonedNamesTheCall(t *testing.T) {
 		t.Errorf("message %q", e.Message)
 	}
 }
+
+// UnreadParams are the parameters the scenario never read, sorted.
+func TestUnreadParams(t *testing.T) {
+	r := run(t, `local lab = require "proflab"
+local _ = lab.params.interval`, func(o *Options) {
+		o.Params = map[string]any{"interval": int64(1221), "intervall": int64(5), "buckets": int64(4)}
+	})
+	if got := r.UnreadParams(); !reflect.DeepEqual(got, []string{"buckets", "intervall"}) {
+		t.Errorf("UnreadParams = %v, want [buckets intervall]", got)
+	}
+	if got := run(t, `local x = 1`, nil).UnreadParams(); got != nil {
+		t.Errorf("no parameters: UnreadParams = %v", got)
+	}
+}
