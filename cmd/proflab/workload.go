@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -44,6 +45,7 @@ func newWorkloadImportCmd() *cobra.Command {
 			"goes to standard output, or to -o FILE; a one-line summary and the import's notes go to\n" +
 			"standard error. FILE - reads standard input (perf script | proflab workload import -).\n" +
 			"docs/workload-import.md describes what is kept and what is left out.\n" +
+			formatList() +
 			"Exit status: 0 done, 2 bad input (the message names the file, and the line of a text format).",
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
@@ -57,11 +59,21 @@ func newWorkloadImportCmd() *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.StringVarP(&f.out, "out", "o", "", "write the workload TOML to this file instead of standard output")
-	fl.StringVar(&f.format, "format", "", "the profile's format: pprof, perf or folded (default: detected from the content)")
+	fl.StringVar(&f.format, "format", "", "the profile's format, one of those listed below (default: detected from the content)")
 	fl.StringVar(&f.arch, "arch", "x64", "the target machine's architecture, x86 or x64: images are relocated into its address space")
 	fl.StringVar(&f.process, "process", "", "pprof, folded: the process's name (default: the main binary's or the file's name); perf: import only the processes of this name")
 	fl.BoolVar(&f.dropIdle, "drop-idle", false, "drop idle samples (idle-loop functions, perf's swapper) instead of keeping them as busy time of those functions")
 	return cmd
+}
+
+// formatList lists the formats --format takes, a line each.
+func formatList() string {
+	var b strings.Builder
+	b.WriteString("Formats (--format NAME):\n")
+	for _, f := range importer.Formats() {
+		fmt.Fprintf(&b, "  %-8s %s\n", f.Name, f.About)
+	}
+	return b.String()
 }
 
 // runImport imports file with the flags and writes the TOML.

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"unicode/utf8"
 
 	"github.com/google/pprof/profile"
@@ -27,37 +26,10 @@ func Detect(data []byte) (Format, error) {
 		return "", errors.New(err.(*Error).Msg)
 	}
 	d, err := detect(data)
-	return d.format, err
-}
-
-// detected is detection's result: the format and, for pprof, the parsed
-// profile (so that Import does not parse it twice).
-type detected struct {
-	format  Format
-	profile *profile.Profile
-}
-
-// errUnknownFormat is detection's failure.
-var errUnknownFormat = errors.New("the content is not a profile this importer knows: pprof (profile.proto, gzipped or not, or a legacy gperftools/pprof profile), perf (the text `perf script` prints) or folded stacks (`a;b;c 42` lines); if it is one of them, force it with --format pprof|perf|folded to see what is wrong")
-
-// detect names data's format (data is decompressed already).
-func detect(data []byte) (detected, error) {
-	if len(bytes.TrimSpace(data)) == 0 {
-		return detected{}, errors.New("the file is empty: there is no profile to import")
+	if err != nil {
+		return "", err
 	}
-	if looksText(data) {
-		lines := firstLines(data, 20)
-		if isPerf(lines) {
-			return detected{format: Perf}, nil
-		}
-		if isFolded(lines) {
-			return detected{format: Folded}, nil
-		}
-	}
-	if p, err := parsePprof(data); err == nil {
-		return detected{format: Pprof, profile: p}, nil
-	}
-	return detected{}, errUnknownFormat
+	return d.format.name, nil
 }
 
 // gunzip decompresses gzipped data (up to MaxDecompressed bytes) and
@@ -121,23 +93,4 @@ func firstLines(data []byte, n int) []string {
 		out = append(out, string(line))
 	}
 	return out
-}
-
-// isPerf says whether the first line is a perf script sample header.
-func isPerf(lines []string) bool {
-	return len(lines) > 0 && perfHeader.MatchString(lines[0])
-}
-
-var foldedLine = regexp.MustCompile(`^\S.*\s-?[0-9][0-9.eE+]*$`)
-
-// isFolded says whether every line looks like a folded stack: text and a
-// number at the end (negative or odd numbers too, so that the importer
-// reports them with their line).
-func isFolded(lines []string) bool {
-	for _, l := range lines {
-		if !foldedLine.MatchString(l) {
-			return false
-		}
-	}
-	return len(lines) > 0
 }

@@ -126,7 +126,34 @@ func TestParseFormat(t *testing.T) {
 			t.Errorf("ParseFormat(%q): %v", s, err)
 		}
 	}
-	if _, err := importer.ParseFormat("json"); err == nil || !strings.Contains(err.Error(), "pprof, perf or folded") {
-		t.Errorf("ParseFormat(json) = %v, want an error listing the formats", err)
+	_, err := importer.ParseFormat("jsn")
+	if err == nil {
+		t.Fatal("ParseFormat(jsn) = nil error, want one listing the formats")
+	}
+	for _, f := range importer.Formats() {
+		if !strings.Contains(err.Error(), string(f.Name)) {
+			t.Errorf("ParseFormat(jsn) = %v, does not list %s", err, f.Name)
+		}
+	}
+}
+
+// Every format of the registry has a distinct name, says what it is, and
+// is taken by ParseFormat and --format.
+func TestFormatsRegistry(t *testing.T) {
+	t.Parallel()
+	seen := map[importer.Format]bool{}
+	for _, f := range importer.Formats() {
+		if f.Name == "" || f.About == "" || seen[f.Name] {
+			t.Errorf("format %+v: want a unique name and a description", f)
+		}
+		seen[f.Name] = true
+		if got, err := importer.ParseFormat(strings.ToUpper(string(f.Name))); err != nil || got != f.Name {
+			t.Errorf("ParseFormat(%s) = %q, %v", f.Name, got, err)
+		}
+	}
+	for _, want := range []importer.Format{importer.Pprof, importer.Perf, importer.Folded} {
+		if !seen[want] {
+			t.Errorf("Formats() lacks %s", want)
+		}
 	}
 }

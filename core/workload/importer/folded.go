@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,6 +22,30 @@ const (
 	FoldedImage       = "folded"
 	FoldedKernelImage = "folded-kernel"
 )
+
+// foldedFormat is folded stacks.
+var foldedFormat = format{
+	name:  Folded,
+	about: "folded stacks, `root;caller;leaf COUNT` lines (FlameGraph's stackcollapse scripts, many profilers' collapsed output)",
+	detect: func(c *content) (any, bool) {
+		return nil, c.text && isFolded(c.lines)
+	},
+	read: func(r *reading) error { return importFolded(r.name, r.data, r.opt, r.m, r.im) },
+}
+
+var foldedLine = regexp.MustCompile(`^\S.*\s-?[0-9][0-9.eE+]*$`)
+
+// isFolded says whether every line looks like a folded stack: text and a
+// number at the end (negative or odd numbers too, so that the importer
+// reports them with their line).
+func isFolded(lines []string) bool {
+	for _, l := range lines {
+		if !foldedLine.MatchString(l) {
+			return false
+		}
+	}
+	return len(lines) > 0
+}
 
 // importFolded fills m from folded stacks: `root;…;leaf COUNT` lines.
 // Every frame is a function named by its text exactly (a process name

@@ -16,7 +16,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	"github.com/proflab/proflab/core/workload"
 )
@@ -35,19 +34,6 @@ const (
 	// Folded is folded stacks: `root;caller;leaf COUNT` lines.
 	Folded Format = "folded"
 )
-
-// Formats are the formats in the order detection tries them.
-var Formats = []Format{Pprof, Perf, Folded}
-
-// ParseFormat reads a format's name ("pprof", "perf", "folded"); "" is
-// the zero Format (detect by content).
-func ParseFormat(s string) (Format, error) {
-	switch f := Format(strings.ToLower(strings.TrimSpace(s))); f {
-	case "", Pprof, Perf, Folded:
-		return f, nil
-	}
-	return "", fmt.Errorf("unknown profile format %q: give pprof, perf or folded", s)
-}
 
 // Options are an import's choices.
 type Options struct {
@@ -109,27 +95,18 @@ func Import(name string, data []byte, opt Options) (*Imported, error) {
 	if err != nil {
 		return nil, err
 	}
-	format := opt.Format
 	var det detected
-	if format == "" {
+	if opt.Format == "" {
 		if det, err = detect(data); err != nil {
 			return nil, &Error{Source: name, Msg: err.Error()}
 		}
-		format = det.format
+	} else if det.format = formatNamed(opt.Format); det.format == nil {
+		return nil, &Error{Source: name, Msg: fmt.Sprintf("unknown format %q: give %s", opt.Format, formatNames())}
 	}
-	im := &Imported{Format: format, Source: name, SHA256: hex.EncodeToString(sum[:])}
+	im := &Imported{Format: det.format.name, Source: name, SHA256: hex.EncodeToString(sum[:])}
 	m := newModel()
-	switch format {
-	case Pprof:
-		err = importPprof(name, data, det.profile, opt, m, im)
-	case Perf:
-		err = importPerf(name, data, opt, m, im)
-	case Folded:
-		err = importFolded(name, data, opt, m, im)
-	default:
-		err = &Error{Source: name, Msg: fmt.Sprintf("unknown format %q: give pprof, perf or folded", format)}
-	}
-	if err != nil {
+	r := &reading{name: name, data: data, state: det.state, opt: opt, m: m, im: im}
+	if err := det.format.read(r); err != nil {
 		return nil, err
 	}
 	if err := m.layout(t); err != nil {

@@ -8,6 +8,16 @@ import (
 	"strings"
 )
 
+// perfFormat is the text `perf script` prints.
+var perfFormat = format{
+	name:  Perf,
+	about: "the text `perf script` prints (Linux perf), with or without call graphs",
+	detect: func(c *content) (any, bool) {
+		return nil, c.text && len(c.lines) > 0 && perfHeader.MatchString(c.lines[0])
+	},
+	read: func(r *reading) error { return importPerf(r.name, r.data, r.opt, r.m, r.im) },
+}
+
 // importPerf fills m from `perf script` text: the samples of the weight
 // event (cycles, else the file's first event) become stacks of threads of
 // processes; the other events give per-function rates.

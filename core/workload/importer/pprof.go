@@ -18,6 +18,20 @@ const MaxMapping = 1 << 30
 // starts: source addresses from here are kernel code.
 const kernelAddress = 0xFFFF800000000000
 
+// pprofFormat is pprof's profile.proto and the legacy forms pprof reads.
+var pprofFormat = format{
+	name:  Pprof,
+	about: "pprof's profile.proto, gzipped or not (Go's runtime/pprof, go test -cpuprofile, gperftools), and the legacy profiles pprof reads",
+	detect: func(c *content) (any, bool) {
+		p, err := parsePprof(c.data)
+		return p, err == nil
+	},
+	read: func(r *reading) error {
+		p, _ := r.state.(*profile.Profile)
+		return importPprof(r.name, r.data, p, r.opt, r.m, r.im)
+	},
+}
+
 // importPprof fills m from a pprof profile (p, or data parsed).
 func importPprof(name string, data []byte, p *profile.Profile, opt Options, m *model, im *Imported) error {
 	if p == nil {
