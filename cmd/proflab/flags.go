@@ -103,9 +103,14 @@ type runFlags struct {
 	sets    []string
 }
 
-// register adds the flags to cmd. A tool takes no --set (its arguments
-// are its parameters) and no -c.
-func (f *runFlags) register(cmd *cobra.Command, tool bool) {
+// register adds the flags to run or test.
+func (f *runFlags) register(cmd *cobra.Command) { f.add(cmd, false) }
+
+// registerTool adds the flags to a tool command, which takes no --set
+// (its arguments are its parameters) and no -c (kernrate has a -c).
+func (f *runFlags) registerTool(cmd *cobra.Command) { f.add(cmd, true) }
+
+func (f *runFlags) add(cmd *cobra.Command, tool bool) {
 	f.config.add(cmd, !tool)
 	fs := cmd.Flags()
 	def := config.Default().Run

@@ -110,7 +110,7 @@ func newRunCmd() *cobra.Command {
 			return silentExit(exitCodeFor(r))
 		},
 	}
-	flags.register(cmd, false)
+	flags.register(cmd)
 	cmd.Flags().StringVar(&out, "out", "", "write the run's outputs (result.json, config.toml, profiles, …; see above) into this new or empty folder")
 	cmd.Flags().Var(&maxTrace, "max-trace", "the largest Perfetto trace --out writes, like 1GiB (default 1GiB; past it the trace stops after its last whole event, with a warning)")
 	cmd.Flags().BoolVar(&force, "force", false, "with --out: replace the contents of a folder that is not empty")
@@ -164,7 +164,7 @@ func newTestCmd() *cobra.Command {
 			return nil
 		},
 	}
-	flags.register(cmd, false)
+	flags.register(cmd)
 	cmd.Flags().IntVarP(&jobs, "jobs", "j", runtime.NumCPU(), "scenarios run at once")
 	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "also print each scenario's log")
 	return cmd

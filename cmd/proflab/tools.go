@@ -41,7 +41,7 @@ type toolFlags struct {
 }
 
 func (f *toolFlags) register(cmd *cobra.Command, workload bool) {
-	f.flags.register(cmd, true)
+	f.flags.registerTool(cmd)
 	if workload {
 		cmd.Flags().StringVar(&f.workload, "workload", "", "the workload to profile: a workload TOML file (examples/workloads/server.toml), as m:run takes")
 	}
