@@ -50,3 +50,15 @@ func (e *Error) Detail() string {
 	}
 	return b.String()
 }
+
+// Unlocated is the message without its leading file:line (Where): what
+// happened, for a reader to whom the script's line means nothing, such as
+// the user of a tool the lab runs as a Lua program.
+func (e *Error) Unlocated() string {
+	if e.Where != "" {
+		if msg, ok := strings.CutPrefix(e.Message, e.Where+": "); ok {
+			return msg
+		}
+	}
+	return e.Message
+}

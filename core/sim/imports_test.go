@@ -17,6 +17,7 @@ func TestSimIsALeaf(t *testing.T) {
 		"github.com/proflab/proflab/core/workload",
 		"github.com/proflab/proflab/core/input", // the workload reads its files through it (stdlib only)
 		"github.com/proflab/proflab/core/tomlstrict",
+		"github.com/proflab/proflab/core/suggest", // tomlstrict's "did you mean" (stdlib only)
 		"github.com/BurntSushi/toml/...",
 		"github.com/proflab/proflab/kernel/...",
 		"github.com/proflab/proflab/halplugins/hal",

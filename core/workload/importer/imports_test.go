@@ -14,6 +14,7 @@ func TestImporterIsALeaf(t *testing.T) {
 		"github.com/proflab/proflab/core/workload",
 		"github.com/proflab/proflab/core/input",
 		"github.com/proflab/proflab/core/tomlstrict",
+		"github.com/proflab/proflab/core/suggest", // tomlstrict's "did you mean" (stdlib only)
 		"github.com/BurntSushi/toml/...",
 		"github.com/google/pprof/profile",
 	}, ForbidStd: []string{"os", "os/exec", "net/...", "syscall"}})
