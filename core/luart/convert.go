@@ -135,3 +135,39 @@ func rangeText(min, max uint64) string {
 	}
 	return fmt.Sprintf("a whole number from %d to %d", min, max)
 }
+
+// DataValue converts a value to store in width bytes (1, 2, 4 or 8): a
+// number or u64 that fits, where a negative number is stored as its two's
+// complement (-1 writes all ones) but must fit the signed range. Unlike
+// ServiceValue it never truncates: a value too wide is an error.
+func DataValue(lv lua.LValue, width int) (uint64, error) {
+	mask, err := widthMask(width)
+	if err != nil {
+		return 0, err
+	}
+	bits := 8 * uint(width)
+	switch v := lv.(type) {
+	case lua.LNumber:
+		i, err := exactInt(float64(v))
+		if err != nil {
+			return 0, err
+		}
+		if i < 0 {
+			if width < 8 && i < -(int64(1)<<(bits-1)) {
+				return 0, fmt.Errorf("%d does not fit in %d bits", i, bits)
+			}
+			return uint64(i) & mask, nil
+		}
+		if uint64(i) > mask {
+			return 0, fmt.Errorf("%d does not fit in %d bits", i, bits)
+		}
+		return uint64(i), nil
+	}
+	if u, ok := AsU64(lv); ok {
+		if u > mask {
+			return 0, fmt.Errorf("%s does not fit in %d bits", U64(u), bits)
+		}
+		return u, nil
+	}
+	return 0, fmt.Errorf("expected a number or a u64, got %s", typeName(lv))
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -214,93 +213,4 @@ func workloadValue(lv lua.LValue, m *machine, depth int) (any, error) {
 		out[string(ks)] = gv
 	})
 	return out, err
-}
-
-// runResultTable is m:run's result.
-func runResultTable(L *lua.LState, res *sim.Result) *lua.LTable {
-	out := L.CreateTable(0, 8)
-	out.RawSetString("interrupts", countsTable(L, res.Interrupts))
-	byCPU := L.CreateTable(0, len(res.InterruptsByCPU))
-	for cpu, counts := range res.InterruptsByCPU {
-		byCPU.RawSetInt(cpu, countsTable(L, counts))
-	}
-	out.RawSetString("interrupts_by_cpu", byCPU)
-	truth := L.CreateTable(0, len(res.Functions))
-	rows := make([]*lua.LTable, len(res.Functions))
-	var evKeys []string // the events' names, sorted once (every function has the same)
-	for i, ft := range res.Functions {
-		row := L.CreateTable(0, 7)
-		row.RawSetString("instructions", ResultValue(L, ft.Instructions))
-		row.RawSetString("cycles", ResultValue(L, ft.Cycles))
-		row.RawSetString("image", lua.LString(ft.Image))
-		row.RawSetString("base", ResultValue(L, ft.Addr))
-		row.RawSetString("size", ResultValue(L, ft.Size))
-		events := L.CreateTable(0, len(ft.Events))
-		if !sameKeys(evKeys, ft.Events) {
-			evKeys = sortedKeys(ft.Events)
-		}
-		for _, k := range evKeys {
-			events.RawSetString(k, lua.LNumber(ft.Events[k]))
-		}
-		row.RawSetString("events", events)
-		truth.RawSetString(truthKey(res, i), row)
-		rows[i] = row
-	}
-	addCallStructure(L, rows, res)
-	out.RawSetString("truth", truth)
-	if len(res.Stacks) > 0 {
-		out.RawSetString("stacks", stacksTable(L, res))
-	}
-	intervals := L.CreateTable(0, len(res.Intervals))
-	for _, src := range sortedKeys(res.Intervals) {
-		vs := res.Intervals[src]
-		if len(vs) == 1 {
-			intervals.RawSetString(src, ResultValue(L, vs[0]))
-			continue
-		}
-		list := L.CreateTable(len(vs), 0)
-		for _, v := range vs {
-			list.Append(ResultValue(L, v))
-		}
-		intervals.RawSetString(src, list)
-	}
-	out.RawSetString("intervals", intervals)
-	out.RawSetString("start", ResultValue(L, res.Start))
-	out.RawSetString("end", ResultValue(L, res.End))
-	if res.BugCheck != nil {
-		out.RawSetString("bugcheck", bugCheckTable(L, res.BugCheck))
-	}
-	logT := L.CreateTable(len(res.Log), 0)
-	for _, line := range res.Log {
-		logT.Append(lua.LString(line))
-	}
-	out.RawSetString("log", logT)
-	return out
-}
-
-// sameKeys reports whether keys are exactly m's keys.
-func sameKeys(keys []string, m map[string]float64) bool {
-	if keys == nil || len(keys) != len(m) {
-		return false
-	}
-	for _, k := range keys {
-		if _, ok := m[k]; !ok {
-			return false
-		}
-	}
-	return true
-}
-
-// countsTable is source name → count.
-func countsTable(L *lua.LState, m map[string]uint64) *lua.LTable {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	t := L.CreateTable(0, len(keys))
-	for _, k := range keys {
-		t.RawSetString(k, ResultValue(L, m[k]))
-	}
-	return t
 }

@@ -110,7 +110,7 @@ type Runtime struct {
 	budgetError *runerr.Error // the first budget refusal, which fails the run even if caught
 	resumeDepth int           // coroutines resumed inside one another
 
-	params      *lua.LTable           // the run's parameters, behind lab.params (params.go)
+	params      *lua.LTable           // the run's parameters, behind lab.params (lab_params.go)
 	paramsProxy *lua.LTable           // lab.params
 	paramsRead  map[string]bool       // the parameters the scenario read
 	inputs      map[string]string     // files read, by absolute path: sha256 (inputs.go)

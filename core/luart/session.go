@@ -21,34 +21,6 @@ type session struct {
 	ts *kernel.TraceSession
 }
 
-// machineStartKernelLogger is m:start_kernel_logger{ profile = true }: the
-// NT Kernel Logger, with EVENT_TRACE_FLAG_PROFILE as given (absent:
-// false). A second start while one runs is a Lua error.
-func (rt *Runtime) machineStartKernelLogger(L *lua.LState) int {
-	const fn = "m:start_kernel_logger"
-	m := checkMachine(L, fn)
-	f := CheckFields(L, fn, L.Get(2), "profile")
-	profile := f.Bool("profile", false)
-	rt.mustRun(L, m, fn)
-	ts, err := m.km.StartKernelLogger(profile)
-	if err != nil {
-		if errors.Is(err, kernel.ErrLoggerRunning) {
-			L.RaiseError("%s: the NT Kernel Logger is already running (there is one per machine): call s:stop() on the running session first", fn)
-		}
-		if bc := rt.callError(L, m, fn, err); bc != nil {
-			L.RaiseError("%s: starting the logger bug-checked the machine: %v", fn, bc)
-		}
-	}
-	if rt.cfg.Outputs != nil {
-		rt.cfg.Outputs.AddSession(m.km, ts)
-	}
-	ud := L.NewUserData()
-	ud.Value = &session{m: m, ts: ts}
-	ud.Metatable = L.GetTypeMetatable(sessionTypeName)
-	L.Push(ud)
-	return 1
-}
-
 // registerSession installs the session metatable.
 func (rt *Runtime) registerSession(L *lua.LState) {
 	mt := L.NewTypeMetatable(sessionTypeName)
@@ -82,6 +54,34 @@ func checkSession(L *lua.LState, fn string) *session {
 	}
 	L.RaiseError("%s: call it as a method, s:%s(...), on a session from m:start_kernel_logger{...} (got %s)", fn, fn[2:], typeName(L.Get(1)))
 	return nil
+}
+
+// machineStartKernelLogger is m:start_kernel_logger{ profile = true }: the
+// NT Kernel Logger, with EVENT_TRACE_FLAG_PROFILE as given (absent:
+// false). A second start while one runs is a Lua error.
+func (rt *Runtime) machineStartKernelLogger(L *lua.LState) int {
+	const fn = "m:start_kernel_logger"
+	m := checkMachine(L, fn)
+	f := CheckFields(L, fn, L.Get(2), "profile")
+	profile := f.Bool("profile", false)
+	rt.mustRun(L, m, fn)
+	ts, err := m.km.StartKernelLogger(profile)
+	if err != nil {
+		if errors.Is(err, kernel.ErrLoggerRunning) {
+			L.RaiseError("%s: the NT Kernel Logger is already running (there is one per machine): call s:stop() on the running session first", fn)
+		}
+		if bc := rt.callError(L, m, fn, err); bc != nil {
+			L.RaiseError("%s: starting the logger bug-checked the machine: %v", fn, bc)
+		}
+	}
+	if rt.cfg.Outputs != nil {
+		rt.cfg.Outputs.AddSession(m.km, ts)
+	}
+	ud := L.NewUserData()
+	ud.Value = &session{m: m, ts: ts}
+	ud.Metatable = L.GetTypeMetatable(sessionTypeName)
+	L.Push(ud)
+	return 1
 }
 
 // sessionStop is s:stop().

@@ -12,41 +12,6 @@ import (
 // error, not a nil: `lab.ProfileTme` used to read as nil, which a service
 // takes for 0 = ProfileTime, and the scenario passed on the wrong source.
 
-// constantIndex is the proflab module's __index(t, name): the constant of
-// that name, kept in t so that the next read is a plain field read; any
-// other name raises an error naming it and the closest names.
-func (rt *Runtime) constantIndex(L *lua.LState) int {
-	t, name := L.CheckTable(1), L.Get(2)
-	if name == lua.LString("params") && rt.paramsProxy == nil {
-		L.Push(rt.labParams(t))
-		return 1
-	}
-	if s, ok := name.(lua.LString); ok {
-		if v, ok := constantValues()[string(s)]; ok {
-			t.RawSetString(string(s), v)
-			L.Push(v)
-			return 1
-		}
-	}
-	L.RaiseError("%s", missingName("the proflab module (lab)", name, rt.labNames(t)))
-	return 0
-}
-
-// labNames are the names of the proflab module: its constants and the
-// fields of t.
-func (rt *Runtime) labNames(t *lua.LTable) []string {
-	names := make([]string, 0, len(constantValues())+16)
-	for name := range constantValues() {
-		names = append(names, name)
-	}
-	t.ForEach(func(k, _ lua.LValue) {
-		if s, ok := k.(lua.LString); ok {
-			names = append(names, string(s))
-		}
-	})
-	return names
-}
-
 // strictModule gives the table a library module returned a metatable
 // whose __index raises an error for a name the module does not have,
 // unless the module has a metatable of its own.
