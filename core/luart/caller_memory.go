@@ -6,6 +6,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/proflab/proflab/core/luavm"
 	"github.com/proflab/proflab/kernel"
 )
 
@@ -34,7 +35,7 @@ type region struct {
 func (m *machine) reserve(L *lua.LState, fn string, size uint64) {
 	if m.mapped+size > maxMapped {
 		L.RaiseError("%s(%#x): the machine's allocations would reach %s, over proflab's limit of %s per machine (free regions with x:free)",
-			fn, size, FormatBytes(int64(m.mapped+size)), FormatBytes(maxMapped))
+			fn, size, luavm.FormatBytes(int64(m.mapped+size)), luavm.FormatBytes(maxMapped))
 	}
 }
 
@@ -54,12 +55,12 @@ func (m *machine) freed(p *kernel.Process, addr uint64) {
 }
 
 // address reads an address argument: a number or u64, not negative.
-func address(a Args, i int) uint64 {
+func address(a luavm.Args, i int) uint64 {
 	return a.Uint(i, "address", 0, math.MaxUint64)
 }
 
 // prot reads a protection argument ("rw" by default).
-func prot(a Args, i int) kernel.Prot {
+func prot(a luavm.Args, i int) kernel.Prot {
 	s := a.OptString(i, "prot", "rw")
 	p, err := kernel.ParseProt(s)
 	if err != nil {
@@ -70,7 +71,7 @@ func prot(a Args, i int) kernel.Prot {
 
 // callerAlloc is x:alloc(size, prot) → address: whole pages with a guard
 // page after them (system space for a kernel caller).
-func (rt *Runtime) callerAlloc(L *lua.LState, c *caller, a Args) int {
+func (rt *Runtime) callerAlloc(L *lua.LState, c *caller, a luavm.Args) int {
 	a.MaxArgs(2, "size, prot")
 	size := a.Uint(1, "size", 1, maxRegion)
 	p := prot(a, 2)
@@ -81,12 +82,12 @@ func (rt *Runtime) callerAlloc(L *lua.LState, c *caller, a Args) int {
 		L.RaiseError("%s(%#x): %v", a.Fn, size, err)
 	}
 	c.m.mappedAt(c.proc, addr, size)
-	PushResult(L, addr)
+	luavm.PushResult(L, addr)
 	return 1
 }
 
 // callerAllocAt is x:alloc_at(address, size, prot) → address.
-func (rt *Runtime) callerAllocAt(L *lua.LState, c *caller, a Args) int {
+func (rt *Runtime) callerAllocAt(L *lua.LState, c *caller, a luavm.Args) int {
 	a.MaxArgs(3, "address, size, prot")
 	addr := address(a, 1)
 	size := a.Uint(2, "size", 1, maxRegion)
@@ -95,15 +96,15 @@ func (rt *Runtime) callerAllocAt(L *lua.LState, c *caller, a Args) int {
 	c.m.reserve(L, a.Fn, size)
 	got, err := c.proc.AllocAt(addr, size, p)
 	if err != nil {
-		L.RaiseError("%s(%s, %#x): %v", a.Fn, U64(addr), size, err)
+		L.RaiseError("%s(%s, %#x): %v", a.Fn, luavm.U64(addr), size, err)
 	}
 	c.m.mappedAt(c.proc, got, size)
-	PushResult(L, got)
+	luavm.PushResult(L, got)
 	return 1
 }
 
 // callerProtect is x:protect(address, size, prot).
-func (rt *Runtime) callerProtect(L *lua.LState, c *caller, a Args) int {
+func (rt *Runtime) callerProtect(L *lua.LState, c *caller, a luavm.Args) int {
 	a.MaxArgs(3, "address, size, prot")
 	addr := address(a, 1)
 	size := a.Uint(2, "size", 1, maxRegion)
@@ -113,18 +114,18 @@ func (rt *Runtime) callerProtect(L *lua.LState, c *caller, a Args) int {
 	p := prot(a, 3)
 	rt.mustRun(L, c.m, a.Fn)
 	if err := c.proc.Protect(addr, size, p); err != nil {
-		L.RaiseError("%s(%s, %#x): %v", a.Fn, U64(addr), size, err)
+		L.RaiseError("%s(%s, %#x): %v", a.Fn, luavm.U64(addr), size, err)
 	}
 	return 0
 }
 
 // callerFree is x:free(address): frees the allocation that starts there.
-func (rt *Runtime) callerFree(L *lua.LState, c *caller, a Args) int {
+func (rt *Runtime) callerFree(L *lua.LState, c *caller, a luavm.Args) int {
 	a.MaxArgs(1, "address")
 	addr := address(a, 1)
 	rt.mustRun(L, c.m, a.Fn)
 	if err := c.proc.Free(addr); err != nil {
-		L.RaiseError("%s(%s): %v", a.Fn, U64(addr), err)
+		L.RaiseError("%s(%s): %v", a.Fn, luavm.U64(addr), err)
 	}
 	c.m.freed(c.proc, addr)
 	return 0
@@ -147,25 +148,25 @@ func (c *caller) write(addr uint64, data []byte) error {
 }
 
 // readFunc is x:read_u8/u16/u32/u64(address) → value.
-func readFunc(width int) func(*Runtime, *lua.LState, *caller, Args) int {
-	return func(rt *Runtime, L *lua.LState, c *caller, a Args) int {
+func readFunc(width int) func(*Runtime, *lua.LState, *caller, luavm.Args) int {
+	return func(rt *Runtime, L *lua.LState, c *caller, a luavm.Args) int {
 		a.MaxArgs(1, "address")
 		addr := address(a, 1)
 		buf := make([]byte, 8)
 		if err := c.read(addr, buf[:width]); err != nil {
-			L.RaiseError("%s(%s): %v", a.Fn, U64(addr), err)
+			L.RaiseError("%s(%s): %v", a.Fn, luavm.U64(addr), err)
 		}
-		PushResult(L, binary.LittleEndian.Uint64(buf))
+		luavm.PushResult(L, binary.LittleEndian.Uint64(buf))
 		return 1
 	}
 }
 
 // writeFunc is x:write_u8/u16/u32/u64(address, value).
-func writeFunc(width int) func(*Runtime, *lua.LState, *caller, Args) int {
-	return func(rt *Runtime, L *lua.LState, c *caller, a Args) int {
+func writeFunc(width int) func(*Runtime, *lua.LState, *caller, luavm.Args) int {
+	return func(rt *Runtime, L *lua.LState, c *caller, a luavm.Args) int {
 		a.MaxArgs(2, "address, value")
 		addr := address(a, 1)
-		v, err := DataValue(a.Get(2), width)
+		v, err := luavm.DataValue(a.Get(2), width)
 		if err != nil {
 			a.Errorf(2, "value", "%s", err)
 		}
@@ -173,7 +174,7 @@ func writeFunc(width int) func(*Runtime, *lua.LState, *caller, Args) int {
 		buf := make([]byte, 8)
 		binary.LittleEndian.PutUint64(buf, v)
 		if err := c.write(addr, buf[:width]); err != nil {
-			L.RaiseError("%s(%s, %s): %v", a.Fn, U64(addr), U64(v), err)
+			L.RaiseError("%s(%s, %s): %v", a.Fn, luavm.U64(addr), luavm.U64(v), err)
 		}
 		return 0
 	}
@@ -181,13 +182,13 @@ func writeFunc(width int) func(*Runtime, *lua.LState, *caller, Args) int {
 
 // callerReadU32s is x:read_u32s(address, count) → array of ULONGs (index
 // 1 is the ULONG at address).
-func (rt *Runtime) callerReadU32s(L *lua.LState, c *caller, a Args) int {
+func (rt *Runtime) callerReadU32s(L *lua.LState, c *caller, a luavm.Args) int {
 	a.MaxArgs(2, "address, count")
 	addr := address(a, 1)
 	n := a.Uint(2, "count", 0, maxReadCount)
 	buf := make([]byte, 4*n)
 	if err := c.read(addr, buf); err != nil {
-		L.RaiseError("%s(%s, %d): %v", a.Fn, U64(addr), n, err)
+		L.RaiseError("%s(%s, %d): %v", a.Fn, luavm.U64(addr), n, err)
 	}
 	t := L.CreateTable(int(n), 0)
 	for i := uint64(0); i < n; i++ {

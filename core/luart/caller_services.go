@@ -3,10 +3,12 @@ package luart
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/proflab/proflab/core/luavm"
 	"github.com/proflab/proflab/kernel"
 )
 
@@ -19,7 +21,7 @@ var knownServices = []string{
 	"NtSetSystemInformation", "TraceQueryInformation", "TraceSetInformation",
 }
 
-func isServiceName(name string) bool { return contains(knownServices, name) }
+func isServiceName(name string) bool { return slices.Contains(knownServices, name) }
 
 func hasService(km *kernel.Machine, name string) bool {
 	_, ok := km.Service(name)
@@ -45,10 +47,10 @@ func (rt *Runtime) serviceFunc(name string) lua.LGFunction {
 	return func(L *lua.LState) int {
 		c, ok := toCaller(L.Get(1))
 		if !ok {
-			L.RaiseError("%s: call it as a method, p:%s(...), on a process, thread or kernel caller (got %s)", name, name, typeName(L.Get(1)))
+			L.RaiseError("%s: call it as a method, p:%s(...), on a process, thread or kernel caller (got %s)", name, name, luavm.TypeName(L.Get(1)))
 		}
 		fn := c.label() + ":" + name
-		a := MethodArgs(L, fn)
+		a := luavm.MethodArgs(L, fn)
 		km := c.m.km
 		svc, ok := km.Service(name)
 		if !ok {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/proflab/proflab/core/luart/internal/constgen"
+	"github.com/proflab/proflab/core/luavm"
 	"github.com/proflab/proflab/kernel/nt"
 )
 
@@ -42,7 +43,7 @@ func TestConstantsCoverTheNTTables(t *testing.T) {
 		}
 	}
 	for name, v := range c {
-		if v >= exactLimit {
+		if v >= luavm.ExactLimit {
 			t.Errorf("%s = %#x is not exact as a Lua number", name, v)
 		}
 	}

@@ -4,15 +4,18 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
+
+	lua "github.com/yuin/gopher-lua"
 
 	"github.com/proflab/proflab/core/config"
 	"github.com/proflab/proflab/core/halhost"
 	"github.com/proflab/proflab/core/lab"
+	"github.com/proflab/proflab/core/luavm"
 	"github.com/proflab/proflab/core/suggest"
 	"github.com/proflab/proflab/kernel"
 	"github.com/proflab/proflab/kernel/nt"
-	lua "github.com/yuin/gopher-lua"
 )
 
 // machineFields are the fields lab.machine{...} takes.
@@ -23,7 +26,7 @@ var machineFields = []string{"version", "arch", "cpus", "cpu_vendor", "pebs", "f
 // [machine] table) on the runtime's HAL provider.
 func (rt *Runtime) labMachine(L *lua.LState) int {
 	const fn = "lab.machine"
-	f := CheckFields(L, fn, L.Get(1), machineFields...)
+	f := luavm.CheckFields(L, fn, L.Get(1), machineFields...)
 	def := rt.machineDefaults()
 
 	// the fields' types and plain ranges here; what they mean together
@@ -73,7 +76,7 @@ func (rt *Runtime) labMachine(L *lua.LState) int {
 	if errors.As(err, &fe) {
 		f.Errorf(fe.Field, "%s", fe.Msg)
 	}
-	spec.Context = rt.ctx
+	spec.Context = rt.Context()
 	spec.HALSettings = halSettings(f, names)
 	l, err := lab.Assemble(provider, spec)
 	var ce *halhost.ConfigureError
@@ -102,9 +105,9 @@ func (rt *Runtime) labMachine(L *lua.LState) int {
 
 // checkHALNames checks the machine's HAL names against the configured
 // ones: each is configured, and listed once.
-func checkHALNames(f *Fields, names, configured []string) {
+func checkHALNames(f *luavm.Fields, names, configured []string) {
 	for i, n := range names {
-		if !contains(configured, n) {
+		if !slices.Contains(configured, n) {
 			msg := fmt.Sprintf("no HAL named %q; the configured HALs are %s", n, strings.Join(configured, ", "))
 			if s := suggest.Closest(n, configured); s != "" {
 				msg = fmt.Sprintf("no HAL named %q (did you mean %q?); the configured HALs are %s", n, s, strings.Join(configured, ", "))
@@ -152,14 +155,14 @@ func (rt *Runtime) machineDefaults() config.Machine {
 // machine). Values are Lua booleans, strings, integral numbers (others
 // are an error: settings are integers), arrays and tables of them. The
 // HAL decodes them strictly, so an unknown key is the HAL's error.
-func halSettings(f *Fields, names []string) map[string]map[string]any {
+func halSettings(f *luavm.Fields, names []string) map[string]map[string]any {
 	lv := f.Get("hal_settings")
 	if lv == lua.LNil {
 		return nil
 	}
 	t, ok := lv.(*lua.LTable)
 	if !ok {
-		f.Errorf("hal_settings", "expected a table of HAL name → settings table, got %s", typeName(lv))
+		f.Errorf("hal_settings", "expected a table of HAL name → settings table, got %s", luavm.TypeName(lv))
 	}
 	out := map[string]map[string]any{}
 	var bad string
@@ -169,16 +172,16 @@ func halSettings(f *Fields, names []string) map[string]map[string]any {
 		}
 		name, isString := k.(lua.LString)
 		if !isString {
-			bad = fmt.Sprintf("keys are HAL names, got a %s key", typeName(k))
+			bad = fmt.Sprintf("keys are HAL names, got a %s key", luavm.TypeName(k))
 			return
 		}
-		if !contains(names, string(name)) {
+		if !slices.Contains(names, string(name)) {
 			bad = fmt.Sprintf("%q is not one of this machine's HALs (%v)", string(name), names)
 			return
 		}
 		st, isTable := v.(*lua.LTable)
 		if !isTable {
-			bad = fmt.Sprintf("%s: expected a settings table, got %s", name, typeName(v))
+			bad = fmt.Sprintf("%s: expected a settings table, got %s", name, luavm.TypeName(v))
 			return
 		}
 		m, err := settingsTable(st, string(name))
@@ -204,7 +207,7 @@ func settingsTable(t *lua.LTable, path string) (map[string]any, error) {
 		}
 		ks, ok := k.(lua.LString)
 		if !ok {
-			err = fmt.Errorf("%s: setting names are strings, got a %s key", path, typeName(k))
+			err = fmt.Errorf("%s: setting names are strings, got a %s key", path, luavm.TypeName(k))
 			return
 		}
 		out[string(ks)], err = settingValue(v, path+"."+string(ks))
@@ -222,7 +225,7 @@ func settingValue(v lua.LValue, path string) (any, error) {
 	case lua.LNumber:
 		f := float64(x)
 		if f != math.Trunc(f) || math.Abs(f) > 1<<53 {
-			return nil, fmt.Errorf("%s = %s: settings are integers up to 2^53", path, fmtNumber(f))
+			return nil, fmt.Errorf("%s = %s: settings are integers up to 2^53", path, luavm.FormatNumber(f))
 		}
 		return int64(f), nil
 	case *lua.LTable:
@@ -242,5 +245,5 @@ func settingValue(v lua.LValue, path string) (any, error) {
 		}
 		return settingsTable(x, path)
 	}
-	return nil, fmt.Errorf("%s: a %s cannot be a setting", path, typeName(v))
+	return nil, fmt.Errorf("%s: a %s cannot be a setting", path, luavm.TypeName(v))
 }

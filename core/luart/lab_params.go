@@ -4,6 +4,8 @@ import (
 	"slices"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/proflab/proflab/core/luavm"
 )
 
 // lab.params is a proxy: an empty table whose metatable reads (and
@@ -15,7 +17,7 @@ import (
 
 // newParams builds lab.params over the run's parameters.
 func (rt *Runtime) newParams(L *lua.LState) *lua.LTable {
-	rt.params = paramsTable(L, rt.cfg.Params)
+	rt.params = luavm.ToLua(L, rt.cfg.Params).(*lua.LTable) // nil: an empty table
 	rt.paramsRead = map[string]bool{}
 	proxy := L.NewTable()
 	mt := L.NewTable()

@@ -10,6 +10,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/proflab/proflab/core/luavm"
 	"github.com/proflab/proflab/core/runerr"
 	"github.com/proflab/proflab/core/sim"
 	"github.com/proflab/proflab/kernel"
@@ -51,10 +52,10 @@ func (rt *Runtime) registerMachine(L *lua.LState) {
 	}
 	idx := L.NewTable()
 	for name, f := range methods {
-		idx.RawSetString(name, rt.fn("m:"+name, f))
+		idx.RawSetString(name, rt.Func("m:"+name, f))
 	}
 	rt.machIdx = idx
-	mt.RawSetString("__index", rt.fn("machine index", func(L *lua.LState) int {
+	mt.RawSetString("__index", rt.Func("machine index", func(L *lua.LState) int {
 		key := L.Get(2)
 		if v := idx.RawGet(key); v != lua.LNil {
 			L.Push(v)
@@ -63,7 +64,7 @@ func (rt *Runtime) registerMachine(L *lua.LState) {
 		L.RaiseError("a machine has no method %s; its methods are %s", lua.LVAsString(key), strings.Join(sortedKeys(methods), ", "))
 		return 0
 	}))
-	mt.RawSetString("__tostring", rt.fn("machine tostring", func(L *lua.LState) int {
+	mt.RawSetString("__tostring", rt.Func("machine tostring", func(L *lua.LState) int {
 		m := checkMachine(L, "tostring")
 		L.Push(lua.LString(fmt.Sprintf("machine (Windows %s %s, %d processors)", m.km.Version(), m.km.Arch(), m.km.CPUCount())))
 		return 1
@@ -80,7 +81,7 @@ func checkMachine(L *lua.LState, fn string) *machine {
 		}
 	}
 	L.RaiseError("%s: call it as a method, m:%s(...), on a machine from lab.machine{...} (got %s)",
-		fn, strings.TrimPrefix(fn, "m:"), typeName(L.Get(1)))
+		fn, strings.TrimPrefix(fn, "m:"), luavm.TypeName(L.Get(1)))
 	return nil
 }
 
@@ -128,7 +129,7 @@ func bugCheckTable(L *lua.LState, bc *kernel.BugCheck) *lua.LTable {
 	t.RawSetString("name", lua.LString(bugCheckName(bc.Code)))
 	params := L.CreateTable(4, 0)
 	for _, p := range bc.Params {
-		params.Append(ResultValue(L, p))
+		params.Append(luavm.ResultValue(L, p))
 	}
 	t.RawSetString("params", params)
 	return t
@@ -237,7 +238,7 @@ func (rt *Runtime) machineOnHALCall(L *lua.LState) int {
 		m.km.OnHALCall(nil)
 	case *lua.LFunction:
 		m.km.OnHALCall(func(call, hal string, src nt.Source, cpus []int) error {
-			L := rt.active // the state whose service call reached the HAL (a coroutine's, maybe)
+			L := rt.Active() // the state whose service call reached the HAL (a coroutine's, maybe)
 			row := L.CreateTable(0, 4)
 			row.RawSetString("call", lua.LString(call))
 			row.RawSetString("hal", lua.LString(hal))
@@ -250,7 +251,7 @@ func (rt *Runtime) machineOnHALCall(L *lua.LState) int {
 			return L.CallByParam(lua.P{Fn: f, NRet: 0, Protect: true}, row)
 		})
 	default:
-		L.RaiseError("%s: argument #1 (hook): expected a function or nil, got %s", fn, typeName(L.Get(2)))
+		L.RaiseError("%s: argument #1 (hook): expected a function or nil, got %s", fn, luavm.TypeName(L.Get(2)))
 	}
 	return 0
 }
@@ -259,7 +260,7 @@ func (rt *Runtime) machineOnHALCall(L *lua.LState) int {
 func (rt *Runtime) machineInject(L *lua.LState) int {
 	const fn = "m:inject"
 	m := checkMachine(L, fn)
-	f := CheckFields(L, fn, L.Get(2), "pool_failures", "map_failures")
+	f := luavm.CheckFields(L, fn, L.Get(2), "pool_failures", "map_failures")
 	pool := f.Int("pool_failures", 0, 0, math.MaxInt32)
 	maps := f.Int("map_failures", 0, 0, math.MaxInt32)
 	rt.mustRun(L, m, fn)

@@ -5,6 +5,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/proflab/proflab/core/luavm"
 	"github.com/proflab/proflab/core/sim"
 	"github.com/proflab/proflab/core/workload"
 	"github.com/proflab/proflab/kernel"
@@ -36,7 +37,7 @@ import (
 func (rt *Runtime) machineImages(L *lua.LState) int {
 	const fn = "m:images"
 	m := checkMachine(L, fn)
-	f := CheckFields(L, fn, L.Get(2), "workload")
+	f := luavm.CheckFields(L, fn, L.Get(2), "workload")
 	if !f.Has("workload") {
 		f.Errorf("workload", "is required: a workload file's path or a table, as m:run takes")
 	}
@@ -104,8 +105,8 @@ func resolvedImages(r *workload.Resolved) []*image {
 func imageTable(L *lua.LState, r *workload.Resolved, im *image) *lua.LTable {
 	t := L.CreateTable(0, 6)
 	t.RawSetString("name", lua.LString(im.name))
-	t.RawSetString("base", ResultValue(L, im.base))
-	t.RawSetString("size", ResultValue(L, im.end-im.base))
+	t.RawSetString("base", luavm.ResultValue(L, im.base))
+	t.RawSetString("size", luavm.ResultValue(L, im.end-im.base))
 	t.RawSetString("kernel", lua.LBool(im.kernel))
 	if im.process != "" {
 		t.RawSetString("process", lua.LString(im.process))
@@ -115,8 +116,8 @@ func imageTable(L *lua.LState, r *workload.Resolved, im *image) *lua.LTable {
 		fn := &r.Funcs[i]
 		ft := L.CreateTable(0, 3)
 		ft.RawSetString("name", lua.LString(fn.Name))
-		ft.RawSetString("base", ResultValue(L, fn.Addr))
-		ft.RawSetString("size", ResultValue(L, fn.Size))
+		ft.RawSetString("base", luavm.ResultValue(L, fn.Addr))
+		ft.RawSetString("size", luavm.ResultValue(L, fn.Size))
 		fns.Append(ft)
 	}
 	t.RawSetString("functions", fns)

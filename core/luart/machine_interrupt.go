@@ -3,6 +3,7 @@ package luart
 import (
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/proflab/proflab/core/luavm"
 	"github.com/proflab/proflab/kernel"
 	"github.com/proflab/proflab/kernel/nt"
 )
@@ -15,7 +16,7 @@ import (
 func (rt *Runtime) machineInterrupt(L *lua.LState) int {
 	const fn = "m:interrupt"
 	m := checkMachine(L, fn)
-	f := CheckFields(L, fn, L.Get(2), "cpu", "source", "ip", "process", "mode", "isr", "dpc")
+	f := luavm.CheckFields(L, fn, L.Get(2), "cpu", "source", "ip", "process", "mode", "isr", "dpc")
 	if !f.Has("ip") {
 		f.Errorf("ip", "is required: the interrupted instruction's address, e.g. m:interrupt{ ip = 0x401000 }")
 	}
@@ -30,7 +31,7 @@ func (rt *Runtime) machineInterrupt(L *lua.LState) int {
 	if pv := f.Get("process"); pv != lua.LNil {
 		c, ok := toCaller(pv)
 		if !ok {
-			f.Errorf("process", "expected a process from m:process{...} (or nil for the idle context), got %s", typeName(pv))
+			f.Errorf("process", "expected a process from m:process{...} (or nil for the idle context), got %s", luavm.TypeName(pv))
 		}
 		if c.m != m {
 			f.Errorf("process", "the process belongs to another machine")

@@ -8,6 +8,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/proflab/proflab/core/luavm"
 	"github.com/proflab/proflab/core/runerr"
 	"github.com/proflab/proflab/core/sim"
 	"github.com/proflab/proflab/core/workload"
@@ -27,7 +28,7 @@ const maxRunUS = 3600e6
 func (rt *Runtime) machineRun(L *lua.LState) int {
 	const fn = "m:run"
 	m := checkMachine(L, fn)
-	f := CheckFields(L, fn, L.Get(2), "duration_us", "workload")
+	f := luavm.CheckFields(L, fn, L.Get(2), "duration_us", "workload")
 	if !f.Has("duration_us") {
 		f.Errorf("duration_us", "is required: the simulated time to run, in microseconds (m:run{ duration_us = 100000, workload = ... })")
 	}
@@ -76,7 +77,7 @@ func (rt *Runtime) raiseRunError(L *lua.LState, m *machine, fn string, ctx conte
 	case strings.HasPrefix(err.Error(), "proflab bug"):
 		// The simulator's own consistency checks: a bug in proflab (exit
 		// status 4), even if the script catches the error.
-		rt.bugs = append(rt.bugs, &runerr.Error{Kind: runerr.KindBug, Message: fmt.Sprintf("%s: %s: %v", rt.callerWhere(L), fn, err)})
+		rt.RecordBug(&runerr.Error{Kind: runerr.KindBug, Message: fmt.Sprintf("%s: %s: %v", rt.CallerWhere(L), fn, err)})
 	}
 	L.RaiseError("%s: %v", fn, err)
 }
@@ -84,7 +85,7 @@ func (rt *Runtime) raiseRunError(L *lua.LState, m *machine, fn string, ctx conte
 // workloadSpec reads the workload field: a path (resolved from the
 // scenario's folder) or a table; minimal reports lua-api.md's minimal
 // table form.
-func (rt *Runtime) workloadSpec(L *lua.LState, f *Fields, m *machine) (spec *workload.Spec, minimal bool) {
+func (rt *Runtime) workloadSpec(L *lua.LState, f *luavm.Fields, m *machine) (spec *workload.Spec, minimal bool) {
 	switch v := f.Get("workload").(type) {
 	case lua.LString:
 		// a workload TOML, or a profile imported as it is read
@@ -111,7 +112,7 @@ func (rt *Runtime) workloadSpec(L *lua.LState, f *Fields, m *machine) (spec *wor
 		}
 		return spec, minimal
 	default:
-		f.Errorf("workload", "expected a workload file's path or a table, got %s", typeName(v))
+		f.Errorf("workload", "expected a workload file's path or a table, got %s", luavm.TypeName(v))
 	}
 	return nil, false
 }
@@ -129,14 +130,14 @@ func (rt *Runtime) warnImport(name string, ld importer.Loaded) {
 	}
 	rt.warned[ld.SHA256] = true
 	for _, w := range ld.Imported.Warnings {
-		rt.logLine(fmt.Sprintf("proflab: warning: workload %s: %s", name, w))
+		rt.Log(fmt.Sprintf("proflab: warning: workload %s: %s", name, w))
 	}
 }
 
 // checkWorkloadFits refuses what a workload asks of the machine that the
 // machine lacks: a process named but never made (m:process{ name = ... }),
 // a thread's cpu beyond the machine's processors.
-func checkWorkloadFits(f *Fields, spec *workload.Spec, m *machine) {
+func checkWorkloadFits(f *luavm.Fields, spec *workload.Spec, m *machine) {
 	n := m.km.CPUCount()
 	for i, p := range spec.Processes {
 		if p.Proc == nil && !spec.CreateProcesses {
@@ -164,8 +165,8 @@ func checkWorkloadFits(f *Fields, spec *workload.Spec, m *machine) {
 // (also an empty table), arrays → []any, numbers → float64, u64 → uint64,
 // processes (p, or a thread's or kernel caller's process) → *kernel.Process.
 func workloadValue(lv lua.LValue, m *machine, depth int) (any, error) {
-	if depth > maxValueDepth {
-		return nil, fmt.Errorf("tables nested more than %d deep", maxValueDepth)
+	if depth > luavm.MaxValueDepth {
+		return nil, fmt.Errorf("tables nested more than %d deep", luavm.MaxValueDepth)
 	}
 	if c, ok := toCaller(lv); ok {
 		if c.m != m {
@@ -175,7 +176,7 @@ func workloadValue(lv lua.LValue, m *machine, depth int) (any, error) {
 	}
 	t, ok := lv.(*lua.LTable)
 	if !ok {
-		return toGo(lv, depth)
+		return luavm.ToGo(lv) // not a table: depth plays no part
 	}
 	n := t.Len()
 	if n > 0 {

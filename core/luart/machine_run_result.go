@@ -5,6 +5,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/proflab/proflab/core/luavm"
 	"github.com/proflab/proflab/core/sim"
 )
 
@@ -22,11 +23,11 @@ func runResultTable(L *lua.LState, res *sim.Result) *lua.LTable {
 	var evKeys []string // the events' names, sorted once (every function has the same)
 	for i, ft := range res.Functions {
 		row := L.CreateTable(0, 7)
-		row.RawSetString("instructions", ResultValue(L, ft.Instructions))
-		row.RawSetString("cycles", ResultValue(L, ft.Cycles))
+		row.RawSetString("instructions", luavm.ResultValue(L, ft.Instructions))
+		row.RawSetString("cycles", luavm.ResultValue(L, ft.Cycles))
 		row.RawSetString("image", lua.LString(ft.Image))
-		row.RawSetString("base", ResultValue(L, ft.Addr))
-		row.RawSetString("size", ResultValue(L, ft.Size))
+		row.RawSetString("base", luavm.ResultValue(L, ft.Addr))
+		row.RawSetString("size", luavm.ResultValue(L, ft.Size))
 		events := L.CreateTable(0, len(ft.Events))
 		if !sameKeys(evKeys, ft.Events) {
 			evKeys = sortedKeys(ft.Events)
@@ -47,18 +48,18 @@ func runResultTable(L *lua.LState, res *sim.Result) *lua.LTable {
 	for _, src := range sortedKeys(res.Intervals) {
 		vs := res.Intervals[src]
 		if len(vs) == 1 {
-			intervals.RawSetString(src, ResultValue(L, vs[0]))
+			intervals.RawSetString(src, luavm.ResultValue(L, vs[0]))
 			continue
 		}
 		list := L.CreateTable(len(vs), 0)
 		for _, v := range vs {
-			list.Append(ResultValue(L, v))
+			list.Append(luavm.ResultValue(L, v))
 		}
 		intervals.RawSetString(src, list)
 	}
 	out.RawSetString("intervals", intervals)
-	out.RawSetString("start", ResultValue(L, res.Start))
-	out.RawSetString("end", ResultValue(L, res.End))
+	out.RawSetString("start", luavm.ResultValue(L, res.Start))
+	out.RawSetString("end", luavm.ResultValue(L, res.End))
 	if res.BugCheck != nil {
 		out.RawSetString("bugcheck", bugCheckTable(L, res.BugCheck))
 	}
@@ -123,8 +124,8 @@ func addCallStructure(L *lua.LState, rows []*lua.LTable, res *sim.Result) {
 			row.RawSetString("caller", lua.LString(w.Funcs[c].Name))
 		}
 		inc := L.CreateTable(0, 2)
-		inc.RawSetString("instructions", ResultValue(L, instr[i]))
-		inc.RawSetString("cycles", ResultValue(L, cycles[i]))
+		inc.RawSetString("instructions", luavm.ResultValue(L, instr[i]))
+		inc.RawSetString("cycles", luavm.ResultValue(L, cycles[i]))
 		row.RawSetString("inclusive", inc)
 	}
 }
@@ -172,8 +173,8 @@ func stacksTable(L *lua.LState, res *sim.Result) *lua.LTable {
 			frames.Append(names[k])
 		}
 		row.RawSetString("frames", frames)
-		row.RawSetString("instructions", ResultValue(L, st.Instructions))
-		row.RawSetString("cycles", ResultValue(L, st.Cycles))
+		row.RawSetString("instructions", luavm.ResultValue(L, st.Instructions))
+		row.RawSetString("cycles", luavm.ResultValue(L, st.Cycles))
 		row.RawSetString("hits", countsTable(L, hits[i]))
 		out.Append(row)
 	}
@@ -202,7 +203,7 @@ func countsTable(L *lua.LState, m map[string]uint64) *lua.LTable {
 	sort.Strings(keys)
 	t := L.CreateTable(0, len(keys))
 	for _, k := range keys {
-		t.RawSetString(k, ResultValue(L, m[k]))
+		t.RawSetString(k, luavm.ResultValue(L, m[k]))
 	}
 	return t
 }

@@ -23,7 +23,7 @@ func (d *pluginDeath) Unwrap() error { return d.err }
 // simulator runs without calling it fails the run (exit status 3) instead
 // of going unnoticed. The watchers end with the run.
 func (rt *Runtime) watchHALs(hals []kernel.HALDispatch) {
-	ctx, cancel := rt.ctx, rt.cancel
+	ctx := rt.Context()
 	for _, h := range hals {
 		w, ok := h.(processWatch)
 		if !ok || w.Done() == nil {
@@ -33,7 +33,7 @@ func (rt *Runtime) watchHALs(hals []kernel.HALDispatch) {
 			select {
 			case <-w.Done():
 				if err := w.Err(); err != nil {
-					cancel(&pluginDeath{err})
+					rt.Stop(&pluginDeath{err})
 				}
 			case <-ctx.Done():
 			}

@@ -1,13 +1,13 @@
 package luart
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math"
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/proflab/proflab/core/luavm"
 	"github.com/proflab/proflab/kernel"
 	"github.com/proflab/proflab/kernel/nt"
 )
@@ -25,16 +25,16 @@ type session struct {
 func (rt *Runtime) registerSession(L *lua.LState) {
 	mt := L.NewTypeMetatable(sessionTypeName)
 	idx := L.NewTable()
-	idx.RawSetString("events", rt.fn("s:events", rt.sessionEvents))
-	idx.RawSetString("each", rt.fn("s:each", rt.sessionEach))
-	idx.RawSetString("count", rt.fn("s:count", rt.sessionCount))
-	idx.RawSetString("stop", rt.fn("s:stop", rt.sessionStop))
-	idx.RawSetString("running", rt.fn("s:running", func(L *lua.LState) int {
+	idx.RawSetString("events", rt.Func("s:events", rt.sessionEvents))
+	idx.RawSetString("each", rt.Func("s:each", rt.sessionEach))
+	idx.RawSetString("count", rt.Func("s:count", rt.sessionCount))
+	idx.RawSetString("stop", rt.Func("s:stop", rt.sessionStop))
+	idx.RawSetString("running", rt.Func("s:running", func(L *lua.LState) int {
 		L.Push(lua.LBool(checkSession(L, "s:running").ts.Running()))
 		return 1
 	}))
 	mt.RawSetString("__index", idx)
-	mt.RawSetString("__tostring", rt.fn("session tostring", func(L *lua.LState) int {
+	mt.RawSetString("__tostring", rt.Func("session tostring", func(L *lua.LState) int {
 		s := checkSession(L, "tostring")
 		state := "stopped"
 		if s.ts.Running() {
@@ -52,7 +52,7 @@ func checkSession(L *lua.LState, fn string) *session {
 			return s
 		}
 	}
-	L.RaiseError("%s: call it as a method, s:%s(...), on a session from m:start_kernel_logger{...} (got %s)", fn, fn[2:], typeName(L.Get(1)))
+	L.RaiseError("%s: call it as a method, s:%s(...), on a session from m:start_kernel_logger{...} (got %s)", fn, fn[2:], luavm.TypeName(L.Get(1)))
 	return nil
 }
 
@@ -62,7 +62,7 @@ func checkSession(L *lua.LState, fn string) *session {
 func (rt *Runtime) machineStartKernelLogger(L *lua.LState) int {
 	const fn = "m:start_kernel_logger"
 	m := checkMachine(L, fn)
-	f := CheckFields(L, fn, L.Get(2), "profile")
+	f := luavm.CheckFields(L, fn, L.Get(2), "profile")
 	profile := f.Bool("profile", false)
 	rt.mustRun(L, m, fn)
 	ts, err := m.km.StartKernelLogger(profile)
@@ -111,14 +111,14 @@ func (rt *Runtime) sessionEvents(L *lua.LState) int {
 	err := flt.visit(s.ts.Cursor(), func(e kernel.Event) bool {
 		out.Append(eventRow(L, e))
 		n++
-		if n%eventsCheckEvery == 0 && rt.ctx.Err() != nil {
+		if n%eventsCheckEvery == 0 && rt.Context().Err() != nil {
 			ended = true
 			return false
 		}
 		return flt.count < 0 || n < flt.count
 	})
 	if ended {
-		rt.raiseEnded(L, fn, fmt.Sprintf("after building %d events as one table", n),
+		rt.RaiseEnded(L, fn, fmt.Sprintf("after building %d events as one table", n),
 			"visit them one at a time with s:each{…}, count them with s:count{…}, or page through them with s:events{ first =, count = }")
 	}
 	if err != nil {
@@ -133,18 +133,6 @@ func (rt *Runtime) sessionEvents(L *lua.LState) int {
 // Ctrl-C) at the scenario's line rather than be abandoned.
 const eventsCheckEvery = 1024
 
-// raiseEnded raises the error of a binding that stopped because the run's
-// context ended, at the scenario's line: the memory budget (recorded as
-// the run's budget failure, with what the call had done and advice), or
-// the time budget, a cancellation or a plugin's death.
-func (rt *Runtime) raiseEnded(L *lua.LState, fn, done, advice string) {
-	var m *MemoryBudgetError
-	if errors.As(context.Cause(rt.ctx), &m) {
-		rt.raiseBudget(L, "%s: %s %s; %s", fn, m.Error(), done, advice)
-	}
-	L.RaiseError("%s: %v", fn, context.Cause(rt.ctx))
-}
-
 // sessionEach is s:each([filter]): an iterator over the events (for e in
 // s:each{ hook = … } do … end) that reads them one by one and holds none
 // of them, so a visit of every event of a long session takes the memory
@@ -154,7 +142,7 @@ func (rt *Runtime) sessionEach(L *lua.LState) int {
 	s := checkSession(L, fn)
 	flt := readEventFilter(L, fn, false)
 	cur := s.ts.Cursor()
-	L.Push(rt.fn("s:each's iterator", func(L *lua.LState) int {
+	L.Push(rt.Func("s:each's iterator", func(L *lua.LState) int {
 		var found *kernel.Event
 		err := flt.visit(cur, func(e kernel.Event) bool {
 			found = &e
@@ -208,7 +196,7 @@ func readEventFilter(L *lua.LState, fn string, paged bool) eventFilter {
 	if paged {
 		names = append(names, "first", "count")
 	}
-	f := CheckFields(L, fn, L.Get(2), names...)
+	f := luavm.CheckFields(L, fn, L.Get(2), names...)
 	if f.Has("hook") {
 		flt.hook = int64(f.Uint("hook", 0, 0, math.MaxUint16))
 	}
@@ -257,16 +245,16 @@ func eventRow(L *lua.LState, e kernel.Event) *lua.LTable {
 	row := L.CreateTable(0, 8)
 	row.RawSetString("hook", lua.LNumber(e.Hook))
 	row.RawSetString("cpu", lua.LNumber(e.CPU))
-	row.RawSetString("time", ResultValue(L, e.Time))
+	row.RawSetString("time", luavm.ResultValue(L, e.Time))
 	switch e.Hook {
 	case nt.PERFINFO_LOG_TYPE_SAMPLED_PROFILE:
-		row.RawSetString("InstructionPointer", ResultValue(L, e.InstructionPointer))
+		row.RawSetString("InstructionPointer", luavm.ResultValue(L, e.InstructionPointer))
 		row.RawSetString("ThreadId", lua.LNumber(e.ThreadId))
 		row.RawSetString("Count", lua.LNumber(e.Count))
 		row.RawSetString("ExecutingIsr", lua.LBool(e.ExecutingIsr))
 		row.RawSetString("ExecutingDpc", lua.LBool(e.ExecutingDpc))
 	case nt.PERFINFO_LOG_TYPE_PMC_INTERRUPT:
-		row.RawSetString("InstructionPointer", ResultValue(L, e.InstructionPointer))
+		row.RawSetString("InstructionPointer", luavm.ResultValue(L, e.InstructionPointer))
 		row.RawSetString("ThreadId", lua.LNumber(e.ThreadId))
 		row.RawSetString("ProfileSource", lua.LNumber(e.ProfileSource))
 	case nt.PERFINFO_LOG_TYPE_SAMPLED_PROFILE_SET_INTERVAL:

@@ -1,4 +1,4 @@
-package luart
+package luavm
 
 import (
 	"strings"
@@ -10,9 +10,9 @@ import (
 )
 
 func TestErrorsCarryFileLineAndTraceback(t *testing.T) {
-	rt, _ := newTestRuntime(t, Config{})
+	vm, _ := newTestState(t, Config{})
 	src := "local function inner()\n  error('boom')\nend\nlocal function outer() inner() end\nouter()\n"
-	err := rt.Exec("scenarios/x.lua", []byte(src))
+	err := vm.Exec("scenarios/x.lua", []byte(src))
 	if err == nil {
 		t.Fatal("no error")
 	}
@@ -35,13 +35,13 @@ func TestErrorKinds(t *testing.T) {
 		{"error(nil)", "no message"},
 		{"error(42)", "42"},
 		{"local x = (", "s.lua:1: syntax error at the end of the file"},
-		{"local lab = require 'proflab'\nfunction f()\n  return 1\n\n", "s.lua:3: syntax error at the end of the file"},
+		{"local lab = lab\nfunction f()\n  return 1\n\n", "s.lua:3: syntax error at the end of the file"},
 		{"local x = 1\nlocal = 2", "s.lua:2:7: syntax error near '='"},
-		{"local lab = require 'proflab'\nlab.u64('nope')", "s.lua:2: lab.u64: argument #1 (v)"},
+		{"local lab = lab\nlab.u64('nope')", "s.lua:2: lab.u64: argument #1 (v)"},
 	}
 	for _, tc := range tests {
-		rt, _ := newTestRuntime(t, Config{})
-		err := rt.Exec("s.lua", []byte(tc.src))
+		vm, _ := newTestState(t, Config{})
+		err := vm.Exec("s.lua", []byte(tc.src))
 		if err == nil || !strings.Contains(err.Message, tc.want) {
 			t.Errorf("%s: error %v, want one containing %q", tc.src, err, tc.want)
 		}
@@ -58,9 +58,9 @@ func TestGoPanicsAreReportedAsBugs(t *testing.T) {
 		{"index", func() { s := []int{}; _ = s[len(s)+1] }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rt, _ := newTestRuntime(t, Config{})
-			rt.L.SetGlobal("boom", rt.Func("lab.boom", func(*lua.LState) int { tc.panic(); return 0 }))
-			err := rt.Exec("s.lua", []byte("local x = 1\nboom()"))
+			vm, _ := newTestState(t, Config{})
+			vm.L.SetGlobal("boom", vm.Func("lab.boom", func(*lua.LState) int { tc.panic(); return 0 }))
+			err := vm.Exec("s.lua", []byte("local x = 1\nboom()"))
 			if err == nil || err.Kind != runerr.KindBug {
 				t.Fatalf("error = %+v, want a bug", err)
 			}
@@ -69,12 +69,12 @@ func TestGoPanicsAreReportedAsBugs(t *testing.T) {
 			}
 
 			// Caught by pcall, it still fails the run.
-			rt2, _ := newTestRuntime(t, Config{})
-			rt2.L.SetGlobal("boom", rt2.Func("lab.boom", func(*lua.LState) int { tc.panic(); return 0 }))
-			if err := rt2.Exec("s.lua", []byte(`local ok, e = pcall(boom) assert(not ok and e:find("proflab bug"))`)); err != nil {
+			vm2, _ := newTestState(t, Config{})
+			vm2.L.SetGlobal("boom", vm2.Func("lab.boom", func(*lua.LState) int { tc.panic(); return 0 }))
+			if err := vm2.Exec("s.lua", []byte(`local ok, e = pcall(boom) assert(not ok and e:find("proflab bug"))`)); err != nil {
 				t.Fatal(err.Detail())
 			}
-			if b := rt2.Bug(); b == nil || b.Kind != runerr.KindBug {
+			if b := vm2.Bug(); b == nil || b.Kind != runerr.KindBug {
 				t.Errorf("Bug() = %v, want the caught panic", b)
 			}
 		})
@@ -82,15 +82,15 @@ func TestGoPanicsAreReportedAsBugs(t *testing.T) {
 }
 
 func TestArgsAndFields(t *testing.T) {
-	rt, _ := newTestRuntime(t, Config{})
+	vm, _ := newTestState(t, Config{})
 	var got []any
-	rt.L.SetGlobal("svc", rt.Func("p:Svc", func(L *lua.LState) int {
+	vm.L.SetGlobal("svc", vm.Func("p:Svc", func(L *lua.LState) int {
 		a := MethodArgs(L, "p:Svc")
 		a.MaxArgs(3, "Handle, Length, Name")
 		got = []any{a.Service(1, "Handle", 8), a.OptUint(2, "Length", 7, 0, 100), a.OptString(3, "Name", "dflt")}
 		return 0
 	}))
-	rt.L.SetGlobal("opts", rt.Func("lab.thing", func(L *lua.LState) int {
+	vm.L.SetGlobal("opts", vm.Func("lab.thing", func(L *lua.LState) int {
 		f := CheckFields(L, "lab.thing", L.Get(1), "cpus", "version", "pebs", "hal", "mode", "ratio", "ip")
 		got = []any{f.Int("cpus", 4, 1, 64), f.String("version", "10.0"), f.Bool("pebs", true),
 			f.Strings("hal", []string{"apic"}), f.Enum("mode", "user", "user", "kernel"), f.Number("ratio", 0.5),
@@ -110,7 +110,7 @@ func TestArgsAndFields(t *testing.T) {
 	}
 	for _, tc := range ok {
 		got = nil
-		if err := rt.Exec("s.lua", []byte(tc.src)); err != nil {
+		if err := vm.Exec("s.lua", []byte(tc.src)); err != nil {
 			t.Errorf("%s: %s", tc.src, err.Detail())
 			continue
 		}
@@ -145,7 +145,7 @@ func TestArgsAndFields(t *testing.T) {
 		{`opts{ ip = 1.5 }`, `field "ip": 1.5 is not an integer`},
 	}
 	for _, tc := range bad {
-		err := rt.Exec("s.lua", []byte(tc.src))
+		err := vm.Exec("s.lua", []byte(tc.src))
 		if err == nil || !strings.Contains(err.Message, tc.want) {
 			t.Errorf("%s: error %v\nwant one containing %q", tc.src, err, tc.want)
 		}

@@ -1,4 +1,4 @@
-package luart
+package luavm
 
 import (
 	"strings"
@@ -19,8 +19,8 @@ func TestSandboxRemovesDangerousGlobals(t *testing.T) {
 
 func TestSandboxSaysWhatItLeavesOut(t *testing.T) {
 	for _, src := range []string{`io.write("x")`, `local f = os.time()`, `local ok = loadstring("x=1")`} {
-		rt, _ := newTestRuntime(t, Config{})
-		err := rt.Exec("s.lua", []byte(src))
+		vm, _ := newTestState(t, Config{})
+		err := vm.Exec("s.lua", []byte(src))
 		want := " is not available in a proflab scenario: the sandbox leaves out io, os,"
 		if err == nil || !strings.Contains(err.Message, "s.lua:1: ") || !strings.Contains(err.Message, want) {
 			t.Errorf("%s: error %v, want one saying %q", src, err, want)
@@ -50,8 +50,8 @@ func TestSandboxKeepsTheAllowedLibraries(t *testing.T) {
 }
 
 func TestPrintGoesToTheLog(t *testing.T) {
-	rt, log := newTestRuntime(t, Config{})
-	if err := rt.Exec("t.lua", []byte(`print("a", 1, nil, true) print() local lab = require "proflab" lab.log("x", lab.u64(16))`)); err != nil {
+	vm, log := newTestState(t, Config{})
+	if err := vm.Exec("t.lua", []byte(`print("a", 1, nil, true) print() print("x", lab.u64(16))`)); err != nil {
 		t.Fatal(err.Detail())
 	}
 	if got, want := log.String(), "a\t1\tnil\ttrue\n\nx\t0x10\n"; got != want {
@@ -61,8 +61,8 @@ func TestPrintGoesToTheLog(t *testing.T) {
 
 func TestRandomIsSeededPerRun(t *testing.T) {
 	seq := func(seed uint64, src string) string {
-		rt, log := newTestRuntime(t, Config{Seed: seed})
-		if err := rt.Exec("t.lua", []byte(src)); err != nil {
+		vm, log := newTestState(t, Config{Seed: seed})
+		if err := vm.Exec("t.lua", []byte(src)); err != nil {
 			t.Fatal(err.Detail())
 		}
 		return log.String()
@@ -97,17 +97,17 @@ func TestRandomErrors(t *testing.T) {
 	wantErr(t, `math.random(2^60)`, "below 2^53")
 }
 
-func TestRuntimesAreIndependent(t *testing.T) {
+func TestStatesAreIndependent(t *testing.T) {
 	// Two states side by side, on two goroutines: no shared generator or
 	// globals.
 	done := make(chan string, 2)
 	for i := 0; i < 2; i++ {
 		go func() {
-			rt := New(Config{Seed: 42, Dir: t.TempDir()})
-			defer rt.Close()
+			vm := New(Config{Seed: 42, Dir: t.TempDir()})
+			defer vm.Close()
 			var b strings.Builder
-			rt.cfg.Log = &b
-			if err := rt.Exec("t.lua", []byte(`x = (x or 0) + 1 for i = 1, 1000 do print(math.random(100)) end print(x)`)); err != nil {
+			vm.cfg.Log = &b
+			if err := vm.Exec("t.lua", []byte(`x = (x or 0) + 1 for i = 1, 1000 do print(math.random(100)) end print(x)`)); err != nil {
 				done <- err.Detail()
 				return
 			}

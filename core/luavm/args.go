@@ -1,4 +1,4 @@
-package luart
+package luavm
 
 import (
 	"fmt"
@@ -113,7 +113,7 @@ func (a Args) String(i int, name string) string {
 	lv := a.Get(i)
 	s, ok := lv.(lua.LString)
 	if !ok {
-		a.Errorf(i, name, "expected a string, got %s", typeName(lv))
+		a.Errorf(i, name, "expected a string, got %s", TypeName(lv))
 	}
 	return string(s)
 }
@@ -131,7 +131,7 @@ func (a Args) Table(i int, name string) *lua.LTable {
 	lv := a.Get(i)
 	t, ok := lv.(*lua.LTable)
 	if !ok {
-		a.Errorf(i, name, "expected a table, got %s", typeName(lv))
+		a.Errorf(i, name, "expected a table, got %s", TypeName(lv))
 	}
 	return t
 }
@@ -141,11 +141,11 @@ func (a Args) Number(i int, name string) float64 {
 	lv := a.Get(i)
 	n, ok := lv.(lua.LNumber)
 	if !ok {
-		a.Errorf(i, name, "expected a number, got %s", typeName(lv))
+		a.Errorf(i, name, "expected a number, got %s", TypeName(lv))
 	}
 	f := float64(n)
 	if math.IsNaN(f) || math.IsInf(f, 0) {
-		a.Errorf(i, name, "%s is not a finite number", fmtNumber(f))
+		a.Errorf(i, name, "%s is not a finite number", FormatNumber(f))
 	}
 	return f
 }

@@ -1,4 +1,4 @@
-package luart
+package luavm
 
 import (
 	"errors"
@@ -16,23 +16,24 @@ import (
 // a Lua error labelled as a proflab bug and is recorded, so the run fails
 // even if the script catches the error with pcall. Lua errors raised on
 // purpose (L.RaiseError, L.ArgError) pass through untouched.
-func (rt *Runtime) fn(name string, f lua.LGFunction) *lua.LFunction {
-	return rt.L.NewFunction(rt.guard(name, f))
+func (s *State) fn(name string, f lua.LGFunction) *lua.LFunction {
+	return s.L.NewFunction(s.guard(name, f))
 }
 
 // Func wraps a binding under the panic guard (see fn); name is what the
-// user calls ("lab.machine", "p:NtClose").
-func (rt *Runtime) Func(name string, f lua.LGFunction) *lua.LFunction { return rt.fn(name, f) }
+// user calls ("lab.machine", "p:NtClose"), which ActiveCall reports while
+// it runs.
+func (s *State) Func(name string, f lua.LGFunction) *lua.LFunction { return s.fn(name, f) }
 
 // guard returns f protected against Go panics.
-func (rt *Runtime) guard(name string, f lua.LGFunction) lua.LGFunction {
+func (s *State) guard(name string, f lua.LGFunction) lua.LGFunction {
 	call := &name // stored as is on every call: no allocation
 	return func(L *lua.LState) (n int) {
-		prev, prevCall := rt.active, rt.call.Swap(call)
-		rt.active = L
+		prev, prevCall := s.active, s.call.Swap(call)
+		s.active = L
 		defer func() {
-			rt.active = prev
-			rt.call.Store(prevCall)
+			s.active = prev
+			s.call.Store(prevCall)
 			r := recover()
 			if r == nil {
 				return
@@ -46,7 +47,7 @@ func (rt *Runtime) guard(name string, f lua.LGFunction) lua.LGFunction {
 					L.Where(1), name, r),
 				GoStack: string(debug.Stack()),
 			}
-			rt.bugs = append(rt.bugs, bug)
+			s.bugs = append(s.bugs, bug)
 			L.RaiseError("proflab bug in %s: %v (please report it)", name, r)
 		}()
 		return f(L)
@@ -56,40 +57,43 @@ func (rt *Runtime) guard(name string, f lua.LGFunction) lua.LGFunction {
 // ActiveCall names the binding the scenario is inside now ("s:events"),
 // or "" between bindings. It may be called from any goroutine: the run
 // abandoned inside a builtin says which one held it.
-func (rt *Runtime) ActiveCall() string {
-	if p := rt.call.Load(); p != nil {
+func (s *State) ActiveCall() string {
+	if p := s.call.Load(); p != nil {
 		return *p
 	}
 	return ""
 }
 
 // Exec compiles src as a chunk named name (the name that error messages
-// and tracebacks show, e.g. the scenario's path) and runs it. It returns
-// nil when the chunk ran to its end, or the error with a traceback.
-func (rt *Runtime) Exec(name string, src []byte) *runerr.Error {
-	fn, err := loadScenario(rt.L, string(src), name)
+// and tracebacks show, e.g. the scenario's path) and runs it, then calls
+// the Ended hook. It returns nil when the chunk ran to its end, or the
+// error with a traceback.
+func (s *State) Exec(name string, src []byte) *runerr.Error {
+	fn, err := loadScenario(s.L, string(src), name)
 	if err != nil {
 		return &runerr.Error{Kind: runerr.KindLua, Message: compileMessage(err, src)}
 	}
-	rt.L.Push(fn)
-	e := rt.pcall(0)
-	rt.settleHALs()
+	s.L.Push(fn)
+	e := s.pcall(0)
+	if s.cfg.Ended != nil {
+		s.cfg.Ended()
+	}
 	return e
 }
 
 // pcall calls the function below nargs arguments on the stack with the
 // traceback handler.
-func (rt *Runtime) pcall(nargs int) *runerr.Error {
-	rt.trace = ""
-	handler := rt.L.NewFunction(rt.messageHandler)
-	err := rt.L.PCall(nargs, 0, handler)
+func (s *State) pcall(nargs int) *runerr.Error {
+	s.trace = ""
+	handler := s.L.NewFunction(s.messageHandler)
+	err := s.L.PCall(nargs, 0, handler)
 	if err == nil {
 		return nil
 	}
-	e := &runerr.Error{Kind: runerr.KindLua, Message: err.Error(), Traceback: rt.trace}
+	e := &runerr.Error{Kind: runerr.KindLua, Message: err.Error(), Traceback: s.trace}
 	var api *lua.ApiError
 	if errors.As(err, &api) {
-		e.Message = errorText(rt.L, api.Object)
+		e.Message = errorText(s.L, api.Object)
 		switch {
 		case api.Type == lua.ApiErrorPanic && strings.Contains(api.Error(), stackOverflow):
 			e.Message = overflowWhere(api.StackTrace) + fmt.Sprintf("stack overflow (more than %d nested calls: endless recursion?)", callStackSize)
@@ -99,7 +103,7 @@ func (rt *Runtime) pcall(nargs int) *runerr.Error {
 			e.Message = "proflab bug (the Lua interpreter panicked): " + api.Error()
 		}
 	}
-	if b := rt.Bug(); b != nil && e.Kind == runerr.KindLua && strings.Contains(e.Message, "proflab bug in") {
+	if b := s.Bug(); b != nil && e.Kind == runerr.KindLua && strings.Contains(e.Message, "proflab bug in") {
 		e.Kind, e.GoStack = runerr.KindBug, b.GoStack
 	}
 	e.Message = shorten(e.Message)
@@ -169,8 +173,8 @@ func shorten(msg string) string {
 
 // messageHandler runs at the point of the error, before the stack unwinds:
 // it captures the traceback and returns the error value unchanged.
-func (rt *Runtime) messageHandler(L *lua.LState) int {
-	rt.trace = traceback(L, 1)
+func (s *State) messageHandler(L *lua.LState) int {
+	s.trace = traceback(L, 1)
 	L.Push(L.Get(1))
 	return 1
 }
@@ -231,7 +235,7 @@ func errorText(L *lua.LState, lv lua.LValue) string {
 			return s
 		}
 	}
-	return fmt.Sprintf("error raised with a %s value (not a string)", typeName(lv))
+	return fmt.Sprintf("error raised with a %s value (not a string)", TypeName(lv))
 }
 
 // safeToString calls tostring on lv, reporting failure instead of raising.
@@ -285,4 +289,36 @@ func frameLine(dbg *lua.Debug) string {
 		return where + ": in function " + dbg.Name
 	}
 	return fmt.Sprintf("%s: in function '%s'", where, dbg.Name)
+}
+
+// CallerWhere is "file:line" of the scenario code that called the current
+// Go function: the nearest Lua frame that is not a library module, so that
+// a check made by a helper of scripts/ points at the scenario's line ("?"
+// when no Lua frame is found).
+func (s *State) CallerWhere(L *lua.LState) string {
+	first := ""
+	for level := 1; ; level++ {
+		dbg, ok := L.GetStack(level)
+		if !ok {
+			if L.Parent != nil { // a coroutine: go on in the one that resumed it
+				L, level = L.Parent, 0
+				continue
+			}
+			break
+		}
+		if _, err := L.GetInfo("Sl", dbg, lua.LNil); err != nil || dbg.What == "G" {
+			continue
+		}
+		where := fmt.Sprintf("%s:%d", dbg.Source, dbg.CurrentLine)
+		if first == "" {
+			first = where
+		}
+		if !s.isLibraryChunk(dbg.Source) {
+			return where
+		}
+	}
+	if first == "" {
+		return "?"
+	}
+	return first
 }

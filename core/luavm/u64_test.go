@@ -1,4 +1,4 @@
-package luart
+package luavm
 
 import "testing"
 

@@ -1,4 +1,4 @@
-package luart
+package luavm
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 
 // The bounded builtins behave as Lua 5.1's within their limits.
 func TestBoundedBuiltinsKeepLuaSemantics(t *testing.T) {
-	rt, log := newTestRuntime(t, Config{})
+	vm, log := newTestState(t, Config{})
 	src := `
 print(select("#", unpack({ 1, 2, 3 })), unpack({ 1, 2, 3 }, 2))
 print(select("#", unpack({ 1, nil, 3 }, 1, 3)), unpack({}, 1, 0))
@@ -26,7 +26,7 @@ print(coroutine.resume(co))
 print(pcall(coroutine.wrap(function() error({ code = 7 }) end)))
 print(pcall(coroutine.wrap(function() error("at line") end)))
 `
-	if err := rt.Exec("b.lua", []byte(src)); err != nil {
+	if err := vm.Exec("b.lua", []byte(src)); err != nil {
 		t.Fatal(err.Detail())
 	}
 	want := "3\t2\t3\n" +
@@ -41,8 +41,8 @@ print(pcall(coroutine.wrap(function() error("at line") end)))
 	if got := log.String(); got != want {
 		t.Errorf("log:\n%s\nwant:\n%s", got, want)
 	}
-	if rt.BudgetFailure() != nil {
-		t.Errorf("budget failure %v within the limits", rt.BudgetFailure())
+	if vm.BudgetFailure() != nil {
+		t.Errorf("budget failure %v within the limits", vm.BudgetFailure())
 	}
 }
 
@@ -58,10 +58,10 @@ func TestBudgetRefusals(t *testing.T) {
 		{`unpack({}, 1, 8001)`, "too many results to unpack (8001; at most 8000)", false},
 		{`unpack({}, -2^53, 2^53)`, "too many results to unpack", false},
 	} {
-		rt, _ := newTestRuntime(t, Config{MemoryLimit: 1024})
-		err := rt.Exec("b.lua", []byte(tc.src))
+		vm, _ := newTestState(t, Config{MemoryLimit: 1024})
+		err := vm.Exec("b.lua", []byte(tc.src))
 		got := ""
-		if b := rt.BudgetFailure(); b != nil {
+		if b := vm.BudgetFailure(); b != nil {
 			got = b.Message
 		} else if err != nil {
 			got = err.Message
@@ -69,30 +69,30 @@ func TestBudgetRefusals(t *testing.T) {
 		if !strings.Contains(got, tc.want) || !strings.HasPrefix(got, "b.lua:1: ") {
 			t.Errorf("%s: error %q, want b.lua:1: … %q", tc.src, got, tc.want)
 		}
-		if sticky := rt.BudgetFailure() != nil; sticky != tc.sticky {
+		if sticky := vm.BudgetFailure() != nil; sticky != tc.sticky {
 			t.Errorf("%s: fails the run even if caught: %v, want %v", tc.src, sticky, tc.sticky)
 		}
 	}
 	// After a refused nesting the depth count is back to zero.
-	rt, _ := newTestRuntime(t, Config{})
-	if err := rt.Exec("b.lua", []byte(`local function f() return coroutine.wrap(f)() end pcall(f)
+	vm, _ := newTestState(t, Config{})
+	if err := vm.Exec("b.lua", []byte(`local function f() return coroutine.wrap(f)() end pcall(f)
 for i = 1, 300 do assert(coroutine.wrap(function() return i end)() == i) end`)); err != nil {
 		t.Fatal(err.Detail())
 	}
-	if rt.resumeDepth != 0 {
-		t.Errorf("resume depth %d after the run", rt.resumeDepth)
+	if vm.resumeDepth != 0 {
+		t.Errorf("resume depth %d after the run", vm.resumeDepth)
 	}
 }
 
 func TestHeapWatchdogEndsTheRun(t *testing.T) {
-	rt, _ := newTestRuntime(t, Config{MemoryLimit: 32 << 20})
-	rt.SetContext(context.Background())
+	vm, _ := newTestState(t, Config{MemoryLimit: 32 << 20})
+	vm.SetContext(context.Background())
 	start := time.Now()
-	err := rt.Exec("b.lua", []byte(`local t = {} for i = 1, 1e9 do t[i] = { i } end`))
+	err := vm.Exec("b.lua", []byte(`local t = {} for i = 1, 1e9 do t[i] = { i } end`))
 	if err == nil {
 		t.Fatal("an endless allocation ended without an error")
 	}
-	b := rt.BudgetFailure()
+	b := vm.BudgetFailure()
 	if b == nil || !strings.Contains(b.Message, "scenario exceeded its memory budget of 32 MiB (--memory)") {
 		t.Fatalf("budget failure %v (error %s)", b, err.Detail())
 	}
@@ -110,8 +110,8 @@ func TestFormatBytes(t *testing.T) {
 }
 
 func TestStableNames(t *testing.T) {
-	rt, log := newTestRuntime(t, Config{})
-	if err := rt.Exec("s.lua", []byte(`local t, f = {}, function() end
+	vm, log := newTestState(t, Config{})
+	if err := vm.Exec("s.lua", []byte(`local t, f = {}, function() end
 print(tostring(t), tostring(f), tostring(t), tostring(print), string.format("%s|%5.2f", t, 1), tostring(nil), tostring(1.5), tostring("s"))
 print(tostring(setmetatable({}, { __tostring = function() return "custom" end })))
 print(t == t, tostring({}) ~= tostring({}))`)); err != nil {
@@ -125,15 +125,15 @@ print(t == t, tostring({}) ~= tostring({}))`)); err != nil {
 
 // BenchmarkBuiltins runs the builtins the budgets and stable names wrap.
 func BenchmarkBuiltins(b *testing.B) {
-	rt := New(Config{})
-	defer rt.Close()
+	vm := New(Config{})
+	defer vm.Close()
 	src := []byte(`local t, three, ten = {}, { 1, 2, 3 }, { "a", "b", "c", "d", "e", "f", "g", "h", "i", "j" }
 for i = 1, 1000 do
   local s = tostring(t) .. string.format("%s %d", "x", i) .. string.rep("ab", 8) .. table.concat(ten, ",")
   local a, b, c = unpack(three)
 end`)
 	for b.Loop() {
-		if err := rt.Exec("bench.lua", src); err != nil {
+		if err := vm.Exec("bench.lua", src); err != nil {
 			b.Fatal(err.Detail())
 		}
 	}
@@ -142,16 +142,16 @@ end`)
 // Naming short-lived tables keeps neither them nor their entries; numbers
 // are never reused.
 func TestStableNamesForgetDeadObjects(t *testing.T) {
-	rt, log := newTestRuntime(t, Config{})
-	if err := rt.Exec("s.lua", []byte(`for i = 1, 1000 do local s = tostring({}) end`)); err != nil {
+	vm, log := newTestState(t, Config{})
+	if err := vm.Exec("s.lua", []byte(`for i = 1, 1000 do local s = tostring({}) end`)); err != nil {
 		t.Fatal(err.Detail())
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		runtime.GC()
-		rt.ids.mu.Lock()
-		n := len(rt.ids.ids)
-		rt.ids.mu.Unlock()
+		vm.ids.mu.Lock()
+		n := len(vm.ids.ids)
+		vm.ids.mu.Unlock()
 		if n < 1000 {
 			break
 		}
@@ -160,7 +160,7 @@ func TestStableNamesForgetDeadObjects(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if err := rt.Exec("s.lua", []byte(`print(tostring({}))`)); err != nil {
+	if err := vm.Exec("s.lua", []byte(`print(tostring({}))`)); err != nil {
 		t.Fatal(err.Detail())
 	}
 	if got := log.String(); got != "table: 0x000003e9\n" {
@@ -171,22 +171,22 @@ func TestStableNamesForgetDeadObjects(t *testing.T) {
 // ActiveCall names the binding running now, from another goroutine, and
 // is empty between bindings.
 func TestActiveCall(t *testing.T) {
-	rt, _ := newTestRuntime(t, Config{})
-	rt.SetContext(context.Background())
+	vm, _ := newTestState(t, Config{})
+	vm.SetContext(context.Background())
 	inside := make(chan string, 1)
-	rt.L.SetGlobal("probe", rt.Func("lab.probe", func(L *lua.LState) int {
+	vm.L.SetGlobal("probe", vm.Func("lab.probe", func(L *lua.LState) int {
 		got := make(chan string)
-		go func() { got <- rt.ActiveCall() }()
+		go func() { got <- vm.ActiveCall() }()
 		inside <- <-got
 		return 0
 	}))
-	if err := rt.Exec("a.lua", []byte("probe()")); err != nil {
+	if err := vm.Exec("a.lua", []byte("probe()")); err != nil {
 		t.Fatal(err.Detail())
 	}
 	if got := <-inside; got != "lab.probe" {
 		t.Errorf("inside the binding: ActiveCall %q", got)
 	}
-	if got := rt.ActiveCall(); got != "" {
+	if got := vm.ActiveCall(); got != "" {
 		t.Errorf("after it: ActiveCall %q", got)
 	}
 }

@@ -1,6 +1,8 @@
-package luart
+package luavm
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -61,20 +63,20 @@ func FormatBytes(n int64) string {
 }
 
 // memoryLimit is the run's budget in bytes (0: none).
-func (rt *Runtime) memoryLimit() int64 {
+func (s *State) memoryLimit() int64 {
 	switch {
-	case rt.cfg.MemoryLimit == 0:
+	case s.cfg.MemoryLimit == 0:
 		return DefaultMemoryLimit
-	case rt.cfg.MemoryLimit < 0:
+	case s.cfg.MemoryLimit < 0:
 		return 0
 	}
-	return rt.cfg.MemoryLimit
+	return s.cfg.MemoryLimit
 }
 
 // checkSize raises a Lua error when a value of n bytes (n < 0: more than
 // fits in an int64) would exceed the budget.
-func (rt *Runtime) checkSize(L *lua.LState, fn string, n int64) {
-	limit := rt.memoryLimit()
+func (s *State) checkSize(L *lua.LState, fn string, n int64) {
+	limit := s.memoryLimit()
 	if limit == 0 || (n >= 0 && n <= limit) {
 		return
 	}
@@ -82,15 +84,15 @@ func (rt *Runtime) checkSize(L *lua.LState, fn string, n int64) {
 	if n >= 0 {
 		size = fmt.Sprintf("%d bytes", n)
 	}
-	rt.raiseBudget(L, "%s: the result would be %s, over the scenario's memory budget of %s (--memory)", fn, size, FormatBytes(limit))
+	s.raiseBudget(L, "%s: the result would be %s, over the scenario's memory budget of %s (--memory)", fn, size, FormatBytes(limit))
 }
 
 // raiseBudget raises a Lua error at the scenario's line and records it:
 // a budget refusal fails the run even when the script catches it.
-func (rt *Runtime) raiseBudget(L *lua.LState, format string, args ...any) {
-	msg := rt.callerWhere(L) + ": " + fmt.Sprintf(format, args...)
-	if rt.budgetError == nil {
-		rt.budgetError = &runerr.Error{Kind: runerr.KindMemory, Message: msg}
+func (s *State) raiseBudget(L *lua.LState, format string, args ...any) {
+	msg := s.CallerWhere(L) + ": " + fmt.Sprintf(format, args...)
+	if s.budgetError == nil {
+		s.budgetError = &runerr.Error{Kind: runerr.KindMemory, Message: msg}
 	}
 	L.Error(lua.LString(msg), 0)
 }
@@ -98,42 +100,42 @@ func (rt *Runtime) raiseBudget(L *lua.LState, format string, args ...any) {
 // installBudgets replaces the builtins that could exceed the budgets in
 // one call with bounded versions (string.format's bound is in its wrapper,
 // stringFormat).
-func (rt *Runtime) installBudgets() {
-	L := rt.L
+func (s *State) installBudgets() {
+	L := s.L
 	str := L.GetGlobal("string").(*lua.LTable)
 	tab := L.GetGlobal("table").(*lua.LTable)
 	co := L.GetGlobal("coroutine").(*lua.LTable)
-	str.RawSetString("rep", rt.fn("string.rep", rt.stringRep))
-	str.RawSetString("gsub", rt.fn("string.gsub", rt.stringGsub))
+	str.RawSetString("rep", s.fn("string.rep", s.stringRep))
+	str.RawSetString("gsub", s.fn("string.gsub", s.stringGsub))
 	concat := tab.RawGetString("concat").(*lua.LFunction)
-	tab.RawSetString("concat", rt.fn("table.concat", rt.tableConcat(concat)))
-	L.SetGlobal("unpack", rt.fn("unpack", unpack))
+	tab.RawSetString("concat", s.fn("table.concat", s.tableConcat(concat)))
+	L.SetGlobal("unpack", s.fn("unpack", unpack))
 	resume := co.RawGetString("resume").(*lua.LFunction)
-	bounded := rt.fn("coroutine.resume", rt.coroutineResume(resume))
+	bounded := s.fn("coroutine.resume", s.coroutineResume(resume))
 	co.RawSetString("resume", bounded)
-	co.RawSetString("wrap", rt.coroutineWrap(co.RawGetString("create").(*lua.LFunction), bounded))
+	co.RawSetString("wrap", s.coroutineWrap(co.RawGetString("create").(*lua.LFunction), bounded))
 }
 
 // stringRep is string.rep(s, n), refusing results over the budget.
-func (rt *Runtime) stringRep(L *lua.LState) int {
-	s := L.CheckString(1)
+func (s *State) stringRep(L *lua.LState) int {
+	str := L.CheckString(1)
 	n := L.CheckNumber(2)
-	if n < 1 || s == "" {
+	if n < 1 || str == "" {
 		L.Push(lua.LString(""))
 		return 1
 	}
-	if float64(n) > float64(math.MaxInt64)/float64(len(s)) {
-		rt.checkSize(L, "string.rep", -1)
+	if float64(n) > float64(math.MaxInt64)/float64(len(str)) {
+		s.checkSize(L, "string.rep", -1)
 	}
 	count := int64(n)
-	rt.checkSize(L, "string.rep", count*int64(len(s)))
-	L.Push(lua.LString(strings.Repeat(s, int(count))))
+	s.checkSize(L, "string.rep", count*int64(len(str)))
+	L.Push(lua.LString(strings.Repeat(str, int(count))))
 	return 1
 }
 
 // tableConcat is table.concat, refusing results over the budget (it adds
 // up the sizes before building anything).
-func (rt *Runtime) tableConcat(orig *lua.LFunction) lua.LGFunction {
+func (s *State) tableConcat(orig *lua.LFunction) lua.LGFunction {
 	return func(L *lua.LState) int {
 		t := L.CheckTable(1)
 		sep := L.OptString(2, "")
@@ -152,8 +154,8 @@ func (rt *Runtime) tableConcat(orig *lua.LFunction) lua.LGFunction {
 			if k < j {
 				size += int64(len(sep))
 			}
-			if limit := rt.memoryLimit(); limit > 0 && size > limit {
-				rt.checkSize(L, "table.concat", size)
+			if limit := s.memoryLimit(); limit > 0 && size > limit {
+				s.checkSize(L, "table.concat", size)
 			}
 		}
 		top := L.GetTop()
@@ -192,13 +194,13 @@ func unpack(L *lua.LState) int {
 // than maxResumeDepth deep (each nested coroutine holds a whole Lua stack:
 // without the limit, a coroutine that resumes a new one recursively eats
 // gigabytes in seconds).
-func (rt *Runtime) coroutineResume(orig *lua.LFunction) lua.LGFunction {
+func (s *State) coroutineResume(orig *lua.LFunction) lua.LGFunction {
 	return func(L *lua.LState) int {
-		if rt.resumeDepth >= maxResumeDepth {
-			rt.raiseBudget(L, "C stack overflow (coroutines nested more than %d deep; each holds a whole Lua stack)", maxResumeDepth)
+		if s.resumeDepth >= maxResumeDepth {
+			s.raiseBudget(L, "C stack overflow (coroutines nested more than %d deep; each holds a whole Lua stack)", maxResumeDepth)
 		}
-		rt.resumeDepth++
-		defer func() { rt.resumeDepth-- }()
+		s.resumeDepth++
+		defer func() { s.resumeDepth-- }()
 		top := L.GetTop()
 		L.Push(orig)
 		for a := 1; a <= top; a++ {
@@ -222,14 +224,14 @@ return function(f)
 end`
 
 // coroutineWrap builds coroutine.wrap from create and the bounded resume.
-func (rt *Runtime) coroutineWrap(create, resume *lua.LFunction) lua.LValue {
-	L := rt.L
+func (s *State) coroutineWrap(create, resume *lua.LFunction) lua.LValue {
+	L := s.L
 	const chunk = "coroutine.wrap"
 	fn, err := loadLibrary(L, wrapSource, chunk)
 	if err != nil {
 		panic(err) // the source above is fixed
 	}
-	rt.libChunks[chunk] = true // messages point at the scenario's line
+	s.libChunks[chunk] = true // messages point at the scenario's line
 	L.Push(fn)
 	L.Push(create)
 	L.Push(resume)
@@ -238,4 +240,17 @@ func (rt *Runtime) coroutineWrap(create, resume *lua.LFunction) lua.LValue {
 	wrap := L.Get(-1)
 	L.Pop(1)
 	return wrap
+}
+
+// RaiseEnded raises the error of a binding fn that stopped because the
+// run's context ended, at the scenario's line: the memory budget
+// (recorded as the run's budget failure, with what the call had done and
+// advice), or else the context's cause (the time budget, a cancellation,
+// a host's Stop).
+func (s *State) RaiseEnded(L *lua.LState, fn, done, advice string) {
+	var m *MemoryBudgetError
+	if errors.As(context.Cause(s.ctx), &m) {
+		s.raiseBudget(L, "%s: %s %s; %s", fn, m.Error(), done, advice)
+	}
+	L.RaiseError("%s: %v", fn, context.Cause(s.ctx))
 }

@@ -1,4 +1,4 @@
-package luart
+package luavm
 
 import (
 	"fmt"
@@ -67,7 +67,7 @@ func formatSize(L *lua.LState, f string) int64 {
 // (gopher-lua's copies the whole string again at every replacement) and
 // refused once the result grows over the budget. Its answers are
 // gopher-lua's, replacement for replacement.
-func (rt *Runtime) stringGsub(L *lua.LState) int {
+func (s *State) stringGsub(L *lua.LState) int {
 	str := L.CheckString(1)
 	pat := L.CheckString(2)
 	L.CheckTypes(3, lua.LTString, lua.LTTable, lua.LTFunction)
@@ -82,7 +82,7 @@ func (rt *Runtime) stringGsub(L *lua.LState) int {
 		L.Push(lua.LNumber(0))
 		return 2
 	}
-	budget := rt.memoryLimit()
+	budget := s.memoryLimit()
 	var b strings.Builder
 	last := 0
 	for _, m := range mds {
@@ -95,7 +95,7 @@ func (rt *Runtime) stringGsub(L *lua.LState) int {
 		b.WriteString(r)
 		last = end
 		if budget > 0 && int64(b.Len()+len(str)-last) > budget {
-			rt.checkSize(L, "string.gsub", int64(b.Len()+len(str)-last))
+			s.checkSize(L, "string.gsub", int64(b.Len()+len(str)-last))
 		}
 	}
 	b.WriteString(str[last:])

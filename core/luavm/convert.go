@@ -1,4 +1,4 @@
-package luart
+package luavm
 
 import (
 	"fmt"
@@ -8,9 +8,9 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// exactLimit is 2^53: every integer of smaller magnitude is exact as a Lua
+// ExactLimit is 2^53: every integer of smaller magnitude is exact as a Lua
 // number (a float64), and none is guaranteed to be from there on.
-const exactLimit = 1 << 53
+const ExactLimit = 1 << 53
 
 // u64Hint is the advice given with every rejected number.
 const u64Hint = `use lab.u64("0x…") for values of 2^53 and more`
@@ -22,18 +22,18 @@ func exactInt(f float64) (int64, error) {
 	case math.IsNaN(f):
 		return 0, fmt.Errorf("got NaN, not a number (a hex literal of 2^63 or more reads as NaN in this Lua); %s", u64Hint)
 	case math.IsInf(f, 0):
-		return 0, fmt.Errorf("%s is not a finite number", fmtNumber(f))
+		return 0, fmt.Errorf("%s is not a finite number", FormatNumber(f))
 	case f != math.Trunc(f):
-		return 0, fmt.Errorf("%s is not an integer", fmtNumber(f))
-	case f >= exactLimit || f <= -exactLimit:
-		return 0, fmt.Errorf("%s is too large to be exact as a Lua number; %s", fmtNumber(f), u64Hint)
+		return 0, fmt.Errorf("%s is not an integer", FormatNumber(f))
+	case f >= ExactLimit || f <= -ExactLimit:
+		return 0, fmt.Errorf("%s is too large to be exact as a Lua number; %s", FormatNumber(f), u64Hint)
 	}
 	return int64(f), nil
 }
 
-// fmtNumber shows a number as Lua would, with large integers in hex too
+// FormatNumber shows a number as Lua would, with large integers in hex too
 // (so that a user sees what the parser made of a long hex literal).
-func fmtNumber(f float64) string {
+func FormatNumber(f float64) string {
 	s := strconv.FormatFloat(f, 'g', 17, 64)
 	if f == math.Trunc(f) && math.Abs(f) < 1e21 {
 		s = strconv.FormatFloat(f, 'f', -1, 64)
@@ -41,8 +41,8 @@ func fmtNumber(f float64) string {
 	return s
 }
 
-// typeName names a value's type for messages, u64 included.
-func typeName(lv lua.LValue) string {
+// TypeName names a value's type for messages, u64 included.
+func TypeName(lv lua.LValue) string {
 	if _, ok := AsU64(lv); ok {
 		return "u64"
 	}
@@ -92,7 +92,7 @@ func ServiceValue(lv lua.LValue, width int) (uint64, error) {
 	if u, ok := AsU64(lv); ok {
 		return u & mask, nil
 	}
-	return 0, fmt.Errorf("expected a number or a u64, got %s", typeName(lv))
+	return 0, fmt.Errorf("expected a number or a u64, got %s", TypeName(lv))
 }
 
 // CountValue converts an argument of the lab's own helpers (a size, a
@@ -105,7 +105,7 @@ func CountValue(lv lua.LValue, min, max uint64) (uint64, error) {
 	case lua.LNumber:
 		f := float64(v)
 		if f < 0 && f == math.Trunc(f) && !math.IsInf(f, 0) {
-			return 0, fmt.Errorf("%s is negative; expected %s", fmtNumber(f), rangeText(min, max))
+			return 0, fmt.Errorf("%s is negative; expected %s", FormatNumber(f), rangeText(min, max))
 		}
 		i, err := exactInt(f)
 		if err != nil {
@@ -115,7 +115,7 @@ func CountValue(lv lua.LValue, min, max uint64) (uint64, error) {
 	default:
 		x, ok := AsU64(lv)
 		if !ok {
-			return 0, fmt.Errorf("expected a number, got %s", typeName(lv))
+			return 0, fmt.Errorf("expected a number, got %s", TypeName(lv))
 		}
 		u = x
 	}
@@ -169,5 +169,5 @@ func DataValue(lv lua.LValue, width int) (uint64, error) {
 		}
 		return u, nil
 	}
-	return 0, fmt.Errorf("expected a number or a u64, got %s", typeName(lv))
+	return 0, fmt.Errorf("expected a number or a u64, got %s", TypeName(lv))
 }

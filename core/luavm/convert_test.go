@@ -1,4 +1,4 @@
-package luart
+package luavm
 
 import (
 	"math"
@@ -28,12 +28,12 @@ func TestServiceValue(t *testing.T) {
 		{lua.LNumber(-2), 4, 0xFFFFFFFE, ""},
 		{lua.LNumber(0x1_0000_0005), 4, 5, ""}, // wider: truncated
 		{lua.LNumber(0x1FF), 1, 0xFF, ""},      // wider: truncated
-		{lua.LNumber(exactLimit - 1), 8, exactLimit - 1, ""},
-		{lua.LNumber(-(exactLimit - 1)), 8, 0xFFE0000000000001, ""},
+		{lua.LNumber(ExactLimit - 1), 8, ExactLimit - 1, ""},
+		{lua.LNumber(-(ExactLimit - 1)), 8, 0xFFE0000000000001, ""},
 		{u64ud(0xFFFFF80000001000), 8, 0xFFFFF80000001000, ""},
 		{u64ud(0xFFFFF80000001000), 4, 0x00001000, ""},
-		{lua.LNumber(exactLimit), 8, 0, "too large"},
-		{lua.LNumber(-exactLimit), 8, 0, "too large"},
+		{lua.LNumber(ExactLimit), 8, 0, "too large"},
+		{lua.LNumber(-ExactLimit), 8, 0, "too large"},
 		{lua.LNumber(1.5), 4, 0, "not an integer"},
 		{lua.LNumber(math.NaN()), 4, 0, "NaN"},
 		{lua.LNumber(math.Inf(1)), 4, 0, "not a finite number"},
@@ -92,7 +92,7 @@ func TestCountValue(t *testing.T) {
 // panic; an accepted value is integral and exact, fits the width, and
 // agrees with the two's complement of the number; a rejected one says why.
 func FuzzServiceValue(f *testing.F) {
-	for _, seed := range []float64{0, 1, -1, 0.5, 4096, -4096, exactLimit, exactLimit - 1, -exactLimit, 1e300, math.Inf(-1), math.NaN(), 0x1_0000_0005} {
+	for _, seed := range []float64{0, 1, -1, 0.5, 4096, -4096, ExactLimit, ExactLimit - 1, -ExactLimit, 1e300, math.Inf(-1), math.NaN(), 0x1_0000_0005} {
 		f.Add(seed, uint8(3), "0x10")
 	}
 	f.Fuzz(func(t *testing.T, n float64, w uint8, s string) {
@@ -102,7 +102,7 @@ func FuzzServiceValue(f *testing.F) {
 			mask = 1<<(8*width) - 1
 		}
 		got, err := ServiceValue(lua.LNumber(n), width)
-		exact := !math.IsNaN(n) && n == math.Trunc(n) && math.Abs(n) < exactLimit
+		exact := !math.IsNaN(n) && n == math.Trunc(n) && math.Abs(n) < ExactLimit
 		if exact != (err == nil) {
 			t.Fatalf("ServiceValue(%v, %d): err = %v, exact = %v", n, width, err, exact)
 		}
@@ -127,4 +127,39 @@ func FuzzServiceValue(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestDataValue(t *testing.T) {
+	tests := []struct {
+		in    lua.LValue
+		width int
+		want  uint64
+		err   string
+	}{
+		{lua.LNumber(0x80), 1, 0x80, ""},
+		{lua.LNumber(-128), 1, 0x80, ""}, // two's complement when it fits the signed range
+		{lua.LNumber(-1), 2, 0xFFFF, ""},
+		{lua.LNumber(-2), 8, 0xFFFFFFFFFFFFFFFE, ""},
+		{lua.LNumber(0xFFFFFFFF), 4, 0xFFFFFFFF, ""},
+		{u64ud(math.MaxUint64), 8, math.MaxUint64, ""},
+		{u64ud(0xFF), 1, 0xFF, ""},
+		{lua.LNumber(0x100), 1, 0, "256 does not fit in 8 bits"}, // never truncated
+		{lua.LNumber(-129), 1, 0, "-129 does not fit in 8 bits"},
+		{u64ud(0x1_0000_0000), 4, 0, "0x100000000 does not fit in 32 bits"},
+		{lua.LNumber(1.5), 4, 0, "not an integer"},
+		{lua.LNil, 4, 0, "expected a number or a u64, got nil"},
+		{lua.LString("1"), 4, 0, "got string"},
+		{lua.LNumber(1), 3, 0, "width 3"},
+	}
+	for _, tc := range tests {
+		got, err := DataValue(tc.in, tc.width)
+		switch {
+		case tc.err == "" && err != nil:
+			t.Errorf("DataValue(%v, %d): %v", tc.in, tc.width, err)
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("DataValue(%v, %d) error = %v, want one containing %q", tc.in, tc.width, err, tc.err)
+		case tc.err == "" && got != tc.want:
+			t.Errorf("DataValue(%v, %d) = %#x, want %#x", tc.in, tc.width, got, tc.want)
+		}
+	}
 }

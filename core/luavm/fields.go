@@ -1,4 +1,4 @@
-package luart
+package luavm
 
 import (
 	"fmt"
@@ -32,7 +32,7 @@ func CheckFields(L *lua.LState, fn string, lv lua.LValue, allowed ...string) *Fi
 	case *lua.LNilType:
 		f.t = L.NewTable()
 	default:
-		L.RaiseError("%s: expected a table of options (%s{ %s = … }), got %s", fn, fn, firstOr(allowed, "name"), typeName(lv))
+		L.RaiseError("%s: expected a table of options (%s{ %s = … }), got %s", fn, fn, firstOr(allowed, "name"), TypeName(lv))
 	}
 	var problem string
 	f.t.ForEach(func(k, _ lua.LValue) {
@@ -91,7 +91,7 @@ func (f *Fields) String(name, def string) string {
 	}
 	s, ok := lv.(lua.LString)
 	if !ok {
-		f.Errorf(name, "expected a string, got %s", typeName(lv))
+		f.Errorf(name, "expected a string, got %s", TypeName(lv))
 	}
 	return string(s)
 }
@@ -117,7 +117,7 @@ func (f *Fields) Bool(name string, def bool) bool {
 	}
 	b, ok := lv.(lua.LBool)
 	if !ok {
-		f.Errorf(name, "expected true or false, got %s", typeName(lv))
+		f.Errorf(name, "expected true or false, got %s", TypeName(lv))
 	}
 	return bool(b)
 }
@@ -162,10 +162,10 @@ func (f *Fields) Number(name string, def float64) float64 {
 	}
 	n, ok := lv.(lua.LNumber)
 	if !ok {
-		f.Errorf(name, "expected a number, got %s", typeName(lv))
+		f.Errorf(name, "expected a number, got %s", TypeName(lv))
 	}
 	if math.IsNaN(float64(n)) || math.IsInf(float64(n), 0) {
-		f.Errorf(name, "%s is not a finite number", fmtNumber(float64(n)))
+		f.Errorf(name, "%s is not a finite number", FormatNumber(float64(n)))
 	}
 	return float64(n)
 }
@@ -178,7 +178,7 @@ func (f *Fields) Strings(name string, def []string) []string {
 	}
 	t, ok := lv.(*lua.LTable)
 	if !ok {
-		f.Errorf(name, "expected an array of strings such as {\"a\", \"b\"}, got %s", typeName(lv))
+		f.Errorf(name, "expected an array of strings such as {\"a\", \"b\"}, got %s", TypeName(lv))
 	}
 	out, err := stringArray(t)
 	if err != nil {
@@ -203,7 +203,7 @@ func stringArray(t *lua.LTable) ([]string, error) {
 			return
 		}
 		if _, ok := v.(lua.LString); !ok {
-			bad = fmt.Errorf("element [%d] is %s, expected a string", int(kn), typeName(v))
+			bad = fmt.Errorf("element [%d] is %s, expected a string", int(kn), TypeName(v))
 		}
 	})
 	if bad != nil {

@@ -1,4 +1,4 @@
-package luart
+package luavm
 
 import (
 	"runtime"
@@ -64,8 +64,8 @@ func TestStringBuildersStayInTheirBudget(t *testing.T) {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		rt, _ := newTestRuntime(t, Config{MemoryLimit: 16 << 20})
-		err := rt.Exec("b.lua", []byte(tc.src))
+		vm, _ := newTestState(t, Config{MemoryLimit: 16 << 20})
+		err := vm.Exec("b.lua", []byte(tc.src))
 		runtime.ReadMemStats(&after)
 		if err == nil || !strings.Contains(err.Message, tc.want) {
 			t.Errorf("%s: %v, want %q", tc.src, err, tc.want)

@@ -1,4 +1,4 @@
-package luart
+package luavm
 
 import (
 	"fmt"
@@ -8,18 +8,21 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// maxValueDepth bounds the nesting of tables converted to Go.
-const maxValueDepth = 32
+// MaxValueDepth bounds the nesting of tables converted to Go.
+const MaxValueDepth = 32
 
-// toGo converts a Lua value to a JSON-friendly Go value: nil → nil,
+// ToGo converts a Lua value to a JSON-friendly Go value: nil → nil,
 // boolean → bool, number → float64 (NaN and infinities are errors: JSON
 // has no such numbers), string → string, u64 → uint64, a table that is an
 // array (keys 1..n) → []any, a table with string keys → map[string]any.
 // Functions, coroutines, other userdata and tables mixing kinds of keys are
 // errors that say what was found.
+func ToGo(lv lua.LValue) (any, error) { return toGo(lv, 0) }
+
+// toGo is ToGo for a value depth tables deep.
 func toGo(lv lua.LValue, depth int) (any, error) {
-	if depth > maxValueDepth {
-		return nil, fmt.Errorf("tables nested more than %d deep (a table that contains itself?)", maxValueDepth)
+	if depth > MaxValueDepth {
+		return nil, fmt.Errorf("tables nested more than %d deep (a table that contains itself?)", MaxValueDepth)
 	}
 	switch v := lv.(type) {
 	case *lua.LNilType:
@@ -29,7 +32,7 @@ func toGo(lv lua.LValue, depth int) (any, error) {
 	case lua.LNumber:
 		f := float64(v)
 		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return nil, fmt.Errorf("%s cannot be recorded (JSON has no NaN or infinity)", fmtNumber(f))
+			return nil, fmt.Errorf("%s cannot be recorded (JSON has no NaN or infinity)", FormatNumber(f))
 		}
 		return f, nil
 	case lua.LString:
@@ -40,7 +43,7 @@ func toGo(lv lua.LValue, depth int) (any, error) {
 	if u, ok := AsU64(lv); ok {
 		return u, nil
 	}
-	return nil, fmt.Errorf("a %s cannot be recorded; record numbers, strings, booleans, u64 values or tables of them", typeName(lv))
+	return nil, fmt.Errorf("a %s cannot be recorded; record numbers, strings, booleans, u64 values or tables of them", TypeName(lv))
 }
 
 // tableToGo converts an array or a string-keyed table.
@@ -137,7 +140,7 @@ func ToLua(L *lua.LState, v any) lua.LValue {
 // intToLua converts a signed integer: a number when exact, otherwise a u64
 // (two's complement for large negative values).
 func intToLua(L *lua.LState, i int64) lua.LValue {
-	if i > -exactLimit && i < exactLimit {
+	if i > -ExactLimit && i < ExactLimit {
 		return lua.LNumber(i)
 	}
 	return NewU64(L, uint64(i))

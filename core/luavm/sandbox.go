@@ -1,4 +1,4 @@
-package luart
+package luavm
 
 import (
 	"slices"
@@ -14,8 +14,8 @@ var removedGlobals = []string{"load", "loadstring", "loadfile", "dofile", "modul
 
 // openSandbox opens base, table, string, math and coroutine, then removes
 // what the sandbox forbids and replaces print and math.random/randomseed.
-func (rt *Runtime) openSandbox() {
-	L := rt.L
+func (s *State) openSandbox() {
+	L := s.L
 	for _, lib := range []struct {
 		name string
 		open lua.LGFunction
@@ -33,14 +33,13 @@ func (rt *Runtime) openSandbox() {
 	for _, name := range removedGlobals {
 		L.SetGlobal(name, lua.LNil)
 	}
-	L.SetGlobal("print", rt.fn("print", rt.print))
-	L.SetGlobal("tostring", rt.fn("tostring", rt.baseToString))
+	L.SetGlobal("print", s.fn("print", s.Print))
+	L.SetGlobal("tostring", s.fn("tostring", s.baseToString))
 	str := L.GetGlobal("string").(*lua.LTable)
-	str.RawSetString("format", rt.fn("string.format", rt.stringFormat(str.RawGetString("format").(*lua.LFunction))))
-	rt.installBudgets()
-	rt.installParamsIteration()
-	rt.installRandom()
-	rt.explainMissing()
+	str.RawSetString("format", s.fn("string.format", s.stringFormat(str.RawGetString("format").(*lua.LFunction))))
+	s.installBudgets()
+	s.installRandom()
+	s.explainMissing()
 }
 
 // leftOut are the standard globals the sandbox does not have; reading one
@@ -50,14 +49,18 @@ var leftOut = []string{"io", "os", "debug", "package", "load", "loadstring", "lo
 
 // explainMissing gives _G a metatable whose __index raises that error for
 // the names in leftOut; every other missing global is still nil.
-func (rt *Runtime) explainMissing() {
-	L := rt.L
+func (s *State) explainMissing() {
+	L := s.L
+	advice := s.cfg.SandboxAdvice
+	if advice == "" {
+		advice = "print writes to the run's log; require loads modules"
+	}
 	mt := L.NewTable()
-	mt.RawSetString("__index", rt.fn("sandbox", func(L *lua.LState) int {
+	mt.RawSetString("__index", s.fn("sandbox", func(L *lua.LState) int {
 		name, ok := L.Get(2).(lua.LString)
 		if ok && slices.Contains(leftOut, string(name)) {
-			L.RaiseError("%s is not available in a proflab scenario: the sandbox leaves out %s, so that a run depends only on its configuration and seed (print and lab.log write to the run's log; lab.params holds the run's parameters; require loads modules)",
-				name, strings.Join(leftOut, ", "))
+			L.RaiseError("%s is not available in a proflab scenario: the sandbox leaves out %s, so that a run depends only on its configuration and seed (%s)",
+				name, strings.Join(leftOut, ", "), advice)
 		}
 		L.Push(lua.LNil)
 		return 1
@@ -65,19 +68,20 @@ func (rt *Runtime) explainMissing() {
 	L.SetMetatable(L.Get(lua.GlobalsIndex), mt)
 }
 
-// print writes its arguments, converted by tostring and separated by tabs,
-// as one line of the run log.
-func (rt *Runtime) print(L *lua.LState) int {
-	rt.logLine(rt.joinArgs(L, 1))
+// Print is the print global: it writes its arguments, converted by
+// tostring (stable names) and separated by tabs, as one line of the run
+// log. A host module may offer it under another name too (lab.log).
+func (s *State) Print(L *lua.LState) int {
+	s.Log(s.joinArgs(L, 1))
 	return 0
 }
 
 // joinArgs is tostring of each argument from index from on, tab separated.
-func (rt *Runtime) joinArgs(L *lua.LState, from int) string {
+func (s *State) joinArgs(L *lua.LState, from int) string {
 	top := L.GetTop()
 	parts := make([]string, 0, top)
 	for i := from; i <= top; i++ {
-		parts = append(parts, rt.tostring(L, L.Get(i)))
+		parts = append(parts, s.ToString(L, L.Get(i)))
 	}
 	return strings.Join(parts, "\t")
 }

@@ -1,4 +1,4 @@
-package luart
+package luavm
 
 import (
 	"fmt"
@@ -43,7 +43,7 @@ func AsU64(lv lua.LValue) (uint64, bool) {
 // ResultValue converts a value the API returns: a number when below 2^53,
 // a u64 otherwise (lua-api.md, "Results").
 func ResultValue(L *lua.LState, v uint64) lua.LValue {
-	if v < exactLimit {
+	if v < ExactLimit {
 		return lua.LNumber(v)
 	}
 	return NewU64(L, v)
@@ -85,10 +85,10 @@ func ParseU64(s string) (uint64, error) {
 }
 
 // registerU64 installs the u64 metatable in L's registry.
-func (rt *Runtime) registerU64(L *lua.LState) {
+func (s *State) registerU64(L *lua.LState) {
 	mt := L.NewTypeMetatable(u64TypeName)
 	arith := func(op string, f func(L *lua.LState, a, b uint64) uint64) {
-		mt.RawSetString(op, rt.fn("u64 "+op, func(L *lua.LState) int {
+		mt.RawSetString(op, s.fn("u64 "+op, func(L *lua.LState) int {
 			a := u64Operand(L, 1, op)
 			b := u64Operand(L, 2, op)
 			PushU64(L, f(L, a, b))
@@ -111,13 +111,13 @@ func (rt *Runtime) registerU64(L *lua.LState) {
 		return a % b
 	})
 	arith("__pow", func(_ *lua.LState, a, b uint64) uint64 { return powMod64(a, b) })
-	mt.RawSetString("__unm", rt.fn("u64 __unm", func(L *lua.LState) int {
+	mt.RawSetString("__unm", s.fn("u64 __unm", func(L *lua.LState) int {
 		v, _ := AsU64(L.Get(1))
 		PushU64(L, -v)
 		return 1
 	}))
 	compare := func(op string, f func(a, b uint64) bool) {
-		mt.RawSetString(op, rt.fn("u64 "+op, func(L *lua.LState) int {
+		mt.RawSetString(op, s.fn("u64 "+op, func(L *lua.LState) int {
 			a := u64Operand(L, 1, op)
 			b := u64Operand(L, 2, op)
 			L.Push(lua.LBool(f(a, b)))
@@ -127,12 +127,12 @@ func (rt *Runtime) registerU64(L *lua.LState) {
 	compare("__eq", func(a, b uint64) bool { return a == b })
 	compare("__lt", func(a, b uint64) bool { return a < b })
 	compare("__le", func(a, b uint64) bool { return a <= b })
-	mt.RawSetString("__tostring", rt.fn("u64 __tostring", func(L *lua.LState) int {
+	mt.RawSetString("__tostring", s.fn("u64 __tostring", func(L *lua.LState) int {
 		v, _ := AsU64(L.Get(1))
 		L.Push(lua.LString(U64(v).String()))
 		return 1
 	}))
-	mt.RawSetString("__concat", rt.fn("u64 __concat", func(L *lua.LState) int {
+	mt.RawSetString("__concat", s.fn("u64 __concat", func(L *lua.LState) int {
 		L.Push(lua.LString(concatPiece(L, L.Get(1)) + concatPiece(L, L.Get(2))))
 		return 1
 	}))
@@ -197,5 +197,39 @@ func u64From(lv lua.LValue) (uint64, error) {
 	if v, ok := AsU64(lv); ok {
 		return v, nil
 	}
-	return 0, fmt.Errorf("expected a number, a string or a u64, got %s", typeName(lv))
+	return 0, fmt.Errorf("expected a number, a string or a u64, got %s", TypeName(lv))
+}
+
+// U64Func is the Lua function that makes a u64: from a number (integral,
+// below 2^53 in magnitude, negative ones as two's complement), a string
+// ("0x…" or decimal, see ParseU64) or a u64. The proflab module offers it
+// as lab.u64; fn is the name its errors give ("lab.u64").
+func U64Func(fn string) lua.LGFunction {
+	return func(L *lua.LState) int {
+		PushU64(L, NewArgs(L, fn).U64(1, "v"))
+		return 1
+	}
+}
+
+// ToNumberFunc is the Lua function that turns a u64 (or a number) into a
+// Lua number, an error unless it is below 2^53. The proflab module offers
+// it as lab.tonumber; fn is the name its errors give ("lab.tonumber").
+func ToNumberFunc(fn string) lua.LGFunction {
+	return func(L *lua.LState) int {
+		a := NewArgs(L, fn)
+		lv := a.Get(1)
+		if n, ok := lv.(lua.LNumber); ok {
+			L.Push(n)
+			return 1
+		}
+		v, ok := AsU64(lv)
+		if !ok {
+			a.Errorf(1, "u", "expected a u64 or a number, got %s", TypeName(lv))
+		}
+		if v >= ExactLimit {
+			a.Errorf(1, "u", "%s is 2^53 or more, so a Lua number cannot hold it exactly; keep it as a u64", U64(v))
+		}
+		L.Push(lua.LNumber(v))
+		return 1
+	}
 }

@@ -1,4 +1,4 @@
-package luart
+package luavm
 
 import (
 	"strings"
@@ -9,7 +9,7 @@ import (
 )
 
 // libraryProtos holds the compiled form of the library's modules (and the
-// runtime's own Lua helpers), keyed by chunk name and source, for every
+// interpreter's own Lua helpers), keyed by chunk name and source, for every
 // state of the process: a sweep makes a fresh state per run, and parsing
 // the same embedded modules again for each run was a tenth of a short
 // run's cost. A FunctionProto is never changed once compiled, so states on

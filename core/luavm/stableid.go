@@ -1,4 +1,4 @@
-package luart
+package luavm
 
 import (
 	"fmt"
@@ -14,26 +14,27 @@ import (
 // Lua's tostring({}) shows the table's heap address ("table:
 // 0xc000123456"), which differs from run to run, so a scenario that prints
 // one would break the same-seed-same-bytes rule of log.txt and
-// result.json. proflab's tostring (and print, string.format's %s,
-// lab.check's message) shows a per-run number instead, given in the order
-// the run first shows each object: "table: 0x00000001". The same object
-// keeps its number for the whole run; the runtime holds only weak
+// result.json. proflab's tostring (and print, string.format's %s, and
+// what a host shows through ToString, such as lab.check's message) shows
+// a per-run number instead, given in the order the run first shows each
+// object: "table: 0x00000001". The same object
+// keeps its number for the whole run; the state holds only weak
 // references, so numbering an object does not keep it alive.
 
 // stableName is tostring's text for lv when it has no __tostring:
 // strings, numbers, booleans and nil as Lua shows them, reference values
 // with their per-run number.
-func (rt *Runtime) stableName(lv lua.LValue) string {
+func (s *State) stableName(lv lua.LValue) string {
 	var id uint64
 	switch v := lv.(type) {
 	case *lua.LTable:
-		id = idOf(&rt.ids, v)
+		id = idOf(&s.ids, v)
 	case *lua.LFunction:
-		id = idOf(&rt.ids, v)
+		id = idOf(&s.ids, v)
 	case *lua.LUserData:
-		id = idOf(&rt.ids, v)
+		id = idOf(&s.ids, v)
 	case *lua.LState:
-		id = idOf(&rt.ids, v)
+		id = idOf(&s.ids, v)
 	default:
 		return lv.String()
 	}
@@ -73,38 +74,39 @@ func (s *stableIDs) forget(key any) {
 	s.mu.Unlock()
 }
 
-// tostring is Lua's tostring through __tostring, with stable names.
-func (rt *Runtime) tostring(L *lua.LState, lv lua.LValue) string {
+// ToString is Lua's tostring through __tostring, with stable names for
+// tables, functions, userdata and coroutines ("table: 0x00000001").
+func (s *State) ToString(L *lua.LState, lv lua.LValue) string {
 	if fn, ok := L.GetMetaField(lv, "__tostring").(*lua.LFunction); ok {
 		L.Push(fn)
 		L.Push(lv)
 		L.Call(1, 1)
-		s := L.Get(-1)
+		v := L.Get(-1)
 		L.Pop(1)
-		return lua.LVAsString(s)
+		return lua.LVAsString(v)
 	}
-	return rt.stableName(lv)
+	return s.stableName(lv)
 }
 
 // baseToString is the tostring global.
-func (rt *Runtime) baseToString(L *lua.LState) int {
-	L.Push(lua.LString(rt.tostring(L, L.CheckAny(1))))
+func (s *State) baseToString(L *lua.LState) int {
+	L.Push(lua.LString(s.ToString(L, L.CheckAny(1))))
 	return 1
 }
 
 // stringFormat is string.format with stable names for reference values
 // given to %s (gopher-lua would print their addresses).
-func (rt *Runtime) stringFormat(orig *lua.LFunction) lua.LGFunction {
+func (s *State) stringFormat(orig *lua.LFunction) lua.LGFunction {
 	return func(L *lua.LState) int {
 		top := L.GetTop()
-		rt.checkSize(L, "string.format", formatSize(L, L.CheckString(1)))
+		s.checkSize(L, "string.format", formatSize(L, L.CheckString(1)))
 		L.Push(orig)
 		for a := 1; a <= top; a++ {
 			v := L.Get(a)
 			switch v.(type) {
 			case *lua.LTable, *lua.LFunction, *lua.LUserData, *lua.LState:
 				if a > 1 {
-					v = lua.LString(rt.tostring(L, v))
+					v = lua.LString(s.ToString(L, v))
 				}
 			}
 			L.Push(v)

@@ -1,4 +1,4 @@
-package luart
+package luavm
 
 import (
 	"path/filepath"
@@ -15,10 +15,10 @@ func TestRequireRefusesAFIFO(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(dir, "pipe.lua"), 0o644); err != nil {
 		t.Skipf("cannot make a FIFO here: %v", err)
 	}
-	rt, _ := newTestRuntime(t, Config{Dir: dir})
+	vm, _ := newTestState(t, Config{Dir: dir})
 	done := make(chan string, 1)
 	go func() {
-		if err := rt.Exec("t.lua", []byte(`require "pipe"`)); err != nil {
+		if err := vm.Exec("t.lua", []byte(`require "pipe"`)); err != nil {
 			done <- err.Message
 			return
 		}

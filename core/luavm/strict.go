@@ -1,4 +1,4 @@
-package luart
+package luavm
 
 import (
 	"fmt"
@@ -8,9 +8,11 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// A name the proflab module or a library module does not have is an
-// error, not a nil: `lab.ProfileTme` used to read as nil, which a service
-// takes for 0 = ProfileTime, and the scenario passed on the wrong source.
+// A name a library module does not have is an error, not a nil: a
+// misspelt `lab.ProfileTme` used to read as nil, which a service takes for
+// 0 = ProfileTime, and the scenario passed on the wrong source. Library
+// modules get that rule here (strictModule); a host module (proflab's lab)
+// builds its own __index with MissingName.
 
 // strictModule gives the table a library module returned a metatable
 // whose __index raises an error for a name the module does not have,
@@ -29,15 +31,15 @@ func strictModule(L *lua.LState, module string, v lua.LValue) {
 				names = append(names, string(s))
 			}
 		})
-		L.RaiseError("%s", missingName(fmt.Sprintf("the library module %q", module), L.Get(2), names))
+		L.RaiseError("%s", MissingName(fmt.Sprintf("the library module %q", module), L.Get(2), names))
 		return 0
 	}))
 	L.SetMetatable(t, mt)
 }
 
-// missingName is the error for reading name from a module that has the
+// MissingName is the error for reading name from a module that has the
 // given names: the closest of them, if any is close.
-func missingName(module string, name lua.LValue, names []string) string {
+func MissingName(module string, name lua.LValue, names []string) string {
 	s, isString := name.(lua.LString)
 	if !isString {
 		return fmt.Sprintf("%s has no field %s (a %s): its fields are named by strings", module, lua.LVAsString(name), name.Type())
