@@ -89,7 +89,7 @@ func (rt *Runtime) workloadSpec(L *lua.LState, f *luavm.Fields, m *machine) (spe
 	switch v := f.Get("workload").(type) {
 	case lua.LString:
 		// a workload TOML, or a profile imported as it is read
-		path := rt.Resolve(string(v))
+		path := rt.resolve(string(v))
 		ld, err := rt.cfg.Workloads.Load(path, m.km.Arch().String())
 		if err != nil {
 			f.Errorf("workload", "%v", err)

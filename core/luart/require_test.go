@@ -62,11 +62,11 @@ func TestRequiredModulesAreInputs(t *testing.T) {
 
 func TestResolve(t *testing.T) {
 	rt, _ := newTestRuntime(t, Config{Dir: "scen"})
-	if got := rt.Resolve("w.toml"); got != filepath.Join("scen", "w.toml") {
+	if got := rt.resolve("w.toml"); got != filepath.Join("scen", "w.toml") {
 		t.Errorf("Resolve = %s", got)
 	}
 	abs := filepath.Join(t.TempDir(), "w.toml")
-	if got := rt.Resolve(abs); got != abs {
+	if got := rt.resolve(abs); got != abs {
 		t.Errorf("Resolve(abs) = %s", got)
 	}
 }

@@ -143,15 +143,9 @@ func (rt *Runtime) Close() {
 	rt.State.Close()
 }
 
-// Lab is the proflab module table (for bindings that add to it).
-func (rt *Runtime) Lab() *lua.LTable { return rt.lab }
-
-// Seed is the run's seed.
-func (rt *Runtime) Seed() uint64 { return rt.cfg.Seed }
-
-// Resolve turns a path given to the API into a file path: relative paths
+// resolve turns a path given to the API into a file path: relative paths
 // are taken from the scenario's folder.
-func (rt *Runtime) Resolve(path string) string {
+func (rt *Runtime) resolve(path string) string {
 	if filepath.IsAbs(path) || rt.cfg.Dir == "" {
 		return path
 	}

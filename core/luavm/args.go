@@ -68,18 +68,23 @@ func (a Args) MaxArgs(n int, decl string) {
 	}
 }
 
-// Service reads a service parameter of width bytes (see ServiceValue).
+// Service reads a service parameter of width bytes (1, 2, 4 or 8) as the
+// calling convention passes it: nil is 0 (NULL), a number must be
+// integral and below 2^53 in magnitude (a negative one is its two's
+// complement), a u64 is taken as is, and the result is truncated to the
+// width.
 func (a Args) Service(i int, name string, width int) uint64 {
-	v, err := ServiceValue(a.Get(i), width)
+	v, err := serviceValue(a.Get(i), width)
 	if err != nil {
 		a.Errorf(i, name, "%s", err)
 	}
 	return v
 }
 
-// Uint reads a required helper argument in [min, max] (see CountValue).
+// Uint reads a required helper argument (a size, a count, a processor
+// number): a number or u64, integral and in [min, max].
 func (a Args) Uint(i int, name string, min, max uint64) uint64 {
-	v, err := CountValue(a.Get(i), min, max)
+	v, err := countValue(a.Get(i), min, max)
 	if err != nil {
 		a.Errorf(i, name, "%s", err)
 	}

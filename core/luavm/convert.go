@@ -8,9 +8,9 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// ExactLimit is 2^53: every integer of smaller magnitude is exact as a Lua
+// exactLimit is 2^53: every integer of smaller magnitude is exact as a Lua
 // number (a float64), and none is guaranteed to be from there on.
-const ExactLimit = 1 << 53
+const exactLimit = 1 << 53
 
 // u64Hint is the advice given with every rejected number.
 const u64Hint = `use lab.u64("0x…") for values of 2^53 and more`
@@ -25,7 +25,7 @@ func exactInt(f float64) (int64, error) {
 		return 0, fmt.Errorf("%s is not a finite number", FormatNumber(f))
 	case f != math.Trunc(f):
 		return 0, fmt.Errorf("%s is not an integer", FormatNumber(f))
-	case f >= ExactLimit || f <= -ExactLimit:
+	case f >= exactLimit || f <= -exactLimit:
 		return 0, fmt.Errorf("%s is too large to be exact as a Lua number; %s", FormatNumber(f), u64Hint)
 	}
 	return int64(f), nil
@@ -43,7 +43,7 @@ func FormatNumber(f float64) string {
 
 // TypeName names a value's type for messages, u64 included.
 func TypeName(lv lua.LValue) string {
-	if _, ok := AsU64(lv); ok {
+	if _, ok := asU64(lv); ok {
 		return "u64"
 	}
 	if lv == nil {
@@ -63,14 +63,14 @@ func widthMask(width int) (uint64, error) {
 	return 0, fmt.Errorf("proflab bug: parameter width %d is not 1, 2, 4 or 8", width)
 }
 
-// ServiceValue converts a service parameter of width bytes (1, 2, 4 or 8)
+// serviceValue converts a service parameter of width bytes (1, 2, 4 or 8)
 // as lua-api.md prescribes: nil is 0 (NULL); a number must be integral and
 // below 2^53 in magnitude, a negative one being taken as its two's
 // complement; a u64 is taken as is; the result is truncated to the
 // parameter's width, as the calling convention would. Any other value is
 // an error (the message names neither the function nor the argument: the
 // caller adds them).
-func ServiceValue(lv lua.LValue, width int) (uint64, error) {
+func serviceValue(lv lua.LValue, width int) (uint64, error) {
 	mask, err := widthMask(width)
 	if err != nil {
 		return 0, err
@@ -89,17 +89,17 @@ func ServiceValue(lv lua.LValue, width int) (uint64, error) {
 	case lua.LString:
 		return 0, fmt.Errorf("expected a number or a u64, got the string %q; %s", string(v), `write lab.u64("…") to pass a value written as a string`)
 	}
-	if u, ok := AsU64(lv); ok {
+	if u, ok := asU64(lv); ok {
 		return u & mask, nil
 	}
 	return 0, fmt.Errorf("expected a number or a u64, got %s", TypeName(lv))
 }
 
-// CountValue converts an argument of the lab's own helpers (a size, a
+// countValue converts an argument of the lab's own helpers (a size, a
 // count, a processor number, a duration): a number or u64 that is integral
 // and within [min, max]. Negative, fractional and out-of-range values are
 // errors; nil is an error too (optional arguments are read by the caller).
-func CountValue(lv lua.LValue, min, max uint64) (uint64, error) {
+func countValue(lv lua.LValue, min, max uint64) (uint64, error) {
 	var u uint64
 	switch v := lv.(type) {
 	case lua.LNumber:
@@ -113,7 +113,7 @@ func CountValue(lv lua.LValue, min, max uint64) (uint64, error) {
 		}
 		u = uint64(i)
 	default:
-		x, ok := AsU64(lv)
+		x, ok := asU64(lv)
 		if !ok {
 			return 0, fmt.Errorf("expected a number, got %s", TypeName(lv))
 		}
@@ -139,7 +139,7 @@ func rangeText(min, max uint64) string {
 // DataValue converts a value to store in width bytes (1, 2, 4 or 8): a
 // number or u64 that fits, where a negative number is stored as its two's
 // complement (-1 writes all ones) but must fit the signed range. Unlike
-// ServiceValue it never truncates: a value too wide is an error.
+// Args.Service it never truncates: a value too wide is an error.
 func DataValue(lv lua.LValue, width int) (uint64, error) {
 	mask, err := widthMask(width)
 	if err != nil {
@@ -163,7 +163,7 @@ func DataValue(lv lua.LValue, width int) (uint64, error) {
 		}
 		return uint64(i), nil
 	}
-	if u, ok := AsU64(lv); ok {
+	if u, ok := asU64(lv); ok {
 		if u > mask {
 			return 0, fmt.Errorf("%s does not fit in %d bits", U64(u), bits)
 		}

@@ -28,12 +28,12 @@ func TestServiceValue(t *testing.T) {
 		{lua.LNumber(-2), 4, 0xFFFFFFFE, ""},
 		{lua.LNumber(0x1_0000_0005), 4, 5, ""}, // wider: truncated
 		{lua.LNumber(0x1FF), 1, 0xFF, ""},      // wider: truncated
-		{lua.LNumber(ExactLimit - 1), 8, ExactLimit - 1, ""},
-		{lua.LNumber(-(ExactLimit - 1)), 8, 0xFFE0000000000001, ""},
+		{lua.LNumber(exactLimit - 1), 8, exactLimit - 1, ""},
+		{lua.LNumber(-(exactLimit - 1)), 8, 0xFFE0000000000001, ""},
 		{u64ud(0xFFFFF80000001000), 8, 0xFFFFF80000001000, ""},
 		{u64ud(0xFFFFF80000001000), 4, 0x00001000, ""},
-		{lua.LNumber(ExactLimit), 8, 0, "too large"},
-		{lua.LNumber(-ExactLimit), 8, 0, "too large"},
+		{lua.LNumber(exactLimit), 8, 0, "too large"},
+		{lua.LNumber(-exactLimit), 8, 0, "too large"},
 		{lua.LNumber(1.5), 4, 0, "not an integer"},
 		{lua.LNumber(math.NaN()), 4, 0, "NaN"},
 		{lua.LNumber(math.Inf(1)), 4, 0, "not a finite number"},
@@ -43,14 +43,14 @@ func TestServiceValue(t *testing.T) {
 		{lua.LNumber(1), 3, 0, "width 3"},
 	}
 	for _, tc := range tests {
-		got, err := ServiceValue(tc.in, tc.width)
+		got, err := serviceValue(tc.in, tc.width)
 		switch {
 		case tc.err == "" && err != nil:
-			t.Errorf("ServiceValue(%v, %d): %v", tc.in, tc.width, err)
+			t.Errorf("serviceValue(%v, %d): %v", tc.in, tc.width, err)
 		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
-			t.Errorf("ServiceValue(%v, %d) error = %v, want one containing %q", tc.in, tc.width, err, tc.err)
+			t.Errorf("serviceValue(%v, %d) error = %v, want one containing %q", tc.in, tc.width, err, tc.err)
 		case tc.err == "" && got != tc.want:
-			t.Errorf("ServiceValue(%v, %d) = %#x, want %#x", tc.in, tc.width, got, tc.want)
+			t.Errorf("serviceValue(%v, %d) = %#x, want %#x", tc.in, tc.width, got, tc.want)
 		}
 	}
 }
@@ -76,14 +76,14 @@ func TestCountValue(t *testing.T) {
 		{lua.LString("3"), 0, 10, 0, "got string"},
 	}
 	for _, tc := range tests {
-		got, err := CountValue(tc.in, tc.min, tc.max)
+		got, err := countValue(tc.in, tc.min, tc.max)
 		switch {
 		case tc.err == "" && err != nil:
-			t.Errorf("CountValue(%v): %v", tc.in, err)
+			t.Errorf("countValue(%v): %v", tc.in, err)
 		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
-			t.Errorf("CountValue(%v) error = %v, want one containing %q", tc.in, err, tc.err)
+			t.Errorf("countValue(%v) error = %v, want one containing %q", tc.in, err, tc.err)
 		case tc.err == "" && got != tc.want:
-			t.Errorf("CountValue(%v) = %d, want %d", tc.in, got, tc.want)
+			t.Errorf("countValue(%v) = %d, want %d", tc.in, got, tc.want)
 		}
 	}
 }
@@ -92,7 +92,7 @@ func TestCountValue(t *testing.T) {
 // panic; an accepted value is integral and exact, fits the width, and
 // agrees with the two's complement of the number; a rejected one says why.
 func FuzzServiceValue(f *testing.F) {
-	for _, seed := range []float64{0, 1, -1, 0.5, 4096, -4096, ExactLimit, ExactLimit - 1, -ExactLimit, 1e300, math.Inf(-1), math.NaN(), 0x1_0000_0005} {
+	for _, seed := range []float64{0, 1, -1, 0.5, 4096, -4096, exactLimit, exactLimit - 1, -exactLimit, 1e300, math.Inf(-1), math.NaN(), 0x1_0000_0005} {
 		f.Add(seed, uint8(3), "0x10")
 	}
 	f.Fuzz(func(t *testing.T, n float64, w uint8, s string) {
@@ -101,10 +101,10 @@ func FuzzServiceValue(f *testing.F) {
 		if width < 8 {
 			mask = 1<<(8*width) - 1
 		}
-		got, err := ServiceValue(lua.LNumber(n), width)
-		exact := !math.IsNaN(n) && n == math.Trunc(n) && math.Abs(n) < ExactLimit
+		got, err := serviceValue(lua.LNumber(n), width)
+		exact := !math.IsNaN(n) && n == math.Trunc(n) && math.Abs(n) < exactLimit
 		if exact != (err == nil) {
-			t.Fatalf("ServiceValue(%v, %d): err = %v, exact = %v", n, width, err, exact)
+			t.Fatalf("serviceValue(%v, %d): err = %v, exact = %v", n, width, err, exact)
 		}
 		if err != nil {
 			if err.Error() == "" {
@@ -112,17 +112,17 @@ func FuzzServiceValue(f *testing.F) {
 			}
 		} else {
 			if got&^mask != 0 {
-				t.Fatalf("ServiceValue(%v, %d) = %#x exceeds the width", n, width, got)
+				t.Fatalf("serviceValue(%v, %d) = %#x exceeds the width", n, width, got)
 			}
 			if want := uint64(int64(n)) & mask; got != want {
-				t.Fatalf("ServiceValue(%v, %d) = %#x, want %#x", n, width, got, want)
+				t.Fatalf("serviceValue(%v, %d) = %#x, want %#x", n, width, got, want)
 			}
 		}
-		if v, err := CountValue(lua.LNumber(n), 0, math.MaxUint64); err == nil && (n < 0 || float64(v) != n) {
-			t.Fatalf("CountValue(%v) = %d", n, v)
+		if v, err := countValue(lua.LNumber(n), 0, math.MaxUint64); err == nil && (n < 0 || float64(v) != n) {
+			t.Fatalf("countValue(%v) = %d", n, v)
 		}
-		if v, err := ParseU64(s); err == nil {
-			if got, err := ServiceValue(u64ud(v), width); err != nil || got != v&mask {
+		if v, err := parseU64(s); err == nil {
+			if got, err := serviceValue(u64ud(v), width); err != nil || got != v&mask {
 				t.Fatalf("u64 %#x at width %d = %#x, %v", v, width, got, err)
 			}
 		}

@@ -87,7 +87,7 @@
 //     above 2^53 silently loses precision, above 2^63 it reads as NaN).
 //     A u64 is a userdata holding an exact unsigned 64-bit value,
 //     printed "0x" and upper-case hex; its arithmetic wraps modulo 2^64,
-//     also accepts the strings ParseU64 accepts, and has ^ and unary
+//     also accepts the strings lab.u64 accepts, and has ^ and unary
 //     minus. As a table key, two equal u64 values are different keys
 //     (use tostring(u)). Values returned to Lua are numbers below 2^53
 //     and u64 values from there on (ResultValue).

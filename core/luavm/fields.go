@@ -122,13 +122,13 @@ func (f *Fields) Bool(name string, def bool) bool {
 	return bool(b)
 }
 
-// Uint reads a whole-number field in [min, max] (see CountValue).
+// Uint reads a whole-number field (a number or u64) in [min, max].
 func (f *Fields) Uint(name string, def, min, max uint64) uint64 {
 	lv := f.Get(name)
 	if lv == lua.LNil {
 		return def
 	}
-	v, err := CountValue(lv, min, max)
+	v, err := countValue(lv, min, max)
 	if err != nil {
 		f.Errorf(name, "%s", err)
 	}
@@ -140,14 +140,14 @@ func (f *Fields) Int(name string, def, min, max int) int {
 	return int(f.Uint(name, uint64(def), uint64(max0(min)), uint64(max0(max))))
 }
 
-// Service reads a field as a service parameter of width bytes (see
-// ServiceValue); def is used when the field is absent.
+// Service reads a field as a service parameter of width bytes, as
+// Args.Service does; def is used when the field is absent.
 func (f *Fields) Service(name string, width int, def uint64) uint64 {
 	lv := f.Get(name)
 	if lv == lua.LNil {
 		return def
 	}
-	v, err := ServiceValue(lv, width)
+	v, err := serviceValue(lv, width)
 	if err != nil {
 		f.Errorf(name, "%s", err)
 	}

@@ -53,7 +53,7 @@ func (s *State) mathRandom(L *lua.LState) int {
 // 5.1 does, and limited to what a Lua number holds exactly.
 func randomBound(L *lua.LState, n int) int64 {
 	f := float64(L.CheckNumber(n))
-	if math.IsNaN(f) || math.Abs(f) >= ExactLimit {
+	if math.IsNaN(f) || math.Abs(f) >= exactLimit {
 		L.ArgError(n, "bound must be a number below 2^53 in magnitude")
 	}
 	return int64(f)
@@ -64,7 +64,7 @@ func randomBound(L *lua.LState, n int) int64 {
 func (s *State) mathRandomseed(L *lua.LState) int {
 	f := float64(L.CheckNumber(1))
 	var seed uint64
-	if f == math.Trunc(f) && math.Abs(f) < ExactLimit {
+	if f == math.Trunc(f) && math.Abs(f) < exactLimit {
 		seed = uint64(int64(f))
 	} else {
 		seed = math.Float64bits(f)

@@ -19,9 +19,9 @@ import (
 // scenario's folder.
 var moduleName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z_][A-Za-z0-9_-]*)*$`)
 
-// LibraryChunkPrefix is put before the file name of library modules in
+// libraryChunkPrefix is put before the file name of library modules in
 // error messages and tracebacks ("scripts/stats.lua:12: ...").
-const LibraryChunkPrefix = "scripts/"
+const libraryChunkPrefix = "scripts/"
 
 // require is Lua's require for the sandbox: a name given to Preload
 // ("proflab") is that module; other names are looked up in the scenario's
@@ -97,11 +97,11 @@ func (s *State) findModule(name string) ([]byte, string, error) {
 	if s.cfg.Library != nil {
 		src, err = fs.ReadFile(s.cfg.Library, rel)
 		if err == nil {
-			chunk := LibraryChunkPrefix + rel
+			chunk := libraryChunkPrefix + rel
 			s.libChunks[chunk] = true
 			return src, chunk, nil
 		}
-		tried = append(tried, "the embedded library ("+LibraryChunkPrefix+rel+")")
+		tried = append(tried, "the embedded library ("+libraryChunkPrefix+rel+")")
 	}
 	msg := fmt.Sprintf("require %q: module not found; looked in %s", name, strings.Join(tried, " and "))
 	if names := s.libraryModules(); len(names) > 0 {

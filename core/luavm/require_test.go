@@ -163,7 +163,7 @@ func TestLibraryModulesCompiledOnceRunPerState(t *testing.T) {
 	}
 	n := 0
 	libraryProtos.Range(func(k, _ any) bool {
-		if strings.HasPrefix(k.(string), LibraryChunkPrefix+"shared.lua\x00") {
+		if strings.HasPrefix(k.(string), libraryChunkPrefix+"shared.lua\x00") {
 			n++
 		}
 		return true

@@ -19,19 +19,19 @@ const u64TypeName = "proflab.u64"
 // no padding ("0xFFFFF80000001000", "0x0").
 func (v U64) String() string { return "0x" + strings.ToUpper(strconv.FormatUint(uint64(v), 16)) }
 
-// NewU64 returns a u64 userdata holding v.
-func NewU64(L *lua.LState, v uint64) *lua.LUserData {
+// newU64 returns a u64 userdata holding v.
+func newU64(L *lua.LState, v uint64) *lua.LUserData {
 	ud := L.NewUserData()
 	ud.Value = U64(v)
 	ud.Metatable = L.GetTypeMetatable(u64TypeName)
 	return ud
 }
 
-// PushU64 pushes a u64 userdata holding v.
-func PushU64(L *lua.LState, v uint64) { L.Push(NewU64(L, v)) }
+// pushU64 pushes a u64 userdata holding v.
+func pushU64(L *lua.LState, v uint64) { L.Push(newU64(L, v)) }
 
-// AsU64 reports whether lv is a u64 userdata, and its value.
-func AsU64(lv lua.LValue) (uint64, bool) {
+// asU64 reports whether lv is a u64 userdata, and its value.
+func asU64(lv lua.LValue) (uint64, bool) {
 	ud, ok := lv.(*lua.LUserData)
 	if !ok {
 		return 0, false
@@ -43,19 +43,19 @@ func AsU64(lv lua.LValue) (uint64, bool) {
 // ResultValue converts a value the API returns: a number when below 2^53,
 // a u64 otherwise (lua-api.md, "Results").
 func ResultValue(L *lua.LState, v uint64) lua.LValue {
-	if v < ExactLimit {
+	if v < exactLimit {
 		return lua.LNumber(v)
 	}
-	return NewU64(L, v)
+	return newU64(L, v)
 }
 
 // PushResult pushes ResultValue(L, v).
 func PushResult(L *lua.LState, v uint64) { L.Push(ResultValue(L, v)) }
 
-// ParseU64 parses the string forms lab.u64 accepts: "0x" hex or decimal,
+// parseU64 parses the string forms lab.u64 accepts: "0x" hex or decimal,
 // optionally signed ("-1" is all ones), surrounding spaces ignored, and
 // underscores between digits allowed ("0xFFFF_F800_0000_1000").
-func ParseU64(s string) (uint64, error) {
+func parseU64(s string) (uint64, error) {
 	t := strings.TrimSpace(s)
 	neg := false
 	switch {
@@ -91,7 +91,7 @@ func (s *State) registerU64(L *lua.LState) {
 		mt.RawSetString(op, s.fn("u64 "+op, func(L *lua.LState) int {
 			a := u64Operand(L, 1, op)
 			b := u64Operand(L, 2, op)
-			PushU64(L, f(L, a, b))
+			pushU64(L, f(L, a, b))
 			return 1
 		}))
 	}
@@ -112,8 +112,8 @@ func (s *State) registerU64(L *lua.LState) {
 	})
 	arith("__pow", func(_ *lua.LState, a, b uint64) uint64 { return powMod64(a, b) })
 	mt.RawSetString("__unm", s.fn("u64 __unm", func(L *lua.LState) int {
-		v, _ := AsU64(L.Get(1))
-		PushU64(L, -v)
+		v, _ := asU64(L.Get(1))
+		pushU64(L, -v)
 		return 1
 	}))
 	compare := func(op string, f func(a, b uint64) bool) {
@@ -128,7 +128,7 @@ func (s *State) registerU64(L *lua.LState) {
 	compare("__lt", func(a, b uint64) bool { return a < b })
 	compare("__le", func(a, b uint64) bool { return a <= b })
 	mt.RawSetString("__tostring", s.fn("u64 __tostring", func(L *lua.LState) int {
-		v, _ := AsU64(L.Get(1))
+		v, _ := asU64(L.Get(1))
 		L.Push(lua.LString(U64(v).String()))
 		return 1
 	}))
@@ -144,7 +144,7 @@ func (s *State) registerU64(L *lua.LState) {
 // accepts.
 func u64Operand(L *lua.LState, n int, op string) uint64 {
 	lv := L.Get(n)
-	if v, ok := AsU64(lv); ok {
+	if v, ok := asU64(lv); ok {
 		return v
 	}
 	v, err := u64From(lv)
@@ -157,7 +157,7 @@ func u64Operand(L *lua.LState, n int, op string) uint64 {
 // concatPiece is the text of one operand of "..": a u64 as its tostring,
 // anything else as Lua would show it.
 func concatPiece(L *lua.LState, lv lua.LValue) string {
-	if v, ok := AsU64(lv); ok {
+	if v, ok := asU64(lv); ok {
 		return U64(v).String()
 	}
 	switch lv.Type() {
@@ -192,9 +192,9 @@ func u64From(lv lua.LValue) (uint64, error) {
 		}
 		return uint64(i), nil
 	case lua.LString:
-		return ParseU64(string(v))
+		return parseU64(string(v))
 	}
-	if v, ok := AsU64(lv); ok {
+	if v, ok := asU64(lv); ok {
 		return v, nil
 	}
 	return 0, fmt.Errorf("expected a number, a string or a u64, got %s", TypeName(lv))
@@ -202,11 +202,12 @@ func u64From(lv lua.LValue) (uint64, error) {
 
 // U64Func is the Lua function that makes a u64: from a number (integral,
 // below 2^53 in magnitude, negative ones as two's complement), a string
-// ("0x…" or decimal, see ParseU64) or a u64. The proflab module offers it
-// as lab.u64; fn is the name its errors give ("lab.u64").
+// ("0x…" or decimal, optionally signed, underscores allowed between
+// digits) or a u64. The proflab module offers it as lab.u64; fn is the
+// name its errors give ("lab.u64").
 func U64Func(fn string) lua.LGFunction {
 	return func(L *lua.LState) int {
-		PushU64(L, NewArgs(L, fn).U64(1, "v"))
+		pushU64(L, NewArgs(L, fn).U64(1, "v"))
 		return 1
 	}
 }
@@ -222,11 +223,11 @@ func ToNumberFunc(fn string) lua.LGFunction {
 			L.Push(n)
 			return 1
 		}
-		v, ok := AsU64(lv)
+		v, ok := asU64(lv)
 		if !ok {
 			a.Errorf(1, "u", "expected a u64 or a number, got %s", TypeName(lv))
 		}
-		if v >= ExactLimit {
+		if v >= exactLimit {
 			a.Errorf(1, "u", "%s is 2^53 or more, so a Lua number cannot hold it exactly; keep it as a u64", U64(v))
 		}
 		L.Push(lua.LNumber(v))

@@ -125,9 +125,9 @@ func TestParseU64(t *testing.T) {
 		{"0xG", 0, false}, {"1.5", 0, false},
 	}
 	for _, tc := range tests {
-		got, err := ParseU64(tc.in)
+		got, err := parseU64(tc.in)
 		if (err == nil) != tc.ok || (tc.ok && got != tc.want) {
-			t.Errorf("ParseU64(%q) = %#x, %v; want %#x, ok=%v", tc.in, got, err, tc.want, tc.ok)
+			t.Errorf("parseU64(%q) = %#x, %v; want %#x, ok=%v", tc.in, got, err, tc.want, tc.ok)
 		}
 	}
 }

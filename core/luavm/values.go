@@ -40,7 +40,7 @@ func toGo(lv lua.LValue, depth int) (any, error) {
 	case *lua.LTable:
 		return tableToGo(v, depth)
 	}
-	if u, ok := AsU64(lv); ok {
+	if u, ok := asU64(lv); ok {
 		return u, nil
 	}
 	return nil, fmt.Errorf("a %s cannot be recorded; record numbers, strings, booleans, u64 values or tables of them", TypeName(lv))
@@ -140,10 +140,10 @@ func ToLua(L *lua.LState, v any) lua.LValue {
 // intToLua converts a signed integer: a number when exact, otherwise a u64
 // (two's complement for large negative values).
 func intToLua(L *lua.LState, i int64) lua.LValue {
-	if i > -ExactLimit && i < ExactLimit {
+	if i > -exactLimit && i < exactLimit {
 		return lua.LNumber(i)
 	}
-	return NewU64(L, uint64(i))
+	return newU64(L, uint64(i))
 }
 
 // paramsTable converts a parameter map to a table (keys in sorted order,
