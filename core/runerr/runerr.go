@@ -1,7 +1,8 @@
 // Package runerr says why a scenario run stopped with an error: the kinds
 // of failure (the scenario's own error, a HAL plugin failure, a proflab
 // bug, a budget or a cancellation, unreadable input) and the Error that
-// carries one. The Lua runtime (core/luart) raises them, the scenario
+// carries one. The Lua interpreter (core/luavm) and the proflab module on
+// it (core/luart) raise them, the scenario
 // runner (core/scenario) reports them and the CLI maps their kinds to its
 // exit codes; this small leaf lets each do so without importing the
 // others.
