@@ -18,8 +18,9 @@
 // that m:run drives, the HALs from the runtime's lab.HALProvider (the
 // shipped HALs in-process by default, the configuration's plugin host
 // when core/scenario is given a Setup), and the kernel machine on them.
-// The runtime converts lua-api.md's workload table forms to the workload
-// model (core/workload) itself (workload_table.go).
+// A workload table becomes plain Go values here, its processes the
+// machine's (workload_table.go); the workload model decodes them, keys,
+// forms and errors included (workload.DecodeTable).
 //
 // Where a change goes: what a scenario can do with the lab belongs here,
 // in the file of the Lua object it serves; Lua's semantics and the

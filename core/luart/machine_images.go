@@ -41,7 +41,7 @@ func (rt *Runtime) machineImages(L *lua.LState) int {
 	if !f.Has("workload") {
 		f.Errorf("workload", "is required: a workload file's path or a table, as m:run takes")
 	}
-	spec, _ := rt.workloadSpec(L, f, m)
+	spec := rt.workloadSpec(L, f, m)
 	r, err := spec.Resolve(sim.Target(m.km.Arch()))
 	if err != nil {
 		f.Errorf("workload", "%v", err)

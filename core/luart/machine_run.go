@@ -10,7 +10,6 @@ import (
 
 	"github.com/proflab/proflab/core/luavm"
 	"github.com/proflab/proflab/core/runerr"
-	"github.com/proflab/proflab/core/sim"
 	"github.com/proflab/proflab/core/workload"
 	"github.com/proflab/proflab/core/workload/importer"
 	"github.com/proflab/proflab/kernel"
@@ -36,22 +35,14 @@ func (rt *Runtime) machineRun(L *lua.LState) int {
 	if !f.Has("workload") {
 		f.Errorf("workload", "is required: a workload file's path or a table { process = p, functions = { ... } }")
 	}
-	spec, minimal := rt.workloadSpec(L, f, m)
+	spec := rt.workloadSpec(L, f, m)
 	checkWorkloadFits(f, spec, m)
 	rt.mustRun(L, m, fn)
-	if minimal {
-		if err := checkMinimal(spec, sim.Target(m.km.Arch())); err != nil {
-			L.RaiseError("%s: %v", fn, err)
-		}
-	}
 	ctx := L.Context()
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	res, err := m.sim.RunContext(ctx, dur, spec)
-	if minimal {
-		err = minimalError(err)
-	}
 	if err != nil {
 		rt.raiseRunError(L, m, fn, ctx, err)
 	}
@@ -83,9 +74,8 @@ func (rt *Runtime) raiseRunError(L *lua.LState, m *machine, fn string, ctx conte
 }
 
 // workloadSpec reads the workload field: a path (resolved from the
-// scenario's folder) or a table; minimal reports lua-api.md's minimal
-// table form.
-func (rt *Runtime) workloadSpec(L *lua.LState, f *luavm.Fields, m *machine) (spec *workload.Spec, minimal bool) {
+// scenario's folder) or a table (workloadTable).
+func (rt *Runtime) workloadSpec(L *lua.LState, f *luavm.Fields, m *machine) *workload.Spec {
 	switch v := f.Get("workload").(type) {
 	case lua.LString:
 		// a workload TOML, or a profile imported as it is read
@@ -96,25 +86,17 @@ func (rt *Runtime) workloadSpec(L *lua.LState, f *luavm.Fields, m *machine) (spe
 		}
 		rt.noteInputSum(path, ld.SHA256)
 		rt.warnImport(string(v), ld)
-		return ld.Spec, false
+		return ld.Spec
 	case *lua.LTable:
-		gv, err := workloadValue(v, m, 0)
+		spec, err := workloadTable(v, m)
 		if err != nil {
 			f.Errorf("workload", "%v", err)
 		}
-		t, ok := gv.(map[string]any)
-		if !ok {
-			f.Errorf("workload", "expected a table with named fields, such as { process = p, functions = { ... } }")
-		}
-		spec, minimal, err := workloadFromTable(t)
-		if err != nil {
-			f.Errorf("workload", "%v", err)
-		}
-		return spec, minimal
+		return spec
 	default:
 		f.Errorf("workload", "expected a workload file's path or a table, got %s", luavm.TypeName(v))
 	}
-	return nil, false
+	return nil
 }
 
 // warnImport writes to the run log, once per file and content, the
@@ -136,7 +118,8 @@ func (rt *Runtime) warnImport(name string, ld importer.Loaded) {
 
 // checkWorkloadFits refuses what a workload asks of the machine that the
 // machine lacks: a process named but never made (m:process{ name = ... }),
-// a thread's cpu beyond the machine's processors.
+// a thread's cpu beyond the machine's processors. Fields are named as the
+// workload spelled them (spec.Field).
 func checkWorkloadFits(f *luavm.Fields, spec *workload.Spec, m *machine) {
 	n := m.km.CPUCount()
 	for i, p := range spec.Processes {
@@ -149,69 +132,13 @@ func checkWorkloadFits(f *luavm.Fields, spec *workload.Spec, m *machine) {
 				}
 			}
 			if !found {
-				f.Errorf("workload", "processes[%d].name: no process named %q on this machine; make it first with m:process{ name = %q }", i+1, p.Name, p.Name)
+				f.Errorf("workload", "%s: no process named %q on this machine; make it first with m:process{ name = %q }", spec.Field(fmt.Sprintf("process[%d].name", i+1)), p.Name, p.Name)
 			}
 		}
 		for j, t := range p.Threads {
 			if t.CPU >= n {
-				f.Errorf("workload", "processes[%d].thread[%d].cpu: %d, but the machine has %d processor%s (0…%d)", i+1, j+1, t.CPU, n, plural(n), n-1)
+				f.Errorf("workload", "%s: %d, but the machine has %d processor%s (0…%d)", spec.Field(fmt.Sprintf("process[%d].thread[%d].cpu", i+1, j+1)), t.CPU, n, plural(n), n-1)
 			}
 		}
 	}
-}
-
-// workloadValue converts a workload table to the plain Go values
-// workloadFromTable takes: tables with named fields → map[string]any
-// (also an empty table), arrays → []any, numbers → float64, u64 → uint64,
-// processes (p, or a thread's or kernel caller's process) → *kernel.Process.
-func workloadValue(lv lua.LValue, m *machine, depth int) (any, error) {
-	if depth > luavm.MaxValueDepth {
-		return nil, fmt.Errorf("tables nested more than %d deep", luavm.MaxValueDepth)
-	}
-	if c, ok := toCaller(lv); ok {
-		if c.m != m {
-			return nil, fmt.Errorf("a process of another machine")
-		}
-		return c.proc, nil
-	}
-	t, ok := lv.(*lua.LTable)
-	if !ok {
-		return luavm.ToGo(lv) // not a table: depth plays no part
-	}
-	n := t.Len()
-	if n > 0 {
-		arr := make([]any, n)
-		for i := 1; i <= n; i++ {
-			v, err := workloadValue(t.RawGetInt(i), m, depth+1)
-			if err != nil {
-				return nil, fmt.Errorf("[%d]: %w", i, err)
-			}
-			arr[i-1] = v
-		}
-		extra := 0
-		t.ForEach(func(lua.LValue, lua.LValue) { extra++ })
-		if extra != n {
-			return nil, fmt.Errorf("a table mixes array elements and named fields")
-		}
-		return arr, nil
-	}
-	out := map[string]any{}
-	var err error
-	t.ForEach(func(k, v lua.LValue) {
-		if err != nil {
-			return
-		}
-		ks, ok := k.(lua.LString)
-		if !ok {
-			err = fmt.Errorf("unexpected key %s (use names, or an array 1..n)", lua.LVAsString(k))
-			return
-		}
-		var gv any
-		if gv, err = workloadValue(v, m, depth+1); err != nil {
-			err = fmt.Errorf("%s: %w", string(ks), err)
-			return
-		}
-		out[string(ks)] = gv
-	})
-	return out, err
 }

@@ -115,7 +115,7 @@ weight = 1
 	rt, _ = newTestRuntime(t, Config{Dir: dir, HALs: inprocHALs(t)})
 	err = rt.Exec("s.lua", []byte(`local lab = require "proflab"
 		lab.machine{ cpus = 1 }:run{ duration_us = 1000, workload = "w.toml" }`))
-	if want := `processes[1].name: no process named "app" on this machine; make it first with m:process{ name = "app" }`; err == nil || !strings.Contains(err.Message, want) {
+	if want := `process[1].name: no process named "app" on this machine; make it first with m:process{ name = "app" }`; err == nil || !strings.Contains(err.Message, want) {
 		t.Errorf("a workload naming no process of the machine: %v, want %q", err, want)
 	}
 	bad := []struct{ src, want string }{
@@ -130,7 +130,7 @@ weight = 1
 		{`lab.machine{}:run{ duration_us = 10, workload = {}, extra = 1 }`, `unknown field "extra"`},
 		// issue 13: what the machine lacks is refused, with the field
 		{`local m = lab.machine{ cpus = 2 } local p = m:process{} m:run{ duration_us = 10, workload = { process = p, threads = { { cpu = 10 } }, functions = { { name = "f", base = 0x401000, size = 16, weight = 1 } } } }`,
-			`processes[1].thread[1].cpu: 10, but the machine has 2 processors (0…1)`},
+			`threads[1].cpu: 10, but the machine has 2 processors (0…1)`},
 	}
 	for _, tc := range bad {
 		wantLabError(t, tc.src, tc.want)

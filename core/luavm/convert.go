@@ -43,7 +43,7 @@ func FormatNumber(f float64) string {
 
 // TypeName names a value's type for messages, u64 included.
 func TypeName(lv lua.LValue) string {
-	if _, ok := asU64(lv); ok {
+	if _, ok := AsU64(lv); ok {
 		return "u64"
 	}
 	if lv == nil {
@@ -89,7 +89,7 @@ func serviceValue(lv lua.LValue, width int) (uint64, error) {
 	case lua.LString:
 		return 0, fmt.Errorf("expected a number or a u64, got the string %q; %s", string(v), `write lab.u64("…") to pass a value written as a string`)
 	}
-	if u, ok := asU64(lv); ok {
+	if u, ok := AsU64(lv); ok {
 		return u & mask, nil
 	}
 	return 0, fmt.Errorf("expected a number or a u64, got %s", TypeName(lv))
@@ -113,7 +113,7 @@ func countValue(lv lua.LValue, min, max uint64) (uint64, error) {
 		}
 		u = uint64(i)
 	default:
-		x, ok := asU64(lv)
+		x, ok := AsU64(lv)
 		if !ok {
 			return 0, fmt.Errorf("expected a number, got %s", TypeName(lv))
 		}
@@ -163,7 +163,7 @@ func DataValue(lv lua.LValue, width int) (uint64, error) {
 		}
 		return uint64(i), nil
 	}
-	if u, ok := asU64(lv); ok {
+	if u, ok := AsU64(lv); ok {
 		if u > mask {
 			return 0, fmt.Errorf("%s does not fit in %d bits", U64(u), bits)
 		}

@@ -30,8 +30,8 @@ func newU64(L *lua.LState, v uint64) *lua.LUserData {
 // pushU64 pushes a u64 userdata holding v.
 func pushU64(L *lua.LState, v uint64) { L.Push(newU64(L, v)) }
 
-// asU64 reports whether lv is a u64 userdata, and its value.
-func asU64(lv lua.LValue) (uint64, bool) {
+// AsU64 reports whether lv is a u64 userdata, and its value.
+func AsU64(lv lua.LValue) (uint64, bool) {
 	ud, ok := lv.(*lua.LUserData)
 	if !ok {
 		return 0, false
@@ -112,7 +112,7 @@ func (s *State) registerU64(L *lua.LState) {
 	})
 	arith("__pow", func(_ *lua.LState, a, b uint64) uint64 { return powMod64(a, b) })
 	mt.RawSetString("__unm", s.fn("u64 __unm", func(L *lua.LState) int {
-		v, _ := asU64(L.Get(1))
+		v, _ := AsU64(L.Get(1))
 		pushU64(L, -v)
 		return 1
 	}))
@@ -128,7 +128,7 @@ func (s *State) registerU64(L *lua.LState) {
 	compare("__lt", func(a, b uint64) bool { return a < b })
 	compare("__le", func(a, b uint64) bool { return a <= b })
 	mt.RawSetString("__tostring", s.fn("u64 __tostring", func(L *lua.LState) int {
-		v, _ := asU64(L.Get(1))
+		v, _ := AsU64(L.Get(1))
 		L.Push(lua.LString(U64(v).String()))
 		return 1
 	}))
@@ -144,7 +144,7 @@ func (s *State) registerU64(L *lua.LState) {
 // accepts.
 func u64Operand(L *lua.LState, n int, op string) uint64 {
 	lv := L.Get(n)
-	if v, ok := asU64(lv); ok {
+	if v, ok := AsU64(lv); ok {
 		return v
 	}
 	v, err := u64From(lv)
@@ -157,7 +157,7 @@ func u64Operand(L *lua.LState, n int, op string) uint64 {
 // concatPiece is the text of one operand of "..": a u64 as its tostring,
 // anything else as Lua would show it.
 func concatPiece(L *lua.LState, lv lua.LValue) string {
-	if v, ok := asU64(lv); ok {
+	if v, ok := AsU64(lv); ok {
 		return U64(v).String()
 	}
 	switch lv.Type() {
@@ -194,7 +194,7 @@ func u64From(lv lua.LValue) (uint64, error) {
 	case lua.LString:
 		return parseU64(string(v))
 	}
-	if v, ok := asU64(lv); ok {
+	if v, ok := AsU64(lv); ok {
 		return v, nil
 	}
 	return 0, fmt.Errorf("expected a number, a string or a u64, got %s", TypeName(lv))
@@ -223,7 +223,7 @@ func ToNumberFunc(fn string) lua.LGFunction {
 			L.Push(n)
 			return 1
 		}
-		v, ok := asU64(lv)
+		v, ok := AsU64(lv)
 		if !ok {
 			a.Errorf(1, "u", "expected a u64 or a number, got %s", TypeName(lv))
 		}

@@ -40,7 +40,7 @@ func toGo(lv lua.LValue, depth int) (any, error) {
 	case *lua.LTable:
 		return tableToGo(v, depth)
 	}
-	if u, ok := asU64(lv); ok {
+	if u, ok := AsU64(lv); ok {
 		return u, nil
 	}
 	return nil, fmt.Errorf("a %s cannot be recorded; record numbers, strings, booleans, u64 values or tables of them", TypeName(lv))

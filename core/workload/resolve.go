@@ -74,7 +74,7 @@ func newResolver(s *Spec, target Target) *resolver {
 	}
 	nStacks := countStacks(&sp)
 	r := &Resolved{Stacks: make([]ResolvedStack, 0, nStacks), Funcs: make([]Func, 0, countFuncs(&sp))}
-	return &resolver{c: &checker{}, target: target, sp: sp, r: r, names: newNames(),
+	return &resolver{c: &checker{spelling: s.spelling}, target: target, sp: sp, r: r, names: newNames(),
 		stacks: make(map[uint64]int, nStacks), sameHash: make([]int, 0, nStacks), procStacks: map[*Process][]Weighted{}}
 }
 
