@@ -75,8 +75,9 @@ func truthKey(res *sim.Result, i int) string {
 }
 
 // stacksTable is m:run's stacks: one row per calling context of the
-// workload, { frames = { leaf, caller, … }, instructions, cycles, hits =
-// { [source] = n } }, in the workload's order.
+// workload, { frames = { leaf, caller, … }, inlined = { positions of
+// the frames inlined into the next } (when some are), instructions,
+// cycles, hits = { [source] = n } }, in the workload's order.
 func stacksTable(L *lua.LState, res *sim.Result) *lua.LTable {
 	hits := make([]map[string]uint64, len(res.Stacks))
 	for k, n := range res.StackHits {
@@ -108,6 +109,15 @@ func stacksTable(L *lua.LState, res *sim.Result) *lua.LTable {
 			frames.Append(names[k])
 		}
 		row.RawSetString("frames", frames)
+		if len(st.Inlined) > 0 {
+			inl := L.CreateTable(0, 0)
+			for j, in := range st.Inlined {
+				if in {
+					inl.Append(lua.LNumber(j + 1))
+				}
+			}
+			row.RawSetString("inlined", inl)
+		}
 		row.RawSetString("instructions", ResultValue(L, st.Instructions))
 		row.RawSetString("cycles", ResultValue(L, st.Cycles))
 		row.RawSetString("hits", countsTable(L, hits[i]))

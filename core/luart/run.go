@@ -243,6 +243,7 @@ func runResultTable(L *lua.LState, res *sim.Result) *lua.LTable {
 			events.RawSetString(k, lua.LNumber(ft.Events[k]))
 		}
 		row.RawSetString("events", events)
+		row.RawSetString("code", codeTable(L, ft, events, evKeys))
 		truth.RawSetString(truthKey(res, i), row)
 		rows[i] = row
 	}
@@ -276,6 +277,25 @@ func runResultTable(L *lua.LState, res *sim.Result) *lua.LTable {
 	}
 	out.RawSetString("log", logT)
 	return out
+}
+
+// codeTable is a truth row's code = { instructions, cycles, events }:
+// what executed at the function's addresses (sim.FunctionTruth.Code);
+// events is the row's own events table when they are the same.
+func codeTable(L *lua.LState, ft sim.FunctionTruth, events *lua.LTable, evKeys []string) *lua.LTable {
+	c := L.CreateTable(0, 3)
+	c.RawSetString("instructions", ResultValue(L, ft.Code.Instructions))
+	c.RawSetString("cycles", ResultValue(L, ft.Code.Cycles))
+	if ft.Code.Instructions == ft.Instructions && ft.Code.Cycles == ft.Cycles {
+		c.RawSetString("events", events)
+		return c
+	}
+	ev := L.CreateTable(0, len(ft.Code.Events))
+	for _, k := range evKeys {
+		ev.RawSetString(k, lua.LNumber(ft.Code.Events[k]))
+	}
+	c.RawSetString("events", ev)
+	return c
 }
 
 // sameKeys reports whether keys are exactly m's keys.
