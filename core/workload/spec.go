@@ -117,12 +117,22 @@ type Function struct {
 	// own functions); references qualify a name defined in several images
 	// as "image!name".
 	Name string `toml:"name"`
+	// Inline marks a function the compiler inlined everywhere: it has no
+	// code of its own, so it owns no address (no base, offset, size,
+	// hotspot or loop) and no rates, and it runs only as a frame of a
+	// stack, inlined into the frame after it (see [Stack.Inlined]); its
+	// weight is 0 and no run list or caller names it. An address-based
+	// profile (buckets, a PE symbol lookup) charges its time to the
+	// function it is inlined into, while its truth and the profiles'
+	// stacks keep it as a function.
+	Inline bool `toml:"inline,omitempty,omitzero"`
 	// Base is the function's absolute address (when its image has no base).
 	Base Address `toml:"base,omitempty,omitzero"`
 	// Offset is the function's offset from its image's base.
 	Offset Address `toml:"offset,omitempty,omitzero"`
-	// Size is the function's size in bytes, > 0.
-	Size uint64 `toml:"size"`
+	// Size is the function's size in bytes, > 0 (an inline function has
+	// none).
+	Size uint64 `toml:"size,omitzero"`
 	// Weight is the function's share of its thread's instructions
 	// (normalised over the functions the thread runs), >= 0.
 	Weight float64 `toml:"weight"`
@@ -151,15 +161,6 @@ type Function struct {
 	// Weight stays the function's own (self) share of execution: a
 	// caller's inclusive time is its own plus its callees'.
 	Caller string `toml:"caller,omitempty"`
-	// Inline marks a function the compiler inlined everywhere: it has no
-	// code of its own, so it owns no address (no base, offset, size,
-	// hotspot or loop) and no rates, and it runs only as a frame of a
-	// stack, inlined into the frame after it (see [Stack.Inlined]); its
-	// weight is 0 and no run list or caller names it. An address-based
-	// profile (buckets, a PE symbol lookup) charges its time to the
-	// function it is inlined into, while its truth and the profiles'
-	// stacks keep it as a function.
-	Inline bool `toml:"inline,omitempty,omitzero"`
 }
 
 // Hotspot is a sub-range of a function with its share of the function's
