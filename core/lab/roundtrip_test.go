@@ -237,14 +237,9 @@ func targetOf(l *labtest.Lab) workload.Target {
 	return workload.Target{X86: a == kernel.X86, UserProbeAddress: a.MmUserProbeAddress()}
 }
 
-// globalProfile creates and starts a profile of every process over
-// [base, base+size) in 2^bucket-byte buckets; it returns its handle.
-func globalProfile(t *testing.T, l *labtest.Lab, base, size uint64, bucket uint32) uint64 {
-	t.Helper()
-	return globalProfileOf(t, l, base, size, bucket, nt.ProfileTime)
-}
-
-// globalProfileOf is globalProfile of source src.
+// globalProfileOf creates and starts a profile of source src of every
+// process over [base, base+size) in 2^bucket-byte buckets; it returns
+// its handle.
 func globalProfileOf(t *testing.T, l *labtest.Lab, base, size uint64, bucket uint32, src nt.Source) uint64 {
 	t.Helper()
 	th := l.P.MainThread()
