@@ -47,9 +47,6 @@ type fn struct {
 	id   int
 	name string
 	img  *image
-	// self is the weight of the samples with this function as leaf
-	// (their innermost frame, inlined or not: pprof's flat).
-	self float64
 	// code is the weight of the samples that ran this function's code:
 	// its own where it was not inlined and that of the functions inlined
 	// into it (what an address lookup charges to it).
@@ -191,9 +188,10 @@ func (f *fn) see(addr uint64) {
 	f.lo, f.hi = min(f.lo, addr), max(f.hi, addr)
 }
 
-// add records a sample of weight w with frames (leaf first) on t: the
-// leaf's self weight, and the code weight and address of its physical
-// frame (the leaf itself unless it is inlined).
+// add records a sample of weight w with frames (leaf first) on t: its
+// stack's weight (the leaf's own: pprof's flat), and the code weight
+// and address of its physical frame (the leaf itself unless it is
+// inlined).
 func (m *model) add(t *thread, frames []frame, w float64) {
 	frames[len(frames)-1].inlined = false // the outermost has nothing to be inlined into
 	var key []byte
@@ -211,7 +209,6 @@ func (m *model) add(t *thread, frames []frame, w float64) {
 		}
 		key = binary.AppendUvarint(key, id)
 	}
-	frames[0].f.self += w
 	code := frames[physical(frames)]
 	code.f.code += w
 	if code.hasAddr {
