@@ -126,7 +126,7 @@ func TestRunTruthOfInlinedFrames(t *testing.T) {
 	err := rt.Exec("s.lua", []byte(`local lab = require "proflab"
 		local m = lab.machine{ cpus = 1 }
 		m:process{ name = "app" }
-		local res = m:run{ duration_us = 100000, workload = {
+		local w = {
 		  image = { { name = "app", base = 0x400000, functions = {
 		    { name = "main", offset = 0, size = 0x100 },
 		    { name = "loop", offset = 0x100, size = 0x100 },
@@ -136,7 +136,11 @@ func TestRunTruthOfInlinedFrames(t *testing.T) {
 		    { frames = { "mix", "loop", "main" }, weight = 2 },
 		    { frames = { "scale", "loop", "main" }, inlined = { 1 }, weight = 1 },
 		    { frames = { "loop", "main" }, weight = 1 },
-		  } } } } }
+		  } } } }
+		local res = m:run{ duration_us = 100000, workload = w }
+		for _, img in ipairs(m:images{ workload = w }.images) do
+		  for _, f in ipairs(img.functions) do assert(f.name ~= "mix", "m:images lists the inline function") end
+		end
 		local mix, scale, loop = res.truth.mix, res.truth.scale, res.truth.loop
 		assert(mix.instructions == res.stacks[1].instructions and mix.instructions > 0, "mix's own truth is its stack's")
 		assert(mix.code.instructions == 0 and scale.code.instructions == 0, "inlined code runs in loop's")
