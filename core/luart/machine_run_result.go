@@ -36,6 +36,7 @@ func runResultTable(L *lua.LState, res *sim.Result) *lua.LTable {
 			events.RawSetString(k, lua.LNumber(ft.Events[k]))
 		}
 		row.RawSetString("events", events)
+		row.RawSetString("code", codeTable(L, ft, events, evKeys))
 		truth.RawSetString(truthKey(res, i), row)
 		rows[i] = row
 	}
@@ -140,8 +141,9 @@ func truthKey(res *sim.Result, i int) string {
 }
 
 // stacksTable is m:run's stacks: one row per calling context of the
-// workload, { frames = { leaf, caller, … }, instructions, cycles, hits =
-// { [source] = n } }, in the workload's order.
+// workload, { frames = { leaf, caller, … }, inlined = { positions of
+// the frames inlined into the next } (when some are), instructions,
+// cycles, hits = { [source] = n } }, in the workload's order.
 func stacksTable(L *lua.LState, res *sim.Result) *lua.LTable {
 	hits := make([]map[string]uint64, len(res.Stacks))
 	for k, n := range res.StackHits {
@@ -173,6 +175,15 @@ func stacksTable(L *lua.LState, res *sim.Result) *lua.LTable {
 			frames.Append(names[k])
 		}
 		row.RawSetString("frames", frames)
+		if len(st.Inlined) > 0 {
+			inl := L.CreateTable(0, 0)
+			for j, in := range st.Inlined {
+				if in {
+					inl.Append(lua.LNumber(j + 1))
+				}
+			}
+			row.RawSetString("inlined", inl)
+		}
 		row.RawSetString("instructions", luavm.ResultValue(L, st.Instructions))
 		row.RawSetString("cycles", luavm.ResultValue(L, st.Cycles))
 		row.RawSetString("hits", countsTable(L, hits[i]))
@@ -206,4 +217,23 @@ func countsTable(L *lua.LState, m map[string]uint64) *lua.LTable {
 		t.RawSetString(k, luavm.ResultValue(L, m[k]))
 	}
 	return t
+}
+
+// codeTable is a truth row's code = { instructions, cycles, events }:
+// what executed at the function's addresses (sim.FunctionTruth.Code);
+// events is the row's own events table when they are the same.
+func codeTable(L *lua.LState, ft sim.FunctionTruth, events *lua.LTable, evKeys []string) *lua.LTable {
+	c := L.CreateTable(0, 3)
+	c.RawSetString("instructions", luavm.ResultValue(L, ft.Code.Instructions))
+	c.RawSetString("cycles", luavm.ResultValue(L, ft.Code.Cycles))
+	if ft.Code.Instructions == ft.Instructions && ft.Code.Cycles == ft.Cycles {
+		c.RawSetString("events", events)
+		return c
+	}
+	ev := L.CreateTable(0, len(ft.Code.Events))
+	for _, k := range evKeys {
+		ev.RawSetString(k, lua.LNumber(ft.Code.Events[k]))
+	}
+	c.RawSetString("events", ev)
+	return c
 }

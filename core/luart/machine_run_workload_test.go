@@ -116,3 +116,39 @@ func TestRunInclusiveTruthOfRecursiveStacks(t *testing.T) {
 		t.Errorf("inclusive truth: %s", err.Detail())
 	}
 }
+
+// The Lua table form says inlining as TOML does (inline = true, a
+// stack's inlined positions): the inlined function's truth is its own
+// (flat and inclusive), its caller's code holds it (code), and the
+// stacks say which frames are inlined.
+func TestRunTruthOfInlinedFrames(t *testing.T) {
+	rt, _ := newTestRuntime(t, Config{HALs: inprocHALs(t)})
+	err := rt.Exec("s.lua", []byte(`local lab = require "proflab"
+		local m = lab.machine{ cpus = 1 }
+		m:process{ name = "app" }
+		local w = {
+		  image = { { name = "app", base = 0x400000, functions = {
+		    { name = "main", offset = 0, size = 0x100 },
+		    { name = "loop", offset = 0x100, size = 0x100 },
+		    { name = "scale", offset = 0x200, size = 0x100 },
+		    { name = "mix", inline = true } } } },
+		  process = { { name = "app", stacks = {
+		    { frames = { "mix", "loop", "main" }, weight = 2 },
+		    { frames = { "scale", "loop", "main" }, inlined = { 1 }, weight = 1 },
+		    { frames = { "loop", "main" }, weight = 1 },
+		  } } } }
+		local res = m:run{ duration_us = 100000, workload = w }
+		for _, img in ipairs(m:images{ workload = w }.images) do
+		  for _, f in ipairs(img.functions) do assert(f.name ~= "mix", "m:images lists the inline function") end
+		end
+		local mix, scale, loop = res.truth.mix, res.truth.scale, res.truth.loop
+		assert(mix.instructions == res.stacks[1].instructions and mix.instructions > 0, "mix's own truth is its stack's")
+		assert(mix.code.instructions == 0 and scale.code.instructions == 0, "inlined code runs in loop's")
+		assert(loop.code.instructions == mix.instructions + scale.instructions + loop.instructions, "loop's code")
+		assert(mix.inclusive.instructions == mix.instructions, "mix's inclusive")
+		assert(loop.inclusive.instructions == loop.code.instructions, "loop's inclusive")
+		assert(res.stacks[1].inlined[1] == 1 and res.stacks[2].inlined[1] == 1 and res.stacks[3].inlined == nil, "stacks' inlined frames")`))
+	if err != nil {
+		t.Errorf("inlined frames: %s", err.Detail())
+	}
+}

@@ -125,12 +125,22 @@ type Function struct {
 	// own functions); references qualify a name defined in several images
 	// as "image!name".
 	Name string `toml:"name" lua:"name"`
+	// Inline marks a function the compiler inlined everywhere: it has no
+	// code of its own, so it owns no address (no base, offset, size,
+	// hotspot or loop) and no rates, and it runs only as a frame of a
+	// stack, inlined into the frame after it (see [Stack.Inlined]); its
+	// weight is 0 and no run list or caller names it. An address-based
+	// profile (buckets, a PE symbol lookup) charges its time to the
+	// function it is inlined into, while its truth and the profiles'
+	// stacks keep it as a function.
+	Inline bool `toml:"inline,omitempty,omitzero" lua:"inline"`
 	// Base is the function's absolute address (when its image has no base).
 	Base Address `toml:"base,omitempty,omitzero" lua:"base"`
 	// Offset is the function's offset from its image's base.
 	Offset Address `toml:"offset,omitempty,omitzero" lua:"offset"`
-	// Size is the function's size in bytes, > 0.
-	Size uint64 `toml:"size" lua:"size"`
+	// Size is the function's size in bytes, > 0 (an inline function has
+	// none).
+	Size uint64 `toml:"size,omitzero" lua:"size"`
 	// Weight is the function's share of its thread's instructions
 	// (normalised over the functions the thread runs), >= 0.
 	Weight float64 `toml:"weight" lua:"weight"`
@@ -200,9 +210,22 @@ type Process struct {
 // its share of its thread's instructions. The leaf's code is what runs;
 // the frames above it are its callers, outermost last. A frame names a
 // function as a function reference does (see [Share]).
+//
+// A frame may be inlined into the frame after it (its caller): its code
+// is part of its caller's, as a compiler's inlining makes it, so the
+// code that runs is that of the innermost frame that is not inlined
+// (the physical function), at its addresses, with its rates. The
+// inlined frames stay frames of the stack: the truth per function
+// counts the stack's execution as the leaf's own, and the profiles'
+// stacks keep them (a pprof location with several lines).
 type Stack struct {
 	// Frames are function references, leaf first; at least one.
 	Frames []string `toml:"frames" lua:"frames"`
+	// Inlined are the positions in Frames (1 is the leaf) of the frames
+	// inlined into the frame after them. A frame of an [Function.Inline]
+	// function is inlined whether or not it is listed; the outermost
+	// frame cannot be.
+	Inlined []int `toml:"inlined,omitempty" lua:"inlined"`
 	// Weight is the stack's share (normalised over the thread's stacks),
 	// >= 0.
 	Weight float64 `toml:"weight" lua:"weight"`
@@ -304,6 +327,8 @@ type Func struct {
 	// Caller is the index in Resolved.Funcs of the function's caller
 	// (-1: none); see Function.Caller.
 	Caller int
+	// An Inline function (Function.Inline) has no address: Addr, Size
+	// and Instructions are 0 and ByAddress does not list it.
 
 	field funcField // where it was defined, for messages
 	owner string    // its image's or process's name, which qualifies it
@@ -326,7 +351,9 @@ type ResolvedThread struct {
 // Weighted is a function index with a normalised weight, and the
 // calling context it runs in.
 type Weighted struct {
-	// Func is the function that executes (a stack's leaf).
+	// Func is the function that executes: a stack's leaf, or the
+	// function the leaf is inlined into (the stack's innermost frame
+	// that is not inlined, see ResolvedStack.Physical).
 	Func int
 	// Weight is the normalised share.
 	Weight float64
@@ -343,6 +370,22 @@ const NoStack = -1
 // leaf first.
 type ResolvedStack struct {
 	Frames []int
+	// Inlined says, per frame, whether it is inlined into the frame
+	// after it; nil when none is.
+	Inlined []bool
+}
+
+// IsInlined reports whether frame i is inlined into frame i+1.
+func (s *ResolvedStack) IsInlined(i int) bool { return i < len(s.Inlined) && s.Inlined[i] }
+
+// Physical is the index in Frames of the frame whose code runs: the
+// innermost frame that is not inlined (0 when the leaf is not).
+func (s *ResolvedStack) Physical() int {
+	i := 0
+	for i < len(s.Frames)-1 && s.IsInlined(i) {
+		i++
+	}
+	return i
 }
 
 // Resolved is a checked workload with every default filled, for one
