@@ -13,7 +13,7 @@ var perfFormat = format{
 	name:  Perf,
 	about: "the text `perf script` prints (Linux perf), with or without call graphs",
 	detect: func(c *content) (any, bool) {
-		return nil, c.text && len(c.lines) > 0 && perfHeader.MatchString(c.lines[0])
+		return nil, c.text && len(c.lines) > 0 && isPerfHeader(c.lines[0])
 	},
 	read: func(r *reading) error { return importPerf(r.name, r.data, r.opt, r.m, r.im) },
 }
@@ -22,7 +22,7 @@ var perfFormat = format{
 // event (cycles, else the file's first event) become stacks of threads of
 // processes; the other events give per-function rates.
 func importPerf(name string, data []byte, opt Options, m *model, im *Imported) error {
-	samples, skipped, err := parsePerf(name, data)
+	samples, skipped, records, err := parsePerf(name, data)
 	if err != nil {
 		return err
 	}
@@ -32,13 +32,20 @@ func importPerf(name string, data []byte, opt Options, m *model, im *Imported) e
 	if skipped > 0 {
 		m.note("%d indented lines under frames (srcline or other annotations) were skipped", skipped)
 	}
+	if records > 0 {
+		m.note("%d side-band records (PERF_RECORD_… lines: mmap, comm, fork…) were skipped: only samples are read", records)
+	}
 	wev, raw := weightEvent(samples, m)
-	ref := busyReference(samples, wev)
+	scale := busyScale(samples, wev, m)
 	if samples, err = keepProcess(name, samples, opt.Process); err != nil {
 		return err
 	}
 	im.SampleType, im.PeriodType, im.PeriodUnit = raw, wev, "events"
+	if wev == "" {
+		im.SampleType, im.PeriodType = "samples", "samples"
+	}
 	pb := &perfBuilder{m: m, names: processNames(samples)}
+	pb.findOutliers(samples)
 	var noFrames, idle, zero int64
 	firstNoFrames := 0
 	for i := range samples {
@@ -65,21 +72,22 @@ func importPerf(name string, data []byte, opt Options, m *model, im *Imported) e
 		im.Samples++
 	}
 	if im.Samples == 0 && noFrames > 0 {
-		return &Error{Source: name, Line: firstNoFrames, Msg: fmt.Sprintf("the %s samples have no instruction pointer: no frame lines follow the header and it names no ip/sym/dso; record and print them with `perf script` defaults (or -F +ip,+sym,+dso)", wev)}
+		return &Error{Source: name, Line: firstNoFrames, Msg: fmt.Sprintf("the %s samples have no instruction pointer: no frame lines follow the header and it names no ip/sym/dso; record and print them with `perf script` defaults (or -F +ip,+sym,+dso)", im.SampleType)}
 	}
 	if noFrames > 0 {
-		m.note("%d %s samples without frames were dropped (the first at line %d)", noFrames, wev, firstNoFrames)
+		m.note("%d %s samples without frames were dropped (the first at line %d)", noFrames, im.SampleType, firstNoFrames)
 	}
 	if zero > 0 {
-		m.note("%d %s samples with a period of 0 carry no weight and were skipped", zero, wev)
+		m.note("%d %s samples with a period of 0 carry no weight and were skipped", zero, im.SampleType)
 	}
 	if idle > 0 {
 		m.note("%d idle samples (swapper's, or an idle function's) were dropped (--drop-idle)", idle)
 	}
 	if im.Samples == 0 {
-		return &Error{Source: name, Msg: fmt.Sprintf("no %s sample is left to import", wev)}
+		return &Error{Source: name, Msg: fmt.Sprintf("no %s sample is left to import", im.SampleType)}
 	}
-	pb.finish(im, ref)
+	m.noteOutliers(pb.outlierFrames, len(pb.outlierSeen), pb.outlierExample)
+	pb.finish(im, scale)
 	pb.rates(samples, wev)
 	return nil
 }
@@ -105,6 +113,10 @@ func weightEvent(samples []perfSample, m *model) (ev, raw string) {
 		}
 	}
 	ev, raw = order[0], seen[order[0]]
+	if ev == "" {
+		m.note("the samples name no event (perf script -F without event): they are taken as the program's time")
+		return ev, raw
+	}
 	if notTime(ev) {
 		m.warn("the file's events (%s) count something other than where the program ran: its %s samples are taken for time; record cycles (perf record's default), cpu-clock or task-clock, with the others beside it for rates", strings.Join(order, ", "), raw)
 	} else {
@@ -183,6 +195,32 @@ type perfBuilder struct {
 	used    map[string]int64 // process names given, by pid
 	periods []float64
 	frames  []frame
+	// outliers are the outlier addresses by image key (see outliers.go).
+	outliers       map[any]map[uint64]bool
+	outlierFrames  int64
+	outlierSeen    map[outlierAt]bool
+	outlierExample string
+}
+
+// outlierAt is an outlier address of an image.
+type outlierAt struct {
+	img  *image
+	addr uint64
+}
+
+// findOutliers finds the outlier addresses of every image from the
+// frames of every sample.
+func (pb *perfBuilder) findOutliers(samples []perfSample) {
+	c := newAddrCensus()
+	for i := range samples {
+		s := &samples[i]
+		for _, fr := range s.frames {
+			key, _, kernel := imageKey(s.pid, fr)
+			c.add(key, kernel, fr.addr)
+		}
+	}
+	pb.outliers, _, _ = c.outliers()
+	pb.outlierSeen = map[outlierAt]bool{}
 }
 
 // add adds a sample of the weight event.
@@ -200,10 +238,17 @@ func (pb *perfBuilder) add(s *perfSample) {
 	pb.periods = append(pb.periods, w)
 	pb.frames = pb.frames[:0]
 	for i, fr := range s.frames {
-		f := pb.fn(s.pid, fr, true)
+		f, outlier := pb.fn(s.pid, fr, true)
 		// An inlined frame repeats its callee's ip: the address is the
 		// innermost function's.
-		hasAddr := i == 0 || fr.addr != s.frames[i-1].addr
+		hasAddr := !outlier && (i == 0 || fr.addr != s.frames[i-1].addr)
+		if outlier {
+			pb.outlierFrames++
+			pb.outlierSeen[outlierAt{f.img, fr.addr}] = true
+			if pb.outlierExample == "" {
+				pb.outlierExample = outlierExample(fr.addr, f.img.name) + fmt.Sprintf(" at line %d", fr.line)
+			}
+		}
 		pb.frames = append(pb.frames, frame{f: f, addr: fr.addr, hasAddr: hasAddr})
 	}
 	pb.m.add(t, pb.frames, w)
@@ -226,29 +271,42 @@ func (pb *perfBuilder) process(pid int64) *proc {
 	return pb.m.proc(key, n)
 }
 
-// fn is the function of a frame (made when make is true, else nil when
-// the weight event's samples have none).
-func (pb *perfBuilder) fn(pid int64, fr perfFrame, make bool) *fn {
+// imageKey is the key, name and kind of a frame's image: one per dso
+// per process for user code, one per dso for the kernel.
+func imageKey(pid int64, fr perfFrame) (key, name string, kernel bool) {
 	dso := fr.dso
-	kernel := fr.addr >= kernelAddress || strings.HasPrefix(dso, "[kernel")
-	key := "k:" + dso
+	kernel = fr.addr >= kernelAddress || strings.HasPrefix(dso, "[kernel")
+	key = "k:" + dso
 	if !kernel {
 		key = "u:" + strconv.FormatInt(pid, 10) + ":" + dso
 	}
+	return key, imageName(dso), kernel
+}
+
+// fn is the function of a frame (made when make is true, else nil when
+// the weight event's samples have none), and whether its address is an
+// outlier of its image (then the function is the frame's symbol or
+// UnknownFunction, and the address is not the function's).
+func (pb *perfBuilder) fn(pid int64, fr perfFrame, make bool) (*fn, bool) {
+	key, iname, kernel := imageKey(pid, fr)
 	var img *image
 	if make {
-		img = pb.m.image(key, imageName(dso), kernel)
+		img = pb.m.image(key, iname, kernel)
 	} else if img = pb.m.imageBy[key]; img == nil {
-		return nil
+		return nil, false
 	}
+	outlier := pb.outliers[key][fr.addr]
 	name := fr.sym
 	if name == "" || name == "[unknown]" {
 		name = unknownKey(fr.addr)
+		if outlier {
+			name = UnknownFunction
+		}
 	}
 	if !make {
-		return img.fnBy[name]
+		return img.fnBy[name], outlier
 	}
-	return pb.m.fn(img, name)
+	return pb.m.fn(img, name), outlier
 }
 
 // imageName is a dso's image name: its file's base name ("[unknown]" and
@@ -269,57 +327,3 @@ func unknownKey(addr uint64) string { return unknownPrefix + strconv.FormatUint(
 
 // unknownPrefix starts the provisional names (no symbol has a NUL).
 const unknownPrefix = "\x00unknown "
-
-// busyReference is the weight of a processor busy all the time: the
-// weight (periods of the weight event, idle samples included) of the
-// busiest processor in the whole file, or, when a sample has no [cpu]
-// column, of the busiest thread.
-func busyReference(samples []perfSample, wev string) float64 {
-	cpus, threads := map[int]float64{}, map[[2]int64]float64{}
-	noCPU := false
-	for _, s := range samples {
-		if s.event != wev || len(s.frames) == 0 {
-			continue
-		}
-		w := 1.0
-		if s.hasPeriod {
-			w = s.period
-		}
-		cpus[s.cpu] += w
-		key := [2]int64{s.pid, s.tid}
-		if s.pid == 0 {
-			key[1] = int64(s.cpu)
-		}
-		threads[key] += w
-		noCPU = noCPU || !s.hasCPU
-	}
-	var ref float64
-	if noCPU {
-		for _, w := range threads {
-			ref = max(ref, w)
-		}
-		return ref
-	}
-	for _, w := range cpus {
-		ref = max(ref, w)
-	}
-	return ref
-}
-
-// finish sets the threads' busy shares (their weight over ref) and the
-// period.
-func (pb *perfBuilder) finish(im *Imported, ref float64) {
-	for _, p := range pb.m.procs {
-		for _, t := range p.threads {
-			t.share = min(1, t.weight/ref)
-		}
-	}
-	lo, hi, sum := pb.periods[0], pb.periods[0], 0.0
-	for _, v := range pb.periods {
-		lo, hi, sum = min(lo, v), max(hi, v), sum+v
-	}
-	im.Period = sum / float64(len(pb.periods))
-	if lo != hi {
-		pb.m.note("the %s periods vary from %g to %g (perf record -F: frequency mode); the mean is given as the period", im.PeriodType, lo, hi)
-	}
-}

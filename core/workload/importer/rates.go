@@ -44,7 +44,7 @@ func (pb *perfBuilder) rates(samples []perfSample, wev string) {
 			noPeriod++
 			continue
 		}
-		f := pb.fn(s.pid, s.frames[0], false)
+		f, _ := pb.fn(s.pid, s.frames[0], false)
 		if f == nil {
 			noFunc++
 			continue
