@@ -186,10 +186,11 @@ func parsePerf(name string, data []byte) (out []perfSample, skipped, records int
 // function an ip belongs to after the functions inlined there), else
 // anywhere in the process's samples. perf 6 sometimes prints an ip with
 // `(inlined)` alone; such an ip's dso is guessed, once for all its
-// frames of a process: at each, the dso of the nearest frame below it
-// (its callee) on the same side of the kernel boundary, else of the
-// nearest frame above it; the guess most of them make wins (the first
-// seen, on a tie).
+// frames of a process: the dso of the process whose other frames' span
+// of addresses holds the ip (the narrowest, when several do); else, at
+// each frame, the dso of the nearest frame below it (its callee) on the
+// same side of the kernel boundary, else of the nearest frame above it,
+// and the guess most of them make wins (the first seen, on a tie).
 func inlinedDSOs(samples []perfSample) {
 	type at struct {
 		pid int64
@@ -208,6 +209,37 @@ func inlinedDSOs(samples []perfSample) {
 	}
 	if !any {
 		return
+	}
+	type span struct{ lo, hi uint64 }
+	spans := map[int64]map[string]span{}
+	for i := range samples {
+		for _, fr := range samples[i].frames {
+			if fr.inlined || fr.dso == "" || strings.HasPrefix(fr.dso, "[unknown") {
+				continue
+			}
+			m := spans[samples[i].pid]
+			if m == nil {
+				m = map[string]span{}
+				spans[samples[i].pid] = m
+			}
+			sp, ok := m[fr.dso]
+			if !ok {
+				sp = span{fr.addr, fr.addr}
+			}
+			m[fr.dso] = span{min(sp.lo, fr.addr), max(sp.hi, fr.addr)}
+		}
+	}
+	within := func(pid int64, ip uint64) (string, bool) {
+		best, width := "", uint64(0)
+		for dso, sp := range spans[pid] {
+			if ip < sp.lo || ip > sp.hi {
+				continue
+			}
+			if w := sp.hi - sp.lo; best == "" || w < width || w == width && dso < best {
+				best, width = dso, w
+			}
+		}
+		return best, best != ""
 	}
 	type vote struct {
 		dso string
@@ -241,6 +273,10 @@ func inlinedDSOs(samples []perfSample) {
 			}
 			key := at{samples[i].pid, frames[k].addr}
 			if dso, ok := known[key]; ok {
+				frames[k].dso = dso
+				continue
+			}
+			if dso, ok := within(key.pid, key.ip); ok {
 				frames[k].dso = dso
 				continue
 			}
