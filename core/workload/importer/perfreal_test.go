@@ -531,3 +531,38 @@ func TestPprofFromPerfGarbage(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestPerfHandMadeLayouts imports the files written from perf 3.2's and
+// 4.x's source: perf 3.2's threads of one command are one process with
+// busy shares by rank (no time); perf 4.x's system-wide file keeps
+// swapper and the rates of its second event.
+func TestPerfHandMadeLayouts(t *testing.T) {
+	t.Parallel()
+	p3 := importFile(t, "perf/perf3_callgraph.txt", importer.Options{})
+	equalWeights(t, "perf 3.2 stack", stackWeights(p3.Spec), map[string]float64{
+		"main <- __libc_start_main":         1,
+		"work <- main <- __libc_start_main": 1,
+		"work <- start_thread":              1,
+		"native_write_msr_safe <- intel_pmu_enable_all <- __write_nocancel <- main": 1,
+	})
+	if ps := p3.Spec.Processes; len(ps) != 1 || len(ps[0].Threads) != 2 || ps[0].Threads[0].Busy != 1 || math.Abs(ps[0].Threads[1].Busy-1.0/3) > 1e-12 {
+		t.Errorf("perf 3.2: processes %+v, want java with threads busy 1 and 1/3 (by rank)", ps)
+	}
+	if len(notesWith(p3, "no timestamps")) != 1 {
+		t.Errorf("perf 3.2: notes %q, want one on the missing timestamps", p3.Notes)
+	}
+	p4 := importFile(t, "perf/perf4_system_wide.txt", importer.Options{})
+	if p4.Samples != 3 || p4.SampleType != "cycles:ppp" {
+		t.Errorf("perf 4.x: %d samples of %s, want 3 of cycles:ppp", p4.Samples, p4.SampleType)
+	}
+	if _, work := function(t, p4.Spec, "a.out", "work"); work.CPI != 0.5 {
+		t.Errorf("perf 4.x: work's cpi %v, want 0.5 (250000 cycles / 500000 instructions)", work.CPI)
+	}
+	busy := map[string]float64{}
+	for _, p := range p4.Spec.Processes {
+		busy[p.Name] = p.Threads[0].Busy
+	}
+	if busy["java"] != 1 || busy["swapper"] != 0.5 {
+		t.Errorf("perf 4.x: busy %v, want java 1, swapper 0.5 (by rank: too few samples to measure a cycles rate)", busy)
+	}
+}
