@@ -15,8 +15,8 @@ import (
 // address space, and the import cannot place it.
 //
 // The rule: an address that cannot belong to its image is an outlier.
-// In a user image, an address at or above UserLimit (beyond the x64 user
-// range) is one; of an image's other addresses, those outside the
+// In a user image, an address at or above UserLimit (beyond every 64-bit
+// user range) is one; of an image's other addresses, those outside the
 // MaxImageSpan-wide window that holds the most of its frames (counted
 // over the samples) are the others. An outlier frame stays in its stack
 // (the calling context is kept, as perf report keeps it): named by its
@@ -26,9 +26,11 @@ import (
 
 // Outlier bounds.
 const (
-	// UserLimit is the end of the x64 user range (canonical addresses
-	// below 2^47): a user image's address at or above it is garbage.
-	UserLimit = 1 << 47
+	// UserLimit is the end of the largest user range of a 64-bit Linux
+	// (x64 with 5-level paging: 2^56; x64 without it ends at 2^47, arm64
+	// at 2^48 or 2^52, where its libraries are mapped near the top): a
+	// user image's address at or above it is garbage.
+	UserLimit = 1 << 56
 	// MaxImageSpan is the widest range of addresses one image's code
 	// spans (as MaxMapping, the largest mapping taken as code).
 	MaxImageSpan = MaxMapping

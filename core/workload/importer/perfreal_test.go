@@ -99,7 +99,7 @@ func TestPerfRealFramePointerGarbage(t *testing.T) {
 }
 
 // TestPerfOutliers: the rule on a file made by hand. A user image's
-// address beyond the user range, and a kernel address 2 GiB away from
+// address beyond every user range (2^56), and a kernel address 2 GiB away from
 // the kernel's others, are outliers: their frames stay in the stacks,
 // named by their symbol or [unknown], without an address; the other
 // addresses keep their places.
@@ -144,6 +144,18 @@ prog 100/100 [000] 1.000500: 250000 cpu-clock:
 	}
 	if k, _ := function(t, im.Spec, "[kernel.kallsyms]", "stray_name"); uint64(k.Base) != 0xffffffff81001000 {
 		t.Errorf("kernel image at %s: want its origin 0xFFFFFFFF81001000 (the absurd address left out)", k.Base)
+	}
+	// arm64 maps libraries just below 2^48: real addresses, not garbage
+	arm := "prog 100/100 [000] 1.0: 250000 cpu-clock: \n\tffffa1b2c3d4 memcpy+0x14 (/usr/lib/aarch64-linux-gnu/libc.so.6)\n\t  aaaad0c1a2b4 main+0x10 (/usr/bin/prog)\n"
+	a, err := importer.Import("arm64.txt", []byte(arm), importer.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(notesWith(a, "cannot belong")) != 0 {
+		t.Errorf("arm64 addresses taken for garbage: %q", a.Notes)
+	}
+	if _, f := function(t, a.Spec, "libc.so.6", "memcpy"); len(f.Hotspots) != 1 {
+		t.Errorf("arm64 memcpy: hotspots %v, want its address's", f.Hotspots)
 	}
 }
 
