@@ -29,7 +29,7 @@ var foldedFormat = format{
 	detect: func(c *content) (any, bool) {
 		return nil, c.text && isFolded(c.lines)
 	},
-	read: func(r *reading) error { return importFolded(r.name, r.data, r.opt, r.m, r.im) },
+	read: importFolded,
 }
 
 var foldedLine = regexp.MustCompile(`^\S.*\s-?[0-9][0-9.eE+]*$`)
@@ -66,7 +66,8 @@ var tomlKey = regexp.MustCompile(`^[\w.-]+\s*=\s*\S+$`)
 // Comment lines (`#`, `//`) are skipped; empty frames (`a;;b`) are
 // dropped from their stack; a line that is not a stack with a count is
 // skipped: notes count each and name the first.
-func importFolded(name string, data []byte, opt Options, m *model, im *Imported) error {
+func importFolded(r *reading) error {
+	name, data, opt, m, im := r.name, r.data, r.opt, r.m, r.im
 	pname := opt.Process
 	if pname == "" {
 		pname = filepath.Base(name)
@@ -93,7 +94,7 @@ func importFolded(name string, data []byte, opt Options, m *model, im *Imported)
 		stack, count, err := parseFoldedLine(line)
 		if err != nil {
 			if invalid == 0 {
-				firstInvalid = &Error{Source: name, Line: ln, Msg: err.Error()}
+				firstInvalid = r.lineErrorf(ln, "%v", err)
 			}
 			invalid++
 			continue
@@ -146,10 +147,10 @@ func importFolded(name string, data []byte, opt Options, m *model, im *Imported)
 		if firstInvalid != nil && zero == 0 && idle == 0 {
 			return firstInvalid
 		}
-		return &Error{Source: name, Msg: "no stack with a positive count: there is nothing to import"}
+		return r.errorf("no stack with a positive count: there is nothing to import")
 	}
 	if total >= MaxFoldedCount {
-		return &Error{Source: name, Msg: fmt.Sprintf("the counts add up to %g, past 2^53 where sums stop being exact: scale the counts down", total)}
+		return r.errorf("the counts add up to %g, past 2^53 where sums stop being exact: scale the counts down", total)
 	}
 	im.Samples = int64(total)
 	return nil
