@@ -127,11 +127,11 @@ func (m *model) noteOutliers(frames int64, addrs int, example string) {
 	if frames == 0 {
 		return
 	}
-	m.note("%d frames (%d distinct addresses) had an address that cannot belong to their image (a garbage unwind: beyond the user range, or more than %d MiB from the image's other addresses; %s): they stay in their stacks as their symbol or %s, without that address",
+	m.note("%d frames (%d distinct addresses) had an address that cannot belong to their image (a garbage unwind: beyond every user range, or more than %d MiB from the image's other addresses; for one, %s): they stay in their stacks as their symbol or %s, without that address",
 		frames, addrs, MaxImageSpan>>20, example, UnknownFunction)
 }
 
 // outlierExample names an outlier for the note.
 func outlierExample(addr uint64, image string) string {
-	return fmt.Sprintf("0x%X in %s, for one", addr, image)
+	return fmt.Sprintf("0x%X in %s", addr, image)
 }
