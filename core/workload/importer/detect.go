@@ -3,10 +3,11 @@ package importer
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
-	"unicode/utf8"
+	"unicode/utf16"
 
 	"github.com/google/pprof/profile"
 )
@@ -25,6 +26,7 @@ func Detect(data []byte) (Format, error) {
 	if err != nil {
 		return "", errors.New(err.(*Error).Msg)
 	}
+	data, _ = decodeText(data)
 	d, err := detect(data)
 	if err != nil {
 		return "", err
@@ -63,20 +65,53 @@ func parsePprof(data []byte) (p *profile.Profile, err error) {
 	return profile.ParseData(data)
 }
 
-// looksText says whether data's start is UTF-8 text without NUL bytes.
+// decodeText turns text in UTF-16 with a byte-order mark (as Windows
+// tools and PowerShell's redirections write it) into UTF-8 and drops a
+// UTF-8 byte-order mark; enc names the encoding read ("" for data
+// returned as it is). Other data is returned as it is.
+func decodeText(data []byte) (out []byte, enc string) {
+	switch {
+	case bytes.HasPrefix(data, []byte{0xEF, 0xBB, 0xBF}):
+		return data[3:], "UTF-8 with a byte-order mark"
+	case bytes.HasPrefix(data, []byte{0xFF, 0xFE}):
+		return utf16Text(data[2:], binary.LittleEndian), "UTF-16 LE"
+	case bytes.HasPrefix(data, []byte{0xFE, 0xFF}):
+		return utf16Text(data[2:], binary.BigEndian), "UTF-16 BE"
+	}
+	return data, ""
+}
+
+// utf16Text is UTF-16 data (without its byte-order mark) in UTF-8; an odd
+// last byte is dropped, unpaired surrogates become U+FFFD.
+func utf16Text(data []byte, order binary.ByteOrder) []byte {
+	units := make([]uint16, len(data)/2)
+	for i := range units {
+		units[i] = order.Uint16(data[2*i:])
+	}
+	var b bytes.Buffer
+	b.Grow(len(units))
+	for _, r := range utf16.Decode(units) {
+		b.WriteRune(r)
+	}
+	return b.Bytes()
+}
+
+// looksText says whether data's start is text: no NUL byte, and few
+// other control characters (at most 1 in 100 bytes). Bytes that are not
+// UTF-8 (a name in Latin-1, say) do not make it binary: the import
+// replaces them by U+FFFD in names, with a note.
 func looksText(data []byte) bool {
 	head := data[:min(len(data), 4096)]
-	if bytes.IndexByte(head, 0) >= 0 {
-		return false
-	}
-	for len(head) > 0 {
-		r, n := utf8.DecodeRune(head)
-		if r == utf8.RuneError && n == 1 && len(head) >= utf8.UTFMax {
+	control := 0
+	for _, c := range head {
+		switch {
+		case c == 0:
 			return false
+		case c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v', c == 0x7F:
+			control++
 		}
-		head = head[n:]
 	}
-	return true
+	return control*100 <= len(head)
 }
 
 // firstLines are up to n of data's first non-blank lines that are not

@@ -3,7 +3,6 @@ package importer
 import (
 	"bytes"
 	"fmt"
-	"math"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -30,28 +29,45 @@ var foldedFormat = format{
 	detect: func(c *content) (any, bool) {
 		return nil, c.text && isFolded(c.lines)
 	},
-	read: func(r *reading) error { return importFolded(r.name, r.data, r.opt, r.m, r.im) },
+	read: importFolded,
 }
 
 var foldedLine = regexp.MustCompile(`^\S.*\s-?[0-9][0-9.eE+]*$`)
 
-// isFolded says whether every line looks like a folded stack: text and a
+// isFolded says whether the lines look like folded stacks: text and a
 // number at the end (negative or odd numbers too, so that the importer
-// reports them with their line).
+// reports them with their line), for the first line that is not a `//`
+// comment and at least half of them (stacks are found with comments
+// and broken lines, which the import skips with a note). A `key = 1`
+// line is TOML's, not a stack.
 func isFolded(lines []string) bool {
+	var n, ok int
 	for _, l := range lines {
-		if !foldedLine.MatchString(l) {
+		if strings.HasPrefix(l, "//") {
+			continue
+		}
+		n++
+		if foldedLine.MatchString(l) && !tomlKey.MatchString(l) {
+			ok++
+		} else if n == 1 {
 			return false
 		}
 	}
-	return len(lines) > 0
+	return ok > 0 && 2*ok >= n
 }
+
+// tomlKey is a TOML key's line with a number value.
+var tomlKey = regexp.MustCompile(`^[\w.-]+\s*=\s*\S+$`)
 
 // importFolded fills m from folded stacks: `root;…;leaf COUNT` lines.
 // Every frame is a function named by its text exactly (a process name
 // that stackcollapse-perf put first is a frame too); frames ending in
 // "_[k]" are kernel functions. The process is one thread, busy 1.
-func importFolded(name string, data []byte, opt Options, m *model, im *Imported) error {
+// Comment lines (`#`, `//`) are skipped; empty frames (`a;;b`) are
+// dropped from their stack; a line that is not a stack with a count is
+// skipped: notes count each and name the first.
+func importFolded(r *reading) error {
+	name, data, opt, m, im := r.name, r.data, r.opt, r.m, r.im
 	pname := opt.Process
 	if pname == "" {
 		pname = filepath.Base(name)
@@ -59,6 +75,9 @@ func importFolded(name string, data []byte, opt Options, m *model, im *Imported)
 	th := m.proc("", pname).thread("")
 	im.SampleType, im.PeriodUnit = "count", ""
 	var zero, idle int64
+	var comments, empty, invalid int
+	var firstEmpty int
+	var firstInvalid error
 	var total float64
 	var frames []frame
 	for ln := 1; len(data) > 0; ln++ {
@@ -68,24 +87,36 @@ func importFolded(name string, data []byte, opt Options, m *model, im *Imported)
 		if line == "" {
 			continue
 		}
+		if line[0] == '#' || strings.HasPrefix(line, "//") {
+			comments++
+			continue
+		}
 		stack, count, err := parseFoldedLine(line)
 		if err != nil {
-			return &Error{Source: name, Line: ln, Msg: err.Error()}
+			if invalid == 0 {
+				firstInvalid = r.lineErrorf(ln, "%v", err)
+			}
+			invalid++
+			continue
 		}
 		if count == 0 {
 			zero++
 			continue
 		}
 		parts := strings.Split(stack, ";")
+		if slices.Contains(parts, "") {
+			if empty == 0 {
+				firstEmpty = ln
+			}
+			empty++
+			parts = slices.DeleteFunc(parts, func(p string) bool { return p == "" })
+		}
 		if opt.DropIdle && isIdle(parts[len(parts)-1]) {
 			idle++
 			continue
 		}
 		frames = frames[:0]
-		for i, p := range parts { // root first: functions in order of first appearance
-			if p == "" {
-				return &Error{Source: name, Line: ln, Msg: fmt.Sprintf("frame %d of %q is empty (two ';' in a row): fix the line", i+1, clip(stack))}
-			}
+		for _, p := range parts { // root first: functions in order of first appearance
 			img := m.image("u", FoldedImage, false)
 			if strings.HasSuffix(p, "_[k]") {
 				img = m.image("k", FoldedKernelImage, true)
@@ -97,6 +128,15 @@ func importFolded(name string, data []byte, opt Options, m *model, im *Imported)
 		total += count
 		im.Samples++
 	}
+	if comments > 0 {
+		m.note("%d comment lines (# or //) were skipped", comments)
+	}
+	if invalid > 0 {
+		m.note("%d lines that are not a stack with a count were skipped (the first: %v)", invalid, firstInvalid)
+	}
+	if empty > 0 {
+		m.note("%d stacks had empty frames (two ';' in a row, the first at line %d): the empty frames were dropped", empty, firstEmpty)
+	}
 	if zero > 0 {
 		m.note("%d lines with a count of 0 were skipped", zero)
 	}
@@ -104,14 +144,21 @@ func importFolded(name string, data []byte, opt Options, m *model, im *Imported)
 		m.note("%d lines whose leaf is an idle function were dropped (--drop-idle)", idle)
 	}
 	if im.Samples == 0 {
-		return &Error{Source: name, Msg: "no stack with a positive count: there is nothing to import"}
+		if firstInvalid != nil && zero == 0 && idle == 0 {
+			return firstInvalid
+		}
+		return r.errorf("no stack with a positive count: there is nothing to import")
 	}
 	if total >= MaxFoldedCount {
-		return &Error{Source: name, Msg: fmt.Sprintf("the counts add up to %g, past 2^53 where sums stop being exact: scale the counts down", total)}
+		return r.errorf("the counts add up to %g, past 2^53 where sums stop being exact: scale the counts down", total)
 	}
 	im.Samples = int64(total)
 	return nil
 }
+
+// foldedCount is a count as folded stacks write it: a decimal number
+// of samples, a fraction allowed (weights scaled by a tool).
+var foldedCount = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
 
 // parseFoldedLine splits a line into its stack and count (the text after
 // the last space or tab).
@@ -121,18 +168,17 @@ func parseFoldedLine(line string) (string, float64, error) {
 		return "", 0, fmt.Errorf("%q has no count: a folded line is `frame;frame;frame COUNT`", clip(line))
 	}
 	stack, c := strings.TrimSpace(line[:i]), line[i+1:]
-	count, err := strconv.ParseFloat(c, 64)
 	switch {
-	case err != nil && strings.HasPrefix(c, "-"):
+	case strings.HasPrefix(c, "-") && foldedCount.MatchString(c[1:]):
 		return "", 0, fmt.Errorf("count %q is negative: counts are numbers of samples, >= 0", c)
-	case err != nil || math.IsNaN(count) || math.IsInf(count, 0) || strings.ContainsAny(c, "xXpPeEnN_"):
+	case !foldedCount.MatchString(c):
 		return "", 0, fmt.Errorf("count %q is not a number of samples: a folded line ends with a count such as 42", clip(c))
-	case count < 0:
-		return "", 0, fmt.Errorf("count %q is negative: counts are numbers of samples, >= 0", c)
-	case count >= MaxFoldedCount:
-		return "", 0, fmt.Errorf("count %q is too large (2^53 or more, where sums stop being exact): scale the counts down", c)
-	case stack == "":
+	case strings.Trim(stack, ";") == "":
 		return "", 0, fmt.Errorf("%q has a count but no frames", clip(line))
+	}
+	count, err := strconv.ParseFloat(c, 64)
+	if err != nil || count >= MaxFoldedCount {
+		return "", 0, fmt.Errorf("count %q is too large (2^53 or more, where sums stop being exact): scale the counts down", c)
 	}
 	return stack, count, nil
 }

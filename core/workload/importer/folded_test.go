@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf16"
 
 	"github.com/proflab/proflab/core/workload/importer"
 	"github.com/proflab/proflab/core/workload/importer/importtest"
@@ -80,5 +81,113 @@ func TestFoldedGenerator(t *testing.T) {
 	equalWeights(t, "stack", stackWeights(im.Spec), want)
 	if _, err := im.Spec.Resolve(x64); err != nil {
 		t.Errorf("Resolve(x64): %v", err)
+	}
+}
+
+// TestFoldedAsFound: folded stacks as tools and people leave them.
+// Comment lines (`#`, `//`) are skipped, empty frames (`a;;b`) dropped,
+// lines that are not a stack with a count (malformed counts: NaN, inf,
+// 0x10, 1e-5, 12x, -3) skipped: notes count each and name the first by
+// its line; CRLF line ends are line ends.
+func TestFoldedAsFound(t *testing.T) {
+	t.Parallel()
+	text := "# collapsed by hand\r\n" +
+		"java;main;run 10\r\n" +
+		"java;main;gc 1\r\njava;main;gc 1\r\njava;main;gc 1\r\n" +
+		"// a comment\r\n" +
+		"java;;main;;lambda$0 5\r\n" +
+		"java;main;bad NaN\r\n" +
+		"java;main;bad inf\r\n" +
+		"java;main;bad 0x10\r\n" +
+		"java;main;bad 1e-5\r\n" +
+		"java;main;bad 12x\r\n" +
+		"java;main;bad -3\r\n" +
+		"java;main;run 2.5\r\n"
+	im, err := importer.Import("java.folded", []byte(text), importer.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInvariants(t, im)
+	equalWeights(t, "stack", stackWeights(im.Spec), map[string]float64{
+		"run <- main <- java":      12.5,
+		"gc <- main <- java":       3,
+		"lambda$0 <- main <- java": 5,
+	})
+	for _, want := range []string{
+		"2 comment lines",
+		`6 lines that are not a stack with a count were skipped (the first: java.folded:8: count "NaN" is not a number of samples`,
+		"1 stacks had empty frames (two ';' in a row, the first at line 7)",
+	} {
+		if len(notesWith(im, want)) != 1 {
+			t.Errorf("notes %q: want one saying %q", im.Notes, want)
+		}
+	}
+	for _, c := range []struct{ count, why string }{
+		{"NaN", "not a number"}, {"inf", "not a number"}, {"0x10", "not a number"}, {"1e-5", "not a number"}, {"12x", "not a number"}, {"-3", "negative"},
+	} {
+		_, err := importer.Import("one.folded", []byte("a;b "+c.count+"\n"), importer.Options{Format: importer.Folded})
+		if err == nil || !strings.Contains(err.Error(), "one.folded:1:") || !strings.Contains(err.Error(), c.why) {
+			t.Errorf("count %s alone: %v, want an error naming line 1 and saying %q", c.count, err, c.why)
+		}
+	}
+}
+
+// TestFoldedEncodings: folded stacks in UTF-16 (LE and BE, with their
+// byte-order mark, as PowerShell's > writes), with a UTF-8 byte-order
+// mark, or with bytes that are not UTF-8 (a Latin-1 name) are detected
+// and read; invalid bytes become U+FFFD in names, with a note.
+func TestFoldedEncodings(t *testing.T) {
+	t.Parallel()
+	text := "app;main;caf\u00e9 3\napp;main;run 7\n"
+	utf16 := func(be bool) []byte {
+		out := []byte{0xFF, 0xFE}
+		if be {
+			out = []byte{0xFE, 0xFF}
+		}
+		for _, u := range utf16.Encode([]rune(text)) {
+			if be {
+				out = append(out, byte(u>>8), byte(u))
+			} else {
+				out = append(out, byte(u), byte(u>>8))
+			}
+		}
+		return out
+	}
+	want := map[string]float64{"caf\u00e9 <- main <- app": 3, "run <- main <- app": 7}
+	for name, c := range map[string]struct {
+		data []byte
+		want map[string]float64
+		note string
+	}{
+		"UTF-16 LE":   {utf16(false), want, "UTF-16 LE"},
+		"UTF-16 BE":   {utf16(true), want, "UTF-16 BE"},
+		"UTF-8 BOM":   {append([]byte{0xEF, 0xBB, 0xBF}, text...), want, "byte-order mark"},
+		"Latin-1":     {[]byte("app;main;caf\xe9 3\napp;main;run 7\n"), map[string]float64{"caf\ufffd <- main <- app": 3, "run <- main <- app": 7}, "not UTF-8"},
+		"gzip UTF-16": {gz(t, utf16(false)), want, "UTF-16 LE"},
+	} {
+		if f, err := importer.Detect(c.data); err != nil || f != importer.Folded {
+			t.Errorf("%s: Detect = %s, %v; want folded", name, f, err)
+		}
+		im, err := importer.Import("enc.folded", c.data, importer.Options{})
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		checkInvariants(t, im)
+		equalWeights(t, name+" stack", stackWeights(im.Spec), c.want)
+		if len(notesWith(im, c.note)) != 1 {
+			t.Errorf("%s: notes %q, want one saying %q", name, im.Notes, c.note)
+		}
+	}
+}
+
+// TestFoldedNotTOML: a broken workload TOML is not taken for folded
+// stacks (its `key = 1` lines end with a number).
+func TestFoldedNotTOML(t *testing.T) {
+	t.Parallel()
+	for _, text := range []string{"[[process]]\nname = 7\n", "instruction_bytes = 1\nname = 7\n"} {
+		if f, err := importer.Detect([]byte(text)); err == nil {
+			t.Errorf("%q detected as %s", text, f)
+		}
 	}
 }

@@ -10,7 +10,8 @@ import (
 // FuzzImport: on any small input, Detect and Import return an error or a
 // workload that holds the invariants (and never panic).
 func FuzzImport(f *testing.F) {
-	for _, name := range []string{"perf_g.txt", "perf_nog.txt", "perf_events.txt", "folded.txt", "goprog.pb.gz"} {
+	for _, name := range []string{"perf_g.txt", "perf_nog.txt", "perf_events.txt", "folded.txt", "goprog.pb.gz",
+		"perf/perf3_callgraph.txt", "perf/perf4_system_wide.txt", "perf/gzip_no_event.txt"} {
 		f.Add(readTestdata(f, name))
 	}
 	f.Add(importtest.LegacyExample())

@@ -45,6 +45,10 @@ func checkInvariants(t testing.TB, im *importer.Imported) {
 	} else if err := im.Check(text); err != nil {
 		t.Error(err)
 	}
+	outliers := false
+	for _, n := range im.Notes {
+		outliers = outliers || strings.Contains(n, "cannot belong to their image")
+	}
 	defined := map[string]int{}
 	type rng struct {
 		lo, hi uint64
@@ -75,7 +79,9 @@ func checkInvariants(t testing.TB, im *importer.Imported) {
 				}
 				sum += h.Weight
 			}
-			if len(f.Hotspots) > 0 && math.Abs(sum-1) > 1e-9 {
+			// every sample has an address, but an outlier's (see
+			// outliers.go), whose weight spreads over its function
+			if len(f.Hotspots) > 0 && (sum > 1+1e-9 || !outliers && math.Abs(sum-1) > 1e-9) {
 				t.Errorf("%s!%s: hotspot weights add up to %v, want 1 (every sample has an address)", img.Name, f.Name, sum)
 			}
 		}

@@ -96,6 +96,7 @@ func Import(name string, data []byte, opt Options) (*Imported, error) {
 	if err != nil {
 		return nil, err
 	}
+	data, enc := decodeText(data)
 	var det detected
 	if opt.Format == "" {
 		if det, err = detect(data); err != nil {
@@ -106,6 +107,9 @@ func Import(name string, data []byte, opt Options) (*Imported, error) {
 	}
 	im := &Imported{Format: det.format.name, Source: name, SHA256: hex.EncodeToString(sum[:])}
 	m := newModel()
+	if enc != "" {
+		m.note("the text is in %s: read as such", enc)
+	}
 	r := &reading{name: name, data: data, state: det.state, opt: opt, m: m, im: im}
 	if err := det.format.read(r); err != nil {
 		return nil, err

@@ -13,7 +13,7 @@ var perfFormat = format{
 	name:  Perf,
 	about: "the text `perf script` prints (Linux perf), with or without call graphs",
 	detect: func(c *content) (any, bool) {
-		return nil, c.text && len(c.lines) > 0 && perfHeader.MatchString(c.lines[0])
+		return nil, c.text && len(c.lines) > 0 && isPerfHeader(c.lines[0])
 	},
 	read: func(r *reading) error { return importPerf(r.name, r.data, r.opt, r.m, r.im) },
 }
@@ -22,7 +22,7 @@ var perfFormat = format{
 // event (cycles, else the file's first event) become stacks of threads of
 // processes; the other events give per-function rates.
 func importPerf(name string, data []byte, opt Options, m *model, im *Imported) error {
-	samples, skipped, err := parsePerf(name, data)
+	samples, skipped, records, err := parsePerf(name, data)
 	if err != nil {
 		return err
 	}
@@ -32,13 +32,20 @@ func importPerf(name string, data []byte, opt Options, m *model, im *Imported) e
 	if skipped > 0 {
 		m.note("%d indented lines under frames (srcline or other annotations) were skipped", skipped)
 	}
+	if records > 0 {
+		m.note("%d side-band records (PERF_RECORD_… lines: mmap, comm, fork…) were skipped: only samples are read", records)
+	}
 	wev, raw := weightEvent(samples, m)
-	ref := busyReference(samples, wev)
+	scale := busyScale(samples, wev, m)
 	if samples, err = keepProcess(name, samples, opt.Process); err != nil {
 		return err
 	}
 	im.SampleType, im.PeriodType, im.PeriodUnit = raw, wev, "events"
+	if wev == "" {
+		im.SampleType, im.PeriodType = "samples", "samples"
+	}
 	pb := &perfBuilder{m: m, names: processNames(samples)}
+	pb.findOutliers(samples)
 	var noFrames, idle, zero int64
 	firstNoFrames := 0
 	for i := range samples {
@@ -65,24 +72,25 @@ func importPerf(name string, data []byte, opt Options, m *model, im *Imported) e
 		im.Samples++
 	}
 	if im.Samples == 0 && noFrames > 0 {
-		return &Error{Source: name, Line: firstNoFrames, Msg: fmt.Sprintf("the %s samples have no instruction pointer: no frame lines follow the header and it names no ip/sym/dso; record and print them with `perf script` defaults (or -F +ip,+sym,+dso)", wev)}
+		return &Error{Source: name, Line: firstNoFrames, Msg: fmt.Sprintf("the %s samples have no instruction pointer: no frame lines follow the header and it names no ip/sym/dso; record and print them with `perf script` defaults (or -F +ip,+sym,+dso)", im.SampleType)}
 	}
 	if noFrames > 0 {
-		m.note("%d %s samples without frames were dropped (the first at line %d)", noFrames, wev, firstNoFrames)
+		m.note("%d %s samples without frames were dropped (the first at line %d)", noFrames, im.SampleType, firstNoFrames)
 	}
 	if zero > 0 {
-		m.note("%d %s samples with a period of 0 carry no weight and were skipped", zero, wev)
+		m.note("%d %s samples with a period of 0 carry no weight and were skipped", zero, im.SampleType)
 	}
 	if idle > 0 {
 		m.note("%d idle samples (swapper's, or an idle function's) were dropped (--drop-idle)", idle)
 	}
 	if pb.guessedDSO > 0 {
-		m.note("%d callchain entries were printed \"(inlined)\" down to their physical function (its debug name differs from its symbol, as glibc's __libc_start_main_impl): each was taken as physical, in the image of its sample's user or kernel frame with the nearest address (else [unknown])", pb.guessedDSO)
+		m.note("%d callchain entries were printed \"(inlined)\" down to their physical function (its debug name differs from its symbol, as glibc's __libc_start_main_impl): each was taken as physical, in the image the parser found for its address (see inlinedDSOs: the same address printed with its dso elsewhere, else the library whose addresses span it, else its callee's or caller's)", pb.guessedDSO)
 	}
 	if im.Samples == 0 {
-		return &Error{Source: name, Msg: fmt.Sprintf("no %s sample is left to import", wev)}
+		return &Error{Source: name, Msg: fmt.Sprintf("no %s sample is left to import", im.SampleType)}
 	}
-	pb.finish(im, ref)
+	m.noteOutliers(pb.outlierFrames, len(pb.outlierSeen), pb.outlierExample)
+	pb.finish(im, scale)
 	pb.rates(samples, wev)
 	return nil
 }
@@ -108,6 +116,10 @@ func weightEvent(samples []perfSample, m *model) (ev, raw string) {
 		}
 	}
 	ev, raw = order[0], seen[order[0]]
+	if ev == "" {
+		m.note("the samples name no event (perf script -F without event): they are taken as the program's time")
+		return ev, raw
+	}
 	if notTime(ev) {
 		m.warn("the file's events (%s) count something other than where the program ran: its %s samples are taken for time; record cycles (perf record's default), cpu-clock or task-clock, with the others beside it for rates", strings.Join(order, ", "), raw)
 	} else {
@@ -190,6 +202,32 @@ type perfBuilder struct {
 	// frames perf printed "(inlined)", whose image was guessed
 	entryBuf   []entryFrame
 	guessedDSO int
+	// outliers are the outlier addresses by image key (see outliers.go).
+	outliers       map[any]map[uint64]bool
+	outlierFrames  int64
+	outlierSeen    map[outlierAt]bool
+	outlierExample string
+}
+
+// outlierAt is an outlier address of an image.
+type outlierAt struct {
+	img  *image
+	addr uint64
+}
+
+// findOutliers finds the outlier addresses of every image from the
+// frames of every sample.
+func (pb *perfBuilder) findOutliers(samples []perfSample) {
+	c := newAddrCensus()
+	for i := range samples {
+		s := &samples[i]
+		for _, fr := range s.frames {
+			key, _, kernel := imageKey(s.pid, fr)
+			c.add(key, kernel, fr.addr)
+		}
+	}
+	pb.outliers, _, _ = c.outliers()
+	pb.outlierSeen = map[outlierAt]bool{}
 }
 
 // add adds a sample of the weight event.
@@ -209,8 +247,16 @@ func (pb *perfBuilder) add(s *perfSample) {
 	entries, guessed := pb.entries(s.frames)
 	pb.guessedDSO += guessed
 	for _, fr := range entries {
-		f := pb.fn(s.pid, fr.perfFrame, true)
-		pb.frames = append(pb.frames, frame{f: f, inlined: fr.into, addr: fr.addr, hasAddr: !fr.into})
+		f, outlier := pb.fn(s.pid, fr.perfFrame, true)
+		if outlier {
+			pb.outlierFrames++
+			pb.outlierSeen[outlierAt{f.img, fr.addr}] = true
+			if pb.outlierExample == "" {
+				pb.outlierExample = outlierExample(fr.addr, f.img.name) + fmt.Sprintf(" at line %d", fr.line)
+			}
+		}
+		// an inlined frame's address is its physical frame's
+		pb.frames = append(pb.frames, frame{f: f, inlined: fr.into, addr: fr.addr, hasAddr: !outlier && !fr.into})
 	}
 	pb.m.add(t, pb.frames, w)
 }
@@ -232,11 +278,9 @@ type entryFrame struct {
 // return address twice is two physical frames). perf prints the physical
 // function "(inlined)" too when its debug name differs from its symbol
 // (glibc's __libc_start_main_impl for __libc_start_main): the last frame
-// of a run is physical whatever perf printed. An inlined frame's image
-// is its physical frame's dso; a run printed "(inlined)" to its end
-// names no dso, and takes that of the sample's frame in the same space
-// (user or kernel) whose ip is nearest, else [unknown] (guessed counts
-// them).
+// of a run is physical whatever perf printed (guessed counts them). Every
+// frame of a run takes the physical frame's dso, which the parser gave
+// the frames printed "(inlined)" (inlinedDSOs).
 func (pb *perfBuilder) entries(frames []perfFrame) (out []entryFrame, guessed int) {
 	out = pb.entryBuf[:0]
 	for i := 0; i < len(frames); {
@@ -246,7 +290,6 @@ func (pb *perfBuilder) entries(frames []perfFrame) (out []entryFrame, guessed in
 		}
 		dso := frames[j].dso
 		if frames[j].inlined {
-			dso = nearestDSO(frames, frames[j].addr)
 			guessed++
 		}
 		for k := i; k <= j; k++ {
@@ -269,22 +312,6 @@ func physicalEntry(entries []entryFrame) int {
 	return i
 }
 
-// nearestDSO is the dso of the frame printed with one whose ip is
-// nearest addr, in the same space (user or kernel), the callee's on a
-// tie; "" (the image [unknown]) when there is none.
-func nearestDSO(frames []perfFrame, addr uint64) string {
-	dso, best, found := "", uint64(0), false
-	for _, fr := range frames {
-		if fr.inlined || (fr.addr >= kernelAddress) != (addr >= kernelAddress) {
-			continue
-		}
-		if d := max(fr.addr, addr) - min(fr.addr, addr); !found || d < best {
-			dso, best, found = fr.dso, d, true
-		}
-	}
-	return dso
-}
-
 // process is pid's process; names are made unique with "#pid".
 func (pb *perfBuilder) process(pid int64) *proc {
 	key := strconv.FormatInt(pid, 10)
@@ -302,32 +329,45 @@ func (pb *perfBuilder) process(pid int64) *proc {
 	return pb.m.proc(key, n)
 }
 
-// fn is the function of a frame (made when make is true, else nil when
-// the weight event's samples have none).
-func (pb *perfBuilder) fn(pid int64, fr perfFrame, make bool) *fn {
+// imageKey is the key, name and kind of a frame's image: one per dso
+// per process for user code, one per dso for the kernel.
+func imageKey(pid int64, fr perfFrame) (key, name string, kernel bool) {
 	dso := fr.dso
-	kernel := fr.addr >= kernelAddress || strings.HasPrefix(dso, "[kernel")
-	key := "k:" + dso
+	kernel = fr.addr >= kernelAddress || strings.HasPrefix(dso, "[kernel")
+	key = "k:" + dso
 	if !kernel {
 		key = "u:" + strconv.FormatInt(pid, 10) + ":" + dso
 	}
+	return key, imageName(dso), kernel
+}
+
+// fn is the function of a frame (made when make is true, else nil when
+// the weight event's samples have none), and whether its address is an
+// outlier of its image (then the function is the frame's symbol or
+// UnknownFunction, and the address is not the function's).
+func (pb *perfBuilder) fn(pid int64, fr perfFrame, make bool) (*fn, bool) {
+	key, iname, kernel := imageKey(pid, fr)
 	var img *image
 	if make {
-		img = pb.m.image(key, imageName(dso), kernel)
+		img = pb.m.image(key, iname, kernel)
 	} else if img = pb.m.imageBy[key]; img == nil {
-		return nil
+		return nil, false
 	}
+	outlier := pb.outliers[key][fr.addr]
 	name := fr.sym
 	unknown := name == "" || name == "[unknown]"
 	if unknown {
 		name = unknownKey(fr.addr)
+		if outlier {
+			name = UnknownFunction
+		}
 	}
 	if !make {
-		return img.fnBy[name]
+		return img.fnBy[name], outlier
 	}
 	f := pb.m.fn(img, name)
 	f.unsymbolized = f.unsymbolized || unknown
-	return f
+	return f, outlier
 }
 
 // imageName is a dso's image name: its file's base name ("[unknown]" and
@@ -348,57 +388,3 @@ func unknownKey(addr uint64) string { return unknownPrefix + strconv.FormatUint(
 
 // unknownPrefix starts the provisional names (no symbol has a NUL).
 const unknownPrefix = "\x00unknown "
-
-// busyReference is the weight of a processor busy all the time: the
-// weight (periods of the weight event, idle samples included) of the
-// busiest processor in the whole file, or, when a sample has no [cpu]
-// column, of the busiest thread.
-func busyReference(samples []perfSample, wev string) float64 {
-	cpus, threads := map[int]float64{}, map[[2]int64]float64{}
-	noCPU := false
-	for _, s := range samples {
-		if s.event != wev || len(s.frames) == 0 {
-			continue
-		}
-		w := 1.0
-		if s.hasPeriod {
-			w = s.period
-		}
-		cpus[s.cpu] += w
-		key := [2]int64{s.pid, s.tid}
-		if s.pid == 0 {
-			key[1] = int64(s.cpu)
-		}
-		threads[key] += w
-		noCPU = noCPU || !s.hasCPU
-	}
-	var ref float64
-	if noCPU {
-		for _, w := range threads {
-			ref = max(ref, w)
-		}
-		return ref
-	}
-	for _, w := range cpus {
-		ref = max(ref, w)
-	}
-	return ref
-}
-
-// finish sets the threads' busy shares (their weight over ref) and the
-// period.
-func (pb *perfBuilder) finish(im *Imported, ref float64) {
-	for _, p := range pb.m.procs {
-		for _, t := range p.threads {
-			t.share = min(1, t.weight/ref)
-		}
-	}
-	lo, hi, sum := pb.periods[0], pb.periods[0], 0.0
-	for _, v := range pb.periods {
-		lo, hi, sum = min(lo, v), max(hi, v), sum+v
-	}
-	im.Period = sum / float64(len(pb.periods))
-	if lo != hi {
-		pb.m.note("the %s periods vary from %g to %g (perf record -F: frequency mode); the mean is given as the period", im.PeriodType, lo, hi)
-	}
-}

@@ -47,7 +47,8 @@ func TestPerfCallGraphs(t *testing.T) {
 	if k, _ := function(t, im.Spec, "[kernel.kallsyms]", "intel_idle"); !k.Kernel || uint64(k.Base) < 0xFFFF800000000000 {
 		t.Errorf("kernel image: kernel=%v base %s, want a kernel image in system space", k.Kernel, k.Base)
 	}
-	// Processes and threads: busy = weight / busiest processor's (cpu 0, 4 samples).
+	// Processes and threads: by rank (10 cycles samples are too few to
+	// measure the cycles rate), busy = weight / busiest processor's (cpu 0, 4 samples).
 	busy := map[string][]float64{}
 	for _, p := range im.Spec.Processes {
 		for _, th := range p.Threads {

@@ -53,6 +53,7 @@ func importPprof(name string, data []byte, p *profile.Profile, opt Options, m *m
 	pr := m.proc("", pprofProcess(name, p, opt))
 	th := pr.thread("")
 	pm := newPprofMapper(m, p)
+	pm.findOutliers(p, vi)
 	var noLoc, idle, labels int64
 	labelKeys := map[string]bool{}
 	var frames []frame
@@ -112,6 +113,7 @@ func importPprof(name string, data []byte, p *profile.Profile, opt Options, m *m
 	if im.Samples == 0 {
 		return &Error{Source: name, Msg: fmt.Sprintf("the profile has no sample with a positive %s and a location: there is nothing to import", im.SampleType)}
 	}
+	m.noteOutliers(pm.outlierFrames, pm.outlierAddrs, pm.outlierExample)
 	return nil
 }
 
@@ -202,6 +204,42 @@ type pprofMapper struct {
 	byID   [][]frame // a location's frames by ID, when IDs are small
 	locs   map[*profile.Location][]frame
 	images map[*profile.Mapping]*image
+	// outliers are the outlier addresses by image (see outliers.go).
+	outliers       map[any]map[uint64]bool
+	outlierFrames  int64
+	outlierAddrs   int
+	outlierExample string
+}
+
+// findOutliers finds the outlier addresses of every image from the
+// locations of the samples that will be read (value vi not 0), making
+// the images in the order the samples show them.
+func (pm *pprofMapper) findOutliers(p *profile.Profile, vi int) {
+	c := newAddrCensus()
+	type first struct {
+		img  *image
+		addr uint64
+	}
+	var order []first
+	for _, s := range p.Sample {
+		if vi >= len(s.Value) || s.Value[vi] == 0 {
+			continue
+		}
+		for _, loc := range s.Location {
+			img := pm.image(loc)
+			if loc.Address != 0 {
+				c.add(img, img.kernel, loc.Address)
+				order = append(order, first{img, loc.Address})
+			}
+		}
+	}
+	pm.outliers, pm.outlierFrames, pm.outlierAddrs = c.outliers()
+	for _, f := range order {
+		if pm.outliers[f.img][f.addr] {
+			pm.outlierExample = outlierExample(f.addr, f.img.name)
+			break
+		}
+	}
 }
 
 func newPprofMapper(m *model, p *profile.Profile) *pprofMapper {
@@ -243,8 +281,14 @@ func (pm *pprofMapper) frames(out []frame, locs []*profile.Location) []frame {
 func (pm *pprofMapper) location(loc *profile.Location) []frame {
 	img := pm.image(loc)
 	addr, hasAddr := loc.Address, loc.Address != 0
+	outlier := hasAddr && pm.outliers[img][addr]
+	hasAddr = hasAddr && !outlier
 	if len(loc.Line) == 0 {
-		f := pm.m.fn(img, unsymbolized(img, loc.Mapping, addr))
+		n := unsymbolized(img, loc.Mapping, addr)
+		if outlier {
+			n = UnknownFunction
+		}
+		f := pm.m.fn(img, n)
 		f.unsymbolized = true
 		return []frame{{f: f, addr: addr, hasAddr: hasAddr}}
 	}
@@ -260,6 +304,9 @@ func (pm *pprofMapper) location(loc *profile.Location) []frame {
 		unknown := n == ""
 		if unknown {
 			n = unsymbolized(img, loc.Mapping, addr)
+			if outlier {
+				n = UnknownFunction
+			}
 		}
 		f := pm.m.fn(img, n)
 		f.unsymbolized = f.unsymbolized || unknown

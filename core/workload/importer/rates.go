@@ -46,7 +46,7 @@ func (pb *perfBuilder) rates(samples []perfSample, wev string) {
 			continue
 		}
 		es, _ := pb.entries(s.frames)
-		f := pb.fn(s.pid, es[physicalEntry(es)].perfFrame, false)
+		f, _ := pb.fn(s.pid, es[physicalEntry(es)].perfFrame, false)
 		if f == nil {
 			noFunc++
 			continue

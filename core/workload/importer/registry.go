@@ -42,7 +42,8 @@ var registry = []*format{
 // they are text, their first lines.
 type content struct {
 	data []byte
-	// text says the start of data is UTF-8 without NUL bytes.
+	// text says the start of data is text (see looksText: UTF-8 or not,
+	// without NUL bytes).
 	text bool
 	// lines are up to 20 of the first non-blank lines that are not `#`
 	// comments, when text.
