@@ -34,6 +34,7 @@ type format struct {
 // pattern) after them, binary pprof (a parse attempt) last.
 var registry = []*format{
 	&perfFormat,
+	&instrumentsFormat,
 	&foldedFormat,
 	&pprofFormat,
 }
