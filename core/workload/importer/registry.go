@@ -35,6 +35,7 @@ type format struct {
 var registry = []*format{
 	&perfFormat,
 	&instrumentsFormat,
+	&callgrindFormat,
 	&foldedFormat,
 	&pprofFormat,
 }
