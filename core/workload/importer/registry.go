@@ -36,6 +36,7 @@ var registry = []*format{
 	&perfFormat,
 	&instrumentsFormat,
 	&callgrindFormat,
+	&ghcprofFormat,
 	&foldedFormat,
 	&pprofFormat,
 }
