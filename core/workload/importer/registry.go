@@ -37,6 +37,7 @@ var registry = []*format{
 	&instrumentsFormat,
 	&callgrindFormat,
 	&ghcprofFormat,
+	&pmcstatFormat,
 	&foldedFormat,
 	&pprofFormat,
 }
