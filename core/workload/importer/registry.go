@@ -38,6 +38,7 @@ var registry = []*format{
 	&callgrindFormat,
 	&ghcprofFormat,
 	&pmcstatFormat,
+	&dtraceFormat,
 	&foldedFormat,
 	&pprofFormat,
 }
