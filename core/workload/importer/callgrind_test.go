@@ -220,3 +220,18 @@ func TestCallgrindErrors(t *testing.T) {
 		t.Errorf("notes %q do not count the odd line", im.Notes)
 	}
 }
+
+// Names from the file end up in the TOML's header comments: control
+// characters there become U+FFFD (a comment cannot hold them).
+func TestCallgrindControlCharacters(t *testing.T) {
+	t.Parallel()
+	im, err := importer.Import("ctl", []byte("events: I\x0er\ncmd: ./a\x01b\nfn=f\x02\n1 5\n"), importer.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInvariants(t, im)
+	text, err := im.TOML()
+	if err != nil || !strings.Contains(string(text), "sample type: I\uFFFDr") {
+		t.Errorf("TOML header: %v\n%s", err, text)
+	}
+}
