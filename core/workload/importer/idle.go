@@ -21,7 +21,7 @@ var IdleFunctions = []string{
 	// FreeBSD's idle thread and cpu_idle variants (pmcstat, DTrace).
 	"sched_idletd", "cpu_idle_acpi", "cpu_idle_hlt", "cpu_idle_mwait", "cpu_idle_spin", "cpu_idle_amdc1e", "acpi_cpu_idle",
 	// illumos' and macOS's idle loops (DTrace, Instruments).
-	"i86_mwait", "cpu_idle_mwait", "cpu_idle_adaptive", "machine_idle", "processor_idle",
+	"i86_mwait", "cpu_idle_adaptive", "machine_idle", "processor_idle",
 	// Windows' idle loop and processor idle drivers.
 	"KiIdleLoop", "PoIdle", "HalProcessorIdle", "AcpiIdle", "PpmIdleExecuteTransition",
 }
