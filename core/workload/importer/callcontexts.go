@@ -32,9 +32,9 @@ const (
 	MaxContextDepth = 64
 	// MinContextShare is the smallest share of a function's self cost a
 	// context is expanded further for.
-	MinContextShare = 1e-3
+	MinContextShare = 1e-2
 	// MaxContextExpansions bounds the contexts expanded per function.
-	MaxContextExpansions = 64
+	MaxContextExpansions = 16
 )
 
 // callGraph is one thread's call graph with costs.

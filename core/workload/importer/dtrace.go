@@ -83,7 +83,15 @@ var (
 // probe's firing, ^C).
 func dtraceNoise(line string) bool {
 	t := strings.TrimSpace(line)
-	return strings.HasPrefix(line, "dtrace:") || t == "^C" || dtraceCPUHeader.MatchString(line) || dtraceProbeLine.MatchString(line)
+	switch {
+	case strings.HasPrefix(line, "dtrace:"), t == "^C":
+		return true
+	case strings.HasPrefix(t, "CPU"):
+		return dtraceCPUHeader.MatchString(line)
+	case t != "" && t[0] >= '0' && t[0] <= '9' && strings.IndexByte(t, ':') > 0:
+		return dtraceProbeLine.MatchString(line)
+	}
+	return false
 }
 
 // isDTraceFrame says whether line is surely a frame: indented, `module`
