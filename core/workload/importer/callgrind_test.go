@@ -31,7 +31,7 @@ func TestCallgrindSpecExamples(t *testing.T) {
 		if im.Format != importer.Callgrind || im.SampleType != "Instructions" || im.Samples != 820 {
 			t.Errorf("%s: format %s, sample type %q, %d samples; want callgrind, Instructions, 820", name, im.Format, im.SampleType, im.Samples)
 		}
-		nearWeights(t, name+": stack", stackWeights(im.Spec), want)
+		approxWeights(t, name+": stack", stackWeights(im.Spec), want)
 		if im.Spec.Processes[0].Name != name {
 			t.Errorf("%s: process %q, want the file's name (no cmd: line)", name, im.Spec.Processes[0].Name)
 		}
@@ -52,14 +52,14 @@ func TestCallgrindSpecExamples(t *testing.T) {
 		off uint64
 		w   float64
 	}{{0, 1. / 12}, {3, 5. / 12}, {4, 6. / 12}} {
-		if got := f.Hotspots[i]; uint64(got.Offset) != h.off || got.Size != 1 || !near(got.Weight, h.w) {
+		if got := f.Hotspots[i]; uint64(got.Offset) != h.off || got.Size != 1 || !approx(got.Weight, h.w) {
 			t.Errorf("hotspot %d: +%d %v, want +%d %v", i, got.Offset, got.Weight, h.off, h.w)
 		}
 	}
 }
 
-// near says whether a and b agree to a relative 1e-12.
-func near(a, b float64) bool { return a-b < 1e-12*max(1, b) && b-a < 1e-12*max(1, b) }
+// approx says whether a and b agree to a relative 1e-12.
+func approx(a, b float64) bool { return a-b < 1e-12*max(1, b) && b-a < 1e-12*max(1, b) }
 
 // Contexts follow the callers in proportion to their calls' inclusive
 // costs; a function's cost no call explains ends its contexts there; a
@@ -92,7 +92,7 @@ func TestCallgrindContexts(t *testing.T) {
 			continue
 		}
 		checkInvariants(t, im)
-		nearWeights(t, c.name+": stack", stackWeights(im.Spec), c.want)
+		approxWeights(t, c.name+": stack", stackWeights(im.Spec), c.want)
 	}
 }
 
@@ -127,7 +127,7 @@ func TestCallgrindProgram(t *testing.T) {
 		}
 	}
 	heavy := 8006000 * 6404000. / 8006000
-	if !near(viaLight, 1602000) || !near(viaA, heavy*5856200/7812400) || !near(viaB, heavy*1956200/7812400) {
+	if !approx(viaLight, 1602000) || !approx(viaA, heavy*5856200/7812400) || !approx(viaB, heavy*1956200/7812400) {
 		t.Errorf("spin via light %v, callerA %v, callerB %v; want 1602000, %v, %v", viaLight, viaA, viaB, heavy*5856200/7812400, heavy*1956200/7812400)
 	}
 	img, f := function(t, im.Spec, "prog", "spin")
@@ -164,7 +164,7 @@ func TestCallgrindRates(t *testing.T) {
 	_, f := function(t, im.Spec, "prog", "spin")
 	// spin: Bc 100,090 and Bcm 91 of Ir 800,600, no Bi
 	// (callgrind_annotate --show=Ir,Bc,Bcm,Bi,Bim).
-	if !near(f.BranchRate, 100090./800600) || !near(f.MispredictRate, 91./100090) || f.CPI != 0 {
+	if !approx(f.BranchRate, 100090./800600) || !approx(f.MispredictRate, 91./100090) || f.CPI != 0 {
 		t.Errorf("spin: branch rate %v, mispredict rate %v, CPI %v; want %v, %v, none", f.BranchRate, f.MispredictRate, f.CPI, 100090./800600, 91./100090)
 	}
 }

@@ -422,13 +422,13 @@ type dtraceFn struct {
 func (d *dtraceReader) layout(kernel []bool) []dtraceFn {
 	m := d.r.m
 	out := make([]dtraceFn, len(d.frames))
-	type span struct {
+	type fnSpan struct {
 		f    *fn
 		high uint64
 		has  bool
 	}
-	spans := map[*fn]*span{}
-	var order []*span
+	spans := map[*fn]*fnSpan{}
+	var order []*fnSpan
 	for i, fr := range d.frames {
 		key, name := "u:"+fr.module, fr.module
 		if kernel[i] {
@@ -438,7 +438,7 @@ func (d *dtraceReader) layout(kernel []bool) []dtraceFn {
 		out[i].fn = f
 		s := spans[f]
 		if s == nil {
-			s = &span{f: f}
+			s = &fnSpan{f: f}
 			spans[f] = s
 			order = append(order, s)
 		}

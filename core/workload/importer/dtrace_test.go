@@ -16,7 +16,7 @@ func TestDTrace(t *testing.T) {
 	if im.Format != importer.DTrace || im.SampleType != "count" || im.Samples != 83 {
 		t.Errorf("format %s, sample type %q, %d samples; want dtrace, count, 83", im.Format, im.SampleType, im.Samples)
 	}
-	if !near(im.Period, 1e6/997) || im.PeriodUnit != "us" {
+	if !approx(im.Period, 1e6/997) || im.PeriodUnit != "us" {
 		t.Errorf("period %v %s, want 1e6/997 us (profile-997)", im.Period, im.PeriodUnit)
 	}
 	equalWeights(t, "stack", stackWeights(im.Spec), map[string]float64{
@@ -58,7 +58,7 @@ func TestDTraceKeys(t *testing.T) {
 			got[p.Name] = th.Busy
 		}
 	}
-	nearWeights(t, "busy", got, map[string]float64{"bash 1001": 1, "sshd 1002": 2. / 5})
+	approxWeights(t, "busy", got, map[string]float64{"bash 1001": 1, "sshd 1002": 2. / 5})
 	equalWeights(t, "stack", stackWeights(im.Spec), map[string]float64{"read <- rl_getc <- main": 5, "write <- packet_write": 2})
 	if n := strings.Join(im.Notes, "\n"); !strings.Contains(n, "3 samples with an empty stack") || !strings.Contains(n, "line 11") {
 		t.Errorf("notes %q: want the empty stack's 3 samples at line 11", im.Notes)

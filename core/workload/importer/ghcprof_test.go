@@ -48,7 +48,7 @@ func TestGHCProf(t *testing.T) {
 	if pct.Samples != 453 || pct.SampleType != "%time × total ticks" {
 		t.Errorf("-p: %d samples, sample type %q; want 453, %%time × total ticks", pct.Samples, pct.SampleType)
 	}
-	nearWeights(t, "-p leaf", leafWeights(pct.Spec), map[string]float64{
+	approxWeights(t, "-p leaf", leafWeights(pct.Spec), map[string]float64{
 		// individual %time of the tree's rows × 453 / 100
 		"spin.step": (24.1 + 7.3 + 7.1) * 4.53, "spin": (13.9 + 4.2 + 7.5) * 4.53,
 		"medium.\\": (6.0 + 1.5 + 13.9) * 4.53, "medium": (3.5 + 1.1 + 9.9) * 4.53,
@@ -60,7 +60,7 @@ func TestGHCProf(t *testing.T) {
 func TestGHCProfLayouts(t *testing.T) {
 	t.Parallel()
 	im := importFile(t, "ghc7.prof", importer.Options{})
-	nearWeights(t, "GHC 7 stack", stackWeights(im.Spec), map[string]float64{"main <- MAIN": 500, "fib <- main <- MAIN": 1500})
+	approxWeights(t, "GHC 7 stack", stackWeights(im.Spec), map[string]float64{"main <- MAIN": 500, "fib <- main <- MAIN": 1500})
 	if im.Spec.Processes[0].Name != "prog" {
 		t.Errorf("process %q, want prog", im.Spec.Processes[0].Name)
 	}
@@ -76,7 +76,7 @@ func TestGHCProfLayouts(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkInvariants(t, im)
-	nearWeights(t, "spaced stack", stackWeights(im.Spec), map[string]float64{"my label <- MAIN": 6, "inner <- my label <- MAIN": 4})
+	approxWeights(t, "spaced stack", stackWeights(im.Spec), map[string]float64{"my label <- MAIN": 6, "inner <- my label <- MAIN": 4})
 	if im.Spec.Processes[0].Name != "my prog" || !strings.Contains(strings.Join(im.Notes, "\n"), "4 capabilities") {
 		t.Errorf("process %q, notes %q: want \"my prog\" and a note on the 4 capabilities", im.Spec.Processes[0].Name, im.Notes)
 	}
@@ -92,7 +92,7 @@ func TestGHCProfDropIdle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	nearWeights(t, "stack", stackWeights(im.Spec), map[string]float64{"main <- MAIN": 5})
+	approxWeights(t, "stack", stackWeights(im.Spec), map[string]float64{"main <- MAIN": 5})
 }
 
 func TestGHCProfErrors(t *testing.T) {

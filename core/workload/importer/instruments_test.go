@@ -9,9 +9,9 @@ import (
 	"github.com/proflab/proflab/core/workload/importer"
 )
 
-// nearWeights compares two weight maps to a relative 1e-9 (weights
+// approxWeights compares two weight maps to a relative 1e-9 (weights
 // converted from units or spread over contexts are not exact sums).
-func nearWeights(t *testing.T, what string, got, want map[string]float64) {
+func approxWeights(t *testing.T, what string, got, want map[string]float64) {
 	t.Helper()
 	for k, w := range want {
 		if g, ok := got[k]; !ok || math.Abs(g-w) > 1e-9*math.Max(1, math.Abs(w)) {
@@ -45,7 +45,7 @@ func TestInstruments(t *testing.T) {
 	if im.Format != importer.Instruments || im.SampleType != "time/ms" || im.Samples != 1240 || im.Period != 1 {
 		t.Errorf("format %s, sample type %q, %d samples, period %v: want instruments, time/ms, 1240 (ms), 1", im.Format, im.SampleType, im.Samples, im.Period)
 	}
-	nearWeights(t, "stack", stackWeights(im.Spec), map[string]float64{
+	approxWeights(t, "stack", stackWeights(im.Spec), map[string]float64{
 		"main <- start":                                        10,
 		"parse(char const*) <- main <- start":                  400,
 		"lex <- parse(char const*) <- main <- start":           200,
@@ -131,7 +131,7 @@ func TestInstrumentsVariants(t *testing.T) {
 		if (len(im.Warnings) > 0) != c.warn {
 			t.Errorf("%s: warnings %q, want some: %v", c.name, im.Warnings, c.warn)
 		}
-		nearWeights(t, c.name+": stack", stackWeights(im.Spec), c.want)
+		approxWeights(t, c.name+": stack", stackWeights(im.Spec), c.want)
 	}
 }
 
@@ -146,7 +146,7 @@ func TestInstrumentsDropIdle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	nearWeights(t, "stack", stackWeights(im.Spec), map[string]float64{"main <- start": 1000})
+	approxWeights(t, "stack", stackWeights(im.Spec), map[string]float64{"main <- start": 1000})
 	if !strings.Contains(strings.Join(im.Notes, "\n"), "1 rows whose symbol is an idle function were dropped") {
 		t.Errorf("notes %q do not count the idle row", im.Notes)
 	}

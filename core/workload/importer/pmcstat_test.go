@@ -19,7 +19,7 @@ func TestPmcstat(t *testing.T) {
 	if im.Format != importer.Pmcstat || im.SampleType != "CPU_CLK_UNHALTED_CORE" || im.PeriodType != "cycles" || im.Samples != 100 {
 		t.Errorf("format %s, sample type %q (%s), %d samples; want pmcstat, CPU_CLK_UNHALTED_CORE (cycles), 100", im.Format, im.SampleType, im.PeriodType, im.Samples)
 	}
-	nearWeights(t, "stack", timeWeights(im.Spec), map[string]float64{
+	approxWeights(t, "stack", timeWeights(im.Spec), map[string]float64{
 		"compress_block <- ZSTD_compressStream <- main":          50,
 		"compress_block <- ZSTD_compressStream <- worker_thread": 10,
 		"memcpy <- compress_block <- ZSTD_compressStream":        20,
@@ -37,10 +37,10 @@ func TestPmcstat(t *testing.T) {
 		}
 	}
 	// CPI: cycles over instructions samples, equal rates assumed.
-	if _, f := function(t, im.Spec, "zstd", "compress_block"); !near(f.CPI, 60./150) {
+	if _, f := function(t, im.Spec, "zstd", "compress_block"); !approx(f.CPI, 60./150) {
 		t.Errorf("compress_block CPI %v, want 60/150", f.CPI)
 	}
-	if _, f := function(t, im.Spec, "libc.so.7", "memcpy"); !near(f.CPI, 30./50) {
+	if _, f := function(t, im.Spec, "libc.so.7", "memcpy"); !approx(f.CPI, 30./50) {
 		t.Errorf("memcpy CPI %v, want 30/50", f.CPI)
 	}
 	if !strings.Contains(strings.Join(im.Notes, "\n"), "same rate") {
