@@ -44,7 +44,7 @@ const DTrace Format = "dtrace"
 //     after the stack, ustack helper annotations (`[ … ]` lines).
 var dtraceFormat = format{
 	name:  DTrace,
-	about: "DTrace stack aggregations as dtrace prints them (@[ustack()] = count(), stack(), keys such as execname or pid first): what stackcollapse.pl reads",
+	about: "DTrace stack aggregations (@[ustack()] = count(), stack(), execname or pid keys), what stackcollapse.pl reads",
 	detect: func(c *content) (any, bool) {
 		return nil, c.text && isDTrace(c.lines)
 	},
