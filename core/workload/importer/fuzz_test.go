@@ -11,7 +11,9 @@ import (
 // workload that holds the invariants (and never panic).
 func FuzzImport(f *testing.F) {
 	for _, name := range []string{"perf_g.txt", "perf_nog.txt", "perf_events.txt", "folded.txt", "goprog.pb.gz",
-		"perf/perf3_callgraph.txt", "perf/perf4_system_wide.txt", "perf/gzip_no_event.txt"} {
+		"perf/perf3_callgraph.txt", "perf/perf4_system_wide.txt", "perf/gzip_no_event.txt",
+		"instruments_time.txt", "instruments_xcode7.txt", "callgrind_spec.txt", "ghc_pP.prof", "ghc7.prof",
+		"pmcstat.txt", "dtrace_ustack.txt", "dtrace_keys.txt", "dtrace_kernel.txt"} {
 		f.Add(readTestdata(f, name))
 	}
 	f.Add(importtest.LegacyExample())

@@ -18,6 +18,10 @@ var IdleFunctions = []string{
 	"acpi_processor_ffh_cstate_enter", "mwait_idle", "mwait_idle_with_hints",
 	"native_safe_halt", "safe_halt", "pv_native_safe_halt", "native_halt", "amd_e400_idle",
 	"cpu_do_idle", "psci_cpu_suspend_enter",
+	// FreeBSD's idle thread and cpu_idle variants (pmcstat, DTrace).
+	"sched_idletd", "cpu_idle_acpi", "cpu_idle_hlt", "cpu_idle_mwait", "cpu_idle_spin", "cpu_idle_amdc1e", "acpi_cpu_idle",
+	// illumos' and macOS's idle loops (DTrace, Instruments).
+	"i86_mwait", "cpu_idle_adaptive", "machine_idle", "processor_idle",
 	// Windows' idle loop and processor idle drivers.
 	"KiIdleLoop", "PoIdle", "HalProcessorIdle", "AcpiIdle", "PpmIdleExecuteTransition",
 }

@@ -34,6 +34,11 @@ type format struct {
 // pattern) after them, binary pprof (a parse attempt) last.
 var registry = []*format{
 	&perfFormat,
+	&instrumentsFormat,
+	&callgrindFormat,
+	&ghcprofFormat,
+	&pmcstatFormat,
+	&dtraceFormat,
 	&foldedFormat,
 	&pprofFormat,
 }

@@ -150,6 +150,13 @@ func physicalFrame(s workload.Stack, inline map[string]bool) int {
 }
 
 // oneLine keeps a text on one comment line.
+// Control characters, which a TOML comment cannot hold, become U+FFFD.
 func oneLine(s string) string {
-	return strings.ToValidUTF8(strings.NewReplacer("\n", " ", "\r", " ").Replace(s), "\uFFFD")
+	s = strings.ToValidUTF8(strings.NewReplacer("\n", " ", "\r", " ").Replace(s), "\uFFFD")
+	return strings.Map(func(r rune) rune {
+		if (r < 0x20 && r != '\t') || r == 0x7f {
+			return '\uFFFD'
+		}
+		return r
+	}, s)
 }

@@ -1,0 +1,302 @@
+package importer
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// GHCProf is the cost-centre profile a GHC program writes with
+// `+RTS -p` (or -P, -pa): prog.prof.
+const GHCProf Format = "ghcprof"
+
+// ghcprofFormat reads a GHC time and allocation profiling report: its
+// header (total ticks), then the cost-centre stack tree (`COST CENTRE
+// MODULE [SRC] no. entries %time %alloc %time %alloc [ticks bytes]`);
+// the flat table before it is only checked.
+//
+//   - Weight: each tree row's individual ticks (the `ticks` column of
+//     -P and -pa), else its individual %time × the header's total ticks
+//     / 100 (0.1% resolution: a cost centre under 0.05% is lost); a row's
+//     stack is its path from MAIN, leaf first.
+//   - Names: the cost centre's label exactly (`main.go.acc'`,
+//     `medium.\`, `CAF`); images: one per module (`Main`,
+//     `GHC.IO.Encoding`), so each module's `CAF` is its own function.
+//     Two rows of one label in one module (at several SRC locations) are
+//     one function.
+//   - Processes and threads: one process (--process, else the program
+//     the header names), one thread, busy 1; a program that ran on
+//     several capabilities is noted.
+//   - Addresses: none; the synthetic layout.
+//   - Idle: --drop-idle drops the IDLE cost centre (and the usual idle
+//     names).
+//   - Left out: allocation, entries, SRC, the inherited columns.
+var ghcprofFormat = format{
+	name:  GHCProf,
+	about: "GHC cost-centre profiles, prog.prof from `+RTS -p` (-P, -pa; GHC 6 to 9 column sets)",
+	detect: func(c *content) (any, bool) {
+		if !c.text || len(c.lines) == 0 {
+			return nil, false
+		}
+		return nil, strings.Contains(c.lines[0], "Time and Allocation Profiling Report") || isGHCTreeHeader(c.lines[0])
+	},
+	read: readGHCProf,
+}
+
+// isGHCTreeHeader says whether line is the header of the cost-centre
+// tree (the flat table's header has no "no." column).
+func isGHCTreeHeader(line string) bool {
+	f := strings.Fields(line)
+	return len(f) >= 4 && f[0] == "COST" && f[1] == "CENTRE" && f[2] == "MODULE" && slicesIndex(f, "no.") > 0
+}
+
+// slicesIndex is the index of s in list, or -1.
+func slicesIndex(list []string, s string) int {
+	for i, x := range list {
+		if x == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// ghcTicks is the header's `(453 ticks @ 1000 us, 1 processor)` (GHC 6:
+// `(0 ticks @ 20 ms)`).
+var ghcTicks = regexp.MustCompile(`\((\d+) ticks @ (\d+) (us|ms)(?:, (\d+) processors?)?\)`)
+
+// ghcNumber is a number of the tree's columns.
+var ghcNumber = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
+
+// ghcTree is the tree header's layout.
+type ghcTree struct {
+	moduleCol, srcCol int // rune columns of MODULE and SRC (srcCol -1: no SRC)
+	numeric           []string
+	timeAt, ticksAt   int // indexes in numeric of individual %time and ticks (-1: none)
+}
+
+// readGHCProf reads a .prof report into r.m.
+func readGHCProf(r *reading) error {
+	m, im := r.m, r.im
+	var program string
+	var ticks, interval, caps int64 = -1, 0, 1
+	var tree *ghcTree
+	var path indentPath[ghcRow]
+	afterTitle, treeLine, base := false, 0, -1
+	var total, rowTicks float64
+	var idle int
+	var frames []frame
+	var th *thread
+	err := eachLine(r.data, func(ln int, line string) error {
+		trimmed := strings.TrimSpace(line)
+		switch {
+		case trimmed == "":
+			return nil
+		case tree == nil && strings.Contains(line, "Time and Allocation Profiling Report"):
+			afterTitle = true
+			return nil
+		case tree == nil && afterTitle:
+			afterTitle = false
+			program = trimmed
+			if i := strings.Index(program, " +RTS"); i >= 0 {
+				program = program[:i]
+			} else if f := strings.Fields(program); len(f) > 0 {
+				program = f[0]
+			}
+			return nil
+		case tree == nil && strings.HasPrefix(trimmed, "total time"):
+			g := ghcTicks.FindStringSubmatch(trimmed)
+			if g == nil {
+				return r.lineErrorf(ln, "%q does not give the ticks as GHC writes them (`(453 ticks @ 1000 us, 1 processor)`)", clip(trimmed))
+			}
+			ticks, _ = strconv.ParseInt(g[1], 10, 64)
+			interval, _ = strconv.ParseInt(g[2], 10, 64)
+			if g[3] == "ms" {
+				interval *= 1000
+			}
+			if g[4] != "" {
+				caps, _ = strconv.ParseInt(g[4], 10, 64)
+			}
+			return nil
+		case tree == nil && isGHCTreeHeader(line):
+			tree = newGHCTree(line)
+			treeLine = ln
+			if tree.timeAt < 0 && tree.ticksAt < 0 {
+				return r.lineErrorf(ln, "the cost-centre tree's header has neither %%time nor ticks: nothing to weigh the cost centres by")
+			}
+			if tree.ticksAt < 0 && ticks < 0 {
+				return r.lineErrorf(ln, "the report has no ticks column and no `total time` line before its tree: give the whole .prof file (or run with +RTS -P)")
+			}
+			return nil
+		case tree == nil:
+			return nil // the title, the flat table and its header
+		}
+		row, err := tree.row(line)
+		if err != nil {
+			return r.lineErrorf(ln, "%v", err)
+		}
+		if base < 0 {
+			base = row.depth
+		}
+		if row.depth -= base; row.depth < 0 {
+			return r.lineErrorf(ln, "%q is indented less than the tree's first row", clip(row.label))
+		}
+		if !path.enter(row.depth, row) {
+			return r.lineErrorf(ln, "%q is %d levels deeper than the row above (one at most): the tree is broken", clip(row.label), row.depth-path.depth())
+		}
+		w := row.ticks
+		if tree.ticksAt < 0 {
+			w = row.time / 100 * float64(ticks)
+		}
+		rowTicks += row.ticks
+		if w <= 0 {
+			return nil
+		}
+		if r.opt.DropIdle && (isIdle(row.label) || row.module == "IDLE") {
+			idle++
+			return nil
+		}
+		frames = frames[:0]
+		for i := len(path.rows) - 1; i >= 0; i-- {
+			pr := path.rows[i]
+			frames = append(frames, frame{f: m.fn(m.image("module:"+pr.module, pr.module, false), pr.label)})
+		}
+		if th == nil {
+			pname := r.opt.Process
+			if pname == "" {
+				pname = filepath.Base(program)
+			}
+			if pname == "" || pname == "." {
+				pname = filepath.Base(r.name)
+			}
+			th = m.proc("", pname).thread("")
+		}
+		m.add(th, frames, w)
+		total += w
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if tree == nil {
+		return r.errorf("no cost-centre tree (a `COST CENTRE MODULE … no. entries %%time %%alloc` header): give the whole .prof file that +RTS -p writes")
+	}
+	if idle > 0 {
+		m.note("%d rows of idle cost centres were dropped (--drop-idle)", idle)
+	}
+	if total <= 0 {
+		if ticks == 0 {
+			return r.lineErrorf(treeLine, "the report has 0 ticks: the program ran for less than one tick; profile a longer run")
+		}
+		return r.lineErrorf(treeLine, "no cost centre has time: there is nothing to import")
+	}
+	im.SampleType = "ticks"
+	if tree.ticksAt < 0 {
+		im.SampleType = "%time × total ticks"
+		m.note("the weights are each cost centre's %%time (0.1%% resolution) of the %d ticks: run with +RTS -P for the ticks themselves", ticks)
+	} else if ticks >= 0 && math.Abs(rowTicks-float64(ticks)) > 0.5 {
+		m.note("the rows' ticks add up to %g, the header says %d", rowTicks, ticks)
+	}
+	im.Samples = int64(math.Round(total))
+	if ticks >= 0 && tree.ticksAt < 0 {
+		im.Samples = ticks
+	}
+	if interval > 0 {
+		im.Period, im.PeriodUnit, im.PeriodType = float64(interval), "us", "ticks"
+	}
+	if caps > 1 {
+		m.note("the program ran on %d capabilities; their ticks are one thread's in the workload", caps)
+	}
+	return nil
+}
+
+// newGHCTree reads the tree's header line.
+func newGHCTree(line string) *ghcTree {
+	runes := []rune(line)
+	t := &ghcTree{moduleCol: runeIndex(runes, "MODULE"), srcCol: runeIndex(runes, " SRC ") + 1, timeAt: -1, ticksAt: -1}
+	if t.srcCol == 0 {
+		t.srcCol = -1
+	}
+	f := strings.Fields(line)
+	start := slicesIndex(f, "MODULE") + 1
+	if i := slicesIndex(f, "SRC"); i > 0 {
+		start = i + 1
+	}
+	t.numeric = f[start:]
+	t.timeAt = slicesIndex(t.numeric, "%time")
+	t.ticksAt = slicesIndex(t.numeric, "ticks")
+	return t
+}
+
+// runeIndex is the rune index of sub in runes, or -1.
+func runeIndex(runes []rune, sub string) int {
+	i := strings.Index(string(runes), sub)
+	if i < 0 {
+		return -1
+	}
+	return len([]rune(string(runes)[:i]))
+}
+
+// ghcRow is a row of the cost-centre tree.
+type ghcRow struct {
+	depth              int
+	label, module, src string
+	time, ticks        float64
+}
+
+// row reads a tree row: the indented label, the module, the source
+// location (which may hold spaces), then the header's numeric columns.
+func (t *ghcTree) row(line string) (ghcRow, error) {
+	f := strings.Fields(line)
+	n := len(t.numeric)
+	if len(f) < n+2 {
+		return ghcRow{}, fmt.Errorf("%q is not a row of the cost-centre tree (label, module, then the %d numbers the header names)", clip(strings.TrimSpace(line)), n)
+	}
+	nums := f[len(f)-n:]
+	row := ghcRow{depth: leadingSpaces(line)}
+	for i, s := range nums {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil || !ghcNumber.MatchString(s) {
+			return ghcRow{}, fmt.Errorf("%s %q is not a number: the row does not end with the %d numbers the header names", t.numeric[i], s, n)
+		}
+		switch i {
+		case t.timeAt:
+			row.time = v
+		case t.ticksAt:
+			row.ticks = v
+		}
+	}
+	// The text before the numbers: cut at the header's columns when the
+	// row is aligned to them (labels and SRC may hold spaces), else by
+	// fields.
+	left := strings.TrimRight(line, " \t")
+	for range n {
+		left = strings.TrimRight(left, "0123456789.")
+		left = strings.TrimRight(left, " \t")
+	}
+	runes := []rune(left)
+	aligned := t.moduleCol > 0 && len(runes) > t.moduleCol && runes[t.moduleCol-1] == ' ' && runes[t.moduleCol] != ' '
+	if aligned && t.srcCol > 0 {
+		aligned = len(runes) > t.srcCol && runes[t.srcCol-1] == ' ' && runes[t.srcCol] != ' '
+	}
+	if aligned {
+		row.label = strings.TrimSpace(string(runes[:t.moduleCol]))
+		end := len(runes)
+		if t.srcCol > 0 {
+			end = t.srcCol
+			row.src = strings.TrimSpace(string(runes[t.srcCol:]))
+		}
+		row.module = strings.TrimSpace(string(runes[t.moduleCol:end]))
+		aligned = row.label != "" && row.module != "" && !strings.ContainsAny(row.module, " \t")
+	}
+	if !aligned {
+		lf := strings.Fields(left)
+		if len(lf) < 2 {
+			return ghcRow{}, fmt.Errorf("%q has no cost centre and module before its numbers", clip(strings.TrimSpace(line)))
+		}
+		row.label, row.module, row.src = lf[0], lf[1], strings.Join(lf[2:], " ")
+	}
+	return row, nil
+}

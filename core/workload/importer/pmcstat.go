@@ -1,0 +1,326 @@
+package importer
+
+import (
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Pmcstat is the callchain report of FreeBSD's hwpmc sampler, `pmcstat
+// -R file -G out.txt` (pmcstat -G).
+const Pmcstat Format = "pmcstat"
+
+// pmcstatFormat reads pmcstat -G callchains: a section per PMC event,
+// `@ EVENT [N samples]`, then one tree per sampled function: the
+// function with its samples (`20.86%  [7447]     zfs_lz4_compress @
+// /boot/kernel/zfs.ko`), its callers indented under it, each with the
+// samples whose chain went through it (its percentage is of its
+// parent's).
+//
+//   - Weight: the samples of the weight event, its section's: a cycles
+//     event (CPU_CLK_UNHALTED_CORE, cpu_clk_unhalted.thread_p,
+//     unhalted-cycles…), else instructions (inst_retired.any…), else the
+//     first section's, with a warning when it counts cache misses,
+//     branches or another event that is not time. A node's samples less
+//     its callers' are chains that end there (pmcstat's depth limit, or
+//     an unwind that stopped): each such count is a stack from the
+//     sampled function up to that node.
+//   - Rates: the other sections' samples per sampled function give CPI
+//     and cache and branch rates as perf's events do (rates.go),
+//     assuming every event was sampled at the same rate (pmcstat -n,
+//     65536 by default): the report does not print the rates.
+//   - Names: the symbol exactly as printed (an address `0xffffffff80b1c2d3`
+//     where pmcstat had no symbol); images by the path after `@` (a line
+//     without one is in the image printed last), named by base name;
+//     kernel images are those under /boot/, *.ko and "kernel".
+//   - One process (--process, else the file's name) of one thread,
+//     busy 1: the report does not split samples by process or thread.
+//   - Addresses: none (pmcstat prints functions, not pcs); the synthetic
+//     layout.
+var pmcstatFormat = format{
+	name:  Pmcstat,
+	about: "FreeBSD pmcstat -G callchain reports (hwpmc samples, one section per event)",
+	detect: func(c *content) (any, bool) {
+		return nil, c.text && len(c.lines) > 0 && pmcstatSection.MatchString(c.lines[0])
+	},
+	read: readPmcstat,
+}
+
+// pmcstatSection is a section's header: `@ EVENT [N samples]`.
+var pmcstatSection = regexp.MustCompile(`^@ (\S.*?) \[(\d+) samples\]\s*$`)
+
+// pmcstatNode is a node line: indentation (its depth), percentage,
+// [samples], then the name and, when the image changes, ` @ image`.
+var pmcstatNode = regexp.MustCompile(`^( *)(\d+(?:\.\d+)?)%\s+\[(\d+)\]\s+(\S.*?)\s*$`)
+
+// pmcstatNodeRow is a node of a section's trees.
+type pmcstatNodeRow struct {
+	line        int
+	name, image string
+	count       float64
+	childCount  float64
+	parent      int
+}
+
+// pmcstatSectionRows is an event's section.
+type pmcstatSectionRows struct {
+	event, class string
+	line         int
+	samples      int64
+	nodes        []pmcstatNodeRow
+}
+
+// readPmcstat reads a pmcstat -G report into r.m.
+func readPmcstat(r *reading) error {
+	var sections []*pmcstatSectionRows
+	var cur *pmcstatSectionRows
+	var path indentPath[int]
+	var image string
+	skipped, firstSkipped := 0, 0
+	err := eachLine(r.data, func(ln int, line string) error {
+		trimmed := strings.TrimSpace(line)
+		if trimmed == "" || strings.HasPrefix(trimmed, "#") {
+			return nil
+		}
+		if g := pmcstatSection.FindStringSubmatch(line); g != nil {
+			n, err := strconv.ParseInt(g[2], 10, 64)
+			if err != nil {
+				return r.lineErrorf(ln, "the sample count %q is not a number", g[2])
+			}
+			cur = &pmcstatSectionRows{event: g[1], class: pmcEventClass(g[1]), line: ln, samples: n}
+			sections = append(sections, cur)
+			path, image = indentPath[int]{}, ""
+			return nil
+		}
+		g := pmcstatNode.FindStringSubmatch(line)
+		if g == nil || cur == nil {
+			if cur == nil {
+				return r.lineErrorf(ln, "%q comes before any `@ EVENT [N samples]` section header: give the output of pmcstat -G", clip(trimmed))
+			}
+			if skipped == 0 {
+				firstSkipped = ln
+			}
+			skipped++
+			return nil
+		}
+		depth := len(g[1])
+		count, err := strconv.ParseFloat(g[3], 64)
+		if err != nil || count > 1<<53 {
+			return r.lineErrorf(ln, "sample count [%s] is not a count below 2^53", g[3])
+		}
+		name := g[4]
+		if i := strings.LastIndex(name, " @ "); i >= 0 {
+			name, image = strings.TrimSpace(name[:i]), strings.TrimSpace(name[i+3:])
+		} else if depth == 0 {
+			image = "" // pmcstat names the image of every sampled function
+		}
+		node := pmcstatNodeRow{line: ln, name: name, image: image, count: count, parent: -1}
+		if !path.enter(depth, len(cur.nodes)) {
+			return r.lineErrorf(ln, "%q is %d levels deeper than the line above (one at most): the callchain tree is broken", clip(name), depth-path.depth())
+		}
+		if depth > 0 {
+			node.parent = path.rows[depth-1]
+			p := &cur.nodes[node.parent]
+			p.childCount += count
+			if p.childCount > p.count {
+				return r.lineErrorf(ln, "the callers of %q (line %d) have more samples (%g) than it has (%g)", clip(p.name), p.line, p.childCount, p.count)
+			}
+		}
+		cur.nodes = append(cur.nodes, node)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if len(sections) == 0 {
+		return r.errorf("no `@ EVENT [N samples]` section: give the output of pmcstat -G")
+	}
+	if skipped > 0 {
+		r.m.note("%d lines that are not callchain lines were skipped (the first at line %d)", skipped, firstSkipped)
+	}
+	return pmcstatModel(r, sections)
+}
+
+// pmcstatModel adds the weight event's chains to the model and the other
+// events' samples as rates.
+func pmcstatModel(r *reading, sections []*pmcstatSectionRows) error {
+	m, im := r.m, r.im
+	w := sections[0]
+	for _, class := range []string{evCycles, evInstructions} {
+		if s := pmcstatFind(sections, class); s != nil {
+			w = s
+			break
+		}
+	}
+	if w.class != evCycles && w.class != evInstructions {
+		events := make([]string, len(sections))
+		for i, s := range sections {
+			events[i] = s.event
+		}
+		if w.class != "" || notTime(strings.ToLower(w.event)) {
+			m.warn("the report's events (%s) count something other than where the program ran: its %s samples are taken for time; sample a cycles event (pmcstat -S CPU_CLK_UNHALTED_CORE or unhalted-cycles) with the others beside it for rates", strings.Join(events, ", "), w.event)
+		} else {
+			m.note("%s is not an event known to count cycles or instructions: its samples are taken as the program's time", w.event)
+		}
+	}
+	pname := r.opt.Process
+	if pname == "" {
+		pname = filepath.Base(r.name)
+	}
+	var th *thread
+	var idle, total float64
+	var frames []frame
+	for i := range w.nodes {
+		n := &w.nodes[i]
+		end := n.count - n.childCount
+		if end <= 0 {
+			continue
+		}
+		frames = frames[:0]
+		top := i
+		for w.nodes[top].parent >= 0 {
+			top = w.nodes[top].parent
+		}
+		if r.opt.DropIdle && isIdle(w.nodes[top].name) {
+			idle += end
+			continue
+		}
+		for j := i; j >= 0; j = w.nodes[j].parent {
+			frames = append(frames, frame{f: pmcstatFn(m, w.nodes[j])})
+		}
+		// frames run from node i up to the sampled function: leaf first is
+		// the sampled function, so reverse.
+		for a, b := 0, len(frames)-1; a < b; a, b = a+1, b-1 {
+			frames[a], frames[b] = frames[b], frames[a]
+		}
+		if th == nil {
+			th = m.proc("", pname).thread("")
+		}
+		m.add(th, frames, end)
+		total += end
+	}
+	if idle > 0 {
+		m.note("%g samples whose sampled function is an idle function were dropped (--drop-idle)", idle)
+	}
+	if total <= 0 {
+		return r.lineErrorf(w.line, "the %s section has no sample left to import", w.event)
+	}
+	im.SampleType = w.event
+	im.PeriodType = w.class
+	if im.PeriodType == "" {
+		im.PeriodType = w.event
+	}
+	im.PeriodUnit = "events"
+	im.Samples = int64(total)
+	var sum float64
+	for _, n := range w.nodes {
+		if n.parent < 0 {
+			sum += n.count
+		}
+	}
+	if int64(sum) != w.samples {
+		m.note("the %s section's header says %d samples, its sampled functions add up to %g", w.event, w.samples, sum)
+	}
+	pmcstatRates(m, sections, w)
+	return nil
+}
+
+// pmcstatFind is the first section of event class.
+func pmcstatFind(sections []*pmcstatSectionRows, class string) *pmcstatSectionRows {
+	for _, s := range sections {
+		if s.class == class {
+			return s
+		}
+	}
+	return nil
+}
+
+// pmcstatFn is the function of a node: its name in its image.
+func pmcstatFn(m *model, n pmcstatNodeRow) *fn {
+	path := n.image
+	name := filepath.Base(path)
+	if path == "" {
+		name = "[unknown]"
+	}
+	kernel := strings.HasPrefix(path, "/boot/") || strings.HasSuffix(path, ".ko") || name == "kernel"
+	return m.fn(m.image("pmc:"+path, name, kernel), n.name)
+}
+
+// pmcEventClass is the perf event (as rates.go names them) a hwpmc event
+// counts, or "" when it is none of those: event names of FreeBSD's
+// pmc(3) tables, the Intel and AMD JSON names and the aliases.
+func pmcEventClass(ev string) string {
+	e := strings.ToLower(ev)
+	has := func(parts ...string) bool {
+		for _, p := range parts {
+			if strings.Contains(e, p) {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case has("misp", "mispred", "branch-miss", "branch_miss"):
+		return evBranchMisses
+	case has("br_inst_retired", "branch", "br_retired"):
+		return evBranches
+	case has("llc_miss", "llc-miss", "longest_lat_cache.miss", "cache-miss", "cache_miss", "l3_miss"):
+		return evCacheMisses
+	case has("llc_ref", "llc-ref", "longest_lat_cache.ref", "cache-ref", "cache_ref"):
+		return evCacheRefs
+	case has("cycles", "clk_unhalted", "cpu_clk", "unhalted"):
+		return evCycles
+	case has("inst_retired", "instr_retired", "instructions", "inst_ret", "retired_instructions"):
+		return evInstructions
+	}
+	return ""
+}
+
+// pmcstatRates sums every section's samples per sampled function and
+// sets the functions' rates, as perf's rates do.
+func pmcstatRates(m *model, sections []*pmcstatSectionRows, w *pmcstatSectionRows) {
+	if len(sections) < 2 {
+		return
+	}
+	var noFunc float64
+	for _, s := range sections {
+		if s.class == "" {
+			continue
+		}
+		for _, n := range s.nodes {
+			if n.parent >= 0 {
+				continue
+			}
+			img := m.imageBy["pmc:"+n.image]
+			var f *fn
+			if img != nil {
+				f = img.fnBy[n.name]
+			}
+			if f == nil {
+				noFunc += n.count
+				continue
+			}
+			if f.events == nil {
+				f.events = map[string]float64{}
+			}
+			f.events[s.class] += n.count
+		}
+	}
+	var set, clamped int
+	for _, img := range m.images {
+		for _, f := range img.funcs {
+			s, c := f.setRates()
+			set, clamped = set+s, clamped+c
+		}
+	}
+	if set > 0 {
+		m.note("per-function rates from the events' samples assume every event was sampled at the same rate (pmcstat -n; the report does not print it)")
+	}
+	if clamped > 0 {
+		m.note("%d per-function rates were outside the model's ranges (few samples of an event) and were clamped", clamped)
+	}
+	if noFunc > 0 {
+		m.note("%g samples of other events than %s fell in functions no %s sample saw; they give no rate", noFunc, w.event, w.event)
+	}
+}

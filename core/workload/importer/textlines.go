@@ -1,0 +1,42 @@
+package importer
+
+import (
+	"bytes"
+	"strings"
+)
+
+// eachLine calls fn with every line of data: its number (from 1) and its
+// text without the "\n" and a trailing "\r" (CRLF files). It stops at
+// fn's first error and returns it.
+func eachLine(data []byte, fn func(ln int, line string) error) error {
+	for ln := 1; len(data) > 0; ln++ {
+		var raw []byte
+		raw, data, _ = bytes.Cut(data, []byte{'\n'})
+		if err := fn(ln, strings.TrimSuffix(string(raw), "\r")); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// indentPath is the path from the root of an indented tree (a call tree
+// printed one row per line, children indented under their parent) to
+// the row read last.
+type indentPath[T any] struct{ rows []T }
+
+// enter makes row the path's row at depth (0 is a root), dropping the
+// rows below the new row's parent. It reports false when depth skips a
+// level (more than one deeper than the last row): the tree is broken.
+func (p *indentPath[T]) enter(depth int, row T) bool {
+	if depth < 0 || depth > len(p.rows) {
+		return false
+	}
+	p.rows = append(p.rows[:depth], row)
+	return true
+}
+
+// depth is the last row's depth (-1 before the first row).
+func (p *indentPath[T]) depth() int { return len(p.rows) - 1 }
+
+// leadingSpaces counts the spaces that start s.
+func leadingSpaces(s string) int { return len(s) - len(strings.TrimLeft(s, " ")) }
