@@ -33,6 +33,12 @@ type format struct {
 // formats whose lines are distinctive first, folded stacks (a loose
 // pattern) after them, binary pprof (a parse attempt) last.
 var registry = []*format{
+	// The JSON formats: each recognises its top-level keys (jsonsniff.go).
+	&cpuprofileFormat,
+	&chromeTraceFormat,
+	&speedscopeFormat,
+	&geckoFormat,
+	&stackprofFormat,
 	&perfFormat,
 	&foldedFormat,
 	&pprofFormat,
@@ -47,6 +53,8 @@ type content struct {
 	// lines are up to 20 of the first non-blank lines that are not `#`
 	// comments, when text.
 	lines []string
+	// json is the JSON sniff the JSON formats share (see jsonTop).
+	json *jsonTop
 }
 
 // newContent is data's content for detection.
