@@ -92,7 +92,7 @@ func readSpeedscope(r *reading) error {
 	if len(f.Profiles) == 0 {
 		return r.errorf("the file has no profiles: there is nothing to import")
 	}
-	kind, scale, err := speedscopeUnit(r, f.Profiles)
+	kind, err := speedscopeUnit(r, f.Profiles)
 	if err != nil {
 		return err
 	}
@@ -120,6 +120,10 @@ func readSpeedscope(r *reading) error {
 		if pids != nil {
 			pkey, proc = pids[i], fmt.Sprintf("%s (pid %s)", pname, pids[i])
 		}
+		scale := 1.0 // a time unit's microseconds
+		if s, ok := speedscopeUnits[p.Unit]; ok {
+			scale = s
+		}
 		t := b.thread(pkey, proc, strconv.Itoa(i))
 		threads = append(threads, t)
 		total, err := sr.profile(i, p, t, scale)
@@ -140,8 +144,9 @@ func readSpeedscope(r *reading) error {
 }
 
 // speedscopeUnit checks that the profiles' units add up: all times
-// (converted to microseconds: scale), or all of one other unit.
-func speedscopeUnit(r *reading, ps []speedscopeProfile) (kind string, scale float64, err error) {
+// (converted to microseconds), or all of one other unit; kind is "time",
+// "none" or "bytes".
+func speedscopeUnit(r *reading, ps []speedscopeProfile) (kind string, err error) {
 	for i, p := range ps {
 		u := p.Unit
 		if u == "" {
@@ -151,18 +156,14 @@ func speedscopeUnit(r *reading, ps []speedscopeProfile) (kind string, scale floa
 		if _, ok := speedscopeUnits[u]; ok {
 			k = "time"
 		} else if u != "none" && u != "bytes" {
-			return "", 0, r.errorf("profile %d has unit %q: speedscope's units are none, nanoseconds, microseconds, milliseconds, seconds and bytes", i, p.Unit)
+			return "", r.errorf("profile %d has unit %q: speedscope's units are none, nanoseconds, microseconds, milliseconds, seconds and bytes", i, p.Unit)
 		}
 		if i > 0 && k != kind {
-			return "", 0, r.errorf("profile 0 is in %s and profile %d in %s: their weights cannot be added into one workload; import a file of one kind of unit", ps[0].Unit, i, p.Unit)
+			return "", r.errorf("profile 0 is in %s and profile %d in %s: their weights cannot be added into one workload; import a file of one kind of unit", ps[0].Unit, i, p.Unit)
 		}
 		kind = k
 	}
-	scale = 1
-	if s, ok := speedscopeUnits[ps[0].Unit]; ok {
-		scale = s
-	}
-	return kind, scale, nil
+	return kind, nil
 }
 
 // speedscopePids are the process ids the profiles' names give, or nil
@@ -219,7 +220,7 @@ func (sr *speedscopeReader) profile(i int, p *speedscopeProfile, t *srcThread, s
 				if ev.At < prev {
 					return 0, r.errorf("profile %d (%q), event %d is at %g, before the event before it (%g): events are in time order", i, p.Name, k, ev.At, prev)
 				}
-				if len(open) > 0 {
+				if len(open) > 0 && ev.At > prev {
 					stack := make([]int64, len(open))
 					copy(stack, open)
 					if err := sr.stack(i, k-1, stack, (ev.At-prev)*scale, t); err != nil {
