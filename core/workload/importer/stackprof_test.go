@@ -18,10 +18,10 @@ func TestStackprof(t *testing.T) {
 		t.Errorf("format %s, %d samples, type %s, period %v; want stackprof, 7, cpu/microseconds, 1000", im.Format, im.Samples, im.SampleType, im.Period)
 	}
 	equalWeights(t, "stack", stackWeights(im.Spec), map[string]float64{
-		"Object#work <- <main>":                              2200,
+		"Object#work <- <main>":                             2200,
 		"block in Object#work (4) <- Object#work <- <main>": 3000,
 		"block in Object#work (9) <- Object#work <- <main>": 500,
-		"(garbage collection)":                               2000,
+		"(garbage collection)":                              2000,
 	})
 	if got := strings.Join(sortStrings(imageNames(im.Spec)), ","); got != importer.NoFileImage+",app.rb,main.rb" {
 		t.Errorf("images %s", got)
