@@ -30,8 +30,10 @@ const ChromeTrace Format = "chrome-trace"
 // same weights, names and images. A process per pid, named by its
 // "process_name" metadata event (else "pid N"; a name two processes share
 // becomes "name#pid"); a thread per profiled (pid, tid), busy for its
-// samples' time over its profile's span. --process keeps the processes
-// of that name. Every other event is skipped without being decoded.
+// samples' time over the trace's wall span (from the earliest profile's
+// start to the latest one's end: the profiles share the trace's clock).
+// --process keeps the processes of that name. Every other event is
+// skipped without being decoded.
 var chromeTraceFormat = format{
 	name:  ChromeTrace,
 	about: "Chrome trace JSON holding V8's CPU profile (Profile/ProfileChunk or CpuProfile events): Chrome's Performance panel \"Save profile\", chrome://tracing, Node's inspector",

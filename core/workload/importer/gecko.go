@@ -53,7 +53,8 @@ const Gecko Format = "gecko"
 // A process per pid, named by its threads' processName (else
 // processType, else "pid N"; "Web Content#PID" when several share it);
 // a thread per thread with samples, busy for its samples' time over
-// the span of its samples. Samples whose stack's category is "Idle"
+// the profile's wall span (from the earliest sample of any thread to the
+// end of the latest, each process's start time taken into account). Samples whose stack's category is "Idle"
 // (the profiler's mark of a sleeping thread) are idle: kept by default
 // (a note gives their share), dropped by --drop-idle. --process keeps
 // the processes of that name.
@@ -73,6 +74,7 @@ type geckoFile struct {
 		Version                    *float64 `json:"version"`
 		PreprocessedProfileVersion *float64 `json:"preprocessedProfileVersion"`
 		Interval                   float64  `json:"interval"`
+		StartTime                  float64  `json:"startTime"`
 		Categories                 []struct {
 			Name string `json:"name"`
 		} `json:"categories"`
@@ -345,7 +347,14 @@ func (gr *geckoReader) thread(p geckoPart) error {
 		weights[s] += w
 		counts[s]++
 	}
-	th.span = last - first + interval
+	// Sample times are milliseconds since the start time of their
+	// process's profile (Gecko format) or of the whole profile
+	// (processed).
+	origin := p.prof.Meta.StartTime
+	if t.Samples.columnar() {
+		origin = p.top.Meta.StartTime
+	}
+	gr.b.cover(origin+first, origin+last+interval)
 
 	// Stacks, from each sampled stack to its root.
 	prefixCol := t.StackTable.column("prefix", 0)

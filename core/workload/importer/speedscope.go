@@ -113,7 +113,6 @@ func readSpeedscope(r *reading) error {
 	pids := speedscopePids(f.Profiles)
 	sr := &speedscopeReader{r: r, b: b, fids: fids, names: names}
 	var wall float64
-	var threads []*srcThread
 	for i := range f.Profiles {
 		p := &f.Profiles[i]
 		pkey, proc := "", pname
@@ -125,16 +124,13 @@ func readSpeedscope(r *reading) error {
 			scale = s
 		}
 		t := b.thread(pkey, proc, strconv.Itoa(i))
-		threads = append(threads, t)
 		total, err := sr.profile(i, p, t, scale)
 		if err != nil {
 			return err
 		}
 		wall = max(wall, (p.EndValue-p.StartValue)*scale, total)
 	}
-	for _, t := range threads {
-		t.span = wall
-	}
+	b.cover(0, wall)
 	if sr.samples == 0 {
 		return r.errorf("no sample with a positive weight is left to import (%d idle samples dropped)", sr.idle)
 	}

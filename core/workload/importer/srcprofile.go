@@ -50,16 +50,18 @@ type srcBuilder struct {
 	imgName map[string]string
 	ranges  map[string][2]uint64 // images' mappings [start, limit), by key
 	threads []*srcThread
+	// lo and hi are the wall time the profile covers (when covered), in
+	// the weight's unit: the threads' busy shares are their weights over
+	// hi − lo.
+	lo, hi  float64
+	covered bool
 	key     []byte
 }
 
 // srcThread is a thread of a source-level profile.
 type srcThread struct {
 	procKey, procName, key string
-	// span is the wall time the thread's samples cover, in the weight's
-	// unit (0: unknown): its busy share is its kept weight over span.
-	span   float64
-	stacks []srcStack
+	stacks                 []srcStack
 	byKey  map[string]int
 	weight float64
 }
@@ -97,6 +99,16 @@ func (b *srcBuilder) fileImage(file string) string {
 	}
 	b.image(file, sourceImageName(file))
 	return file
+}
+
+// cover extends the wall time the profile covers to [lo, hi] (times of
+// one clock, in the weight's unit).
+func (b *srcBuilder) cover(lo, hi float64) {
+	if !b.covered {
+		b.lo, b.hi, b.covered = lo, hi, true
+		return
+	}
+	b.lo, b.hi = min(b.lo, lo), max(b.hi, hi)
 }
 
 // fn is the id of a function (registered the first time).
@@ -156,8 +168,8 @@ func (b *srcBuilder) addFrames(t *srcThread, frames []srcFrame, w float64) {
 // finish writes the stacks into the model: images and functions made in
 // order of first appearance (threads in order, each stack read root
 // first), names told apart where two functions of one image share one,
-// every thread's stacks, and its busy share: its weight over its span
-// (clamped to 1; 1 when the span is unknown).
+// every thread's stacks, and its busy share: its weight over the wall
+// time the profile covers (clamped to 1; 1 when not covered).
 func (b *srcBuilder) finish() {
 	var used []int // functions in order of first appearance
 	seen := make([]bool, len(b.funcs))
@@ -197,8 +209,8 @@ func (b *srcBuilder) finish() {
 			}
 			b.m.add(th, frames, s.weight)
 		}
-		if t.span > 0 {
-			th.share = min(1, th.weight/t.span)
+		if b.covered && b.hi > b.lo {
+			th.share = min(1, th.weight/(b.hi-b.lo))
 		}
 	}
 }

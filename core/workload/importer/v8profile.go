@@ -181,7 +181,7 @@ func (r *reading) v8Import(b *srcBuilder, p *v8Profile, t *srcThread, where stri
 		return err
 	}
 	weights, counts := ws.weights, ws.counts
-	t.span += ws.span
+	b.cover(ws.start, ws.end)
 	var frames []int
 	for _, i := range ws.order {
 		if r.opt.DropIdle && srcIdle(v8Name(p.Nodes[i].CallFrame)) {
@@ -237,9 +237,10 @@ type v8Sampled struct {
 	weights []float64
 	counts  []int64
 	order   []int32
-	// span is the wall time the profile covers: from its start time to
-	// its end time, else to its last sample's end.
-	span float64
+	// start and end are the wall time the profile covers: from its start
+	// time (else its first sample) to its end time (else its last
+	// sample's end).
+	start, end float64
 }
 
 // v8Weights sums p's samples by node. Without samples, the hit counts
@@ -272,7 +273,7 @@ func (r *reading) v8Weights(p *v8Profile, index map[int64]int32, where string, s
 			}
 		}
 		st.hitCounts++
-		return v8Sampled{weights, counts, order, *p.EndTime - *p.StartTime}, nil
+		return v8Sampled{weights, counts, order, *p.StartTime, *p.EndTime}, nil
 	}
 	if len(p.TimeDeltas) != len(p.Samples) {
 		return fail(r.errorf("%sthe profile has %d samples but %d timeDeltas: each sample has its time delta; the profile is damaged or truncated", where, len(p.Samples), len(p.TimeDeltas)))
@@ -341,14 +342,14 @@ func (r *reading) v8Weights(p *v8Profile, index map[int64]int32, where string, s
 			last += w // the end of the last sample
 		}
 	}
-	span := last - first
+	start, end := first, last
 	if p.StartTime != nil {
-		span = last - *p.StartTime
+		start = min(first, *p.StartTime)
 	}
-	if p.EndTime != nil && p.StartTime != nil && *p.EndTime > *p.StartTime {
-		span = *p.EndTime - *p.StartTime
+	if p.EndTime != nil {
+		end = max(last, *p.EndTime)
 	}
-	return v8Sampled{weights, counts, order, span}, nil
+	return v8Sampled{weights, counts, order, start, end}, nil
 }
 
 // v8Name is a call frame's function name as DevTools shows it: an
