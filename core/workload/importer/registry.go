@@ -29,8 +29,9 @@ type format struct {
 	read func(r *reading) error
 }
 
-// registry is every format, in the order detection asks them: the text
-// formats whose lines are distinctive first, folded stacks (a loose
+// registry is every format, in the order detection asks them: the JSON
+// formats (each recognises its top-level keys, see jsonsniff.go), the
+// text formats whose lines are distinctive, folded stacks (a loose
 // pattern) after them, binary pprof (a parse attempt) last.
 var registry = []*format{
 	// The JSON formats: each recognises its top-level keys (jsonsniff.go).

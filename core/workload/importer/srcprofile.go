@@ -62,8 +62,8 @@ type srcBuilder struct {
 type srcThread struct {
 	procKey, procName, key string
 	stacks                 []srcStack
-	byKey  map[string]int
-	weight float64
+	byKey                  map[string]int
+	weight                 float64
 }
 
 // srcStack is a distinct stack (leaf first) and its weight.
