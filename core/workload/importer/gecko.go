@@ -146,7 +146,7 @@ func readGecko(r *reading) error {
 	gr := &geckoReader{r: r, b: newSrcBuilder(r.m), unique: uniqueProcessNames{}, procName: map[string]string{}}
 	var names []string
 	var threads []geckoPart
-	if err := gr.collect(&f, &f, &threads, &names); err != nil {
+	if err := gr.collect(&f, &f, "", &threads, &names); err != nil {
 		return err
 	}
 	keep, err := keepProcesses(r, names)
@@ -174,12 +174,9 @@ type geckoPart struct {
 	index     string // "threads[2]", "processes[1].threads[0]"
 }
 
-// collect decodes the threads of prof and its child processes.
-func (gr *geckoReader) collect(top, prof *geckoFile, out *[]geckoPart, names *[]string) error {
-	return gr.collectAt(top, prof, "", out, names)
-}
-
-func (gr *geckoReader) collectAt(top, prof *geckoFile, at string, out *[]geckoPart, names *[]string) error {
+// collect decodes the threads of prof (at the path at of the file) and
+// of its child processes, with their processes' names.
+func (gr *geckoReader) collect(top, prof *geckoFile, at string, out *[]geckoPart, names *[]string) error {
 	for i, raw := range prof.Threads {
 		where := fmt.Sprintf("%sthreads[%d]", at, i)
 		if len(raw) > 0 && raw[0] == '"' {
@@ -193,7 +190,7 @@ func (gr *geckoReader) collectAt(top, prof *geckoFile, at string, out *[]geckoPa
 		*names = append(*names, geckoProcessName(t))
 	}
 	for i := range prof.Processes {
-		if err := gr.collectAt(top, &prof.Processes[i], fmt.Sprintf("%sprocesses[%d].", at, i), out, names); err != nil {
+		if err := gr.collect(top, &prof.Processes[i], fmt.Sprintf("%sprocesses[%d].", at, i), out, names); err != nil {
 			return err
 		}
 	}

@@ -142,8 +142,8 @@ func (t *geckoTable) column(name string, def int) func(i int) geckoCell {
 		pos = def
 	}
 	return func(i int) geckoCell {
-		if row := t.rows[i]; pos < len(row) {
-			return row[pos]
+		if i < len(t.rows) && pos < len(t.rows[i]) {
+			return t.rows[i][pos]
 		}
 		return geckoCell{}
 	}

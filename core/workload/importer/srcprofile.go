@@ -50,6 +50,7 @@ type srcBuilder struct {
 	imgName map[string]string
 	ranges  map[string][2]uint64 // images' mappings [start, limit), by key
 	threads []*srcThread
+	buf     []srcFrame
 	// lo and hi are the wall time the profile covers (when covered), in
 	// the weight's unit: the threads' busy shares are their weights over
 	// hi − lo.
@@ -137,11 +138,11 @@ func (b *srcBuilder) thread(procKey, procName, key string) *srcThread {
 
 // add adds weight w to t's stack of frames (srcFunc ids, leaf first).
 func (b *srcBuilder) add(t *srcThread, frames []int, w float64) {
-	sf := make([]srcFrame, len(frames))
-	for i, f := range frames {
-		sf[i] = srcFrame{fn: f}
+	b.buf = b.buf[:0]
+	for _, f := range frames {
+		b.buf = append(b.buf, srcFrame{fn: f})
 	}
-	b.addFrames(t, sf, w)
+	b.addFrames(t, b.buf, w)
 }
 
 // addFrames adds weight w to t's stack of frames (leaf first).

@@ -197,21 +197,18 @@ func (st *stackprofStats) flat(r *reading, b *srcBuilder, t *srcThread, f *stack
 }
 
 // add adds count samples of weight w with frames (leaf first), leaf
-// named leaf, unless idle or empty; it says whether they were skipped.
-func (st *stackprofStats) add(r *reading, b *srcBuilder, t *srcThread, frames []int, leaf string, count int64, w float64) bool {
+// named leaf, unless idle or empty.
+func (st *stackprofStats) add(r *reading, b *srcBuilder, t *srcThread, frames []int, leaf string, count int64, w float64) {
 	switch {
 	case count == 0 || len(frames) == 0:
-		return true
 	case r.opt.DropIdle && srcIdle(leaf):
 		st.idle += count
-		return true
 	case w <= 0:
 		st.zero += count
-		return true
+	default:
+		b.add(t, frames, w)
+		st.samples += count
 	}
-	b.add(t, frames, w)
-	st.samples += count
-	return false
 }
 
 // notes sets the sample type and period, and says what was left out.
