@@ -193,6 +193,19 @@ func TestCPUProfileErrors(t *testing.T) {
 	}
 }
 
+// A workload file may be a profile: importer.Load imports a
+// .cpuprofile as `proflab workload import --arch` would.
+func TestLoadCPUProfile(t *testing.T) {
+	t.Parallel()
+	s, im, err := importer.Load("testdata/v8_small.cpuprofile", "x86")
+	if err != nil || im == nil || im.Format != importer.CPUProfile || len(s.Processes) != 1 {
+		t.Fatalf("Load: %v, %+v", err, im)
+	}
+	if _, err := s.Resolve(x86); err != nil {
+		t.Errorf("Resolve(x86): %v", err)
+	}
+}
+
 // TestCPUProfileOutOfOrder: V8 can write a negative time delta; samples
 // are taken in time order (as DevTools sorts them), and a note says so.
 func TestCPUProfileOutOfOrder(t *testing.T) {

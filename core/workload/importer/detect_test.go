@@ -61,6 +61,7 @@ func TestDetect(t *testing.T) {
 		{"JSON of no format", []byte(`{"name":"x","values":[1,2,3]}`), "", "--format"},
 		{"truncated JSON of no format", []byte(`{"nodes":[{"id":1,`), "", "--format"},
 		{"JSON array of numbers", []byte("[1, 2, 3]\n"), "", "--format"},
+		{"folded stacks starting with a bracket", []byte("[unknown];main 3\n[unknown];work 5\n"), importer.Folded, ""},
 		{"empty", nil, "", "empty"},
 		{"garbage", []byte("hello, world\nthis is not a profile\n"), "", "--format"},
 		{"binary garbage", []byte{0, 1, 2, 3, 0xff, 0xfe, 9, 9, 9}, "", "--format"},

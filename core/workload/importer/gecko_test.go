@@ -72,6 +72,24 @@ func TestGecko(t *testing.T) {
 	}
 }
 
+// TestGeckoDevTools reads Firefox DevTools' old export: a Gecko profile
+// under "profile", its rows without schema.
+func TestGeckoDevTools(t *testing.T) {
+	t.Parallel()
+	data := `{"profile":{"meta":{"interval":1},"threads":[{"name":"GeckoMain",
+"samples":{"data":[[1,0],[1,1],[0,2]]},"stackTable":{"data":[[null,0],[0,1]]},"frameTable":{"data":[[0],[1]]},
+"stringTable":["(root)","f (http://x/a.js:3)"]}]},"duration":3,"systemHost":{"name":"Firefox"}}`
+	im, err := importer.Import("devtools.json", []byte(data), importer.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInvariants(t, im)
+	equalWeights(t, "stack", stackWeights(im.Spec), map[string]float64{"f <- (root)": 2, "(root)": 1})
+	if b := busies(im.Spec)["firefox"]; len(b) != 1 || b[0] != 1 {
+		t.Errorf("busy %v, want one thread of firefox, busy 1 (3 samples of 1 ms over 3 ms)", busies(im.Spec))
+	}
+}
+
 // TestGeckoFirefox reads a real profile of Firefox ESR 140 (the Gecko
 // format, version 34, as MOZ_PROFILER_SHUTDOWN writes it) of
 // testdata/firefox_page.html, trimmed to its content process's main
