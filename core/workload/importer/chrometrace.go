@@ -141,7 +141,9 @@ func readChromeTrace(r *reading) error {
 	if st.samples == 0 {
 		return r.errorf("the trace's CPU profiles have no sample to import (%d idle samples dropped, %d of no time)", st.idle, st.zero)
 	}
-	b.finish()
+	if err := b.finish(r); err != nil {
+		return err
+	}
 	v8Notes(r.m, r.im, &st)
 	if orphans > 0 {
 		r.m.note("%d ProfileChunk events belong to no Profile event of their pid and id and were skipped", orphans)

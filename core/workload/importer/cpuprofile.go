@@ -57,7 +57,9 @@ func readCPUProfile(r *reading) error {
 	if st.samples == 0 {
 		return r.errorf("no sample is left to import (%d idle samples dropped, %d of no time)", st.idle, st.zero)
 	}
-	b.finish()
+	if err := b.finish(r); err != nil {
+		return err
+	}
 	v8Notes(r.m, r.im, &st)
 	return nil
 }

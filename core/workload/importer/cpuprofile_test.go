@@ -183,6 +183,7 @@ func TestCPUProfileErrors(t *testing.T) {
 		{"two parents", `{"nodes":[{"id":1,"callFrame":{},"children":[3]},{"id":2,"callFrame":{},"children":[3]},` + node("3", "") + `],"samples":[3],"timeDeltas":[1],"startTime":0}`, "two parents"},
 		{"truncated", `{"nodes":[` + node("1", "") + `],"samples":[1,1],"timeDel`, "truncated"},
 		{"no nodes", `{"nodes":[],"samples":[],"startTime":0}`, "no nodes"},
+		{"absurd times", `{"nodes":[` + node("1", "") + `],"samples":[1,1,1],"timeDeltas":[1e308,1e308,1e308],"startTime":0}`, "past what a float64 holds"},
 		{"only idle", `{"nodes":[{"id":1,"callFrame":{"functionName":"(idle)"}}],"samples":[1],"timeDeltas":[1],"startTime":0,"endTime":5}`, "no sample is left"},
 	} {
 		opt := importer.Options{Format: importer.CPUProfile, DropIdle: c.name == "only idle"}

@@ -162,7 +162,9 @@ func readGecko(r *reading) error {
 	if gr.st.samples == 0 {
 		return r.errorf("no sample is left to import (%d threads read; %d idle samples dropped, %d samples without a stack)", gr.st.threads, gr.st.idle, gr.st.noStack)
 	}
-	gr.b.finish()
+	if err := gr.b.finish(r); err != nil {
+		return err
+	}
 	gr.notes()
 	return nil
 }

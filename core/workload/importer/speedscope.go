@@ -134,7 +134,9 @@ func readSpeedscope(r *reading) error {
 	if sr.samples == 0 {
 		return r.errorf("no sample with a positive weight is left to import (%d idle samples dropped)", sr.idle)
 	}
-	b.finish()
+	if err := b.finish(r); err != nil {
+		return err
+	}
 	sr.notes(kind)
 	return nil
 }

@@ -68,6 +68,7 @@ func TestSpeedscopeErrors(t *testing.T) {
 		{"mixed units", file(fr, `{"type":"sampled","name":"p","unit":"seconds","samples":[[0]],"weights":[1]},{"type":"sampled","name":"q","unit":"bytes","samples":[[0]],"weights":[1]}`), "cannot be added"},
 		{"unknown unit", file(fr, `{"type":"sampled","name":"p","unit":"furlongs","samples":[[0]],"weights":[1]}`), `unit "furlongs"`},
 		{"no profiles", file(fr, ``), "no profiles"},
+		{"absurd weights", file(fr, `{"type":"sampled","name":"p","unit":"seconds","samples":[[0]],"weights":[1e308]}`), "past what a float64 holds"},
 		{"nameless frame", file(`{"file":"x"}`, `{"type":"sampled","name":"p","unit":"none","samples":[[0]],"weights":[1]}`), "frame 0 of shared.frames has no name"},
 	} {
 		_, err := importer.Import("in.json", []byte(c.data), importer.Options{})

@@ -3,6 +3,7 @@ package importer
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 )
@@ -170,8 +171,14 @@ func (b *srcBuilder) addFrames(t *srcThread, frames []srcFrame, w float64) {
 // order of first appearance (threads in order, each stack read root
 // first), names told apart where two functions of one image share one,
 // every thread's stacks, and its busy share: its weight over the wall
-// time the profile covers (clamped to 1; 1 when not covered).
-func (b *srcBuilder) finish() {
+// time the profile covers (clamped to 1; 1 when not covered). Weights
+// too large to add up (absurd times in a damaged file) are an error.
+func (b *srcBuilder) finish(r *reading) error {
+	for _, t := range b.threads {
+		if math.IsInf(t.weight, 0) || math.IsNaN(t.weight) {
+			return r.errorf("the samples' weights add up past what a float64 holds: the file's times or weights are absurd (damaged?)")
+		}
+	}
 	var used []int // functions in order of first appearance
 	seen := make([]bool, len(b.funcs))
 	for _, t := range b.threads {
@@ -210,10 +217,11 @@ func (b *srcBuilder) finish() {
 			}
 			b.m.add(th, frames, s.weight)
 		}
-		if b.covered && b.hi > b.lo {
-			th.share = min(1, th.weight/(b.hi-b.lo))
+		if span := b.hi - b.lo; b.covered && span > 0 && !math.IsInf(span, 0) {
+			th.share = min(1, th.weight/span)
 		}
 	}
+	return nil
 }
 
 // names are the functions' names in their images: the tool's name, and

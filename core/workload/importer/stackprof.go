@@ -115,7 +115,9 @@ func readStackprof(r *reading) error {
 	if st.samples == 0 {
 		return r.errorf("no sample is left to import (%d idle samples dropped)", st.idle)
 	}
-	b.finish()
+	if err := b.finish(r); err != nil {
+		return err
+	}
 	st.notes(r, &f, timed, interval)
 	return nil
 }
