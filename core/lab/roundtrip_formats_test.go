@@ -39,6 +39,7 @@ func TestRoundTripJSONFormats(t *testing.T) {
 		{"speedscope, sampled and evented", "speedscope_small.json", importer.Options{}},
 		{"speedscope of py-spy, two processes", "speedscope_pyspy.json", importer.Options{}},
 		{"gecko", "gecko_small.json", importer.Options{}},
+		{"firefox processed, shared tables", "gecko_processed_v63.json", importer.Options{}},
 		{"firefox processed", "gecko_processed.json", importer.Options{}},
 		{"stackprof, real cpu", "stackprof_cpu.json", importer.Options{}},
 		{"stackprof", "stackprof_small.json", importer.Options{}},

@@ -54,6 +54,7 @@ func TestDetect(t *testing.T) {
 		{"gecko", readTestdata(t, "gecko_small.json"), importer.Gecko, ""},
 		{"gecko, gzipped real", readTestdata(t, "firefox_gecko.json.gz"), importer.Gecko, ""},
 		{"firefox processed", readTestdata(t, "gecko_processed.json"), importer.Gecko, ""},
+		{"firefox processed, shared tables", readTestdata(t, "gecko_processed_v63.json"), importer.Gecko, ""},
 		{"firefox devtools export", []byte(`{"profile":{"meta":{"interval":1},"threads":[]},"duration":5,"systemHost":{"name":"Firefox"}}`), importer.Gecko, ""},
 		{"stackprof", readTestdata(t, "stackprof_cpu.json"), importer.Stackprof, ""},
 		{"stackprof without raw", readTestdata(t, "stackprof_noraw.json"), importer.Stackprof, ""},

@@ -31,7 +31,8 @@ const Gecko Format = "gecko"
 //     stackTable, frameTable, funcTable, resourceTable), strings in each
 //     thread's stringArray (older: stringTable), or in shared.stringArray
 //     (version 56 and later), libs per profile (41 and later) or per
-//     thread;
+//     thread, and from version 60 the stack, frame, function and
+//     resource tables shared by the threads in "shared";
 //   - Firefox DevTools' old performance panel export, a Gecko profile
 //     under "profile" (rows without schema).
 //
@@ -82,9 +83,16 @@ type geckoFile struct {
 	Libs      []geckoLib        `json:"libs"`
 	Threads   []json.RawMessage `json:"threads"`
 	Processes []geckoFile       `json:"processes"`
-	Shared    struct {
-		StringArray []string   `json:"stringArray"`
-		Sources     geckoTable `json:"sources"`
+	// Shared holds what the threads share: strings (processed version 56
+	// on), sources (58 on), and the stack, frame, function and resource
+	// tables (60 on).
+	Shared struct {
+		StringArray   []string   `json:"stringArray"`
+		Sources       geckoTable `json:"sources"`
+		StackTable    geckoTable `json:"stackTable"`
+		FrameTable    geckoTable `json:"frameTable"`
+		FuncTable     geckoTable `json:"funcTable"`
+		ResourceTable geckoTable `json:"resourceTable"`
 	} `json:"shared"`
 	// Profile is the Gecko profile of Firefox DevTools' old export.
 	Profile *geckoFile `json:"profile"`
@@ -229,6 +237,16 @@ func (gr *geckoReader) thread(p geckoPart) error {
 		return nil
 	}
 	gr.st.threads++
+	// From processed version 60 the threads share their tables.
+	shared := &p.top.Shared
+	for _, tb := range []struct{ own, shared *geckoTable }{
+		{&t.StackTable, &shared.StackTable}, {&t.FrameTable, &shared.FrameTable},
+		{&t.FuncTable, &shared.FuncTable}, {&t.ResourceTable, &shared.ResourceTable},
+	} {
+		if !tb.own.present {
+			*tb.own = *tb.shared
+		}
+	}
 	strs := []string(t.StringTable)
 	if t.StringArray != nil {
 		strs = t.StringArray

@@ -42,6 +42,14 @@ func TestGecko(t *testing.T) {
 			"PollWrapper <- (root)":                          1,
 			"0x2a40 <- nsThread::ProcessNextEvent <- (root)": 1,
 		}, 5.0 / 6, importer.NoFileImage + ",app.js,libxul.so"},
+		// the same profile as version 63 writes it: tables in "shared",
+		// the script in shared.sources
+		{"gecko_processed_v63.json", importer.Options{}, "Web Content", map[string]float64{
+			"js::RunScript <- nsThread::ProcessNextEvent <- (root)":           2,
+			"render <- js::RunScript <- nsThread::ProcessNextEvent <- (root)": 1,
+			"PollWrapper <- (root)":                                           1,
+			"0x2a40 <- nsThread::ProcessNextEvent <- (root)":                  1,
+		}, 5.0 / 6, importer.NoFileImage + ",app.js,libxul.so"},
 	} {
 		im := importFile(t, c.file, c.opt)
 		if im.Format != importer.Gecko || im.SampleType != "wall/milliseconds" || im.PeriodUnit != "milliseconds" {
