@@ -47,8 +47,8 @@ func TestGecko(t *testing.T) {
 		{"gecko_processed_v63.json", importer.Options{}, "Web Content", map[string]float64{
 			"js::RunScript <- nsThread::ProcessNextEvent <- (root)":           2,
 			"render <- js::RunScript <- nsThread::ProcessNextEvent <- (root)": 1,
-			"PollWrapper <- (root)":                                           1,
-			"0x2a40 <- nsThread::ProcessNextEvent <- (root)":                  1,
+			"PollWrapper <- (root)":                          1,
+			"0x2a40 <- nsThread::ProcessNextEvent <- (root)": 1,
 		}, 5.0 / 6, importer.NoFileImage + ",app.js,libxul.so"},
 	} {
 		im := importFile(t, c.file, c.opt)
