@@ -189,8 +189,7 @@ func (r *reading) v8Import(b *srcBuilder, p *v8Profile, t *srcThread, where stri
 			continue
 		}
 		if weights[i] <= 0 {
-			st.zero += counts[i]
-			continue
+			continue // samples of no time (counted in v8Weights)
 		}
 		frames = frames[:0]
 		for j := i; j >= 0; j = parent[j] {
@@ -331,6 +330,9 @@ func (r *reading) v8Weights(p *v8Profile, index map[int64]int32, where string, s
 			w = mean
 		default:
 			w = 1
+		}
+		if w <= 0 {
+			st.zero++
 		}
 		weights[node] += w
 		counts[node]++
