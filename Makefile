@@ -20,10 +20,11 @@ test: build
 
 ## race: the race detector over the packages that run work concurrently
 ## (workers sharing a plugin host, sweep workers, concurrent HAL calls, the plugin
-## protocol, a simulator programmed while HALs open, the Lua runtime's watchdog
-## and shared compiled chunks, the commands' signal handling). It needs cgo, hence
+## protocol, a simulator programmed while HALs open, the Lua interpreter's watchdog
+## and shared compiled chunks (core/luavm) and the plugin watchers of the Lua
+## runtime (core/luart), the commands' signal handling). It needs cgo, hence
 ## a C compiler (.ci/run installs one if missing).
-RACE_PKGS := ./core/scenario/ ./core/halhost/ ./core/lab/ ./core/sim/ ./core/output/ ./core/luart/ ./cmd/proflab/ \
+RACE_PKGS := ./core/scenario/ ./core/halhost/ ./core/lab/ ./core/sim/ ./core/output/ ./core/luart/ ./core/luavm/ ./cmd/proflab/ \
 	./halplugins/hal/ ./halplugins/halrpc/ ./scenarios/ ./core/sweep/... ./core/workload/...
 race: build
 	PROFLAB_PLUGIN_PATH=$(CURDIR)/$(BIN) CGO_ENABLED=1 $(GO) test -race -count=1 $(RACE_PKGS)

@@ -1,6 +1,7 @@
 // Package scripts holds proflab's Lua library, the modules scenarios
 // `require` ("stats", "assert", …), embedded into the binary. The files
-// are plain Lua 5.1 beside this one; core/luart's require finds them.
+// are plain Lua 5.1 beside this one; the interpreter's require
+// (core/luavm) finds them, as the proflab module (core/luart) configures it.
 package scripts
 
 import "embed"

@@ -110,7 +110,10 @@ function M.event_of(source)
   return "instructions"
 end
 
+-- a function's truth as buckets see it: what ran at its addresses
+-- (t.code: a function inlined into another ran in its caller's code)
 local function truth_of(t, what)
+  t = t.code or t
   if what == "instructions" or what == "cycles" then return num(t[what]) end
   return (t.events or {})[what] or 0
 end
@@ -119,7 +122,8 @@ end
 --- tv, bound, within, rows }: a bucket profile (counts[1] is the bucket
 --- at base, 2^bucket bytes each, as P.buckets returns them) against
 --- m:run's truth res for the functions whose base lies in the profile's
---- range. A bucket goes to the function holding its first address, else
+--- range, each the truth of its code (truth[name].code: what a function
+--- inlined into another ran is its caller's, as buckets see it). A bucket goes to the function holding its first address, else
 --- the first function starting inside it. what is the truth the samples
 --- are drawn from (default "cycles"; see event_of). tv is the total
 --- variation distance between sampled and truth shares, bound what

@@ -6,8 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/proflab/proflab/core/config"
-	"github.com/proflab/proflab/core/halhost"
-	"github.com/proflab/proflab/core/scenario"
 )
 
 func newConfigCmd() *cobra.Command {
@@ -32,12 +30,7 @@ func newConfigCmd() *cobra.Command {
 			"a plugin that cannot be started exits 3.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := cf.load()
-			if err != nil {
-				return err
-			}
-			setup := scenario.SetupFromConfig(cf.file, cfg, halhost.Options{})
-			_, closeHALs, err := preflight(&setup)
+			_, _, closeHALs, err := cf.setup() // as every run starts
 			if err != nil {
 				return err
 			}
@@ -46,7 +39,7 @@ func newConfigCmd() *cobra.Command {
 			return nil
 		},
 	}
-	cf.add(check)
+	cf.add(check, true)
 	cmd.AddCommand(check)
 	return cmd
 }

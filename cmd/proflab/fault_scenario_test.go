@@ -129,7 +129,7 @@ lab.check(a > 0 and b > 0 and math.abs(a - b) / (a + b) < 0.1, ("a %s, b %s"):fo
 		{"cpi 1e-300", machine + `m:run{ duration_us = 1000, workload = { process = p, functions = { { name = "a", base = 0x401000, size = 0x100, weight = 1, cpi = 1e-300 } } } }`, nil,
 			ExitFailed, []string{"s.lua:4:", "cpi: must be between 0.01"}},
 		{"cpu 10 of 2", machine + `m:run{ duration_us = 1000, workload = { process = p, threads = { { cpu = 10 } }, functions = { { name = "a", base = 0x401000, size = 0x100, weight = 1 } } } }`, nil,
-			ExitFailed, []string{"s.lua:4:", "thread[1].cpu: 10, but the machine has 2 processors"}},
+			ExitFailed, []string{"s.lua:4:", "threads[1].cpu: 10, but the machine has 2 processors"}},
 		{"alloc 4 GB again and again", machine + `for i = 1, 10 do p:alloc(2^32) end`, nil,
 			ExitFailed, []string{"s.lua:4: p:alloc(0x100000000): the machine's allocations would reach 12 GiB, over proflab's limit of 8 GiB per machine"}},
 		{"a 10 MB string in an error", "local lab = require 'proflab'\nlab.machine{ version = string.rep('x', 1e7) }", nil,

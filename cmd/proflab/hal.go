@@ -12,7 +12,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/proflab/proflab/core/config"
 	"github.com/proflab/proflab/core/halhost"
 	"github.com/proflab/proflab/core/halscaffold"
 	"github.com/proflab/proflab/halplugins/haltest"
@@ -71,36 +70,6 @@ func newHalNewCmd() *cobra.Command {
 	return cmd
 }
 
-// configFlags are the flags every command that reads the configuration
-// takes.
-type configFlags struct {
-	file string
-	sets []string
-}
-
-func (f *configFlags) add(cmd *cobra.Command) {
-	cmd.Flags().StringVarP(&f.file, "config", "c", "", "configuration file merged over the built-in default")
-	cmd.Flags().StringArrayVar(&f.sets, "config-set", nil, "override a configuration key: --config-set machine.cpus=8 (repeatable)")
-}
-
-func (f *configFlags) load() (*config.Config, error) {
-	c := config.Default()
-	if f.file != "" {
-		if err := c.MergeFile(f.file); err != nil {
-			return nil, withCode(ExitUsage, err)
-		}
-	}
-	for _, s := range f.sets {
-		if err := c.Set(s); err != nil {
-			return nil, withCode(ExitUsage, err)
-		}
-	}
-	if err := c.Validate(); err != nil {
-		return nil, withCode(ExitUsage, err)
-	}
-	return c, nil
-}
-
 func stderrLogger(cmd *cobra.Command, verbose bool) *slog.Logger {
 	level := slog.LevelWarn
 	if verbose {
@@ -141,7 +110,7 @@ func newHalListCmd() *cobra.Command {
 			return nil
 		},
 	}
-	cf.add(cmd)
+	cf.add(cmd, true)
 	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "show the plugins' own log lines")
 	return cmd
 }

@@ -222,7 +222,7 @@ func TestFlagsSayWhatIsWrong(t *testing.T) {
 		{[]string{"run", sc, "--set", "interval=1221ms"}, `--set interval=1221ms: "1221ms" is not a TOML value`},
 		{[]string{"run", sc, "--set", "b=[1,2"}, `quote it: --set 'b="[1,2"'`},
 		{[]string{"run", sc, "--set", "a="}, "--set a=: the value is empty"},
-		{[]string{"run", sc, "--seed", "-1"}, `"-1" is not a seed: give a whole number from 0 to 18446744073709551615`},
+		{[]string{"run", sc, "--seed", "-1"}, `--seed -1: not a seed: give a whole number from 0 to 18446744073709551615`},
 		{[]string{"run", sc, sc}, "run takes one scenario, got 2; to run several, use `proflab test"},
 	} {
 		code, out, errOut := runCLI(tc.args...)

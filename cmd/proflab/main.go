@@ -41,6 +41,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		Version:       version.String(),
 	}
 	root.SetVersionTemplate("proflab {{.Version}}\n")
+	root.SetFlagErrorFunc(flagError) // every command's: the subcommands inherit it
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.AddCommand(newRunCmd(), newTestCmd(), newHalCmd(), newConfigCmd(), newSweepCmd(), newReportCmd(), newWorkloadCmd())

@@ -9,78 +9,12 @@ import (
 	"runtime"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/proflab/proflab/core/halhost"
-	"github.com/proflab/proflab/core/lab"
 	"github.com/proflab/proflab/core/scenario"
 	"github.com/proflab/proflab/core/sim"
 )
-
-// scenarioFlags are the flags run and test share.
-type scenarioFlags struct {
-	config  configFlags
-	sets    []string
-	seed    seedValue
-	timeout time.Duration
-	memory  byteSize
-}
-
-func (f *scenarioFlags) register(cmd *cobra.Command) {
-	f.config.add(cmd)
-	cmd.Flags().StringArrayVar(&f.sets, "set", nil, "a parameter for lab.params, key=value: a TOML literal (8, 0.5, true, \"text\", [1, 2]) or a bare word (apic, 10.0.19041) as a string; repeatable")
-	f.seed = 1
-	cmd.Flags().Var(&f.seed, "seed", "the run's seed, 0…18446744073709551615 (math.random, machines' default seed); default: the configuration's machine.seed")
-	cmd.Flags().DurationVar(&f.timeout, "timeout", 0, "wall-clock budget per scenario (0: none); default: the configuration's run.timeout")
-	cmd.Flags().Var(&f.memory, "memory", "memory budget per scenario, like 1GiB or 512MiB (0: none; runs side by side share their budgets' sum); default: the configuration's run.memory")
-}
-
-// options builds the run options shared by every scenario of a command:
-// the configuration's Setup, checked against its HALs (preflight), with
-// the flags given overriding its seed and budget. It returns the
-// preflight's warm HAL provider, for a command that runs one scenario,
-// and the function that closes it.
-func (f *scenarioFlags) options(cmd *cobra.Command) (scenario.Options, lab.HALProvider, func(), error) {
-	params, err := scenario.ParseSets(f.sets)
-	if err != nil {
-		return scenario.Options{}, nil, nil, withCode(ExitUsage, err)
-	}
-	cfg, err := f.config.load()
-	if err != nil {
-		if f.config.file != "" {
-			err = withCode(ExitUsage, fmt.Errorf("--config %s: %w", f.config.file, err))
-		}
-		return scenario.Options{}, nil, nil, err
-	}
-	if cmd.Flags().Changed("timeout") && f.timeout < 0 {
-		return scenario.Options{}, nil, nil, withCode(ExitUsage, fmt.Errorf("--timeout %s: a budget cannot be negative (0 means none)", f.timeout))
-	}
-	setup := scenario.SetupFromConfig(f.config.file, cfg, halhost.Options{})
-	hals, closeHALs, err := preflight(&setup)
-	if err != nil {
-		return scenario.Options{}, nil, nil, err
-	}
-	opt := scenario.Options{Params: params, Seed: setup.Seed, Timeout: setup.Timeout, Setup: setup}
-	if cmd.Flags().Changed("seed") {
-		opt.Seed = uint64(f.seed)
-	}
-	if cmd.Flags().Changed("timeout") {
-		opt.Timeout = f.timeout
-	}
-	opt.Memory = setup.Memory
-	if cmd.Flags().Changed("memory") {
-		opt.Memory = int64(f.memory)
-	}
-	if opt.Memory == 0 {
-		opt.Memory = -1 // 0 means no budget on the command line and in the configuration
-	}
-	if opt.Timeout == 0 {
-		opt.Timeout = -1 // 0 means no budget on the command line and in the configuration
-	}
-	return opt, hals, closeHALs, nil
-}
 
 // signalContext is cancelled on Ctrl-C (SIGINT) and on SIGTERM (how batch
 // schedulers stop a job): the run in progress stops, its HAL plugins are
@@ -93,7 +27,7 @@ func signalContext() (context.Context, context.CancelFunc) {
 }
 
 func newRunCmd() *cobra.Command {
-	var flags scenarioFlags
+	var flags runFlags
 	var out string
 	var force bool
 	var maxTrace byteSize
@@ -105,7 +39,9 @@ func newRunCmd() *cobra.Command {
 			"passed and nothing raised, 1 otherwise (2: bad input, 3: HAL plugin failure, 4: proflab bug,\n" +
 			"130: stopped by Ctrl-C or SIGTERM, after writing --out for what ran).\n\n" +
 			"Before the run, every configured HAL is started and configured with its settings, so that a\n" +
-			"wrong setting or a missing plugin is reported at once, with its file, line and key.\n\n" +
+			"wrong setting or a missing plugin is reported at once, with its file, line and key. The run\n" +
+			"has a time and a memory budget (--timeout, --memory; by default the configuration's [run]\n" +
+			"timeout and memory; 0: none): exceeding one fails it (exit 1) at the scenario's line.\n\n" +
 			"--out DIR (or the configuration's output.dir) writes the run's outputs into DIR, which must be\n" +
 			"new or empty (--force replaces its contents); the files appear all at once when the run ends:\n" +
 			scenario.OutputFiles,
@@ -182,7 +118,7 @@ func newRunCmd() *cobra.Command {
 }
 
 func newTestCmd() *cobra.Command {
-	var flags scenarioFlags
+	var flags runFlags
 	var jobs int
 	var verbose bool
 	cmd := &cobra.Command{
@@ -190,8 +126,9 @@ func newTestCmd() *cobra.Command {
 		Short: "Run scenarios: files, or every .lua file in folders",
 		Long: "Run every scenario found in the files and folders given (.lua files, recursively; files whose\n" +
 			"names start with \"_\" are helper modules), each in its own Lua state. Prints a line per scenario\n" +
-			"with its failures and closes with \"N passed, N failed\". Exit status 1 if any failed, 130 if\n" +
-			"Ctrl-C or SIGTERM stopped it.",
+			"with its failures and closes with \"N passed, N failed\". Each scenario has the budgets of\n" +
+			"proflab run (--timeout, --memory). Exit status 1 if any failed, 130 if Ctrl-C or SIGTERM\n" +
+			"stopped it.",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, stop := signalContext() // from the start, as run does

@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/proflab/proflab/core/halhost"
+	"github.com/proflab/proflab/core/runerr"
 	"github.com/proflab/proflab/core/scenario"
 	"github.com/proflab/proflab/core/sim"
 )
@@ -31,21 +31,17 @@ local res = tool.run(lab.machine{}, lab.params.args, { workload = lab.params.wor
 if res.status ~= 0 then lab.record{ tool_status = res.status, tool_error = res.error } end
 `
 
-// toolFlags are a tool command's own flags.
+// toolFlags are a tool command's flags: a run's (the configuration, the
+// seed, the budgets), the workload, and where to keep the run folder.
 type toolFlags struct {
-	config   configFlags
-	seed     seedValue
+	flags    runFlags
 	workload string
 	out      string
 	force    bool
 }
 
 func (f *toolFlags) register(cmd *cobra.Command, workload bool) {
-	// --config without its -c: a single dash belongs to the tool (kernrate has a -c)
-	cmd.Flags().StringVar(&f.config.file, "config", "", "configuration file merged over the built-in default")
-	cmd.Flags().StringArrayVar(&f.config.sets, "config-set", nil, "override a configuration key: --config-set machine.version=6.1 (repeatable)")
-	f.seed = 1
-	cmd.Flags().Var(&f.seed, "seed", "the run's seed (the machine's HALs and simulator); default: the configuration's machine.seed")
+	f.flags.registerTool(cmd)
 	if workload {
 		cmd.Flags().StringVar(&f.workload, "workload", "", "the workload to profile: a workload TOML file (examples/workloads/server.toml), as m:run takes")
 	}
@@ -68,7 +64,7 @@ func splitToolArgs(fs *pflag.FlagSet, args []string) (ours, tool []string, help 
 			name, _, hasValue := strings.Cut(a[2:], "=")
 			fl := fs.Lookup(name)
 			if fl == nil {
-				return nil, nil, false, fmt.Errorf("unknown flag %s: proflab's flags are %s; the tool's options take one dash (-s 5), and everything after -- is the tool's", a, flagNames(fs))
+				return nil, nil, false, fmt.Errorf("%s; proflab's flags are %s; the tool's options take one dash (-s 5), and everything after -- is the tool's", unknownFlag(fs, name), flagNames(fs))
 			}
 			ours = append(ours, a)
 			if !hasValue && fl.Value.Type() != "bool" {
@@ -131,7 +127,7 @@ func newToolCmd(name, short, long string, workload bool) *cobra.Command {
 				return cmd.Help()
 			}
 			if err := cmd.Flags().Parse(ours); err != nil {
-				return withCode(ExitUsage, err)
+				return flagError(cmd, err)
 			}
 			return flags.run(cmd, name, toolArgs)
 		},
@@ -149,9 +145,13 @@ built from the configuration (--config, --config-set machine.version=6.1 …) as
 elevated administrator's privileges (SeSystemProfilePrivilege, SeProfileSingleProcessPrivilege,
 high integrity). The tool's options take one dash, as on Windows; proflab's flags take two and may
 come anywhere; after -- every argument is the tool's. docs/windows-tools.md explains every line.
+The run has the budgets of proflab run: --timeout (wall clock) and --memory, 0 for none, by default
+the configuration's [run] timeout and memory.
 
-Exit status: 0 done; 1 a service refused the tool, or the run failed; 2 bad options, a flag, the
-configuration or the workload, or a machine the tool does not run on; 3 a HAL plugin failed.`
+Exit status: 0 done; 1 a service refused the tool, or the run failed or exceeded a budget; 2 bad
+options, a flag, the configuration or the workload, or a machine the tool does not run on; 3 a HAL
+plugin failed. An error is one line, "proflab: TOOL: what went wrong" (a fault of the tool's own Lua
+or of proflab adds its traceback).`
 
 // run runs the tool with its arguments and reports its log and status.
 func (f *toolFlags) run(cmd *cobra.Command, name string, toolArgs []string) error {
@@ -185,8 +185,17 @@ func (f *toolFlags) run(cmd *cobra.Command, name string, toolArgs []string) erro
 		}
 	}
 	if r.Error != nil {
-		scenario.WriteDetails(cmd.ErrOrStderr(), r, "")
-		return silentExit(exitCodeFor(r))
+		switch r.Error.Kind {
+		case runerr.KindLua, runerr.KindBug:
+			// a fault of the tool's program or of proflab: its traceback
+			// or Go stack is what a report needs
+			scenario.WriteDetails(cmd.ErrOrStderr(), r, "")
+			return silentExit(exitCodeFor(r))
+		}
+		// A budget, a signal, a HAL plugin: one line, as the tool's own
+		// errors, for a user who never saw the tool's Lua (result.json
+		// under --out keeps the traceback).
+		return withCode(exitCodeFor(r), fmt.Errorf("%s: %s", name, r.Error.Unlocated()))
 	}
 	if msg, ok := r.Records["tool_error"].(string); ok {
 		code := ExitFailed
@@ -198,17 +207,10 @@ func (f *toolFlags) run(cmd *cobra.Command, name string, toolArgs []string) erro
 	return nil
 }
 
-// options is the run of the driver: the configuration's setup checked
-// against its HALs, the seed, and the tool's name, arguments and workload
-// as parameters.
+// options is the run of the driver: the run's options as every command
+// builds them (runFlags.options), with the tool's name, arguments and
+// workload as its parameters.
 func (f *toolFlags) options(cmd *cobra.Command, name string, toolArgs []string) (scenario.Options, func(), error) {
-	cfg, err := f.config.load()
-	if err != nil {
-		if f.config.file != "" {
-			err = withCode(ExitUsage, fmt.Errorf("--config %s: %w", f.config.file, err))
-		}
-		return scenario.Options{}, nil, err
-	}
 	args := make([]any, len(toolArgs))
 	for i, a := range toolArgs {
 		args[i] = a
@@ -224,26 +226,13 @@ func (f *toolFlags) options(cmd *cobra.Command, name string, toolArgs []string) 
 		}
 		params["workload"] = abs
 	}
-	setup := scenario.SetupFromConfig(f.config.file, cfg, halhost.Options{})
-	hals, closeHALs, err := preflight(&setup)
+	opt, hals, closeHALs, err := f.flags.options(cmd)
 	if err != nil {
 		return scenario.Options{}, nil, err
 	}
-	opt := scenario.Options{
-		// The driver has no file: this name is what result.json and
-		// messages show, in a folder no module is looked up in.
-		File: filepath.Join("<proflab>", name), Source: []byte(toolDriver),
-		Params: params, Seed: setup.Seed, Timeout: setup.Timeout, Memory: setup.Memory,
-		Setup: setup, HALs: hals,
-	}
-	if cmd.Flags().Changed("seed") {
-		opt.Seed = uint64(f.seed)
-	}
-	if opt.Timeout == 0 {
-		opt.Timeout = -1
-	}
-	if opt.Memory == 0 {
-		opt.Memory = -1
-	}
+	// The driver has no file: this name is what result.json and messages
+	// show, in a folder no module is looked up in.
+	opt.File, opt.Source = filepath.Join("<proflab>", name), []byte(toolDriver)
+	opt.Params, opt.HALs = params, hals
 	return opt, closeHALs, nil
 }

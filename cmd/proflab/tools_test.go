@@ -116,7 +116,7 @@ func TestToolCommands(t *testing.T) {
 		{[]string{"kernrate", "--workload", "nothere.toml", "-s", "1"}, ExitUsage, "--workload nothere.toml"},
 		{[]string{"kernrate", "--workload", "../../examples/workloads/server.toml", "--config-set", "machine.version=6.1", "--config-set", "machine.arch=x86", "-s", "1"}, ExitUsage, "workload: image[1].function[1].offset"},
 		{[]string{"kernrate", "--workload", "../../examples/workloads/desktop-x86.toml", "--config-set", "machine.version=6.1", "--config-set", "machine.arch=x86", "-s", "1", "-i", "TotalIssues", "65536"}, ExitUsage, "this machine's HALs do not have that source"},
-		{[]string{"wpr", "--verbose", "-profint"}, ExitUsage, "unknown flag --verbose"},
+		{[]string{"wpr", "--verbose", "-profint"}, ExitUsage, "unknown flag: --verbose"},
 		{[]string{"wpr", "-setprofint", "99"}, ExitUsage, "-setprofint 99: the interval must be 1221…10000000"},
 		{[]string{"tracelog", "-start", "x"}, ExitUsage, "-start is out of the model's reach"},
 	}
@@ -170,7 +170,7 @@ func TestSplitToolArgs(t *testing.T) {
 		{"--out o -- --seed 3 -c", "--out o", "--seed 3 -c", false, ""},
 		{"-c 5 --force", "--force", "-c 5", false, ""},
 		{"-s 5 --help", "", "-s 5", true, ""},
-		{"--nope -s 5", "", "", false, "unknown flag --nope"},
+		{"--nope -s 5", "", "", false, "unknown flag: --nope"},
 		{"-s 5 --seed", "", "", false, "flag --seed needs a value"},
 	}
 	for _, c := range cases {
@@ -184,5 +184,53 @@ func TestSplitToolArgs(t *testing.T) {
 		if err != nil || strings.Join(ours, " ") != c.ours || strings.Join(tool, " ") != c.tool || help != c.help {
 			t.Errorf("%q: ours %q, tool %q, help %v, err %v", c.in, ours, tool, help, err)
 		}
+	}
+}
+
+// The tools take the run's budget flags and keep them, and a budget error
+// is one line `proflab: TOOL: …`, as their own errors are, not the Lua
+// traceback of a program the user never saw (issue 29 case 20).
+func TestToolsTakeTheBudgets(t *testing.T) {
+	oneLine := func(args []string, code int, prefix, want string) {
+		t.Helper()
+		got, _, errOut := runCLI(args...)
+		if got != code || !strings.HasPrefix(errOut, prefix) || !strings.Contains(errOut, want) || strings.Count(errOut, "\n") != 1 || strings.Contains(errOut, "traceback") {
+			t.Errorf("%v: code %d, stderr %q; want %d and one line %q…%q", args, got, errOut, code, prefix, want)
+		}
+	}
+	tools := map[string][]string{
+		"kernrate": strings.Fields(server + " -s 1"),
+		"wpr":      {"-pmcsources"},
+		"tracelog": {"-profilesources", "Help"},
+	}
+	for name, args := range tools {
+		// 16 bytes: the first string the tool builds is over it
+		oneLine(append([]string{name, "--memory", "16"}, args...), ExitFailed,
+			"proflab: "+name+": ", "over the scenario's memory budget of 16 bytes (--memory)\n")
+		// the flag wins over the configuration, and 0 means none
+		ok := append([]string{name, "--config-set", "run.memory=16", "--memory", "0", "--config-set", "run.timeout=1ns", "--timeout", "0"}, args...)
+		if code, out, errOut := runCLI(ok...); code != ExitOK || out == "" {
+			t.Errorf("%v: code %d, stderr %q; want 0", ok, code, errOut)
+		}
+	}
+	// an hour of simulated time is far longer than 50 ms of wall time
+	oneLine([]string{"kernrate", "--timeout", "50ms", "--workload", "../../examples/workloads/server.toml", "-s", "3600"}, ExitFailed,
+		"proflab: kernrate: scenario exceeded its time budget of 50ms (--timeout)", "")
+	// the configuration's budget without a flag
+	oneLine(append([]string{"wpr", "--config-set", "run.memory=16"}, tools["wpr"]...), ExitFailed,
+		"proflab: wpr: ", "over the scenario's memory budget of 16 bytes (--memory)\n")
+}
+
+// With --out, a budget error's traceback is kept in result.json: the
+// terminal gets one line, the record everything.
+func TestToolBudgetErrorKeepsItsTraceback(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	code, _, errOut := runCLI("wpr", "--memory", "16", "--out", dir, "-pmcsources")
+	if code != ExitFailed || strings.Contains(errOut, "traceback") {
+		t.Fatalf("code %d, stderr %q", code, errOut)
+	}
+	res, err := os.ReadFile(filepath.Join(dir, "result.json"))
+	if err != nil || !strings.Contains(string(res), `"kind": "memory"`) || !strings.Contains(string(res), `"traceback": "stack traceback:`) {
+		t.Errorf("result.json: %v\n%s", err, res)
 	}
 }

@@ -52,9 +52,12 @@ func TestErrorsNameFileLineAndKey(t *testing.T) {
 		name, doc string
 		want      []string
 	}{
-		{"unknown top-level key", "[machine]\ncpus = 2\n\n[machin]\ncpus = 3\n", []string{"f.toml:4", `"machin"`}},
-		{"unknown machine key", "[machine]\ncpus = 2\ncpu = 3\n", []string{"f.toml:3", `"machine.cpu"`}},
+		{"unknown top-level key", "[machine]\ncpus = 2\n\n[machin]\ncpus = 3\n", []string{"f.toml:4", `"machin" (did you mean "machine"?)`}},
+		{"unknown machine key", "[machine]\ncpus = 2\ncpu = 3\n", []string{"f.toml:3", `"machine.cpu" (did you mean "machine.cpus"?)`}},
+		{"unknown run key", "[run]\nmemroy = \"1GiB\"\n", []string{"f.toml:2", `"run.memroy" (did you mean "run.memory"?)`}},
 		{"unknown hal key", "[hal.apic]\nplugin = \"x\"\ncounters = 2\n", []string{"f.toml:3", `"hal.apic.counters"`, "[hal.apic.settings]"}},
+		{"misspelt hal key", "[hal.apic]\nplugn = \"x\"\n", []string{"f.toml:2", `"hal.apic.plugn" (did you mean "hal.apic.plugin"?); a HAL's own settings go in [hal.apic.settings]`}},
+		{"misspelt output key", "[output]\nppfor = true\n", []string{"f.toml:2", `"output.ppfor" (did you mean "output.pprof"?)`}},
 		{"wrong type", "[machine]\n\ncpus = \"four\"\n", []string{"f.toml:3", "machine.cpus"}},
 		{"bad duration", "[hal.apic]\ntimeout = \"soon\"\n", []string{"f.toml:2", "hal.apic.timeout", "duration"}},
 		{"syntax", "[machine\n", []string{"f.toml:2"}},
@@ -131,6 +134,9 @@ func TestSet(t *testing.T) {
 		if err := c.Set(bad); err == nil {
 			t.Errorf("--set %q: no error", bad)
 		}
+	}
+	if err := c.Set("machine.cpuz=3"); err == nil || !strings.Contains(err.Error(), `unknown key "machine.cpuz" (did you mean "machine.cpus"?)`) {
+		t.Errorf("--config-set machine.cpuz=3: %v, want a suggestion", err)
 	}
 }
 

@@ -147,7 +147,7 @@ func parse(name string, data []byte, base *Config) (*Config, error) {
 // hint suggests where an unknown key might belong.
 func hint(k toml.Key) string {
 	if len(k) >= 3 && k[0] == "hal" {
-		return fmt.Sprintf(" (a HAL's own settings go in [hal.%s.settings]; known keys here: plugin, sha256, transport, timeout, settings)", k[1])
+		return fmt.Sprintf("; a HAL's own settings go in [hal.%s.settings] (the keys of [hal.%s] are plugin, sha256, transport, timeout and settings)", k[1], k[1])
 	}
 	return ""
 }

@@ -6,6 +6,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/proflab/proflab/core/luavm"
 	"github.com/proflab/proflab/kernel"
 	"github.com/proflab/proflab/kernel/nt"
 )
@@ -52,7 +53,7 @@ func (c *caller) actor() *kernel.Thread {
 
 // callerMethod is a method of p, k or t, and which kinds have it.
 type callerMethod struct {
-	f     func(*Runtime, *lua.LState, *caller, Args) int
+	f     func(*Runtime, *lua.LState, *caller, luavm.Args) int
 	kinds []callerKind // nil: every kind
 }
 
@@ -120,24 +121,24 @@ func (rt *Runtime) registerCaller(L *lua.LState) {
 	methods := map[string]*lua.LFunction{}
 	for name, cm := range callerMethods {
 		name, cm := name, cm
-		methods[name] = rt.fn(name, func(L *lua.LState) int {
+		methods[name] = rt.Func(name, func(L *lua.LState) int {
 			c, ok := toCaller(L.Get(1))
 			if !ok {
-				L.RaiseError("%s: call it as a method, p:%s(...), on a process, thread or kernel caller (got %s)", name, name, typeName(L.Get(1)))
+				L.RaiseError("%s: call it as a method, p:%s(...), on a process, thread or kernel caller (got %s)", name, name, luavm.TypeName(L.Get(1)))
 			}
 			if !cm.has(c.kind) {
 				L.RaiseError("%s: called on a %s; it works on %s (call it as a method of one: x:%s(...))", name, kindNoun(c.kind), kindNouns(cm.kinds), name)
 			}
 			fn := c.label() + ":" + name
-			return cm.f(rt, L, c, MethodArgs(L, fn))
+			return cm.f(rt, L, c, luavm.MethodArgs(L, fn))
 		})
 	}
 	services := map[string]*lua.LFunction{}
-	mt.RawSetString("__index", rt.fn("caller index", func(L *lua.LState) int {
+	mt.RawSetString("__index", rt.Func("caller index", func(L *lua.LState) int {
 		c, _ := toCaller(L.Get(1))
 		key, ok := L.Get(2).(lua.LString)
 		if !ok || c == nil {
-			L.RaiseError("a %s has no field %s", typeName(L.Get(1)), lua.LVAsString(L.Get(2)))
+			L.RaiseError("a %s has no field %s", luavm.TypeName(L.Get(1)), lua.LVAsString(L.Get(2)))
 		}
 		name := string(key)
 		if cm, ok := callerMethods[name]; ok {
@@ -150,7 +151,7 @@ func (rt *Runtime) registerCaller(L *lua.LState) {
 		if isServiceName(name) || hasService(c.m.km, name) {
 			f, ok := services[name]
 			if !ok {
-				f = rt.fn(name, rt.serviceFunc(name))
+				f = rt.Func(name, rt.serviceFunc(name))
 				services[name] = f
 			}
 			L.Push(f)
@@ -160,7 +161,7 @@ func (rt *Runtime) registerCaller(L *lua.LState) {
 			kindNoun(c.kind), name, strings.Join(methodNames(c.kind), ", "), strings.Join(serviceNames(c.m.km), ", "))
 		return 0
 	}))
-	mt.RawSetString("__tostring", rt.fn("caller tostring", func(L *lua.LState) int {
+	mt.RawSetString("__tostring", rt.Func("caller tostring", func(L *lua.LState) int {
 		c, _ := toCaller(L.Get(1))
 		switch c.kind {
 		case kindProcess:
@@ -172,7 +173,7 @@ func (rt *Runtime) registerCaller(L *lua.LState) {
 		}
 		return 1
 	}))
-	mt.RawSetString("__eq", rt.fn("caller eq", func(L *lua.LState) int {
+	mt.RawSetString("__eq", rt.Func("caller eq", func(L *lua.LState) int {
 		a, _ := toCaller(L.Get(1))
 		b, _ := toCaller(L.Get(2))
 		L.Push(lua.LBool(a != nil && b != nil && a.kind == b.kind && a.proc == b.proc && a.thread == b.thread))
@@ -221,7 +222,7 @@ func methodNames(k callerKind) []string {
 func (rt *Runtime) machineProcess(L *lua.LState) int {
 	const fn = "m:process"
 	m := checkMachine(L, fn)
-	f := CheckFields(L, fn, L.Get(2), "name", "privileges", "integrity")
+	f := luavm.CheckFields(L, fn, L.Get(2), "name", "privileges", "integrity")
 	name := f.String("name", "app")
 	privs := map[int]bool{}
 	for _, p := range f.Strings("privileges", nil) {
@@ -245,7 +246,7 @@ func (rt *Runtime) machineProcess(L *lua.LState) int {
 func (rt *Runtime) machineKernel(L *lua.LState) int {
 	const fn = "m:kernel"
 	m := checkMachine(L, fn)
-	f := CheckFields(L, fn, L.Get(2), "cpu")
+	f := luavm.CheckFields(L, fn, L.Get(2), "cpu")
 	cpu := f.Int("cpu", 0, 0, m.km.CPUCount()-1)
 	rt.mustRun(L, m, fn)
 	t, err := m.km.NewKernelCaller(cpu)
@@ -257,7 +258,7 @@ func (rt *Runtime) machineKernel(L *lua.LState) int {
 }
 
 // callerID is p:id() (the process id) or t:id() / k:id() (the thread id).
-func (rt *Runtime) callerID(L *lua.LState, c *caller, a Args) int {
+func (rt *Runtime) callerID(L *lua.LState, c *caller, a luavm.Args) int {
 	a.MaxArgs(0, "no arguments")
 	if c.kind == kindProcess {
 		L.Push(lua.LNumber(c.proc.ID()))
@@ -268,22 +269,22 @@ func (rt *Runtime) callerID(L *lua.LState, c *caller, a Args) int {
 }
 
 // callerCPU is x:cpu(): the processor the caller's thread is on.
-func (rt *Runtime) callerCPU(L *lua.LState, c *caller, a Args) int {
+func (rt *Runtime) callerCPU(L *lua.LState, c *caller, a luavm.Args) int {
 	a.MaxArgs(0, "no arguments")
 	L.Push(lua.LNumber(c.actor().CPU()))
 	return 1
 }
 
 // callerThread is p:thread(): the main thread.
-func (rt *Runtime) callerThread(L *lua.LState, c *caller, a Args) int {
+func (rt *Runtime) callerThread(L *lua.LState, c *caller, a luavm.Args) int {
 	a.MaxArgs(0, "no arguments")
 	L.Push(newCaller(L, &caller{kind: kindThread, m: c.m, proc: c.proc, thread: c.proc.MainThread()}))
 	return 1
 }
 
 // callerCreateThread is p:create_thread{ affinity = mask }.
-func (rt *Runtime) callerCreateThread(L *lua.LState, c *caller, a Args) int {
-	f := CheckFields(L, a.Fn, a.Get(1), "affinity")
+func (rt *Runtime) callerCreateThread(L *lua.LState, c *caller, a luavm.Args) int {
+	f := luavm.CheckFields(L, a.Fn, a.Get(1), "affinity")
 	aff := f.Service("affinity", c.m.km.Arch().PointerSize(), 0)
 	rt.mustRun(L, c.m, a.Fn)
 	t, err := c.proc.CreateThread(aff)
@@ -295,7 +296,7 @@ func (rt *Runtime) callerCreateThread(L *lua.LState, c *caller, a Args) int {
 }
 
 // callerRunOn is t:run_on(cpu) / k:run_on(cpu).
-func (rt *Runtime) callerRunOn(L *lua.LState, c *caller, a Args) int {
+func (rt *Runtime) callerRunOn(L *lua.LState, c *caller, a luavm.Args) int {
 	a.MaxArgs(1, "cpu")
 	cpu := a.Int(1, "cpu", 0, c.m.km.CPUCount()-1)
 	rt.mustRun(L, c.m, a.Fn)
@@ -308,7 +309,7 @@ func (rt *Runtime) callerRunOn(L *lua.LState, c *caller, a Args) int {
 // callerDuplicateHandle is p:duplicate_handle(h, access [, target]): a new
 // handle to the object h names, in target's table (default p's), granting
 // exactly access (kernel.Process.DuplicateHandle).
-func (rt *Runtime) callerDuplicateHandle(L *lua.LState, c *caller, a Args) int {
+func (rt *Runtime) callerDuplicateHandle(L *lua.LState, c *caller, a luavm.Args) int {
 	a.MaxArgs(3, "handle, access, target")
 	h := a.Service(1, "handle", 8)
 	access := uint32(a.Service(2, "access", 4))
@@ -316,7 +317,7 @@ func (rt *Runtime) callerDuplicateHandle(L *lua.LState, c *caller, a Args) int {
 	if a.Get(3) != lua.LNil {
 		t, ok := toCaller(a.Get(3))
 		if !ok || t.kind != kindProcess {
-			a.Errorf(3, "target", "expected a process from m:process{...}, got %s", typeName(a.Get(3)))
+			a.Errorf(3, "target", "expected a process from m:process{...}, got %s", luavm.TypeName(a.Get(3)))
 		}
 		if t.m != c.m {
 			a.Errorf(3, "target", "the process belongs to another machine")
@@ -328,16 +329,16 @@ func (rt *Runtime) callerDuplicateHandle(L *lua.LState, c *caller, a Args) int {
 	if st != kernel.StatusSuccess {
 		a.Errorf(1, "handle", "%s has no handle %#x (%s)", c.label(), h, st.Name())
 	}
-	PushResult(L, dup)
+	luavm.PushResult(L, dup)
 	return 1
 }
 
 // callerOpenProcess is q:open_process(p, access): a handle in q's table.
-func (rt *Runtime) callerOpenProcess(L *lua.LState, c *caller, a Args) int {
+func (rt *Runtime) callerOpenProcess(L *lua.LState, c *caller, a luavm.Args) int {
 	a.MaxArgs(2, "process, access")
 	target, ok := toCaller(a.Get(1))
 	if !ok {
-		a.Errorf(1, "process", "expected a process from m:process{...}, got %s", typeName(a.Get(1)))
+		a.Errorf(1, "process", "expected a process from m:process{...}, got %s", luavm.TypeName(a.Get(1)))
 	}
 	if target.m != c.m {
 		a.Errorf(1, "process", "the process belongs to another machine")
@@ -347,6 +348,6 @@ func (rt *Runtime) callerOpenProcess(L *lua.LState, c *caller, a Args) int {
 		access = uint32(a.Service(2, "access", 4))
 	}
 	rt.mustRun(L, c.m, a.Fn)
-	PushResult(L, c.proc.OpenProcess(target.proc, access))
+	luavm.PushResult(L, c.proc.OpenProcess(target.proc, access))
 	return 1
 }

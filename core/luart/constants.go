@@ -11,14 +11,14 @@ import (
 
 //go:generate go run ./internal/constgen/gen ../../kernel/nt constants_nt_gen.go
 
-// Constants returns every named constant the proflab module exports, by
+// constants returns every named constant the proflab module exports, by
 // name: each KPROFILE_SOURCE (nt.NamedSources), each NTSTATUS
 // (nt.Statuses), each Win32 error code (nt.Win32Errors) and every other
 // numeric constant declared in kernel/nt (information classes, hook IDs,
 // flags, access masks, privileges, bug-check codes…, generated into
 // constants_nt_gen.go). It panics if two of them share a name with
 // different values, which a test rules out.
-func Constants() map[string]uint64 {
+func constants() map[string]uint64 {
 	out := make(map[string]uint64, len(ntConstants)+128)
 	add := func(name string, v uint64) {
 		if old, ok := out[name]; ok && old != v {
@@ -47,7 +47,7 @@ func Constants() map[string]uint64 {
 // copying hundreds of them into every run's state, which was a fifth of a
 // short sweep run's cost.
 var constantValues = sync.OnceValue(func() map[string]lua.LNumber {
-	all := Constants()
+	all := constants()
 	out := make(map[string]lua.LNumber, len(all))
 	for name, v := range all {
 		out[name] = lua.LNumber(v)

@@ -1,16 +1,15 @@
-// Package luart is proflab's Lua runtime: a sandboxed gopher-lua state per
-// scenario run, the `proflab` module (lab) with its constants and helpers,
-// exact unsigned 64-bit values (lab.u64), a `require` that finds the
-// embedded scripts/ library and the scenario's own folder, the machine
-// bindings (lab.machine and everything on it), and the argument conversion
-// helpers every binding uses. The contract it implements is
-// spec/lua-api.md.
+// Package luart is proflab's Lua runtime: the `proflab` module (lab) with
+// its constants and helpers, and the bindings of the lab's objects
+// (lab.machine and everything on it), on the sandboxed interpreter of
+// core/luavm. The contract it implements is spec/lua-api.md; the user's
+// reference is docs/scenario-api.md.
 //
-// A Runtime owns one *lua.LState and is used by one goroutine at a time;
-// runtimes share nothing, so many runs may execute side by side in one
-// process. Every Go function the runtime registers runs under a guard that
-// turns a Go panic into a Lua error labelled as a proflab bug (and marks the
-// run as failed even if the script catches the error).
+// A Runtime is a luavm.State (embedded: Exec, SetContext, the budgets,
+// errors and tracebacks are the interpreter's) with the proflab module
+// preloaded as require("proflab"), and holds only what the lab adds: the
+// checks, records and parameters of the run, the files it read, the
+// machines' labs and their HAL plugins. It is used by one goroutine at a
+// time; runtimes share nothing, so many runs execute side by side.
 //
 // The runtime builds no machine itself: lab.machine{...} resolves its
 // fields (defaults from the configuration's [machine] table) and asks the
@@ -19,18 +18,48 @@
 // that m:run drives, the HALs from the runtime's lab.HALProvider (the
 // shipped HALs in-process by default, the configuration's plugin host
 // when core/scenario is given a Setup), and the kernel machine on them.
-// The runtime converts lua-api.md's workload table forms to the workload
-// model (core/workload) itself (workload_table.go).
+// A workload table becomes plain Go values here, its processes the
+// machine's (workload_table.go); the workload model decodes them, keys,
+// forms and errors included (workload.DecodeTable).
 //
-// # Choices where lua-api.md is silent
+// Where a change goes: what a scenario can do with the lab belongs here,
+// in the file of the Lua object it serves; Lua's semantics and the
+// sandbox's rules (builtins, budgets, require, error text, number and u64
+// conversion, argument readers) belong in core/luavm.
 //
-//   - require looks in the scenario's folder first (name.lua, dots as
-//     folders), then in the embedded library; "proflab" is always the lab
-//     module. Module names are identifiers separated by dots, so a module
-//     can never name a file outside the scenario's folder.
+// Files, one per Lua object, each opening with its method table (the
+// machine methods that make an object live in that object's file):
+// lab.go (the proflab module: functions, constants, lab.check,
+// lab.record), lab_params.go (lab.params), lab_machine.go (lab.machine{...}
+// and its hal_settings), machine.go (m: and its methods), machine_run.go
+// and machine_run_result.go (m:run and its result), machine_images.go
+// (m:images), machine_interrupt.go (m:interrupt), caller.go (p, t and k,
+// made by m:process, p:thread, m:kernel), caller_memory.go (their memory
+// methods), caller_services.go (the NT services on them), session.go
+// (m:start_kernel_logger and s:), workload_table.go (the workload table
+// forms), constants.go (the named constants), inputs.go (the files a run
+// read), plugin_death.go (a HAL plugin dying mid-run), bindings.go (the
+// API's list, for the reference's completeness test).
+//
+// # Lab API choices (where lua-api.md is silent)
+//
+//   - require("proflab") is always the lab module, whatever the
+//     scenario's folder holds; the embedded scripts/ library is the
+//     interpreter's library (Config.Library).
+//   - A name the proflab module does not have is an error naming the
+//     closest names, never a nil that a service would read as 0
+//     (lab.ProfileTme is not ProfileTime); constants are resolved on
+//     first read.
 //   - lab.check records the file:line of the nearest caller that is not a
 //     library module, so checks made by scripts/ helpers point at the
-//     scenario's line. It returns whether the check passed.
+//     scenario's line. It returns whether the check passed; its message
+//     shows values as tostring does (stable names).
+//   - lab.log writes as print does; the sandbox's refusal of io, os, load…
+//     points at print, lab.log, lab.params and require.
+//   - lab.params reads the run's parameters through a proxy, so the
+//     runtime knows which ones the scenario read (ParamsRead: a sweep
+//     axis nobody reads is a typo the sweep reports); pairs and next on
+//     it walk the parameters (and count them all as read).
 //   - A service call that bug-checks the machine returns nil and the bug
 //     check's table (as m:interrupt returns false and the table).
 //   - m:start_kernel_logger{} without profile starts the logger without
@@ -42,37 +71,20 @@
 //   - alloc, alloc_at and protect take at most 4 GB at once (the model
 //     keeps per-page metadata); read_u32s at most 2^24 values; a machine's
 //     allocations hold at most 8 GiB at once.
-//   - A scenario has a memory budget (Config.MemoryLimit, 1 GiB by
-//     default): string.rep and table.concat refuse larger results, unpack
-//     returns at most 8000 values and coroutines nest at most 200 deep
-//     (Lua 5.1's LUAI_MAXCSTACK and LUAI_MAXCCALLS), and a heap watchdog
-//     ends the run past the budget (budget.go, watchdog.go). A budget
-//     error fails the run even when the script catches it.
-//   - tostring, print, string.format's %s and lab.check show tables,
-//     functions, userdata and coroutines as "table: 0x00000001", numbered
-//     per run in the order first shown, never by heap address, so that
-//     the same seed gives the same bytes (stableid.go).
-//   - A Lua call stack overflow (more than 1024 nested calls) is the
-//     scenario's error with its file:line; a method of p, k or t called
-//     on the wrong kind of object names the method and the kinds it works
-//     on; long error messages keep 4 KiB (head and tail) and their length.
+//   - A method of p, k or t called on the wrong kind of object names the
+//     method and the kinds it works on.
 //   - Records (lab.record) accept numbers, strings, booleans, u64 values
 //     and tables of them (arrays or string-keyed); a later record replaces
 //     the earlier values of the same keys; a bad record changes nothing.
-//   - u64 arithmetic also accepts the strings lab.u64 accepts, and has
-//     ^ (modulo 2^64) and unary minus. A u64 is a userdata: as a table
-//     key, two equal u64 values are different keys (use tostring(u)).
-//   - Syntax errors read "file:line:column: syntax error near 'x'"; one
-//     at the end of the file names the file's last non-blank line.
-//   - Reading io, os, debug, package, load, loadstring, loadfile, dofile
-//     or module raises an error saying the sandbox leaves them out (a
-//     metatable on _G); other missing globals are nil as in Lua.
 //   - m:run's result also has start and end (simulated time, 100 ns
 //     units), bugcheck (when an interrupt bug-checked the machine), log
 //     (the simulator's lines), and per function image, base, size and
 //     events, inclusive = { instructions, cycles } (its own plus its
 //     callees', by the workload's caller keys) and caller when it has one;
 //     interrupts_by_cpu is keyed by processor number from 0.
+//   - The modules required from the scenario's folder and the workload
+//     files m:run and m:images read are the run's inputs (Inputs), by
+//     absolute path with the sha256 of what was read.
 //   - Extras: lab.seed, lab.win32_name(code), lab.bugcheck_name(code),
 //     m:version(), m:arch(), x:cpu(), s:running(), and units and precise
 //     in m:hal_sources() rows.

@@ -93,6 +93,21 @@ func TestMisspeltNamesAreErrors(t *testing.T) {
 	}
 }
 
+// lab.log writes a line to the run's log as print does (stable names,
+// u64 values as text), and the sandbox's refusals point at lab.log and
+// lab.params.
+func TestLogAndSandboxAdvice(t *testing.T) {
+	rt, log := newTestRuntime(t, Config{})
+	if err := rt.Exec("t.lua", []byte(`local lab = require "proflab" print("p", 1) lab.log("x", lab.u64(16), {}, nil)`)); err != nil {
+		t.Fatal(err.Detail())
+	}
+	if got, want := log.String(), "p\t1\nx\t0x10\ttable: 0x00000001\tnil\n"; got != want {
+		t.Errorf("log = %q, want %q", got, want)
+	}
+	wantErr(t, `os.exit(1)`, "t.lua:2: os is not available in a proflab scenario",
+		"(print and lab.log write to the run's log; lab.params holds the run's parameters; require loads modules)")
+}
+
 func TestCheck(t *testing.T) {
 	rt, _ := newTestRuntime(t, Config{})
 	src := "local lab = require 'proflab'\n" +

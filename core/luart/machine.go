@@ -10,21 +10,15 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
-	"github.com/proflab/proflab/core/config"
-	"github.com/proflab/proflab/core/halhost"
-	"github.com/proflab/proflab/core/lab"
+	"github.com/proflab/proflab/core/luavm"
 	"github.com/proflab/proflab/core/runerr"
 	"github.com/proflab/proflab/core/sim"
-	"github.com/proflab/proflab/core/suggest"
 	"github.com/proflab/proflab/kernel"
 	"github.com/proflab/proflab/kernel/nt"
 )
 
 // machineTypeName is the registry key of the machine metatable.
 const machineTypeName = "proflab.machine"
-
-// machineFields are the fields lab.machine{...} takes.
-var machineFields = []string{"version", "arch", "cpus", "cpu_vendor", "pebs", "freq_mhz", "hal", "seed", "cache_errata_interval", "hal_settings"}
 
 // machine is the Go side of a machine userdata.
 type machine struct {
@@ -33,144 +27,49 @@ type machine struct {
 	seed uint64
 	hals []string
 
-	mapped  uint64            // bytes the bindings' allocations hold (memory.go)
+	mapped  uint64            // bytes the bindings' allocations hold (caller_memory.go)
 	regions map[region]uint64 // their sizes by owner and address
 }
 
-// labMachine is lab.machine{...}: a simulated computer, assembled by
-// core/lab from the fields (their defaults from the configuration's
-// [machine] table) on the runtime's HAL provider.
-func (rt *Runtime) labMachine(L *lua.LState) int {
-	const fn = "lab.machine"
-	f := CheckFields(L, fn, L.Get(1), machineFields...)
-	def := rt.machineDefaults()
-
-	// the fields' types and plain ranges here; what they mean together
-	// (the architecture's default and processors) is core/lab's Resolve
-	var o lab.Overrides
-	if f.Has("version") {
-		if n, isNum := f.Get("version").(lua.LNumber); isNum {
-			// 6.1 from --set version=6.1 or a TOML grid is a number, and
-			// 10.0 is 10: say how to keep the text
-			f.Errorf("version", "expected a string like \"6.1\", got the number %v; a version is text: quote it (--set 'version=\"6.1\"', version = [\"6.1\", \"10.0\"] in a sweep)", n)
+// registerMachine installs the machine metatable.
+func (rt *Runtime) registerMachine(L *lua.LState) {
+	mt := L.NewTypeMetatable(machineTypeName)
+	methods := map[string]lua.LGFunction{
+		"process":             rt.machineProcess,
+		"kernel":              rt.machineKernel,
+		"interrupt":           rt.machineInterrupt,
+		"bugcheck":            rt.machineBugCheck,
+		"cpu_count":           rt.machineCPUCount,
+		"hal_sources":         rt.machineHALSources,
+		"hal_log":             rt.machineHALLog,
+		"inject":              rt.machineInject,
+		"on_hal_call":         rt.machineOnHALCall,
+		"run":                 rt.machineRun,
+		"images":              rt.machineImages,
+		"start_kernel_logger": rt.machineStartKernelLogger,
+		"version":             rt.machineVersion,
+		"arch":                rt.machineArch,
+	}
+	idx := L.NewTable()
+	for name, f := range methods {
+		idx.RawSetString(name, rt.Func("m:"+name, f))
+	}
+	rt.machIdx = idx
+	mt.RawSetString("__index", rt.Func("machine index", func(L *lua.LState) int {
+		key := L.Get(2)
+		if v := idx.RawGet(key); v != lua.LNil {
+			L.Push(v)
+			return 1
 		}
-		v := f.String("version", "")
-		o.Version = &v
-	}
-	if f.Has("arch") {
-		v := f.Enum("arch", "", "x86", "x64")
-		o.Arch = &v
-	}
-	if f.Has("cpus") {
-		v := f.Int("cpus", 0, 1, kernel.X64.MaxCPUs())
-		o.CPUs = &v
-	}
-	if f.Has("cpu_vendor") {
-		v := f.Enum("cpu_vendor", "", nt.VendorIntel, nt.VendorAMD)
-		o.Vendor = &v
-	}
-	if f.Has("pebs") {
-		v := f.Bool("pebs", false)
-		o.PEBS = &v
-	}
-	if f.Has("freq_mhz") {
-		v := f.Int("freq_mhz", 0, 1, 1_000_000)
-		o.FreqMHz = &v
-	}
-	if f.Has("seed") {
-		v := f.Uint("seed", 0, 0, math.MaxUint64)
-		o.Seed = &v
-	}
-	o.CacheErrataInterval = uint32(f.Uint("cache_errata_interval", 0, 1, math.MaxUint32))
-	names := f.Strings("hal", def.HAL)
-	provider := rt.halProvider()
-	checkHALNames(f, names, provider.Names())
-
-	o.HALs = names
-	spec, err := lab.Resolve(def, o, rt.cfg.Seed)
-	var fe *lab.FieldError
-	if errors.As(err, &fe) {
-		f.Errorf(fe.Field, "%s", fe.Msg)
-	}
-	spec.Context = rt.ctx
-	spec.HALSettings = halSettings(f, names)
-	l, err := lab.Assemble(provider, spec)
-	var ce *halhost.ConfigureError
-	if errors.As(err, &ce) && spec.HALSettings[ce.HAL] != nil {
-		// the scenario's own settings were refused: its error, not a plugin's
-		f.Errorf("hal_settings", "%s refused them: %v", ce.HAL, ce.Err)
-	}
-	if err != nil {
-		if lab.IsHALFailure(err) {
-			rt.raisePlugin(L, fmt.Errorf("%s: %w", fn, err))
-		}
-		L.RaiseError("%s: %v", fn, err)
-	}
-	rt.releases = append(rt.releases, l.Close)
-	rt.labs = append(rt.labs, l)
-	rt.watchHALs(l.HALs)
-	if rt.cfg.Outputs != nil {
-		rt.cfg.Outputs.AddMachine(l.Machine, l.Sim)
-	}
-	ud := L.NewUserData()
-	ud.Value = &machine{km: l.Machine, sim: l.Sim, seed: spec.Seed, hals: names}
-	ud.Metatable = L.GetTypeMetatable(machineTypeName)
-	L.Push(ud)
-	return 1
-}
-
-// checkHALNames checks the machine's HAL names against the configured
-// ones: each is configured, and listed once.
-func checkHALNames(f *Fields, names, configured []string) {
-	for i, n := range names {
-		if !contains(configured, n) {
-			msg := fmt.Sprintf("no HAL named %q; the configured HALs are %s", n, strings.Join(configured, ", "))
-			if s := suggest.Closest(n, configured); s != "" {
-				msg = fmt.Sprintf("no HAL named %q (did you mean %q?); the configured HALs are %s", n, s, strings.Join(configured, ", "))
-			}
-			f.Errorf("hal", "%s", msg)
-		}
-		for _, m := range names[:i] {
-			if m == n {
-				f.Errorf("hal", "%q is listed twice", n)
-			}
-		}
-	}
-}
-
-// halProvider is the configured provider, or else the shipped HALs run
-// in-process (so that m:run behaves as it does through the plugins),
-// made once per runtime.
-func (rt *Runtime) halProvider() lab.HALProvider {
-	if rt.cfg.HALs != nil {
-		return rt.cfg.HALs
-	}
-	if rt.defaultHALs == nil {
-		rt.defaultHALs = lab.ShippedInproc()
-	}
-	return rt.defaultHALs
-}
-
-// machineDefaults are the defaults of lab.machine{...}'s fields: the
-// configured [machine] table, else the embedded default configuration's.
-func (rt *Runtime) machineDefaults() config.Machine {
-	if rt.cfg.Machine != nil {
-		return *rt.cfg.Machine
-	}
-	if rt.defaultMachine == nil {
-		m := config.Default().Machine
-		rt.defaultMachine = &m
-	}
-	return *rt.defaultMachine
-}
-
-// raisePlugin raises err as a Lua error and marks the run as failed by a
-// HAL plugin (exit status 3), even if the script catches it.
-func (rt *Runtime) raisePlugin(L *lua.LState, err error) {
-	if rt.pluginFailure == nil {
-		rt.pluginFailure = &runerr.Error{Kind: runerr.KindPlugin, Message: L.Where(1) + " " + err.Error()}
-	}
-	L.RaiseError("%s", err.Error())
+		L.RaiseError("a machine has no method %s; its methods are %s", lua.LVAsString(key), strings.Join(sortedKeys(methods), ", "))
+		return 0
+	}))
+	mt.RawSetString("__tostring", rt.Func("machine tostring", func(L *lua.LState) int {
+		m := checkMachine(L, "tostring")
+		L.Push(lua.LString(fmt.Sprintf("machine (Windows %s %s, %d processors)", m.km.Version(), m.km.Arch(), m.km.CPUCount())))
+		return 1
+	}))
+	mt.RawSetString("__metatable", lua.LString(machineTypeName))
 }
 
 // checkMachine returns the machine of a method call (self).
@@ -182,7 +81,7 @@ func checkMachine(L *lua.LState, fn string) *machine {
 		}
 	}
 	L.RaiseError("%s: call it as a method, m:%s(...), on a machine from lab.machine{...} (got %s)",
-		fn, strings.TrimPrefix(fn, "m:"), typeName(L.Get(1)))
+		fn, strings.TrimPrefix(fn, "m:"), luavm.TypeName(L.Get(1)))
 	return nil
 }
 
@@ -214,6 +113,15 @@ func (rt *Runtime) callError(L *lua.LState, m *machine, fn string, err error) *k
 	return nil
 }
 
+// raisePlugin raises err as a Lua error and marks the run as failed by a
+// HAL plugin (exit status 3), even if the script catches it.
+func (rt *Runtime) raisePlugin(L *lua.LState, err error) {
+	if rt.pluginFailure == nil {
+		rt.pluginFailure = &runerr.Error{Kind: runerr.KindPlugin, Message: L.Where(1) + " " + err.Error()}
+	}
+	L.RaiseError("%s", err.Error())
+}
+
 // bugCheckTable is { code = n, name = "…", params = {p1, p2, p3, p4} }.
 func bugCheckTable(L *lua.LState, bc *kernel.BugCheck) *lua.LTable {
 	t := L.CreateTable(0, 3)
@@ -221,51 +129,10 @@ func bugCheckTable(L *lua.LState, bc *kernel.BugCheck) *lua.LTable {
 	t.RawSetString("name", lua.LString(bugCheckName(bc.Code)))
 	params := L.CreateTable(4, 0)
 	for _, p := range bc.Params {
-		params.Append(ResultValue(L, p))
+		params.Append(luavm.ResultValue(L, p))
 	}
 	t.RawSetString("params", params)
 	return t
-}
-
-// registerMachine installs the machine metatable.
-func (rt *Runtime) registerMachine(L *lua.LState) {
-	mt := L.NewTypeMetatable(machineTypeName)
-	methods := map[string]lua.LGFunction{
-		"process":             rt.machineProcess,
-		"kernel":              rt.machineKernel,
-		"interrupt":           rt.machineInterrupt,
-		"bugcheck":            rt.machineBugCheck,
-		"cpu_count":           rt.machineCPUCount,
-		"hal_sources":         rt.machineHALSources,
-		"hal_log":             rt.machineHALLog,
-		"inject":              rt.machineInject,
-		"on_hal_call":         rt.machineOnHALCall,
-		"run":                 rt.machineRun,
-		"images":              rt.machineImages,
-		"start_kernel_logger": rt.machineStartKernelLogger,
-		"version":             rt.machineVersion,
-		"arch":                rt.machineArch,
-	}
-	idx := L.NewTable()
-	for name, f := range methods {
-		idx.RawSetString(name, rt.fn("m:"+name, f))
-	}
-	rt.machIdx = idx
-	mt.RawSetString("__index", rt.fn("machine index", func(L *lua.LState) int {
-		key := L.Get(2)
-		if v := idx.RawGet(key); v != lua.LNil {
-			L.Push(v)
-			return 1
-		}
-		L.RaiseError("a machine has no method %s; its methods are %s", lua.LVAsString(key), strings.Join(sortedKeys(methods), ", "))
-		return 0
-	}))
-	mt.RawSetString("__tostring", rt.fn("machine tostring", func(L *lua.LState) int {
-		m := checkMachine(L, "tostring")
-		L.Push(lua.LString(fmt.Sprintf("machine (Windows %s %s, %d processors)", m.km.Version(), m.km.Arch(), m.km.CPUCount())))
-		return 1
-	}))
-	mt.RawSetString("__metatable", lua.LString(machineTypeName))
 }
 
 // machineCPUCount is m:cpu_count().
@@ -371,7 +238,7 @@ func (rt *Runtime) machineOnHALCall(L *lua.LState) int {
 		m.km.OnHALCall(nil)
 	case *lua.LFunction:
 		m.km.OnHALCall(func(call, hal string, src nt.Source, cpus []int) error {
-			L := rt.active // the state whose service call reached the HAL (a coroutine's, maybe)
+			L := rt.Active() // the state whose service call reached the HAL (a coroutine's, maybe)
 			row := L.CreateTable(0, 4)
 			row.RawSetString("call", lua.LString(call))
 			row.RawSetString("hal", lua.LString(hal))
@@ -384,7 +251,7 @@ func (rt *Runtime) machineOnHALCall(L *lua.LState) int {
 			return L.CallByParam(lua.P{Fn: f, NRet: 0, Protect: true}, row)
 		})
 	default:
-		L.RaiseError("%s: argument #1 (hook): expected a function or nil, got %s", fn, typeName(L.Get(2)))
+		L.RaiseError("%s: argument #1 (hook): expected a function or nil, got %s", fn, luavm.TypeName(L.Get(2)))
 	}
 	return 0
 }
@@ -393,7 +260,7 @@ func (rt *Runtime) machineOnHALCall(L *lua.LState) int {
 func (rt *Runtime) machineInject(L *lua.LState) int {
 	const fn = "m:inject"
 	m := checkMachine(L, fn)
-	f := CheckFields(L, fn, L.Get(2), "pool_failures", "map_failures")
+	f := luavm.CheckFields(L, fn, L.Get(2), "pool_failures", "map_failures")
 	pool := f.Int("pool_failures", 0, 0, math.MaxInt32)
 	maps := f.Int("map_failures", 0, 0, math.MaxInt32)
 	rt.mustRun(L, m, fn)

@@ -161,7 +161,7 @@ lab.check(type(xa) == "number" and xa < 0x7FFF0000, "x86 user address")
 	}
 }
 
-func TestDataValue(t *testing.T) {
+func TestWriteWidths(t *testing.T) {
 	labScript(t, `
 local p = lab.machine{}:process{}
 local a = p:alloc(16)

@@ -3,17 +3,15 @@ package luart
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
-	"math/rand/v2"
 	"path/filepath"
-	"sync/atomic"
 
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/proflab/proflab/core/config"
 	"github.com/proflab/proflab/core/lab"
+	"github.com/proflab/proflab/core/luavm"
 	"github.com/proflab/proflab/core/output"
 	"github.com/proflab/proflab/core/runerr"
 	"github.com/proflab/proflab/core/workload/importer"
@@ -37,7 +35,7 @@ type Config struct {
 	// Log receives the lines of print and lab.log; nil discards them.
 	Log io.Writer
 	// Library is the Lua library require finds besides the scenario's
-	// folder; nil means the embedded scripts/ library.
+	// folder; nil means the embedded scripts/ library (scripts.FS).
 	Library fs.FS
 	// HALs opens machines' HALs from their hal = {...} names; nil means
 	// the shipped HALs in-process (lab.ShippedInproc).
@@ -47,9 +45,7 @@ type Config struct {
 	// default configuration's (lua-api.md's defaults).
 	Machine *config.Machine
 	// MemoryLimit is the run's memory budget in bytes: 0 means
-	// DefaultMemoryLimit, a negative value none. The bounded builtins
-	// (budget.go) refuse results over it; SetContext puts the run under
-	// the heap watchdog (watchdog.go).
+	// luavm.DefaultMemoryLimit, a negative value none (luavm.Config).
 	MemoryLimit int64
 	// Workloads keeps the workload files m:run and m:images read, parsed
 	// once for all the runs that share it; nil parses a file every time
@@ -64,97 +60,61 @@ type Check struct {
 	Message string `json:"message"`
 }
 
-// callStackSize is the most nested Lua calls per coroutine.
-const callStackSize = 1024
+// sandboxAdvice is what the sandbox's refusal of a left-out global (io,
+// os, load…) tells a scenario to use instead.
+const sandboxAdvice = "print and lab.log write to the run's log; lab.params holds the run's parameters; require loads modules"
 
-// registrySize is the initial size of a state's (and each coroutine's)
-// value stack, and the step by which it grows on demand up to
-// RegistryMaxSize. A start of 20,480 values made every fresh state clear
-// 320 KiB, half of a short run's allocation, while gopher-lua's default
-// step of 32 values made a deep stack reallocate thousands of times.
-const registrySize = 1024
-
-// Runtime is one sandboxed Lua state with the proflab module, for one run.
-// It must be used by one goroutine at a time and closed after use.
+// Runtime is the sandboxed interpreter (a luavm.State, embedded: Exec,
+// SetContext, the budgets and the errors are its) with the proflab module
+// loaded, for one run. It must be used by one goroutine at a time and
+// closed after use.
 type Runtime struct {
-	// L is the state. Bindings may use it; callers should prefer Exec.
-	L *lua.LState
+	*luavm.State
 
 	cfg     Config
-	lib     fs.FS
-	pcg     *rand.PCG
-	rng     *rand.Rand
 	lab     *lua.LTable
 	machIdx *lua.LTable // the machine methods, for Bindings; nil until objectTypes
 	checks  []Check
 	warned  map[string]bool // warnImport's: the contents warned of
 	records map[string]any
-	bugs    []*runerr.Error
-	trace   string                 // traceback captured by the message handler
-	active  *lua.LState            // the state (main or coroutine) of the binding running now
-	call    atomic.Pointer[string] // the name of the binding running now (ActiveCall)
 
 	defaultHALs    lab.HALProvider // the shipped HALs in-process, when cfg.HALs is nil
 	defaultMachine *config.Machine // the default configuration's [machine], when cfg.Machine is nil
-
-	ctx    context.Context         // the run's context (SetContext), also ended by a plugin's death
-	cancel context.CancelCauseFunc // ends ctx; a *pluginDeath cause says which plugin died
 
 	pluginFailure *runerr.Error // the first HAL failure, which fails the run as a plugin error
 	releases      []func()      // release machines' HALs at Close
 	labs          []*lab.Lab    // the machines' labs, settled when the script ends
 	closed        bool
 
-	ids         stableIDs     // stable names of reference values (stableid.go)
-	unwatch     func()        // takes the run off the memory watchdog
-	budgetError *runerr.Error // the first budget refusal, which fails the run even if caught
-	resumeDepth int           // coroutines resumed inside one another
-
-	params      *lua.LTable           // the run's parameters, behind lab.params (params.go)
-	paramsProxy *lua.LTable           // lab.params
-	paramsRead  map[string]bool       // the parameters the scenario read
-	inputs      map[string]string     // files read, by absolute path: sha256 (inputs.go)
-	loaded      map[string]lua.LValue // require's cache
-	loading     []string              // require's stack, for loop detection
-	libChunks   map[string]bool       // chunk names of library modules
+	params      *lua.LTable       // the run's parameters, behind lab.params (lab_params.go)
+	paramsProxy *lua.LTable       // lab.params
+	paramsRead  map[string]bool   // the parameters the scenario read
+	inputs      map[string]string // files read, by absolute path: sha256 (inputs.go)
 }
 
-// New makes a fresh sandboxed state: the base, table, string, math and
-// coroutine libraries only (no load, loadstring, loadfile, dofile, module;
-// no os, io, debug or package), print sent to cfg.Log, math.random seeded
-// from cfg.Seed, require finding the library and cfg.Dir, and the proflab
-// module.
+// New makes a fresh sandboxed state (luavm.New: the base, table, string,
+// math and coroutine libraries only, print sent to cfg.Log, math.random
+// seeded from cfg.Seed, require finding the library and cfg.Dir) with the
+// proflab module, which require("proflab") returns.
 func New(cfg Config) *Runtime {
-	rt := &Runtime{
-		cfg:       cfg,
-		lib:       cfg.Library,
-		records:   map[string]any{},
-		loaded:    map[string]lua.LValue{},
-		libChunks: map[string]bool{},
-		unwatch:   func() {},
+	rt := &Runtime{cfg: cfg, records: map[string]any{}}
+	lib := cfg.Library
+	if lib == nil {
+		lib = scripts.FS
 	}
-	if rt.lib == nil {
-		rt.lib = scripts.FS
-	}
-	if rt.cfg.Log == nil {
-		rt.cfg.Log = io.Discard
-	}
-	rt.L = lua.NewState(lua.Options{
-		SkipOpenLibs:        true,
-		CallStackSize:       callStackSize,
-		IncludeGoStackTrace: true, // the Lua stack at a call stack overflow, for its file:line
-		MinimizeStackMemory: true,
-		RegistrySize:        registrySize, // grows as needed, up to RegistryMaxSize
-		RegistryGrowStep:    registrySize,
-		RegistryMaxSize:     1024 * 1024,
+	rt.State = luavm.New(luavm.Config{
+		Dir:           cfg.Dir,
+		Library:       lib,
+		Seed:          cfg.Seed,
+		Log:           cfg.Log,
+		MemoryLimit:   cfg.MemoryLimit,
+		FileRead:      rt.noteInput,
+		Ended:         rt.settleHALs,
+		SandboxAdvice: sandboxAdvice,
 	})
-	rt.ctx, rt.cancel = context.WithCancelCause(context.Background())
-	rt.L.SetContext(rt.ctx)
-	rt.openSandbox()
-	rt.registerU64(rt.L)
+	rt.installParamsIteration()
 	rt.lab = rt.newLabModule()
-	rt.loaded["proflab"] = rt.lab
-	rt.L.SetGlobal("require", rt.fn("require", rt.require))
+	rt.Preload("proflab", rt.lab)
 	return rt
 }
 
@@ -175,55 +135,17 @@ func (rt *Runtime) Close() {
 		return
 	}
 	rt.closed = true
-	rt.unwatch()
-	rt.cancel(nil) // stops the plugin watchers before the HALs are released
+	rt.Stop(nil) // stops the plugin watchers before the HALs are released
 	for i := len(rt.releases) - 1; i >= 0; i-- {
 		rt.releases[i]()
 	}
 	rt.releases = nil
-	rt.L.Close()
+	rt.State.Close()
 }
 
-// SetContext bounds everything the state runs afterwards by ctx: when ctx
-// ends, the running script stops with an error at its next instruction,
-// and a HAL plugin call in flight returns. It also puts the run under the
-// memory watchdog (watchdog.go) until Close. Call it before Exec.
-func (rt *Runtime) SetContext(ctx context.Context) {
-	rt.cancel(nil)
-	rt.unwatch()
-	rt.ctx, rt.cancel = context.WithCancelCause(ctx)
-	rt.L.SetContext(rt.ctx)
-	rt.unwatch = heapWatch.watch(rt.memoryLimit(), rt.cancel)
-}
-
-// BudgetFailure returns why the run exceeded its memory budget, or nil: a
-// builtin refused a result over the budget, coroutines nested too deep, or
-// the heap watchdog ended the run. It fails the run (exit status 1) even
-// when the script caught the error.
-func (rt *Runtime) BudgetFailure() *runerr.Error {
-	if rt.budgetError != nil {
-		return rt.budgetError
-	}
-	var m *MemoryBudgetError
-	if errors.As(context.Cause(rt.ctx), &m) {
-		return &runerr.Error{Kind: runerr.KindMemory, Message: m.Error()}
-	}
-	return nil
-}
-
-// Context is the run's context: SetContext's, also ended when a HAL plugin
-// process dies.
-func (rt *Runtime) Context() context.Context { return rt.ctx }
-
-// Lab is the proflab module table (for bindings that add to it).
-func (rt *Runtime) Lab() *lua.LTable { return rt.lab }
-
-// Seed is the run's seed.
-func (rt *Runtime) Seed() uint64 { return rt.cfg.Seed }
-
-// Resolve turns a path given to the API into a file path: relative paths
+// resolve turns a path given to the API into a file path: relative paths
 // are taken from the scenario's folder.
-func (rt *Runtime) Resolve(path string) string {
+func (rt *Runtime) resolve(path string) string {
 	if filepath.IsAbs(path) || rt.cfg.Dir == "" {
 		return path
 	}
@@ -242,30 +164,16 @@ func (rt *Runtime) Records() map[string]any {
 	return out
 }
 
-// Bug returns the first proflab bug (a recovered Go panic) of the run, or
-// nil. A bug fails the run even when the script caught the error.
-func (rt *Runtime) Bug() *runerr.Error {
-	if len(rt.bugs) == 0 {
-		return nil
-	}
-	return rt.bugs[0]
-}
-
 // PluginFailure returns the first HAL failure of the run, or nil. It
 // fails the run (exit status 3) even when the script caught the error.
 func (rt *Runtime) PluginFailure() *runerr.Error {
 	if rt.pluginFailure == nil {
 		var d *pluginDeath
-		if errors.As(context.Cause(rt.ctx), &d) {
+		if errors.As(context.Cause(rt.Context()), &d) {
 			return &runerr.Error{Kind: runerr.KindPlugin, Message: d.Error()}
 		}
 	}
 	return rt.pluginFailure
-}
-
-// logLine writes one line to the run log.
-func (rt *Runtime) logLine(s string) {
-	fmt.Fprintln(rt.cfg.Log, s)
 }
 
 // objectTypes registers the metatables of machines, processes, threads,
@@ -279,4 +187,11 @@ func (rt *Runtime) objectTypes() {
 	rt.registerMachine(rt.L)
 	rt.registerCaller(rt.L)
 	rt.registerSession(rt.L)
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

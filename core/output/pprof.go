@@ -94,7 +94,9 @@ func newCallGraph(e *Machine) *callGraph {
 				continue
 			}
 			g.image[f.Name] = f.Image
-			g.addr[f.Name] = f.Addr
+			if !f.Inline {
+				g.addr[f.Name] = f.Addr
+			}
 			if f.Caller >= 0 {
 				g.caller[f.Name] = w.Funcs[f.Caller].Name
 			}
@@ -186,6 +188,11 @@ func buildPprof(e *Machine, rec kernel.ProfileRecord, rows []row) *profile.Profi
 	}
 	for _, r := range rows {
 		if r.fn.Name != "" {
+			b.plan(rec.Info.Source, rec.Info.Process, r.fn, int64(r.count), truthValue(r))
+		}
+	}
+	for _, r := range rows {
+		if r.fn.Name != "" {
 			if parts, ok := b.split(rec.Info.Source, rec.Info.Process, r.addr, r.fn, int64(r.count), truthValue(r)); ok {
 				for _, s := range parts {
 					p.Sample = append(p.Sample, &profile.Sample{Location: s.loc, Value: []int64{s.count, s.count * per.per, s.truth}, Label: labels})
@@ -218,8 +225,10 @@ type profileBuilder struct {
 
 	// the workload stacks' frames and parts (stacks.go)
 	frameRefs map[frameKey]*profile.Location // a stack's frame
+	inlined   map[string]*profile.Location   // a location with inlined frames, by address and frames
 	parts     map[stackKey][]stackPart
 	partsDone map[[2]uint32]bool
+	plans     map[stackKey]*splitPlan
 }
 
 func newProfileBuilder(p *profile.Profile, e *Machine) *profileBuilder {
@@ -231,6 +240,9 @@ func newProfileBuilder(p *profile.Profile, e *Machine) *profileBuilder {
 	if e.Sim != nil {
 		for _, res := range e.Sim.Results() {
 			for _, f := range res.Workload.Funcs {
+				if f.Inline {
+					continue // no address
+				}
 				name := b.g.mappingName(f.Name)
 				s := spans[name]
 				if s == nil {

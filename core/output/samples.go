@@ -177,6 +177,11 @@ func buildSamples(e *Machine, src nt.Source, counts map[sampleKey]int64, keys []
 		}
 	}
 	for _, k := range keys {
+		if f, ok := b.sy.lookup(k.ip, k.ip+1); ok {
+			b.plan(src, pids[k.tid], f, counts[k], 0)
+		}
+	}
+	for _, k := range keys {
 		n := counts[k]
 		w := who{k.cpu, k.tid, k.isr, k.dpc}
 		labels := labelSets[w]

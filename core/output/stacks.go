@@ -1,7 +1,9 @@
 package output
 
 import (
+	"math/bits"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/google/pprof/profile"
@@ -12,36 +14,50 @@ import (
 // A bucket counts addresses, and a logger's sampled event has an IP and
 // a thread: neither says which calling context the interrupted leaf ran
 // in. The engine does know: it counts the interrupts taken in each of a
-// workload's stacks (sim.Result.StackHits). A profile's samples in a
-// function that ran in several stacks are therefore split over those
-// stacks in proportion to the interrupts of the same source and process
-// taken in each, whole samples by largest remainder; the ground truth is
-// split by each stack's truth. Where the function's interrupts were all
-// taken in one stack, that is exact; a bucket's own mix of stacks is the
-// function's.
+// workload's stacks (sim.Result.StackHits). A profile's samples at the
+// addresses of a function that ran in several stacks are therefore split
+// over those stacks in proportion to the interrupts of the same source
+// and process taken in each; the ground truth is split by each stack's
+// truth. The function is the stack's physical frame: a stack whose leaf
+// is inlined ran its caller's code, so its samples are at the caller's
+// addresses, and its sample's location holds the inlined frames as
+// lines before the physical one (innermost first, as pprof has them).
+//
+// Whole samples are split in two steps. First each stack's share of
+// all the function's samples in the profile, by largest remainder:
+// within one sample of its exact share, however the samples spread over
+// addresses (splitting each bucket by itself would starve a stack of
+// small share, whose part of each bucket rounds to 0). Then each
+// bucket's samples over the stacks, in proportion to what each has left
+// to get. The engine draws an address from the physical function's
+// distribution whatever its stack, so a bucket's mix of stacks is its
+// function's: only the rounding depends on the order.
 
-// stackPart is one calling context of a leaf function, as the profiles
-// show it.
+// stackPart is one calling context of a physical function, as the
+// profiles show it.
 type stackPart struct {
-	key    string     // the frames' references, for ordering
-	frames []frameKey // leaf first
-	hits   uint64     // interrupts of the source and process taken in it
-	truth  float64    // its truth: cycles for ProfileTime, instructions otherwise
-	// callers are the locations of frames[1:], made on first use
-	// (stackOf): a leaf's every bucket shares them
+	key     string     // the frames' references, for ordering
+	frames  []frameKey // leaf first
+	inlined []bool     // per frame, inlined into the next (nil: none)
+	phys    int        // the physical frame: frames[phys] is the function
+	hits    uint64     // interrupts of the source and process taken in it
+	truth   float64    // its truth: cycles for ProfileTime, instructions otherwise
+	// callers are the locations of frames[phys+1:], made on first use
+	// (stackOf): a function's every bucket shares them
 	callers []*profile.Location
 }
 
-// stackKey selects the parts of one leaf for one source and process.
+// stackKey selects the parts of one physical function for one source
+// and process.
 type stackKey struct {
 	src  nt.Source
 	pid  uint32 // 0: every process
-	leaf string // the leaf's qualified reference
+	leaf string // the physical function's qualified reference
 }
 
-// stackParts are the calling contexts of leaf for samples of src in
-// process pid (0: every process), in a fixed order; nil when the leaf ran
-// in no workload stack.
+// stackParts are the calling contexts of the physical function leaf for
+// samples of src in process pid (0: every process), in a fixed order;
+// nil when leaf ran in no workload stack.
 func (b *profileBuilder) stackParts(src nt.Source, pid uint32, leaf workload.Func) []stackPart {
 	if b.parts == nil {
 		b.parts = map[stackKey][]stackPart{}
@@ -54,7 +70,8 @@ func (b *profileBuilder) stackParts(src nt.Source, pid uint32, leaf workload.Fun
 	return b.parts[stackKey{src, pid, leaf.Ref()}]
 }
 
-// collectParts gathers the stack parts of every leaf for src and pid.
+// collectParts gathers the stack parts of every physical function for
+// src and pid.
 func (b *profileBuilder) collectParts(src nt.Source, pid uint32) {
 	if b.e.Sim == nil {
 		return
@@ -79,8 +96,10 @@ func (b *profileBuilder) collectParts(src nt.Source, pid uint32) {
 			return refs[f]
 		}
 		var kb strings.Builder
-		for si, st := range w.Stacks {
-			k := stackKey{src, pid, ref(st.Frames[0])}
+		for si := range w.Stacks {
+			st := &w.Stacks[si]
+			phys := st.Physical()
+			k := stackKey{src, pid, ref(st.Frames[phys])}
 			if index[k] == nil {
 				index[k] = map[string]*stackPart{}
 			}
@@ -90,6 +109,9 @@ func (b *profileBuilder) collectParts(src nt.Source, pid uint32) {
 					kb.WriteByte(';')
 				}
 				kb.WriteString(ref(f))
+				if st.IsInlined(i) {
+					kb.WriteString(" (inlined)")
+				}
 			}
 			key := kb.String()
 			p := index[k][key]
@@ -98,7 +120,7 @@ func (b *profileBuilder) collectParts(src nt.Source, pid uint32) {
 				for i, f := range st.Frames {
 					frames[i] = frameKey{w.Funcs[f].Addr, w.Funcs[f].Name}
 				}
-				p = &stackPart{key: key, frames: frames}
+				p = &stackPart{key: key, frames: frames, inlined: st.Inlined, phys: phys}
 				index[k][key] = p
 			}
 			p.hits += hits[si]
@@ -155,25 +177,101 @@ func apportion(n int64, weights []float64) []int64 {
 	return out
 }
 
-// split divides count samples and truth at one address of leaf over its
-// calling contexts: one (locations, count, truth) triple per context
-// with a sample or some truth. ok is false when leaf ran in no stack.
+// shareOut gives n of the units left (left[i] for part i, n at most
+// their sum) in proportion to left, by largest remainder in exact
+// integer arithmetic (ties to the earlier), and takes them from left: no
+// part gets more than it has left, so the last of a function's buckets
+// takes exactly what remains.
+func shareOut(n int64, left []int64) []int64 {
+	out := make([]int64, len(left))
+	var tot uint64
+	for _, l := range left {
+		tot += uint64(l)
+	}
+	if n <= 0 || tot == 0 {
+		return out
+	}
+	n = min(n, int64(tot)) // (plan makes n at most tot)
+	type rem struct {
+		i int
+		r uint64
+	}
+	rems := make([]rem, 0, len(left))
+	var given int64
+	for i, l := range left {
+		hi, lo := bits.Mul64(uint64(n), uint64(l))
+		q, r := bits.Div64(hi, lo, tot) // n ≤ tot: the quotient fits
+		out[i] = int64(q)
+		given += out[i]
+		rems = append(rems, rem{i, r})
+	}
+	sort.SliceStable(rems, func(a, b int) bool { return rems[a].r > rems[b].r })
+	for j := 0; given < n && j < len(rems); j++ {
+		out[rems[j].i]++
+		given++
+	}
+	for i := range out {
+		left[i] -= out[i]
+	}
+	return out
+}
+
+// splitPlan is what each part of one physical function has left to get
+// of the function's samples and truth in one profile.
+type splitPlan struct {
+	count, truth int64   // the function's, over every row (plan)
+	countLeft    []int64 // per part (split)
+	truthLeft    []int64
+}
+
+// plan counts, before split runs, the samples and truth of a row at an
+// address of leaf: split then gives each stack its share of the totals.
+func (b *profileBuilder) plan(src nt.Source, pid uint32, leaf workload.Func, count, truth int64) {
+	if len(b.stackParts(src, pid, leaf)) == 0 {
+		return
+	}
+	k := stackKey{src, pid, leaf.Ref()}
+	pl := b.plans[k]
+	if pl == nil {
+		if b.plans == nil {
+			b.plans = map[stackKey]*splitPlan{}
+		}
+		pl = &splitPlan{}
+		b.plans[k] = pl
+	}
+	pl.count += count
+	pl.truth += truth
+}
+
+// split divides count samples and truth at one address of the physical
+// function leaf over its calling contexts (every row of the profile
+// having gone through plan first): one (locations, count, truth) triple
+// per context with a sample or some truth. ok is false when leaf ran in
+// no stack.
 func (b *profileBuilder) split(src nt.Source, pid uint32, addr uint64, leaf workload.Func, count int64, truth int64) (out []splitSample, ok bool) {
 	parts := b.stackParts(src, pid, leaf)
 	if len(parts) == 0 {
 		return nil, false
 	}
-	hw := make([]float64, len(parts))
-	tw := make([]float64, len(parts))
-	var hits float64
-	for i, p := range parts {
-		hw[i], tw[i] = float64(p.hits), p.truth
-		hits += hw[i]
+	pl := b.plans[stackKey{src, pid, leaf.Ref()}]
+	if pl == nil {
+		pl = &splitPlan{count: count, truth: truth} // not planned: this row is all
+		b.plans[stackKey{src, pid, leaf.Ref()}] = pl
 	}
-	if hits == 0 {
-		hw = tw
+	if pl.countLeft == nil {
+		hw := make([]float64, len(parts))
+		tw := make([]float64, len(parts))
+		var hits float64
+		for i, p := range parts {
+			hw[i], tw[i] = float64(p.hits), p.truth
+			hits += hw[i]
+		}
+		if hits == 0 {
+			hw = tw
+		}
+		pl.countLeft, pl.truthLeft = apportion(pl.count, hw), apportion(pl.truth, tw)
 	}
-	counts, truths := apportion(count, hw), apportion(truth, tw)
+	counts, truths := shareOut(count, pl.countLeft), shareOut(truth, pl.truthLeft)
 	for i := range parts {
 		if counts[i] == 0 && truths[i] == 0 {
 			continue
@@ -190,22 +288,68 @@ type splitSample struct {
 }
 
 // stackOf is the locations of a sample at addr in the calling context
-// of p (its frames, leaf first).
+// of p: the location at addr, holding the frames up to the physical one
+// (inlined frames as lines before it), then one location per caller,
+// each with the frames inlined into it.
 func (b *profileBuilder) stackOf(addr uint64, p *stackPart) []*profile.Location {
 	if p.callers == nil {
-		p.callers = make([]*profile.Location, 0, len(p.frames)-1)
-		for _, k := range p.frames[1:] {
-			loc := b.frameRefs[k]
-			if loc == nil {
-				loc = b.location(k.addr, b.mapByName[b.g.mappingName(k.name)], k.name)
-				b.frameRefs[k] = loc
+		p.callers = make([]*profile.Location, 0, len(p.frames)-1-p.phys)
+		for i := p.phys + 1; i < len(p.frames); {
+			j := i
+			for j < len(p.frames)-1 && p.isInlined(j) {
+				j++
 			}
-			p.callers = append(p.callers, loc)
+			k := p.frames[j]
+			if j == i {
+				loc := b.frameRefs[k]
+				if loc == nil {
+					loc = b.location(k.addr, b.mapByName[b.g.mappingName(k.name)], k.name)
+					b.frameRefs[k] = loc
+				}
+				p.callers = append(p.callers, loc)
+			} else {
+				p.callers = append(p.callers, b.inlinedAt(k.addr, p.frames[i:j+1]))
+			}
+			i = j + 1
 		}
 	}
 	out := make([]*profile.Location, 0, 1+len(p.callers))
-	out = append(out, b.stackAt(addr, p.frames[0].name)[0])
+	if p.phys == 0 {
+		out = append(out, b.stackAt(addr, p.frames[0].name)[0])
+	} else {
+		out = append(out, b.inlinedAt(addr, p.frames[:p.phys+1]))
+	}
 	return append(out, p.callers...)
+}
+
+// isInlined reports whether frame i of the part is inlined into the next.
+func (p *stackPart) isInlined(i int) bool { return i < len(p.inlined) && p.inlined[i] }
+
+// inlinedAt is the location at addr of frames, innermost first, the
+// last of them physical and the others inlined into it: one location
+// with a line per frame, made once.
+func (b *profileBuilder) inlinedAt(addr uint64, frames []frameKey) *profile.Location {
+	var kb strings.Builder
+	kb.WriteString(strconv.FormatUint(addr, 16))
+	for _, f := range frames {
+		kb.WriteByte(';')
+		kb.WriteString(f.name)
+	}
+	key := kb.String()
+	if loc := b.inlined[key]; loc != nil {
+		return loc
+	}
+	phys := frames[len(frames)-1].name
+	loc := &profile.Location{ID: uint64(len(b.p.Location) + 1), Mapping: b.mapByName[b.g.mappingName(phys)], Address: addr}
+	for _, f := range frames {
+		loc.Line = append(loc.Line, profile.Line{Function: b.function(f.name)})
+	}
+	b.p.Location = append(b.p.Location, loc)
+	if b.inlined == nil {
+		b.inlined = map[string]*profile.Location{}
+	}
+	b.inlined[key] = loc
+	return loc
 }
 
 // frameKey is a stack frame's function: where it starts and its name

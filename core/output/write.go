@@ -264,6 +264,9 @@ func newSymbols(s *sim.Sim) *symbols {
 	seen := map[string]bool{}
 	for _, r := range s.Results() {
 		for _, f := range r.Workload.Funcs {
+			if f.Inline {
+				continue // no address: no symbol, as a PE image has none for it
+			}
 			key := f.Name + "@" + strconv.FormatUint(f.Addr, 16)
 			if !seen[key] {
 				seen[key] = true

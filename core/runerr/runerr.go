@@ -1,7 +1,8 @@
 // Package runerr says why a scenario run stopped with an error: the kinds
 // of failure (the scenario's own error, a HAL plugin failure, a proflab
 // bug, a budget or a cancellation, unreadable input) and the Error that
-// carries one. The Lua runtime (core/luart) raises them, the scenario
+// carries one. The Lua interpreter (core/luavm) and the proflab module on
+// it (core/luart) raise them, the scenario
 // runner (core/scenario) reports them and the CLI maps their kinds to its
 // exit codes; this small leaf lets each do so without importing the
 // others.
@@ -49,4 +50,16 @@ func (e *Error) Detail() string {
 		b.WriteString(e.GoStack)
 	}
 	return b.String()
+}
+
+// Unlocated is the message without its leading file:line (Where): what
+// happened, for a reader to whom the script's line means nothing, such as
+// the user of a tool the lab runs as a Lua program.
+func (e *Error) Unlocated() string {
+	if e.Where != "" {
+		if msg, ok := strings.CutPrefix(e.Message, e.Where+": "); ok {
+			return msg
+		}
+	}
+	return e.Message
 }

@@ -28,8 +28,8 @@ type Options struct {
 	// value no budget.
 	Timeout time.Duration
 	// Memory is the memory budget in bytes: 0 means
-	// luart.DefaultMemoryLimit, a negative value no budget. See
-	// core/luart's budget.go and watchdog.go for how it is kept.
+	// luavm.DefaultMemoryLimit, a negative value no budget. See
+	// core/luavm's budget.go and watchdog.go for how it is kept.
 	Memory int64
 	// Log receives the run's log (print, lab.log) as it is written; it is
 	// also kept in Result.Log. nil: kept only.

@@ -14,6 +14,7 @@ import (
 	"github.com/proflab/proflab/core/input"
 	"github.com/proflab/proflab/core/lab"
 	"github.com/proflab/proflab/core/luart"
+	"github.com/proflab/proflab/core/luavm"
 	"github.com/proflab/proflab/core/output"
 	"github.com/proflab/proflab/core/runerr"
 	"github.com/proflab/proflab/core/version"
@@ -197,7 +198,7 @@ func execBounded(rt *luart.Runtime, name string, src []byte) (err *Error, abando
 // context ended, and that it had to be abandoned.
 func abandonedError(ctx context.Context, opt Options, runCtx context.Context, call string) *Error {
 	var e *Error
-	var m *luart.MemoryBudgetError
+	var m *luavm.MemoryBudgetError
 	switch {
 	case ctx.Err() != nil:
 		e = finalError(ctx, opt, nil, nil, nil, nil)
@@ -223,7 +224,7 @@ func finalError(ctx context.Context, opt Options, err, bug, memory, plugin *Erro
 	if ctx.Err() != nil {
 		where := ""
 		if err != nil {
-			where = luart.WherePrefix(err.Message)
+			where = luavm.WherePrefix(err.Message)
 		}
 		e := &Error{Kind: runerr.KindInterrupted, Message: where + "scenario interrupted"}
 		if errors.Is(context.Cause(ctx), errBudget) {
@@ -243,7 +244,7 @@ func finalError(ctx context.Context, opt Options, err, bug, memory, plugin *Erro
 		if err != nil {
 			if memory.Message == err.Message || strings.HasSuffix(err.Message, memory.Message) {
 				memory.Message = err.Message
-			} else if w := luart.WherePrefix(err.Message); w != "" && luart.WherePrefix(memory.Message) == "" {
+			} else if w := luavm.WherePrefix(err.Message); w != "" && luavm.WherePrefix(memory.Message) == "" {
 				memory.Message = w + memory.Message
 			}
 			memory.Traceback = err.Traceback
@@ -261,12 +262,12 @@ func finalError(ctx context.Context, opt Options, err, bug, memory, plugin *Erro
 // errorWhere is the file:line an error was raised at: its message's
 // prefix, else the first Lua frame of its traceback, else "".
 func errorWhere(e *Error) string {
-	if w := luart.WherePrefix(e.Message); w != "" {
+	if w := luavm.WherePrefix(e.Message); w != "" {
 		return strings.TrimSuffix(w, ": ")
 	}
 	for _, line := range strings.Split(e.Traceback, "\n") {
 		line = strings.TrimSpace(line)
-		if w := luart.WherePrefix(line); w != "" && !strings.HasPrefix(line, "[Go]") {
+		if w := luavm.WherePrefix(line); w != "" && !strings.HasPrefix(line, "[Go]") {
 			return strings.TrimSuffix(w, ": ")
 		}
 	}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/proflab/proflab/core/luart"
+	"github.com/proflab/proflab/core/luavm"
 	"github.com/proflab/proflab/core/runerr"
 )
 
@@ -374,7 +374,7 @@ local all = s:events()
 // A run abandoned inside a binding names the binding.
 func TestAbandonedNamesTheCall(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(context.Background())
-	cancel(&luart.MemoryBudgetError{Limit: 64 << 20})
+	cancel(&luavm.MemoryBudgetError{Limit: 64 << 20})
 	e := abandonedError(context.Background(), Options{}, ctx, "s:events")
 	if !strings.Contains(e.Message, "scenario exceeded its memory budget of 64 MiB (--memory); the scenario was inside s:events, a builtin call that could not be interrupted, and was abandoned 3s later") {
 		t.Errorf("message %q", e.Message)

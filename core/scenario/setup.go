@@ -23,7 +23,8 @@ type Setup struct {
 	// (nil when the configuration was not preflighted), for result.json.
 	Plugins []halhost.Plugin
 	// Seed and Timeout are the configuration's run seed ([machine] seed)
-	// and budget ([run] timeout), for commands whose flags were not given.
+	// and wall-clock budget ([run] timeout; 0: none), for commands whose
+	// flags were not given.
 	Seed    uint64
 	Timeout time.Duration
 	// Memory is the configuration's memory budget in bytes ([run]
@@ -65,4 +66,46 @@ func SetupFromConfig(path string, cfg *config.Config, opts halhost.Options) Setu
 		return h, closeHost, nil
 	}
 	return s
+}
+
+// Overrides are what a command line (or a sweep file) sets over the
+// configuration's run settings. A nil field keeps the configuration's.
+type Overrides struct {
+	// Seed replaces [machine] seed.
+	Seed *uint64
+	// Timeout and Memory replace [run] timeout and memory (bytes); as
+	// there, 0 means no budget.
+	Timeout *time.Duration
+	Memory  *int64
+}
+
+// Options returns the options of a run under s: the configuration's seed
+// and budgets with o's over them. This is the one place where a budget of
+// 0 as people write it (the configuration's [run] table, --timeout 0,
+// --memory 0) becomes "no budget": Options holds it as a negative value,
+// its own 0 meaning the built-in default. The caller adds what to run
+// (File, Source, Params) and how (Log, HALs).
+func (s Setup) Options(o Overrides) Options {
+	opt := Options{Seed: s.Seed, Timeout: s.Timeout, Memory: s.Memory, Setup: s}
+	if o.Seed != nil {
+		opt.Seed = *o.Seed
+	}
+	if o.Timeout != nil {
+		opt.Timeout = *o.Timeout
+	}
+	if o.Memory != nil {
+		opt.Memory = *o.Memory
+	}
+	opt.Timeout = noneIfZero(opt.Timeout)
+	opt.Memory = noneIfZero(opt.Memory)
+	return opt
+}
+
+// noneIfZero is a budget as Options holds it: a budget of 0 (or less),
+// which people write for "none", is negative.
+func noneIfZero[T time.Duration | int64](budget T) T {
+	if budget <= 0 {
+		return -1
+	}
+	return budget
 }

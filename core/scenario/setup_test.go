@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/proflab/proflab/core/config"
 	"github.com/proflab/proflab/core/halhost"
 	"github.com/proflab/proflab/core/runerr"
 )
@@ -84,5 +86,43 @@ func TestMissingPluginIsAPluginError(t *testing.T) {
 	r := Run(context.Background(), Options{File: "s.lua", Source: []byte(`local lab = require "proflab" lab.machine{ hal = {"apic"} }`), Setup: setup})
 	if r.Error == nil || r.Error.Kind != runerr.KindPlugin || !strings.Contains(r.Error.Message, "proflab-hal-nonexistent") {
 		t.Errorf("error = %+v", r.Error)
+	}
+}
+
+// A budget of 0 means none wherever people write it (the configuration,
+// an override); Options holds "none" as a negative value because its own
+// 0 is the built-in default.
+func TestSetupOptionsBudgets(t *testing.T) {
+	sec, mib := time.Second, int64(1<<20)
+	zeroT, zeroM, seed := time.Duration(0), int64(0), uint64(7)
+	tests := []struct {
+		name     string
+		cfgTime  time.Duration
+		cfgMem   int64
+		over     Overrides
+		wantTime time.Duration // Options.budget(): 0 none
+		wantMem  int64         // Options.Memory
+		wantSeed uint64
+	}{
+		{"the configuration's", 5 * sec, 8 * mib, Overrides{}, 5 * sec, 8 * mib, 3},
+		{"configuration 0 is none", 0, 0, Overrides{}, 0, -1, 3},
+		{"overrides win", 5 * sec, 8 * mib, Overrides{Seed: &seed, Timeout: &sec, Memory: &mib}, sec, mib, 7},
+		{"override 0 is none", 5 * sec, 8 * mib, Overrides{Timeout: &zeroT, Memory: &zeroM}, 0, -1, 3},
+		{"override over none", 0, 0, Overrides{Timeout: &sec, Memory: &mib}, sec, mib, 3},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := config.Default()
+			cfg.Machine.Seed = 3
+			cfg.Run.Timeout.Duration, cfg.Run.Memory = tc.cfgTime, config.ByteSize(tc.cfgMem)
+			setup := SetupFromConfig("", cfg, halhost.Options{})
+			opt := setup.Options(tc.over)
+			if opt.budget() != tc.wantTime || opt.Memory != tc.wantMem || opt.Seed != tc.wantSeed {
+				t.Errorf("budget %v, memory %d, seed %d; want %v, %d, %d", opt.budget(), opt.Memory, opt.Seed, tc.wantTime, tc.wantMem, tc.wantSeed)
+			}
+			if opt.Setup.Config != cfg {
+				t.Error("the options do not carry the setup")
+			}
+		})
 	}
 }

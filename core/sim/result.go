@@ -54,8 +54,12 @@ type Result struct {
 type StackTruth struct {
 	// Frames are the functions' qualified references, leaf first.
 	Frames []string
-	// Instructions executed and Cycles spent in the stack's leaf while
-	// it ran in this context.
+	// Inlined says, per frame, whether it is inlined into the frame
+	// after it (nil: none is); see workload.Stack.Inlined.
+	Inlined []bool
+	// Instructions executed and Cycles spent in the stack's leaf (in its
+	// physical function's code, when the leaf is inlined) while it ran
+	// in this context.
 	Instructions uint64
 	Cycles       uint64
 }
@@ -97,6 +101,16 @@ func (rs *runState) hitStack(src nt.Source, ctx, stack int) {
 }
 
 // FunctionTruth is the exact execution of one function in a run.
+//
+// Its own execution (Instructions, Cycles, Events) is what a profile with
+// call stacks charges to it as the innermost frame — pprof's flat: a
+// function inlined into its caller in a stack (workload.Stack.Inlined)
+// counts that stack's execution as its own, though its caller's code ran
+// it. Code is what executed at the function's addresses — what a
+// profile of addresses charges to it (buckets, a PE symbol lookup,
+// kernrate): its own execution where it was not inlined, plus that of
+// the functions inlined into it. The two are equal for a function of a
+// workload without inlined frames; an inline-only function's Code is 0.
 type FunctionTruth struct {
 	Name  string
 	Image string
@@ -109,6 +123,15 @@ type FunctionTruth struct {
 	// Events by name: instructions, cycles (unhalted), branches,
 	// branch_mispredicts, cache_misses, cache_references (expected counts).
 	Events map[string]float64
+	// Code is what executed at the function's addresses (see above).
+	Code CodeTruth
+}
+
+// CodeTruth is what executed at one function's addresses.
+type CodeTruth struct {
+	Instructions uint64
+	Cycles       uint64
+	Events       map[string]float64
 }
 
 // ProfileTruth is the ground truth of one started profile's buckets.
@@ -183,21 +206,33 @@ func (rs *runState) finish() {
 		}
 	}
 	w := rs.w
+	inl := rs.inlinedTruth()
 	for fi, f := range w.Funcs {
-		ft := FunctionTruth{Name: f.Name, Image: f.Image, Addr: f.Addr, Size: f.Size, Events: map[string]float64{}}
-		var ev [nEvents]float64
+		ft := FunctionTruth{Name: f.Name, Image: f.Image, Addr: f.Addr, Size: f.Size}
+		var code tally
 		for cpu := range rs.tallies {
 			for ctx := range rs.ctxPID {
 				t := rs.tallies[cpu][ctx*rs.nf+fi]
-				ft.Instructions += t.instr
-				ft.Cycles += t.cycles
+				code.instr += t.instr
+				code.cycles += t.cycles
 				for e := range nEvents {
-					ev[e] += t.ev[e]
+					code.ev[e] += t.ev[e]
 				}
 			}
 		}
-		for e := range nEvents {
-			ft.Events[eventNames[e]] = ev[e]
+		ft.Code = CodeTruth{Instructions: code.instr, Cycles: code.cycles, Events: eventMap(code.ev)}
+		own := code
+		if inl != nil {
+			own.instr = own.instr - inl.out[fi].instr + inl.in[fi].instr
+			own.cycles = own.cycles - inl.out[fi].cycles + inl.in[fi].cycles
+			for e := range nEvents {
+				// (a sum over other segments' order: never below 0)
+				own.ev[e] = max(0, own.ev[e]+inl.in[fi].ev[e]-inl.out[fi].ev[e])
+			}
+		}
+		ft.Instructions, ft.Cycles, ft.Events = own.instr, own.cycles, ft.Code.Events
+		if own != code {
+			ft.Events = eventMap(own.ev)
 		}
 		res.Functions = append(res.Functions, ft)
 	}
@@ -228,7 +263,7 @@ func (rs *runState) finish() {
 			}
 			frames[i] = refs[f]
 		}
-		res.Stacks = append(res.Stacks, StackTruth{Frames: frames, Instructions: t.instr, Cycles: t.cycles})
+		res.Stacks = append(res.Stacks, StackTruth{Frames: frames, Inlined: st.Inlined, Instructions: t.instr, Cycles: t.cycles})
 	}
 	for _, p := range rs.s.m.Profiles() {
 		if !p.Info.Started || p.Info.Size == 0 {
@@ -243,6 +278,49 @@ func (rs *runState) finish() {
 		}
 		return a.Handle < b.Handle
 	})
+}
+
+// eventMap is ev by event name.
+func eventMap(ev [nEvents]float64) map[string]float64 {
+	m := make(map[string]float64, nEvents)
+	for e := range nEvents {
+		m[eventNames[e]] = ev[e]
+	}
+	return m
+}
+
+// inlinedMoves is the execution of stacks whose leaf is inlined, per
+// function: out of the physical function whose code ran it, in to the
+// leaf, whose own execution it is.
+type inlinedMoves struct{ out, in []tally }
+
+// inlinedTruth is the execution the workload's stacks with an inlined
+// leaf moved between functions (nil when no stack inlines its leaf). A
+// stack's events are its instructions at its physical function's
+// rates, as that function's code counted them.
+func (rs *runState) inlinedTruth() *inlinedMoves {
+	var m *inlinedMoves
+	for si := range rs.w.Stacks {
+		st := &rs.w.Stacks[si]
+		ph := st.Physical()
+		t := rs.stackTallies[si]
+		if ph == 0 || (t.instr == 0 && t.cycles == 0) {
+			continue
+		}
+		if m == nil {
+			m = &inlinedMoves{out: make([]tally, len(rs.w.Funcs)), in: make([]tally, len(rs.w.Funcs))}
+		}
+		leaf, code := st.Frames[0], st.Frames[ph]
+		f := &rs.fns[code]
+		for _, d := range []*tally{&m.out[code], &m.in[leaf]} {
+			d.instr += t.instr
+			d.cycles += t.cycles
+			for e := range nEvents {
+				d.ev[e] += float64(t.instr) * f.rate[e]
+			}
+		}
+	}
+	return m
 }
 
 func (rs *runState) profileTruth(p kernel.ProfileRecord) ProfileTruth {

@@ -61,7 +61,7 @@ func (f *File) parsePlots(p *problems, raw any, seen map[string]string) {
 		}
 		for _, k := range sortedKeys(t) {
 			if !slices.Contains(plotKeys, k) {
-				bad(k, "unknown key (known: %s)", strings.Join(plotKeys, ", "))
+				bad(k, "%s", unknownKey("", k, plotKeys))
 			}
 		}
 		str := func(k string, required bool) string {

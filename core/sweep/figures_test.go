@@ -28,6 +28,7 @@ func TestFiguresErrors(t *testing.T) {
 	}{
 		{"unit not a string", "[units]\ninterval = 100\n", []string{"s.toml:8", `"units.interval"`, "non-empty string"}},
 		{"unknown plot key", "[[plot]]\nx = \"interval\"\ny = \"err\"\n[[plot]]\nx = \"source\"\ny = \"err\"\ncolour = \"red\"\n", []string{"s.toml:13", "colour", "unknown key", "known: x, y"}},
+		{"misspelt plot key", "[[plot]]\nx = \"interval\"\ny = \"err\"\nlogx = true\n", []string{"s.toml:10", `logx: unknown key (did you mean "log_x"?)`}},
 		{"x missing", "[[plot]]\ny = \"err\"\n", []string{"s.toml:7", "x: missing"}},
 		{"x not a parameter", "[[plot]]\nx = \"intervall\"\ny = \"err\"\n", []string{"s.toml:8", `"intervall" is not a parameter`, "did you mean interval?"}},
 		{"x fixed", "[[plot]]\nx = \"cpus\"\ny = \"err\"\n", []string{"s.toml:8", `"cpus" is fixed`}},

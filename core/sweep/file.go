@@ -14,6 +14,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/proflab/proflab/core/input"
+	"github.com/proflab/proflab/core/suggest"
 	"github.com/proflab/proflab/core/sweep/report"
 	"github.com/proflab/proflab/core/tomlstrict"
 )
@@ -254,7 +255,7 @@ func resolve(dir, p string) string {
 // hint explains the top-level keys when one is unknown.
 func hint(k toml.Key) string {
 	if len(k) == 1 {
-		return " (known keys: scenario, seed, repeats, config_file, timeout, and the tables [grid], [zip], [set], [config], [units], [[plot]])"
+		return "; the known keys are scenario, seed, repeats, config_file, timeout, and the tables [grid], [zip], [set], [config], [units], [[plot]]"
 	}
 	return ""
 }
@@ -366,12 +367,26 @@ func (p *problems) values(key toml.Key, v any) ([]any, bool) {
 	return nil, false
 }
 
+// rangeKeys are the keys of a range table.
+var rangeKeys = []string{"from", "to", "steps", "scale"}
+
+// unknownKey is the message for a key of a table that does not take it
+// (what says which, " in a range"): the nearest key it takes, as the
+// decoder suggests one (core/suggest), and the keys it takes.
+func unknownKey(what, key string, known []string) string {
+	msg := "unknown key" + what
+	if near := suggest.Closest(key, known); near != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", near)
+	}
+	return msg + "; known: " + strings.Join(known, ", ")
+}
+
 // rangeValues expands { from, to, steps, scale }.
 func (p *problems) rangeValues(key toml.Key, t map[string]any) ([]any, bool) {
 	ok := true
 	for _, k := range sortedKeys(t) {
-		if k != "from" && k != "to" && k != "steps" && k != "scale" {
-			p.add(append(key, k), "unknown key in a range (known: from, to, steps, scale)")
+		if !slices.Contains(rangeKeys, k) {
+			p.add(append(key, k), "%s", unknownKey(" in a range", k, rangeKeys))
 			ok = false
 		}
 	}

@@ -44,7 +44,8 @@ func TestParseErrors(t *testing.T) {
 		name, doc string
 		want      []string // fragments of the error
 	}{
-		{"unknown top key", "scenario = \"s.lua\"\nrepeat = 3\n", []string{"s.toml:2", `"repeat"`, "known keys"}},
+		{"unknown top key", "scenario = \"s.lua\"\nrepeat = 3\n", []string{"s.toml:2", `"repeat" (did you mean "repeats"?)`, "known keys"}},
+		{"misspelt table", "scenario = \"s.lua\"\n[gird]\nx = [1, 2]\n", []string{`s.toml:2: unknown key "gird" (did you mean "grid"?)`}},
 		{"wrong type", "scenario = \"s.lua\"\nrepeats = \"3\"\n", []string{"s.toml:2", `"repeats"`}},
 		{"repeats zero", "scenario = \"s.lua\"\n\nrepeats = 0\n", []string{"s.toml:3", `"repeats"`, "1…1000000"}},
 		{"missing scenario", "seed = 1\n", []string{"s.toml", `"scenario"`}},
@@ -52,7 +53,7 @@ func TestParseErrors(t *testing.T) {
 		{"empty list", "scenario = \"s.lua\"\n[grid]\ninterval = []\n", []string{"s.toml:3", `"grid.interval"`, "empty"}},
 		{"mixed kinds", "scenario = \"s.lua\"\n[grid]\nx = [1, \"a\"]\n", []string{"s.toml:3", `"grid.x"`, "one kind"}},
 		{"duplicate value", "scenario = \"s.lua\"\n[grid]\nx = [1, 1]\n", []string{"s.toml:3", `"grid.x"`, "twice"}},
-		{"range unknown key", "scenario = \"s.lua\"\n[grid]\nx = { from = 1, to = 9, steps = 3, step = 2 }\n", []string{"s.toml:3", `"grid.x.step"`, "unknown key in a range"}},
+		{"range unknown key", "scenario = \"s.lua\"\n[grid]\nx = { from = 1, to = 9, steps = 3, step = 2 }\n", []string{"s.toml:3", `"grid.x.step"`, `unknown key in a range (did you mean "steps"?)`}},
 		{"range missing steps", "scenario = \"s.lua\"\n[grid]\nx = { from = 1, to = 9 }\n", []string{"s.toml:3", `"grid.x"`, "steps"}},
 		{"range bad scale", "scenario = \"s.lua\"\n[grid]\nx = { from = 1, to = 9, steps = 3, scale = \"ln\" }\n", []string{"s.toml:3", `"grid.x.scale"`, "log"}},
 		{"log range from 0", "scenario = \"s.lua\"\n[grid]\nx = { from = 0, to = 9, steps = 3, scale = \"log\" }\n", []string{"s.toml:3", `"grid.x"`, "above 0"}},

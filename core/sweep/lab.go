@@ -39,25 +39,13 @@ func newWorker(plan *Plan, source []byte) *worker {
 // sweep calls the scenario runner (and so the lab assembly beneath it).
 func (w *worker) run(ctx context.Context, r Run) scenario.Result {
 	setup := w.setup(r)
-	opt := scenario.Options{
-		File:    w.plan.File.Scenario,
-		Source:  w.source,
-		Params:  r.Params,
-		Seed:    r.Seed,
-		Timeout: w.plan.File.Timeout,
-		Setup:   setup,
-
-		NoOutputFolder: !w.runOutputs,
+	over := scenario.Overrides{Seed: &r.Seed}
+	if t := w.plan.File.Timeout; t > 0 {
+		over.Timeout = &t // the sweep file's timeout; else the configuration's
 	}
-	if opt.Timeout == 0 {
-		opt.Timeout = setup.Timeout
-	}
-	if opt.Timeout == 0 {
-		opt.Timeout = -1 // the configuration said no budget
-	}
-	if opt.Memory = setup.Memory; opt.Memory == 0 {
-		opt.Memory = -1 // the configuration said no budget
-	}
+	opt := setup.Options(over)
+	opt.File, opt.Source, opt.Params = w.plan.File.Scenario, w.source, r.Params
+	opt.NoOutputFolder = !w.runOutputs
 	if hals, err := w.provider(setup); err == nil {
 		opt.HALs = hals
 	} // else: Run makes its own and reports the error

@@ -1,6 +1,7 @@
 // Package tomlstrict decodes TOML documents strictly, for proflab's
-// configuration and workload files: a syntax error, a wrong type or an
-// unknown key is an error that names the file, the line and the key.
+// configuration, sweep and workload files: a syntax error, a wrong type or
+// an unknown key is an error that names the file, the line and the key,
+// and for an unknown key the nearest key its table has ("did you mean").
 package tomlstrict
 
 import (
@@ -8,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -19,30 +21,48 @@ type Options struct {
 	// Ignore reports keys that may stay undecoded (free tables handed on
 	// to someone else, such as a HAL's settings).
 	Ignore func(toml.Key) bool
-	// Hint adds advice to the error for an unknown key (a leading space
-	// and the text), or "".
+	// Hint adds advice to the error for an unknown key, after the "did
+	// you mean" ("; " and the text), or "".
 	Hint func(toml.Key) string
 }
 
 // Decode decodes data into v. name is the file name used in messages.
-// Every unknown key is reported, each on its own line of the error.
+// Every unknown key is reported, each on its own line of the error, with
+// the nearest key v's type has in the same table when one is near
+// (`unknown key "machine.cpu" (did you mean "machine.cpus"?)`); the keys
+// inside an unknown table are not reported again.
 func Decode(name string, data []byte, v any, opt Options) (toml.MetaData, error) {
 	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(v)
 	if err != nil {
 		return md, decodeError(name, err)
 	}
 	var errs []error
+	var unknown []toml.Key
 	for _, k := range md.Undecoded() {
-		if opt.Ignore != nil && opt.Ignore(k) {
+		if opt.Ignore != nil && opt.Ignore(k) || inside(k, unknown) {
 			continue
 		}
-		h := ""
-		if opt.Hint != nil {
-			h = opt.Hint(k)
+		unknown = append(unknown, k)
+		msg := fmt.Sprintf("%s: unknown key %q", Where(name, KeyLine(data, k)), k.String())
+		if near := nearest(v, k); near != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", near)
 		}
-		errs = append(errs, fmt.Errorf("%s: unknown key %q%s", Where(name, KeyLine(data, k)), k.String(), h))
+		if opt.Hint != nil {
+			msg += opt.Hint(k)
+		}
+		errs = append(errs, errors.New(msg))
 	}
 	return md, errors.Join(errs...)
+}
+
+// inside reports whether k is a key inside one of the tables tables.
+func inside(k toml.Key, tables []toml.Key) bool {
+	for _, t := range tables {
+		if len(k) > len(t) && slices.Equal(k[:len(t)], t) {
+			return true
+		}
+	}
+	return false
 }
 
 // Where renders "file:line", or the file alone when the line is unknown.

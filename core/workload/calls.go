@@ -15,7 +15,7 @@ func checkCallers(c *checker, r *Resolved, n *names) {
 	for i := range r.Funcs {
 		f := &r.Funcs[i]
 		f.Caller = -1
-		if f.Function.Caller == "" {
+		if f.Function.Caller == "" || f.Inline {
 			continue
 		}
 		k, msg := n.find(f.Function.Caller, r.Funcs)
@@ -24,6 +24,8 @@ func checkCallers(c *checker, r *Resolved, n *names) {
 			c.add(join(f.field.String(), "caller"), "%s", msg)
 		case k == i:
 			c.add(join(f.field.String(), "caller"), "function %q cannot call itself (recursion is not modelled)", f.Name)
+		case r.Funcs[k].Inline:
+			c.add(join(f.field.String(), "caller"), "function %q is inline (it has no code of its own): it can be a caller only as a frame of a stack, inlined into the frame after it", r.Funcs[k].Name)
 		default:
 			f.Caller = k
 		}

@@ -7,7 +7,11 @@ import (
 
 // FieldError is a workload error naming the field.
 type FieldError struct {
-	// Field is the path of the field ("process[1].thread[2].affinity").
+	// Field is the path of the field, with 1-based indexes, as the
+	// workload's source spells it: "process[1].thread[2].affinity" in a
+	// TOML file, "processes[1].threads[2].affinity" in a table that says
+	// processes and threads (see [Spec.Field]); "" for the workload as a
+	// whole.
 	Field string
 	// Msg says what is wrong.
 	Msg string
@@ -20,10 +24,16 @@ func (e *FieldError) Error() string {
 	return e.Field + ": " + e.Msg
 }
 
-type checker struct{ errs []error }
+// checker collects a workload's errors, naming fields as its source
+// spelled them.
+type checker struct {
+	errs     []error
+	spelling *spelling
+}
 
+// add records an error about field, named with TOML's keys.
 func (c *checker) add(field, format string, args ...any) {
-	c.errs = append(c.errs, &FieldError{Field: field, Msg: fmt.Sprintf(format, args...)})
+	c.errs = append(c.errs, &FieldError{Field: c.spelling.field(field), Msg: fmt.Sprintf(format, args...)})
 }
 
 func (c *checker) rate(field string, v float64) { c.rateOf(field, "", v) }

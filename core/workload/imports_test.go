@@ -12,7 +12,9 @@ func TestWorkloadIsALeaf(t *testing.T) {
 	t.Parallel()
 	leaftest.Check(t, leaftest.Rule{Why: "the workload model is data: it may read TOML but imports no kernel, Lua, plugin or simulator code", Allow: []string{
 		"github.com/proflab/proflab/core/input",
+		"github.com/proflab/proflab/core/suggest",
 		"github.com/proflab/proflab/core/tomlstrict",
+		"github.com/proflab/proflab/core/suggest", // tomlstrict's "did you mean" (stdlib only)
 		"github.com/BurntSushi/toml/...",
 	}})
 }

@@ -74,7 +74,7 @@ func newResolver(s *Spec, target Target) *resolver {
 	}
 	nStacks := countStacks(&sp)
 	r := &Resolved{Stacks: make([]ResolvedStack, 0, nStacks), Funcs: make([]Func, 0, countFuncs(&sp))}
-	return &resolver{c: &checker{}, target: target, sp: sp, r: r, names: newNames(),
+	return &resolver{c: &checker{spelling: s.spelling}, target: target, sp: sp, r: r, names: newNames(),
 		stacks: make(map[uint64]int, nStacks), sameHash: make([]int, 0, nStacks), procStacks: map[*Process][]Weighted{}}
 }
 
@@ -186,6 +186,10 @@ func (rs *resolver) addFunc(ff funcField, f Function, img *Image, proc int, owne
 	} else if rs.names.define(rs.r.Funcs, owner, f.Name, rf.Index) {
 		c.add(join(ff.String(), "name"), "function %q is defined twice", f.Name)
 	}
+	if f.Inline {
+		rs.addInline(&rf, f, ff, img)
+		return
+	}
 	rs.place(&rf, ff, img)
 	if !validWeight(f.Weight) {
 		c.weight(join(ff.String(), "weight"), f.Weight)
@@ -204,6 +208,37 @@ func (rs *resolver) addFunc(ff funcField, f Function, img *Image, proc int, owne
 	rf.Instructions = max(1, f.Size/rs.sp.InstructionBytes)
 	rs.checkHotspots(ff, f, rf.Instructions)
 	rs.r.Funcs = append(rs.r.Funcs, rf)
+}
+
+// addInline checks and adds an inline function (Function.Inline): it has
+// no code, so every field about code is an error.
+func (rs *resolver) addInline(rf *Func, f Function, ff funcField, img *Image) {
+	c := rs.c
+	const why = "an inline function has no code of its own (it runs inlined into the frame after it in its stacks)"
+	for _, x := range [...]struct {
+		name string
+		set  bool
+	}{
+		{"base", f.Base != 0}, {"offset", f.Offset != 0}, {"size", f.Size != 0}, {"hotspot", len(f.Hotspots) > 0},
+		{"loop_instructions", f.LoopInstructions != 0}, {"weight", f.Weight != 0}, {"cpi", f.CPI != 0},
+		{"branch_rate", f.BranchRate != 0}, {"mispredict_rate", f.MispredictRate != 0},
+		{"cache_miss_rate", f.CacheMissRate != 0}, {"cache_ref_rate", f.CacheRefRate != 0},
+	} {
+		if x.set {
+			c.add(join(ff.String(), x.name), "must not be given: %s, so it has no address, weight or rates: its caller's code runs", why)
+		}
+	}
+	if f.Caller != "" {
+		c.add(join(ff.String(), "caller"), "must not be given: %s; its callers are the frames after it in each stack", why)
+	}
+	rf.Function = f // no default CPI: none of its code runs
+	if img != nil {
+		rf.Image = img.Name
+		if img.Kernel {
+			rf.Mode = KernelMode
+		}
+	}
+	rs.r.Funcs = append(rs.r.Funcs, *rf)
 }
 
 // place sets the function's absolute address, image and mode, and checks
@@ -281,7 +316,7 @@ func (rs *resolver) checkHotspots(ff funcField, f Function, instructions uint64)
 func (rs *resolver) userFuncs() []Weighted {
 	var out []Weighted
 	for _, f := range rs.r.Funcs {
-		if f.Process < 0 && f.Mode == User {
+		if f.Process < 0 && f.Mode == User && !f.Inline {
 			out = append(out, Weighted{Func: f.Index, Weight: f.Weight, Stack: NoStack})
 		}
 	}
@@ -301,6 +336,10 @@ func (rs *resolver) mix(field string, shares []Share, def []Weighted) []Weighted
 		k, msg := rs.names.find(sh.Function, rs.r.Funcs)
 		if k < 0 {
 			c.add(join(sf, "function"), "%s", msg)
+			continue
+		}
+		if rs.r.Funcs[k].Inline {
+			c.add(join(sf, "function"), "function %q is inline (it has no code of its own): it runs only as a frame of a stack, inlined into the frame after it", sh.Function)
 			continue
 		}
 		c.weight(join(sf, "weight"), sh.Weight)
@@ -398,13 +437,15 @@ func (rs *resolver) resolveKernel() {
 	}
 }
 
-// indexByAddress orders the functions by address and checks that no two
-// ranges overlap.
+// indexByAddress orders the functions that have code by address and
+// checks that no two ranges overlap.
 func (rs *resolver) indexByAddress() {
 	r := rs.r
-	r.ByAddress = make([]int, len(r.Funcs))
-	for i := range r.ByAddress {
-		r.ByAddress[i] = i
+	r.ByAddress = make([]int, 0, len(r.Funcs))
+	for i := range r.Funcs {
+		if !r.Funcs[i].Inline {
+			r.ByAddress = append(r.ByAddress, i) // an inline function has no address
+		}
 	}
 	sortByAddr(r)
 	for i := 1; i < len(r.ByAddress); i++ {

@@ -2,14 +2,18 @@
 // at base addresses holding functions (address ranges) with their share of
 // execution and per-instruction behaviour, threads in processes with
 // affinities, and kernel-mode activity (interrupt and DPC time) and idle
-// time. A workload is data: a TOML file ([Load], [Parse]) or a Go value
-// its caller builds (the Lua bindings convert lua-api.md's table forms in
-// core/luart).
+// time. A workload is data: a TOML file ([Load], [Parse]), the same keys
+// in a table as Lua scenarios write it ([DecodeTable], from plain Go
+// values the Lua runtime converts the table to), or a Go value its caller
+// builds. Each field's TOML key and its keys in a table are declared
+// together, in its struct tags (`toml:"thread" lua:"thread,threads"`).
 //
 // [Spec.Resolve] checks a workload and fills every default, giving the
 // [Resolved] form the execution engine (core/sim) runs. Errors are
-// [FieldError]s naming the field as TOML users write it, with 1-based
-// indexes (`process[1].function[2].size: must be > 0`).
+// [FieldError]s naming the field as the workload's source spells it, with
+// 1-based indexes: `process[1].function[2].size: must be > 0` for a TOML
+// file, `processes[1].functions[2].size` for a table that says
+// `processes` and `functions` (see [Spec.Field]).
 //
 // The package is a leaf: it imports no kernel, Lua, plugin or simulator
 // code (imports_test.go keeps it so). The machine it is resolved for is
@@ -77,37 +81,41 @@ func (a Address) String() string { return fmt.Sprintf("0x%X", uint64(a)) }
 // [Spec.Resolve].
 type Spec struct {
 	// Name names the workload in outputs (optional).
-	Name string `toml:"name,omitempty"`
+	Name string `toml:"name,omitempty" lua:"name"`
 	// InstructionBytes is the size of one instruction (default 4).
-	InstructionBytes uint64 `toml:"instruction_bytes,omitempty,omitzero"`
+	InstructionBytes uint64 `toml:"instruction_bytes,omitempty,omitzero" lua:"instruction_bytes"`
 	// QuantumUS is the scheduler's quantum in microseconds (default 10000).
-	QuantumUS uint64 `toml:"quantum_us,omitempty,omitzero"`
+	QuantumUS uint64 `toml:"quantum_us,omitempty,omitzero" lua:"quantum_us"`
 	// SegmentInstructions is the length of a run of one function before
 	// the next is drawn by weight (default 10000).
-	SegmentInstructions uint64 `toml:"segment_instructions,omitempty,omitzero"`
+	SegmentInstructions uint64 `toml:"segment_instructions,omitempty,omitzero" lua:"segment_instructions"`
 	// Images hold functions at addresses. Kernel images are kernel mode.
-	Images []Image `toml:"image,omitempty"`
+	Images []Image `toml:"image,omitempty" lua:"image,images"`
 	// Processes run threads that execute functions.
-	Processes []Process `toml:"process,omitempty"`
+	Processes []Process `toml:"process,omitempty" lua:"process,processes"`
 	// Kernel is the kernel-mode activity of busy processors.
-	Kernel Kernel `toml:"kernel,omitempty"`
+	Kernel Kernel `toml:"kernel,omitempty" lua:"kernel"`
 	// CreateProcesses makes a run create, for the run, the processes the
 	// workload names that the machine does not have (with the token a
 	// normal process gets). Imported workloads set it; a hand-written
 	// workload leaves it false, and then an unknown process is an error.
-	CreateProcesses bool `toml:"create_processes,omitempty,omitzero"`
+	CreateProcesses bool `toml:"create_processes,omitempty,omitzero" lua:"create_processes"`
+
+	// spelling is how the table the workload was decoded from spelled its
+	// keys (nil: as TOML does), for the errors (see Field).
+	spelling *spelling
 }
 
 // Image is an executable image: a base address and the functions in it.
 type Image struct {
 	// Name is the image's file name ("app.exe").
-	Name string `toml:"name"`
+	Name string `toml:"name" lua:"name"`
 	// Base is the image's load address; functions then give Offset.
-	Base Address `toml:"base,omitempty,omitzero"`
+	Base Address `toml:"base,omitempty,omitzero" lua:"base"`
 	// Kernel marks a kernel-mode image (a driver, ntoskrnl).
-	Kernel bool `toml:"kernel,omitempty,omitzero"`
+	Kernel bool `toml:"kernel,omitempty,omitzero" lua:"kernel"`
 	// Functions are the image's functions.
-	Functions []Function `toml:"function,omitempty"`
+	Functions []Function `toml:"function,omitempty" lua:"function,functions"`
 }
 
 // Function is an address range executed with its share of instructions
@@ -116,53 +124,63 @@ type Function struct {
 	// Name is the function's name, unique in its image (or its process's
 	// own functions); references qualify a name defined in several images
 	// as "image!name".
-	Name string `toml:"name"`
+	Name string `toml:"name" lua:"name"`
+	// Inline marks a function the compiler inlined everywhere: it has no
+	// code of its own, so it owns no address (no base, offset, size,
+	// hotspot or loop) and no rates, and it runs only as a frame of a
+	// stack, inlined into the frame after it (see [Stack.Inlined]); its
+	// weight is 0 and no run list or caller names it. An address-based
+	// profile (buckets, a PE symbol lookup) charges its time to the
+	// function it is inlined into, while its truth and the profiles'
+	// stacks keep it as a function.
+	Inline bool `toml:"inline,omitempty,omitzero" lua:"inline"`
 	// Base is the function's absolute address (when its image has no base).
-	Base Address `toml:"base,omitempty,omitzero"`
+	Base Address `toml:"base,omitempty,omitzero" lua:"base"`
 	// Offset is the function's offset from its image's base.
-	Offset Address `toml:"offset,omitempty,omitzero"`
-	// Size is the function's size in bytes, > 0.
-	Size uint64 `toml:"size"`
+	Offset Address `toml:"offset,omitempty,omitzero" lua:"offset"`
+	// Size is the function's size in bytes, > 0 (an inline function has
+	// none).
+	Size uint64 `toml:"size,omitzero" lua:"size"`
 	// Weight is the function's share of its thread's instructions
 	// (normalised over the functions the thread runs), >= 0.
-	Weight float64 `toml:"weight"`
+	Weight float64 `toml:"weight" lua:"weight"`
 	// CPI is cycles per instruction (default 1).
-	CPI float64 `toml:"cpi,omitempty,omitzero"`
+	CPI float64 `toml:"cpi,omitempty,omitzero" lua:"cpi"`
 	// BranchRate is branches per instruction (0…1).
-	BranchRate float64 `toml:"branch_rate,omitempty,omitzero"`
+	BranchRate float64 `toml:"branch_rate,omitempty,omitzero" lua:"branch_rate"`
 	// MispredictRate is mispredicted branches per branch (0…1).
-	MispredictRate float64 `toml:"mispredict_rate,omitempty,omitzero"`
+	MispredictRate float64 `toml:"mispredict_rate,omitempty,omitzero" lua:"mispredict_rate"`
 	// CacheMissRate is last-level cache misses per instruction (0…1).
-	CacheMissRate float64 `toml:"cache_miss_rate,omitempty,omitzero"`
+	CacheMissRate float64 `toml:"cache_miss_rate,omitempty,omitzero" lua:"cache_miss_rate"`
 	// CacheRefRate is last-level cache references per instruction (0…1).
-	CacheRefRate float64 `toml:"cache_ref_rate,omitempty,omitzero"`
+	CacheRefRate float64 `toml:"cache_ref_rate,omitempty,omitzero" lua:"cache_ref_rate"`
 	// Hotspots are sub-ranges with their share of the function's
 	// instructions; the rest is spread over the whole function.
-	Hotspots []Hotspot `toml:"hotspot,omitempty"`
+	Hotspots []Hotspot `toml:"hotspot,omitempty" lua:"hotspot,hotspots"`
 	// LoopInstructions, when non-zero, makes the function a loop of that
 	// many instructions from its base, repeated: the executing IP walks
 	// the loop in order (no randomness), so a timer of a matching period
 	// aliases with it.
-	LoopInstructions uint64 `toml:"loop_instructions,omitempty,omitzero"`
+	LoopInstructions uint64 `toml:"loop_instructions,omitempty,omitzero" lua:"loop_instructions"`
 	// Caller names the function that calls this one (optional): the
 	// workload's call structure, see [Resolved.Stack]. Each function has
 	// at most one caller, so the functions form call trees; a sample in a
 	// function gets the stack function ← caller ← caller's caller … .
 	// Weight stays the function's own (self) share of execution: a
 	// caller's inclusive time is its own plus its callees'.
-	Caller string `toml:"caller,omitempty"`
+	Caller string `toml:"caller,omitempty" lua:"caller"`
 }
 
 // Hotspot is a sub-range of a function with its share of the function's
 // instructions.
 type Hotspot struct {
 	// Offset from the function's start, in bytes.
-	Offset uint64 `toml:"offset"`
+	Offset uint64 `toml:"offset" lua:"offset"`
 	// Size in bytes, > 0.
-	Size uint64 `toml:"size"`
+	Size uint64 `toml:"size" lua:"size"`
 	// Weight is the share of the function's instructions (0…1; the
 	// weights of a function's hotspots add up to at most 1).
-	Weight float64 `toml:"weight"`
+	Weight float64 `toml:"weight" lua:"weight"`
 }
 
 // Process is a process of the workload and its threads.
@@ -170,53 +188,66 @@ type Process struct {
 	// Name finds the process on the machine (the one a scenario made with
 	// m:process{name = ...}); m:run refuses a name no process has (the
 	// engine itself would create it with no privileges).
-	Name string `toml:"name"`
+	Name string `toml:"name" lua:"name"`
 	// Proc is the machine's process itself, when the caller holds it (the
 	// Lua bindings attach the *kernel.Process of p); it takes precedence
 	// over Name. The workload treats it as an opaque handle: the engine
 	// (core/sim) requires a process of the machine it runs on.
-	Proc ProcessHandle `toml:"-"`
+	Proc ProcessHandle `toml:"-" lua:"proc"`
 	// Functions defined with the process (an anonymous image); a thread
 	// without Run executes these.
-	Functions []Function `toml:"function,omitempty"`
+	Functions []Function `toml:"function,omitempty" lua:"function,functions"`
 	// Stacks are the process's calling contexts with their weights: a
 	// thread that lists neither Run nor Stacks of its own runs these.
-	Stacks []Stack `toml:"stack,omitempty"`
+	Stacks []Stack `toml:"stack,omitempty" lua:"stack,stacks"`
 	// Threads of the process (default: one thread, all processors,
 	// starting on processor 0, running the process's stacks, else its
 	// functions).
-	Threads []Thread `toml:"thread,omitempty"`
+	Threads []Thread `toml:"thread,omitempty" lua:"thread,threads"`
 }
 
 // Stack is a calling context: the functions on the stack, leaf first, and
 // its share of its thread's instructions. The leaf's code is what runs;
 // the frames above it are its callers, outermost last. A frame names a
 // function as a function reference does (see [Share]).
+//
+// A frame may be inlined into the frame after it (its caller): its code
+// is part of its caller's, as a compiler's inlining makes it, so the
+// code that runs is that of the innermost frame that is not inlined
+// (the physical function), at its addresses, with its rates. The
+// inlined frames stay frames of the stack: the truth per function
+// counts the stack's execution as the leaf's own, and the profiles'
+// stacks keep them (a pprof location with several lines).
 type Stack struct {
 	// Frames are function references, leaf first; at least one.
-	Frames []string `toml:"frames"`
+	Frames []string `toml:"frames" lua:"frames"`
+	// Inlined are the positions in Frames (1 is the leaf) of the frames
+	// inlined into the frame after them. A frame of an [Function.Inline]
+	// function is inlined whether or not it is listed; the outermost
+	// frame cannot be.
+	Inlined []int `toml:"inlined,omitempty" lua:"inlined"`
 	// Weight is the stack's share (normalised over the thread's stacks),
 	// >= 0.
-	Weight float64 `toml:"weight"`
+	Weight float64 `toml:"weight" lua:"weight"`
 }
 
 // Thread is one thread of a process.
 type Thread struct {
 	// Affinity is the processors the thread may run on (0: all).
-	Affinity uint64 `toml:"affinity,omitempty,omitzero"`
+	Affinity uint64 `toml:"affinity,omitempty,omitzero" lua:"affinity"`
 	// CPU is the processor the thread starts on (default: the lowest its
 	// affinity allows).
-	CPU int `toml:"cpu,omitempty,omitzero"`
+	CPU int `toml:"cpu,omitempty,omitzero" lua:"cpu"`
 	// Busy is the share of time the thread is runnable (default 1; after
 	// each quantum it sleeps quantum×(1−busy)/busy).
-	Busy float64 `toml:"busy,omitempty,omitzero"`
+	Busy float64 `toml:"busy,omitempty,omitzero" lua:"busy"`
 	// Run lists the functions the thread executes with their weights
 	// (default: the thread's stacks, else the process's, else the
 	// process's functions, else every user-mode function of the images,
 	// with their own weights).
-	Run []Share `toml:"run,omitempty"`
+	Run []Share `toml:"run,omitempty" lua:"run"`
 	// Stacks are the thread's own calling contexts (instead of Run).
-	Stacks []Stack `toml:"stack,omitempty"`
+	Stacks []Stack `toml:"stack,omitempty" lua:"stack,stacks"`
 }
 
 // Share names a function and its weight in a thread's or the kernel's mix.
@@ -226,10 +257,10 @@ type Thread struct {
 // define the name (a process's own functions: "process!name").
 type Share struct {
 	// Function is the function's name.
-	Function string `toml:"function"`
+	Function string `toml:"function" lua:"function"`
 	// Weight is its share (normalised), >= 0; 0 takes the function's own
 	// weight.
-	Weight float64 `toml:"weight,omitempty,omitzero"`
+	Weight float64 `toml:"weight,omitempty,omitzero" lua:"weight"`
 }
 
 // Kernel is the kernel-mode activity on busy processors: the shares of
@@ -239,14 +270,14 @@ type Share struct {
 type Kernel struct {
 	// InterruptShare is the share of a busy processor's instructions in
 	// ISRs (0…1).
-	InterruptShare float64 `toml:"interrupt_share,omitempty,omitzero"`
+	InterruptShare float64 `toml:"interrupt_share,omitempty,omitzero" lua:"interrupt_share"`
 	// DPCShare is the share in DPCs (0…1; with InterruptShare below 1).
-	DPCShare float64 `toml:"dpc_share,omitempty,omitzero"`
+	DPCShare float64 `toml:"dpc_share,omitempty,omitzero" lua:"dpc_share"`
 	// ISR lists the ISR functions (kernel images' functions; default the
 	// built-in KiInterruptDispatch).
-	ISR []Share `toml:"isr,omitempty"`
+	ISR []Share `toml:"isr,omitempty" lua:"isr"`
 	// DPC lists the DPC functions (default the built-in KiRetireDpcList).
-	DPC []Share `toml:"dpc,omitempty"`
+	DPC []Share `toml:"dpc,omitempty" lua:"dpc"`
 }
 
 // ProcessHandle is a machine's process as a workload's caller holds it
@@ -296,6 +327,8 @@ type Func struct {
 	// Caller is the index in Resolved.Funcs of the function's caller
 	// (-1: none); see Function.Caller.
 	Caller int
+	// An Inline function (Function.Inline) has no address: Addr, Size
+	// and Instructions are 0 and ByAddress does not list it.
 
 	field funcField // where it was defined, for messages
 	owner string    // its image's or process's name, which qualifies it
@@ -318,7 +351,9 @@ type ResolvedThread struct {
 // Weighted is a function index with a normalised weight, and the
 // calling context it runs in.
 type Weighted struct {
-	// Func is the function that executes (a stack's leaf).
+	// Func is the function that executes: a stack's leaf, or the
+	// function the leaf is inlined into (the stack's innermost frame
+	// that is not inlined, see ResolvedStack.Physical).
 	Func int
 	// Weight is the normalised share.
 	Weight float64
@@ -335,6 +370,22 @@ const NoStack = -1
 // leaf first.
 type ResolvedStack struct {
 	Frames []int
+	// Inlined says, per frame, whether it is inlined into the frame
+	// after it; nil when none is.
+	Inlined []bool
+}
+
+// IsInlined reports whether frame i is inlined into frame i+1.
+func (s *ResolvedStack) IsInlined(i int) bool { return i < len(s.Inlined) && s.Inlined[i] }
+
+// Physical is the index in Frames of the frame whose code runs: the
+// innermost frame that is not inlined (0 when the leaf is not).
+func (s *ResolvedStack) Physical() int {
+	i := 0
+	for i < len(s.Frames)-1 && s.IsInlined(i) {
+		i++
+	}
+	return i
 }
 
 // Resolved is a checked workload with every default filled, for one

@@ -33,7 +33,9 @@ func (rs *resolver) threadMix(pf, tf string, p *Process, t *Thread, procFuncs []
 	}
 	var def []Weighted
 	for _, k := range procFuncs {
-		def = append(def, Weighted{Func: k, Weight: rs.r.Funcs[k].Weight, Stack: NoStack})
+		if !rs.r.Funcs[k].Inline {
+			def = append(def, Weighted{Func: k, Weight: rs.r.Funcs[k].Weight, Stack: NoStack})
+		}
 	}
 	if len(def) == 0 {
 		def = rs.userFuncs()
@@ -75,22 +77,68 @@ func (rs *resolver) stackMix(field string, stacks []Stack) []Weighted {
 			continue
 		}
 		frames := all[start:len(all):len(all)]
-		out = append(out, Weighted{Func: frames[0], Weight: st.Weight, Stack: rs.stackIndex(frames)})
+		inlined, ok := rs.inlined(sf, st.Inlined, frames)
+		if !ok {
+			continue
+		}
+		rst := ResolvedStack{Frames: frames, Inlined: inlined}
+		out = append(out, Weighted{Func: frames[rst.Physical()], Weight: st.Weight, Stack: rs.stackIndex(rst)})
 	}
 	return rs.normalise(field, out)
 }
 
-// stackIndex is the index in r.Stacks of the stack of these frames,
-// added when it is new: threads running the same stack share its truth.
-func (rs *resolver) stackIndex(frames []int) int {
+// inlined resolves which frames of a stack (field sf) are inlined into
+// the frame after them: those listed (1-based positions) and those of
+// inline functions; nil when none is. ok is false after an error.
+func (rs *resolver) inlined(sf func() string, listed []int, frames []int) (out []bool, ok bool) {
+	mark := func(i int) {
+		if out == nil {
+			out = make([]bool, len(frames))
+		}
+		out[i] = true
+	}
+	ok = true
+	for j, pos := range listed {
+		switch {
+		case pos < 1 || pos > len(frames):
+			rs.c.add(fmt.Sprintf("%s.inlined[%d]", sf(), j+1), "frame %d does not exist: the stack has %d frames (1 is the leaf)", pos, len(frames))
+			ok = false
+		case pos == len(frames):
+			rs.c.add(fmt.Sprintf("%s.inlined[%d]", sf(), j+1), "frame %d is the outermost: it has no caller to be inlined into", pos)
+			ok = false
+		default:
+			mark(pos - 1)
+		}
+	}
+	for i, f := range frames {
+		if !rs.r.Funcs[f].Inline {
+			continue
+		}
+		if i == len(frames)-1 {
+			rs.c.add(fmt.Sprintf("%s.frames[%d]", sf(), i+1), "function %q is inline (it has no code of its own) but is the outermost frame: name the function it is inlined into after it", rs.r.Funcs[f].Name)
+			ok = false
+			continue
+		}
+		mark(i)
+	}
+	return out, ok
+}
+
+// stackIndex is the index in r.Stacks of stack st, added when it is
+// new: threads running the same stack share its truth.
+func (rs *resolver) stackIndex(st ResolvedStack) int {
 	h := uint64(14695981039346656037) // FNV-1a over the frames
-	for _, f := range frames {
-		h = (h ^ uint64(f)) * 1099511628211
+	for i, f := range st.Frames {
+		x := uint64(f) << 1
+		if st.IsInlined(i) {
+			x |= 1
+		}
+		h = (h ^ x) * 1099511628211
 	}
 	first, ok := rs.stacks[h]
 	if ok {
 		for i := first; i >= 0; i = rs.sameHash[i] {
-			if slices.Equal(rs.r.Stacks[i].Frames, frames) {
+			if o := &rs.r.Stacks[i]; slices.Equal(o.Frames, st.Frames) && sameInlined(o, &st) {
 				return i
 			}
 		}
@@ -102,8 +150,19 @@ func (rs *resolver) stackIndex(frames []int) int {
 	}
 	rs.stacks[h] = i
 	rs.sameHash = append(rs.sameHash, next)
-	rs.r.Stacks = append(rs.r.Stacks, ResolvedStack{Frames: frames})
+	rs.r.Stacks = append(rs.r.Stacks, st)
 	return i
+}
+
+// sameInlined reports whether two stacks of the same frames inline the
+// same ones.
+func sameInlined(a, b *ResolvedStack) bool {
+	for i := range a.Frames {
+		if a.IsInlined(i) != b.IsInlined(i) {
+			return false
+		}
+	}
+	return true
 }
 
 // Ref is the shortest reference to function i: its name, or

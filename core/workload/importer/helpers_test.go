@@ -60,6 +60,12 @@ func checkInvariants(t testing.TB, im *importer.Imported) {
 			names[f.Name] = true
 			defined[f.Name]++
 			defined[img.Name+"!"+f.Name]++
+			if f.Inline {
+				if f.Size != 0 || f.Offset != 0 || len(f.Hotspots) > 0 || f.Weight != 0 {
+					t.Errorf("%s!%s is inline but has code: %+v", img.Name, f.Name, f)
+				}
+				continue
+			}
 			lo := uint64(img.Base) + uint64(f.Offset)
 			all = append(all, rng{lo, lo + f.Size, img.Name + "!" + f.Name})
 			var sum float64
@@ -92,6 +98,11 @@ func checkInvariants(t testing.TB, im *importer.Imported) {
 		for _, st := range ss {
 			if len(st.Frames) == 0 || st.Weight <= 0 {
 				t.Errorf("stack %v weight %v: want frames and a positive weight", st.Frames, st.Weight)
+			}
+			for i, pos := range st.Inlined {
+				if pos < 1 || pos >= len(st.Frames) || i > 0 && pos <= st.Inlined[i-1] {
+					t.Errorf("stack %v: inlined %v, want increasing positions below the outermost frame", st.Frames, st.Inlined)
+				}
 			}
 			for _, f := range st.Frames {
 				if defined[f] == 0 {

@@ -5,13 +5,14 @@
 // speedscope's format, the Firefox Profiler's and Ruby stackprof's
 // (registry.go lists them all). An importer
 // is a pure function from a file's bytes to a [workload.Spec] with the
-// source's calling contexts (weighted stacks), its addresses where it has
-// them (relocated into the target machine's address space, see layout.go)
+// source's calling contexts (weighted stacks, their inlined frames
+// marked), its addresses where it has them (each the physical function's,
+// relocated into the target machine's address space, see layout.go)
 // and, from perf files with several events, per-function rates.
 //
 // docs/workload-import.md describes the rules: detection, what is kept,
-// the padding of functions, relocation, the idle names, threads' busy
-// shares and what is left out.
+// inlining, the alignment and padding of functions, relocation, the idle
+// names, threads' busy shares and what is left out.
 package importer
 
 import (

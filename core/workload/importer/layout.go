@@ -16,10 +16,16 @@ const (
 	// SyntheticSize is the size of a function without addresses (a folded
 	// frame, a pprof function that no location's address belongs to).
 	SyntheticSize = 256
+	// FunctionAlign aligns a function's start as x86 and x64 linkers do
+	// (MSVC's and GCC's 16 bytes; Go's 32 are a multiple): a function
+	// kept at its addresses starts at its lowest address rounded down to
+	// it (unless that reaches into the function before), so that a
+	// bucket of up to 16 bytes holds one function's code.
+	FunctionAlign = 16
 	// SyntheticAlign aligns the functions placed in an image's synthetic
 	// area (after the source's range), and PageSize the origin of an image
 	// without a mapping (the page below its lowest address).
-	SyntheticAlign = 16
+	SyntheticAlign = FunctionAlign
 	PageSize       = 0x1000
 	// ImageAlign aligns the base of an image packed into the target's
 	// address space (Windows' allocation granularity).
@@ -60,23 +66,30 @@ func (m *model) layout(t target) error {
 	return m.relocate(t)
 }
 
-// layout places img's functions. A function with addresses spans them,
-// from the lowest to the highest plus Padding (cut at the next function).
-// Spans may overlap (inlined code, scattered pieces of one function): the
-// functions kept at their source addresses are the set of non-overlapping
-// spans with the most sampled (self) weight, then the most functions
-// (weighted interval scheduling); the others move to the image's
-// synthetic area, after its source range, with their sampled addresses
-// in order and gaps above MaxGap shortened (keeping each address's
-// position modulo 16, so 16-byte buckets see the same shape); functions
-// without addresses follow there, SyntheticSize bytes each.
+// layout places img's functions. A function only ever inlined owns no
+// address: it has none to place. A function with addresses spans them,
+// from its start (the lowest address rounded down to FunctionAlign, not
+// below the previous function's highest address; an unsymbolized
+// address, image+0xOFFSET, starts at itself) to the highest plus
+// Padding (cut at the next function's start). Spans may overlap
+// (scattered pieces of one function, two static functions of one name):
+// the functions kept at their source addresses are the set of
+// non-overlapping spans with the most sampled (code) weight, then the
+// most functions (weighted interval scheduling); the others move to the
+// image's synthetic area, after its source range, with their sampled
+// addresses in order and gaps above MaxGap shortened (keeping each
+// address's position modulo 16, so 16-byte buckets see the same shape);
+// functions with code but no addresses follow there, SyntheticSize bytes
+// each.
 func (img *image) layout() {
 	img.setOrigin()
 	var addressed, rest []*fn
 	for _, f := range img.funcs {
-		if f.hasAddr {
+		switch {
+		case !f.physical: // inline only: no code, no address
+		case f.hasAddr:
 			addressed = append(addressed, f)
-		} else {
+		default:
 			rest = append(rest, f)
 		}
 	}
@@ -85,15 +98,25 @@ func (img *image) layout() {
 	if img.hasRange {
 		end = img.limit - img.origin
 	}
+	starts := make([]uint64, len(kept))
 	for i, f := range kept {
-		f.offset = f.lo - img.origin
-		f.size = f.hi - f.lo + Padding
+		starts[i] = max(f.lo&^(FunctionAlign-1), img.origin)
+		if f.unsymbolized {
+			starts[i] = f.lo // an address, not a function a linker placed
+		}
+		if i > 0 {
+			starts[i] = max(starts[i], kept[i-1].hi+1)
+		}
+	}
+	for i, f := range kept {
+		f.offset = starts[i] - img.origin
+		f.size = f.hi - starts[i] + Padding
 		if i+1 < len(kept) {
-			f.size = min(f.size, kept[i+1].lo-f.lo)
+			f.size = min(f.size, starts[i+1]-starts[i])
 		}
 		f.hot = map[uint64]uint64{}
 		for a := range f.leafAt {
-			f.hot[a] = a - f.lo
+			f.hot[a] = a - starts[i]
 		}
 		end = max(end, f.offset+f.size)
 	}
@@ -145,7 +168,7 @@ func (f *fn) compact() {
 
 // keepMost splits fs into the functions kept at their addresses (in
 // address order) and those moved (in address order): the kept spans
-// overlap nowhere and carry the most self weight, then the most
+// overlap nowhere and carry the most code weight, then the most
 // functions.
 func keepMost(fs []*fn) (kept, moved []*fn) {
 	byEnd := slices.Clone(fs)
@@ -167,7 +190,7 @@ func keepMost(fs []*fn) (kept, moved []*fn) {
 		f := byEnd[j-1]
 		// p: the number of spans ending below f's start.
 		p := sort.Search(j-1, func(i int) bool { return byEnd[i].hi >= f.lo })
-		with := score{best[p].w + f.self, best[p].n + 1}
+		with := score{best[p].w + f.code, best[p].n + 1}
 		prev[j] = p
 		if better(with, best[j-1]) {
 			best[j], take[j] = with, true

@@ -47,16 +47,26 @@ type fn struct {
 	id   int
 	name string
 	img  *image
-	// self is the weight of the samples with this function as leaf.
-	self float64
-	// leafAt is self by source address (only addresses known).
+	// code is the weight of the samples that ran this function's code:
+	// its own where it was not inlined and that of the functions inlined
+	// into it (what an address lookup charges to it).
+	code float64
+	// leafAt is code by source address (only addresses known).
 	leafAt map[uint64]float64
 	// lo and hi are the lowest and highest source address seen in the
-	// function (any frame), when hasAddr.
+	// function (any physical frame), when hasAddr.
 	lo, hi  uint64
 	hasAddr bool
-	// events are perf's per-event period sums of the samples with this
-	// function as leaf.
+	// physical says the function was a physical frame at least once (not
+	// inlined into its caller): it has code, and addresses if the source
+	// gave them. A function only ever inlined owns no address.
+	physical bool
+	// unsymbolized marks a function that is an address the source could
+	// not name (image+0xOFFSET): not a function a linker placed, so its
+	// start is its address, not aligned.
+	unsymbolized bool
+	// events are perf's per-event period sums of the samples that ran
+	// this function's code.
 	events map[string]float64
 	// Rates from the events (0: the model's default).
 	cpi, cacheMiss, cacheRef, branch, mispredict float64
@@ -85,17 +95,30 @@ type thread struct {
 
 // stack is a distinct stack of a thread with its summed weight.
 type stack struct {
-	frames []*fn // leaf first
-	weight float64
+	frames  []*fn  // leaf first
+	inlined []bool // per frame, inlined into the next (nil: none is)
+	weight  float64
 }
 
-// frame is one frame of a sample: the function and the source address
-// (hasAddr false when the source gave none or the address belongs to the
-// frame below, an inlined callee).
+// frame is one frame of a sample: the function, whether it is inlined
+// into the next frame (the address is then the physical frame's), and
+// the source address of a physical frame (hasAddr false when the source
+// gave none).
 type frame struct {
 	f       *fn
+	inlined bool
 	addr    uint64
 	hasAddr bool
+}
+
+// physical is the index of the frame whose code runs: the innermost
+// frame not inlined into the next (the last frame is never inlined).
+func physical(frames []frame) int {
+	i := 0
+	for i < len(frames)-1 && frames[i].inlined {
+		i++
+	}
+	return i
 }
 
 func newModel() *model {
@@ -165,22 +188,34 @@ func (f *fn) see(addr uint64) {
 	f.lo, f.hi = min(f.lo, addr), max(f.hi, addr)
 }
 
-// add records a sample of weight w with frames (leaf first) on t.
+// add records a sample of weight w with frames (leaf first) on t: its
+// stack's weight (the leaf's own: pprof's flat), and the code weight
+// and address of its physical frame (the leaf itself unless it is
+// inlined).
 func (m *model) add(t *thread, frames []frame, w float64) {
+	frames[len(frames)-1].inlined = false // the outermost has nothing to be inlined into
 	var key []byte
+	anyInlined := false
 	for _, fr := range frames {
-		if fr.hasAddr {
-			fr.f.see(fr.addr)
+		id := uint64(fr.f.id) << 1
+		if fr.inlined {
+			id |= 1
+			anyInlined = true
+		} else {
+			fr.f.physical = true
+			if fr.hasAddr {
+				fr.f.see(fr.addr)
+			}
 		}
-		key = binary.AppendUvarint(key, uint64(fr.f.id))
+		key = binary.AppendUvarint(key, id)
 	}
-	leaf := frames[0]
-	leaf.f.self += w
-	if leaf.hasAddr {
-		if leaf.f.leafAt == nil {
-			leaf.f.leafAt = map[uint64]float64{}
+	code := frames[physical(frames)]
+	code.f.code += w
+	if code.hasAddr {
+		if code.f.leafAt == nil {
+			code.f.leafAt = map[uint64]float64{}
 		}
-		leaf.f.leafAt[leaf.addr] += w
+		code.f.leafAt[code.addr] += w
 	}
 	t.weight += w
 	s := t.stacks[string(key)]
@@ -190,6 +225,12 @@ func (m *model) add(t *thread, frames []frame, w float64) {
 			fs[i] = fr.f
 		}
 		s = &stack{frames: fs}
+		if anyInlined {
+			s.inlined = make([]bool, len(frames))
+			for i, fr := range frames {
+				s.inlined[i] = fr.inlined
+			}
+		}
 		t.stacks[string(key)] = s
 		t.order = append(t.order, s)
 	}

@@ -76,6 +76,9 @@ func importPerf(name string, data []byte, opt Options, m *model, im *Imported) e
 	if idle > 0 {
 		m.note("%d idle samples (swapper's, or an idle function's) were dropped (--drop-idle)", idle)
 	}
+	if pb.guessedDSO > 0 {
+		m.note("%d callchain entries were printed \"(inlined)\" down to their physical function (its debug name differs from its symbol, as glibc's __libc_start_main_impl): each was taken as physical, in the image of its sample's user or kernel frame with the nearest address (else [unknown])", pb.guessedDSO)
+	}
 	if im.Samples == 0 {
 		return &Error{Source: name, Msg: fmt.Sprintf("no %s sample is left to import", wev)}
 	}
@@ -183,6 +186,10 @@ type perfBuilder struct {
 	used    map[string]int64 // process names given, by pid
 	periods []float64
 	frames  []frame
+	// entryBuf is entries' scratch; guessedDSO counts the physical
+	// frames perf printed "(inlined)", whose image was guessed
+	entryBuf   []entryFrame
+	guessedDSO int
 }
 
 // add adds a sample of the weight event.
@@ -199,14 +206,83 @@ func (pb *perfBuilder) add(s *perfSample) {
 	}
 	pb.periods = append(pb.periods, w)
 	pb.frames = pb.frames[:0]
-	for i, fr := range s.frames {
-		f := pb.fn(s.pid, fr, true)
-		// An inlined frame repeats its callee's ip: the address is the
-		// innermost function's.
-		hasAddr := i == 0 || fr.addr != s.frames[i-1].addr
-		pb.frames = append(pb.frames, frame{f: f, addr: fr.addr, hasAddr: hasAddr})
+	entries, guessed := pb.entries(s.frames)
+	pb.guessedDSO += guessed
+	for _, fr := range entries {
+		f := pb.fn(s.pid, fr.perfFrame, true)
+		pb.frames = append(pb.frames, frame{f: f, inlined: fr.into, addr: fr.addr, hasAddr: !fr.into})
 	}
 	pb.m.add(t, pb.frames, w)
+}
+
+// entryFrame is a frame of a sample with its image resolved and whether
+// it is inlined into the next frame.
+type entryFrame struct {
+	perfFrame
+	into bool // inlined into the next frame
+}
+
+// entries reads the inlined frames of a sample. perf (--call-graph dwarf,
+// or any call graph of code with debug information) prints each address
+// of a callchain as the functions inlined there, innermost first, each
+// "(inlined)", then the physical function with its dso, every line with
+// the same ip. So a frame printed "(inlined)" is inlined into the next
+// one when that has the same ip; the run ends at the frame printed with
+// its dso, which is the physical function (a recursive function at one
+// return address twice is two physical frames). perf prints the physical
+// function "(inlined)" too when its debug name differs from its symbol
+// (glibc's __libc_start_main_impl for __libc_start_main): the last frame
+// of a run is physical whatever perf printed. An inlined frame's image
+// is its physical frame's dso; a run printed "(inlined)" to its end
+// names no dso, and takes that of the sample's frame in the same space
+// (user or kernel) whose ip is nearest, else [unknown] (guessed counts
+// them).
+func (pb *perfBuilder) entries(frames []perfFrame) (out []entryFrame, guessed int) {
+	out = pb.entryBuf[:0]
+	for i := 0; i < len(frames); {
+		j := i
+		for j+1 < len(frames) && frames[j].inlined && frames[j+1].addr == frames[j].addr {
+			j++
+		}
+		dso := frames[j].dso
+		if frames[j].inlined {
+			dso = nearestDSO(frames, frames[j].addr)
+			guessed++
+		}
+		for k := i; k <= j; k++ {
+			fr := entryFrame{perfFrame: frames[k], into: k < j}
+			fr.dso, fr.inlined = dso, false
+			out = append(out, fr)
+		}
+		i = j + 1
+	}
+	pb.entryBuf = out
+	return out, guessed
+}
+
+// physicalEntry is the index in entries of the frame whose code runs.
+func physicalEntry(entries []entryFrame) int {
+	i := 0
+	for i < len(entries)-1 && entries[i].into {
+		i++
+	}
+	return i
+}
+
+// nearestDSO is the dso of the frame printed with one whose ip is
+// nearest addr, in the same space (user or kernel), the callee's on a
+// tie; "" (the image [unknown]) when there is none.
+func nearestDSO(frames []perfFrame, addr uint64) string {
+	dso, best, found := "", uint64(0), false
+	for _, fr := range frames {
+		if fr.inlined || (fr.addr >= kernelAddress) != (addr >= kernelAddress) {
+			continue
+		}
+		if d := max(fr.addr, addr) - min(fr.addr, addr); !found || d < best {
+			dso, best, found = fr.dso, d, true
+		}
+	}
+	return dso
 }
 
 // process is pid's process; names are made unique with "#pid".
@@ -242,13 +318,16 @@ func (pb *perfBuilder) fn(pid int64, fr perfFrame, make bool) *fn {
 		return nil
 	}
 	name := fr.sym
-	if name == "" || name == "[unknown]" {
+	unknown := name == "" || name == "[unknown]"
+	if unknown {
 		name = unknownKey(fr.addr)
 	}
 	if !make {
 		return img.fnBy[name]
 	}
-	return pb.m.fn(img, name)
+	f := pb.m.fn(img, name)
+	f.unsymbolized = f.unsymbolized || unknown
+	return f
 }
 
 // imageName is a dso's image name: its file's base name ("[unknown]" and

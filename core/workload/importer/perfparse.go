@@ -69,6 +69,9 @@ type perfFrame struct {
 	sym  string
 	dso  string
 	line int
+	// inlined: perf printed "(inlined)" instead of the dso (see
+	// perfBuilder.entries)
+	inlined bool
 }
 
 // parsePerf reads every sample of a perf script text. Lines starting with
@@ -213,6 +216,9 @@ func newPerfFrame(ip, sym, dso string, ln int) (perfFrame, error) {
 		return perfFrame{}, fmt.Errorf("ip %q is not a 64-bit hexadecimal address", ip)
 	}
 	sym = symOffset.ReplaceAllString(strings.TrimSpace(sym), "")
+	if dso == "inlined" {
+		return perfFrame{addr: a, sym: sym, line: ln, inlined: true}, nil
+	}
 	return perfFrame{addr: a, sym: sym, dso: dso, line: ln}, nil
 }
 

@@ -216,8 +216,9 @@ func newPprofMapper(m *model, p *profile.Profile) *pprofMapper {
 	return pm
 }
 
-// frames appends the frames of locs (leaf first; a location's inlined
-// functions expanded innermost first, the address given to the innermost).
+// frames appends the frames of locs (leaf first; a location's lines
+// expanded innermost first, each inlined into the next, the address the
+// last's: the physical function's, whose symbol holds it).
 func (pm *pprofMapper) frames(out []frame, locs []*profile.Location) []frame {
 	for _, loc := range locs {
 		var fs []frame
@@ -243,7 +244,9 @@ func (pm *pprofMapper) location(loc *profile.Location) []frame {
 	img := pm.image(loc)
 	addr, hasAddr := loc.Address, loc.Address != 0
 	if len(loc.Line) == 0 {
-		return []frame{{f: pm.m.fn(img, unsymbolized(img, loc.Mapping, addr)), addr: addr, hasAddr: hasAddr}}
+		f := pm.m.fn(img, unsymbolized(img, loc.Mapping, addr))
+		f.unsymbolized = true
+		return []frame{{f: f, addr: addr, hasAddr: hasAddr}}
 	}
 	fs := make([]frame, 0, len(loc.Line))
 	for i, ln := range loc.Line {
@@ -254,10 +257,14 @@ func (pm *pprofMapper) location(loc *profile.Location) []frame {
 				n = ln.Function.SystemName
 			}
 		}
-		if n == "" {
+		unknown := n == ""
+		if unknown {
 			n = unsymbolized(img, loc.Mapping, addr)
 		}
-		fs = append(fs, frame{f: pm.m.fn(img, n), addr: addr, hasAddr: hasAddr && i == 0})
+		f := pm.m.fn(img, n)
+		f.unsymbolized = f.unsymbolized || unknown
+		last := i == len(loc.Line)-1
+		fs = append(fs, frame{f: f, inlined: !last, addr: addr, hasAddr: hasAddr && last})
 	}
 	return fs
 }

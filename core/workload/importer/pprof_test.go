@@ -31,6 +31,22 @@ func TestGenerateGoProfile(t *testing.T) {
 	}
 }
 
+// TestGenerateGoInlinedProfile rewrites testdata/goinline.pb.gz with
+// -update: a real CPU profile of importtest's program whose hot
+// functions the compiler inlines.
+func TestGenerateGoInlinedProfile(t *testing.T) {
+	if !*update {
+		t.Skip("run with -update to profile importtest's inlined Go program again")
+	}
+	data, err := importtest.GoInlinedCPUProfile(5 * time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join("testdata", "goinline.pb.gz"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // sourceStacks is a pprof profile's stacks as the importer should give
 // them, computed here from the profile itself: frames leaf first, a
 // location's lines innermost first, an unsymbolized location named
@@ -107,9 +123,10 @@ func TestGoProfile(t *testing.T) {
 }
 
 // checkAddressesKept checks that at least share of the profile's leaf
-// weight is at a hotspot of its innermost function at the same address
-// (the images keep their mappings' addresses on x64; functions whose
-// spans overlap others' move), and returns the share.
+// weight is at a hotspot of its physical function (the leaf location's
+// last line: the inlined functions before it own no address) at the same
+// address (the images keep their mappings' addresses on x64; functions
+// whose spans overlap others' move), and returns the share.
 func checkAddressesKept(t *testing.T, im *importer.Imported, p *profile.Profile, share float64) float64 {
 	t.Helper()
 	at := map[string]map[uint64]bool{} // function name → absolute hotspot addresses
@@ -130,7 +147,7 @@ func checkAddressesKept(t *testing.T, im *importer.Imported, p *profile.Profile,
 		}
 		v := float64(s.Value[len(s.Value)-1])
 		total += v
-		if at[l.Line[0].Function.Name][l.Address] {
+		if at[l.Line[len(l.Line)-1].Function.Name][l.Address] {
 			kept += v
 		}
 	}

@@ -19,7 +19,8 @@ const (
 	evBranchMisses = "branch-misses"
 )
 
-// rates sums, per leaf function, the periods of every event's samples
+// rates sums, per function whose code ran (the leaf, or the function it
+// is inlined into), the periods of every event's samples
 // (an estimate of the events counted in the function) and sets the
 // functions' rates where the events allow: CPI = cycles/instructions,
 // cache_miss_rate = cache-misses/instructions, cache_ref_rate =
@@ -44,7 +45,8 @@ func (pb *perfBuilder) rates(samples []perfSample, wev string) {
 			noPeriod++
 			continue
 		}
-		f := pb.fn(s.pid, s.frames[0], false)
+		es, _ := pb.entries(s.frames)
+		f := pb.fn(s.pid, es[physicalEntry(es)].perfFrame, false)
 		if f == nil {
 			noFunc++
 			continue

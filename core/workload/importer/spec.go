@@ -39,16 +39,21 @@ func (m *model) spec(name string) *workload.Spec {
 	return s
 }
 
-// function is f as a workload function.
+// function is f as a workload function: an inline-only one has no
+// code; the others weigh the samples that ran their code (theirs and
+// their inlined callees'), spread over its sampled addresses.
 func (f *fn) function() workload.Function {
-	wf := workload.Function{Name: f.name, Offset: workload.Address(f.offset), Size: f.size, Weight: f.self}
+	if !f.physical {
+		return workload.Function{Name: f.name, Inline: true}
+	}
+	wf := workload.Function{Name: f.name, Offset: workload.Address(f.offset), Size: f.size, Weight: f.code}
 	if f.cpi > 0 {
 		wf.Weight /= f.cpi // instructions, as the stacks' weights (see workloadStacks)
 	}
-	if f.self > 0 && len(f.leafAt) > 0 {
+	if f.code > 0 && len(f.leafAt) > 0 {
 		addrs := slices.Sorted(maps.Keys(f.leafAt))
 		for _, a := range addrs {
-			wf.Hotspots = append(wf.Hotspots, workload.Hotspot{Offset: f.hot[a], Size: 1, Weight: f.leafAt[a] / f.self})
+			wf.Hotspots = append(wf.Hotspots, workload.Hotspot{Offset: f.hot[a], Size: 1, Weight: f.leafAt[a] / f.code})
 		}
 	}
 	f.rates(&wf)
@@ -77,22 +82,30 @@ func (m *model) refs() map[*fn]string {
 }
 
 // workloadStacks are t's stacks, heaviest first (ties in order of first
-// appearance in the source). A sample's weight is time (or the event
-// sampled); a workload's weight is a share of instructions, so a stack
-// whose leaf has a CPI of its own weighs its time over that CPI: the lab
+// appearance in the source), with the positions of their inlined frames.
+// A sample's weight is time (or the event sampled); a workload's weight
+// is a share of instructions, so a stack whose code (its physical
+// frame's) has a CPI of its own weighs its time over that CPI: the lab
 // then spends the source's time in it.
 func (t *thread) workloadStacks(refs map[*fn]string) []workload.Stack {
 	out := make([]workload.Stack, 0, len(t.order))
 	for _, s := range t.order {
 		frames := make([]string, len(s.frames))
+		var inlined []int
+		phys := -1
 		for i, f := range s.frames {
 			frames[i] = refs[f]
+			if i < len(s.inlined) && s.inlined[i] {
+				inlined = append(inlined, i+1)
+			} else if phys < 0 {
+				phys = i
+			}
 		}
 		w := s.weight
-		if cpi := s.frames[0].cpi; cpi > 0 {
+		if cpi := s.frames[phys].cpi; cpi > 0 {
 			w /= cpi
 		}
-		out = append(out, workload.Stack{Frames: frames, Weight: w})
+		out = append(out, workload.Stack{Frames: frames, Inlined: inlined, Weight: w})
 	}
 	slices.SortStableFunc(out, func(a, b workload.Stack) int { return cmp.Compare(b.Weight, a.Weight) })
 	return out

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -84,23 +85,44 @@ func (im *Imported) Summary() string {
 }
 
 // Flat is the source's flat profile as the workload holds it: each
-// function reference's share of the samples' weight as a leaf (the
-// shares add up to 1). It is what a lab profile of the workload should
-// match within sampling error.
-func (im *Imported) Flat() map[string]float64 {
+// function reference's share of the samples' weight as a leaf, the
+// innermost frame, inlined or not (pprof's flat; the shares add up to
+// 1). It is what the lab's pprof profiles of the workload, which keep
+// the inlined frames, should match within sampling error.
+func (im *Imported) Flat() map[string]float64 { return im.flat(false) }
+
+// CodeFlat is the source's flat profile as an address lookup makes it:
+// each function reference's share of the samples' weight that ran its
+// code, a leaf's own and that of the functions inlined into it (the
+// shares add up to 1). It is what the lab's buckets, kernrate and the
+// logger's samples of the workload should match within sampling error:
+// they charge an address to the physical function whose symbol holds it.
+func (im *Imported) CodeFlat() map[string]float64 { return im.flat(true) }
+
+// flat is Flat, or CodeFlat when code.
+func (im *Imported) flat(code bool) map[string]float64 {
 	// a stack's weight is instructions: its time is that times its
-	// leaf's CPI (see workloadStacks)
+	// physical function's CPI (see workloadStacks)
 	cpi := map[string]float64{}
-	im.Spec.ImageRefs(func(ref string, f *workload.Function) { cpi[ref] = f.CPI })
+	inline := map[string]bool{}
+	im.Spec.ImageRefs(func(ref string, f *workload.Function) {
+		cpi[ref] = f.CPI
+		inline[ref] = f.Inline
+	})
 	out := map[string]float64{}
 	var total float64
 	add := func(ss []workload.Stack) {
 		for _, s := range ss {
+			ph := physicalFrame(s, inline)
 			w := s.Weight
-			if c := cpi[s.Frames[0]]; c > 0 {
+			if c := cpi[s.Frames[ph]]; c > 0 {
 				w *= c
 			}
-			out[s.Frames[0]] += w
+			k := s.Frames[0]
+			if code {
+				k = s.Frames[ph]
+			}
+			out[k] += w
 			total += w
 		}
 	}
@@ -114,6 +136,17 @@ func (im *Imported) Flat() map[string]float64 {
 		out[k] /= total
 	}
 	return out
+}
+
+// physicalFrame is the index of s's frame whose code runs: the
+// innermost frame that is neither listed in s.Inlined nor an inline
+// function's.
+func physicalFrame(s workload.Stack, inline map[string]bool) int {
+	i := 0
+	for i < len(s.Frames)-1 && (inline[s.Frames[i]] || slices.Contains(s.Inlined, i+1)) {
+		i++
+	}
+	return i
 }
 
 // oneLine keeps a text on one comment line.

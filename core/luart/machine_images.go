@@ -1,0 +1,178 @@
+package luart
+
+import (
+	"sort"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/proflab/proflab/core/luavm"
+	"github.com/proflab/proflab/core/sim"
+	"github.com/proflab/proflab/core/workload"
+	"github.com/proflab/proflab/kernel"
+)
+
+// machineImages is m:images{ workload = PATH_OR_TABLE }: the images
+// (modules) a run of the workload has on this machine, and its processes,
+// without running anything. A profiler enumerates the loaded modules
+// before it creates a profile per module (kernrate asks the system for
+// its module list); on the model the modules exist through the workload,
+// so this is where a tool finds them. It returns { name, images = { {
+// name, base, size, kernel, process, functions = { { name, base, size },
+// ... } }, ... }, processes = { { name, process, images = { NAME, ... }
+// }, ... } }:
+//
+//   - images in address order, the workload's own and the built-in kernel
+//     image (ntoskrnl.exe) alike; a process's own functions form an image
+//     named after the process (process = its name), as the pprof outputs
+//     name them. base is the image's base (its lowest function's address
+//     when it has none or a function lies below it: a workload's own
+//     ntoskrnl.exe holds the built-in kernel functions too), size reaches
+//     the end of its last function, kernel
+//     is whether its functions run in kernel mode; functions are in
+//     address order;
+//   - processes in the workload's order: process is the machine's process
+//     of that name (nil when the machine has none yet: m:run would refuse
+//     the workload until m:process{ name = ... } makes it), images the
+//     user-mode images its threads execute, in address order.
+func (rt *Runtime) machineImages(L *lua.LState) int {
+	const fn = "m:images"
+	m := checkMachine(L, fn)
+	f := luavm.CheckFields(L, fn, L.Get(2), "workload")
+	if !f.Has("workload") {
+		f.Errorf("workload", "is required: a workload file's path or a table, as m:run takes")
+	}
+	spec := rt.workloadSpec(L, f, m)
+	r, err := spec.Resolve(sim.Target(m.km.Arch()))
+	if err != nil {
+		f.Errorf("workload", "%v", err)
+	}
+	imgs := resolvedImages(r)
+	out := L.CreateTable(0, 3)
+	out.RawSetString("name", lua.LString(r.Spec.Name))
+	list := L.CreateTable(len(imgs), 0)
+	for _, im := range imgs {
+		list.Append(imageTable(L, r, im))
+	}
+	out.RawSetString("images", list)
+	out.RawSetString("processes", processesTable(L, m, r, imgs))
+	L.Push(out)
+	return 1
+}
+
+// image is one module of a resolved workload.
+type image struct {
+	name, process string // process: the owner of a process's own functions
+	base, end     uint64
+	kernel        bool
+	funcs         []int // indexes into Resolved.Funcs, in address order
+}
+
+// resolvedImages groups the resolved functions by image, in address order.
+func resolvedImages(r *workload.Resolved) []*image {
+	byName := map[string]*image{}
+	var out []*image
+	bases := map[string]uint64{}
+	for _, im := range r.Spec.Images {
+		if im.Base != 0 {
+			bases[im.Name] = uint64(im.Base)
+		}
+	}
+	for _, i := range r.ByAddress {
+		fn := &r.Funcs[i]
+		key, owner := fn.Image, ""
+		if key == "" && fn.Process >= 0 {
+			owner = r.Spec.Processes[fn.Process].Name
+			key = owner
+		}
+		im := byName[key]
+		if im == nil {
+			im = &image{name: key, process: owner, base: fn.Addr, end: fn.Addr + fn.Size}
+			if b, ok := bases[key]; ok && owner == "" {
+				im.base = b
+			}
+			byName[key] = im
+			out = append(out, im)
+		}
+		im.funcs = append(im.funcs, i)
+		im.base = min(im.base, fn.Addr) // a workload's own ntoskrnl.exe may lie above the built-in functions
+		im.end = max(im.end, fn.Addr+fn.Size)
+		im.kernel = im.kernel || fn.Mode == workload.KernelMode
+	}
+	sort.SliceStable(out, func(a, b int) bool { return out[a].base < out[b].base })
+	return out
+}
+
+func imageTable(L *lua.LState, r *workload.Resolved, im *image) *lua.LTable {
+	t := L.CreateTable(0, 6)
+	t.RawSetString("name", lua.LString(im.name))
+	t.RawSetString("base", luavm.ResultValue(L, im.base))
+	t.RawSetString("size", luavm.ResultValue(L, im.end-im.base))
+	t.RawSetString("kernel", lua.LBool(im.kernel))
+	if im.process != "" {
+		t.RawSetString("process", lua.LString(im.process))
+	}
+	fns := L.CreateTable(len(im.funcs), 0)
+	for _, i := range im.funcs {
+		fn := &r.Funcs[i]
+		ft := L.CreateTable(0, 3)
+		ft.RawSetString("name", lua.LString(fn.Name))
+		ft.RawSetString("base", luavm.ResultValue(L, fn.Addr))
+		ft.RawSetString("size", luavm.ResultValue(L, fn.Size))
+		fns.Append(ft)
+	}
+	t.RawSetString("functions", fns)
+	return t
+}
+
+// processesTable lists the workload's processes with the machine's
+// process of each name and the user-mode images their threads run.
+func processesTable(L *lua.LState, m *machine, r *workload.Resolved, imgs []*image) *lua.LTable {
+	imageOf := map[int]*image{}
+	for _, im := range imgs {
+		for _, i := range im.funcs {
+			imageOf[i] = im
+		}
+	}
+	out := L.CreateTable(len(r.Spec.Processes), 0)
+	for pi, p := range r.Spec.Processes {
+		t := L.CreateTable(0, 3)
+		t.RawSetString("name", lua.LString(p.Name))
+		if kp := machineProcess(m, p); kp != nil {
+			t.RawSetString("process", newCaller(L, &caller{kind: kindProcess, m: m, proc: kp}))
+		}
+		used := map[*image]bool{}
+		for _, th := range r.Threads {
+			if th.Process != pi {
+				continue
+			}
+			for _, w := range th.Mix {
+				if im := imageOf[w.Func]; im != nil && !im.kernel {
+					used[im] = true
+				}
+			}
+		}
+		names := L.CreateTable(len(used), 0)
+		for _, im := range imgs {
+			if used[im] {
+				names.Append(lua.LString(im.name))
+			}
+		}
+		t.RawSetString("images", names)
+		out.Append(t)
+	}
+	return out
+}
+
+// machineProcess is the machine's process a workload process stands for:
+// the one it holds, or the first of its name (as m:run finds it).
+func machineProcess(m *machine, p workload.Process) *kernel.Process {
+	if kp, ok := p.Proc.(*kernel.Process); ok && kp != nil {
+		return kp
+	}
+	for _, q := range m.km.Processes() {
+		if q.Name() == p.Name {
+			return q
+		}
+	}
+	return nil
+}

@@ -1,0 +1,144 @@
+package luart
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/proflab/proflab/core/luavm"
+	"github.com/proflab/proflab/core/runerr"
+	"github.com/proflab/proflab/core/workload"
+	"github.com/proflab/proflab/core/workload/importer"
+	"github.com/proflab/proflab/kernel"
+)
+
+// maxRunUS is the longest m:run, an hour of simulated time (the engine's
+// own limit).
+const maxRunUS = 3600e6
+
+// machineRun is m:run{ duration_us = n, workload = PATH_OR_TABLE }: runs
+// the workload on the simulated processors for that much more simulated
+// time, the HALs' programmed hardware raising profile interrupts. It
+// returns { interrupts, interrupts_by_cpu, truth, start, end, bugcheck,
+// log }.
+func (rt *Runtime) machineRun(L *lua.LState) int {
+	const fn = "m:run"
+	m := checkMachine(L, fn)
+	f := luavm.CheckFields(L, fn, L.Get(2), "duration_us", "workload")
+	if !f.Has("duration_us") {
+		f.Errorf("duration_us", "is required: the simulated time to run, in microseconds (m:run{ duration_us = 100000, workload = ... })")
+	}
+	dur := f.Uint("duration_us", 0, 0, maxRunUS)
+	if !f.Has("workload") {
+		f.Errorf("workload", "is required: a workload file's path or a table { process = p, functions = { ... } }")
+	}
+	spec := rt.workloadSpec(L, f, m)
+	checkWorkloadFits(f, spec, m)
+	rt.mustRun(L, m, fn)
+	ctx := L.Context()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	res, err := m.sim.RunContext(ctx, dur, spec)
+	if err != nil {
+		rt.raiseRunError(L, m, fn, ctx, err)
+	}
+	L.Push(runResultTable(L, res))
+	return 1
+}
+
+// raiseRunError raises m:run's failure as the kind of error it is: a HAL
+// failure or a plugin's death (exit status 3), the simulator's own "proflab
+// bug" (exit status 4), a stopped machine, or the scenario's error.
+func (rt *Runtime) raiseRunError(L *lua.LState, m *machine, fn string, ctx context.Context, err error) {
+	var he *kernel.HALError
+	var d *pluginDeath
+	switch {
+	case errors.As(err, &he):
+		rt.raisePlugin(L, fmt.Errorf("%s: %w", fn, err))
+	case ctx.Err() != nil && errors.As(context.Cause(ctx), &d):
+		rt.raisePlugin(L, fmt.Errorf("%s: %w", fn, d.err))
+	case ctx.Err() != nil:
+		L.RaiseError("%s: %v", fn, ctx.Err())
+	case errors.Is(err, kernel.ErrHalted):
+		rt.mustRun(L, m, fn)
+	case strings.HasPrefix(err.Error(), "proflab bug"):
+		// The simulator's own consistency checks: a bug in proflab (exit
+		// status 4), even if the script catches the error.
+		rt.RecordBug(&runerr.Error{Kind: runerr.KindBug, Message: fmt.Sprintf("%s: %s: %v", rt.CallerWhere(L), fn, err)})
+	}
+	L.RaiseError("%s: %v", fn, err)
+}
+
+// workloadSpec reads the workload field: a path (resolved from the
+// scenario's folder) or a table (workloadTable).
+func (rt *Runtime) workloadSpec(L *lua.LState, f *luavm.Fields, m *machine) *workload.Spec {
+	switch v := f.Get("workload").(type) {
+	case lua.LString:
+		// a workload TOML, or a profile imported as it is read
+		path := rt.resolve(string(v))
+		ld, err := rt.cfg.Workloads.Load(path, m.km.Arch().String())
+		if err != nil {
+			f.Errorf("workload", "%v", err)
+		}
+		rt.noteInputSum(path, ld.SHA256)
+		rt.warnImport(string(v), ld)
+		return ld.Spec
+	case *lua.LTable:
+		spec, err := workloadTable(v, m)
+		if err != nil {
+			f.Errorf("workload", "%v", err)
+		}
+		return spec
+	default:
+		f.Errorf("workload", "expected a workload file's path or a table, got %s", luavm.TypeName(v))
+	}
+	return nil
+}
+
+// warnImport writes to the run log, once per file and content, the
+// warnings of a profile imported as it was read: a source that does not
+// say where the program ran (a memory profile, cache-miss samples) must
+// not pass for one.
+func (rt *Runtime) warnImport(name string, ld importer.Loaded) {
+	if ld.Imported == nil || len(ld.Imported.Warnings) == 0 || rt.warned[ld.SHA256] {
+		return
+	}
+	if rt.warned == nil {
+		rt.warned = map[string]bool{}
+	}
+	rt.warned[ld.SHA256] = true
+	for _, w := range ld.Imported.Warnings {
+		rt.Log(fmt.Sprintf("proflab: warning: workload %s: %s", name, w))
+	}
+}
+
+// checkWorkloadFits refuses what a workload asks of the machine that the
+// machine lacks: a process named but never made (m:process{ name = ... }),
+// a thread's cpu beyond the machine's processors. Fields are named as the
+// workload spelled them (spec.Field).
+func checkWorkloadFits(f *luavm.Fields, spec *workload.Spec, m *machine) {
+	n := m.km.CPUCount()
+	for i, p := range spec.Processes {
+		if p.Proc == nil && !spec.CreateProcesses {
+			found := false
+			for _, q := range m.km.Processes() {
+				if q.Name() == p.Name {
+					found = true
+					break
+				}
+			}
+			if !found {
+				f.Errorf("workload", "%s: no process named %q on this machine; make it first with m:process{ name = %q }", spec.Field(fmt.Sprintf("process[%d].name", i+1)), p.Name, p.Name)
+			}
+		}
+		for j, t := range p.Threads {
+			if t.CPU >= n {
+				f.Errorf("workload", "%s: %d, but the machine has %d processor%s (0…%d)", spec.Field(fmt.Sprintf("process[%d].thread[%d].cpu", i+1, j+1)), t.CPU, n, plural(n), n-1)
+			}
+		}
+	}
+}
