@@ -49,7 +49,9 @@ const Gecko Format = "gecko"
 // an image (JavaScript by the script's file name, libraries by name);
 // labels are in NoFileImage. Native frames keep their addresses
 // (absolute in the Gecko format, library-relative in the processed
-// one), laid out as perf's are; the rest take the synthetic layout.
+// one), laid out as perf's are; a processed profile's inlined frames
+// (inlineDepth above 0) are inlined into the frame after them, the
+// address the physical frame's; the rest take the synthetic layout.
 //
 // A process per pid, named by its threads' processName (else
 // processType, else "pid N"; "Web Content#PID" when several share it);
@@ -227,6 +229,9 @@ type geckoFrame struct {
 	hasAddr bool
 	cat     int // category (-1: none)
 	lib     int // the library of an address (-1: none)
+	// inlined says the frame is inlined into the next one (a processed
+	// profile's inlineDepth above 0): the address is the physical one's.
+	inlined bool
 }
 
 // thread reads one thread's samples.
@@ -384,8 +389,6 @@ func (gr *geckoReader) thread(p geckoPart) error {
 		if c, ok := stackCat(s).index(); ok {
 			cat = c
 		}
-		var prevLib = -1
-		var prevAddr uint64
 		for j, steps := s, 0; ; steps++ {
 			if steps > nstacks {
 				return r.errorf("%s: stack %d is its own prefix (the stackTable's prefixes form a cycle): the profile is damaged", p.index, s)
@@ -401,14 +404,7 @@ func (gr *geckoReader) thread(p geckoPart) error {
 			if cat < 0 && gf.cat >= 0 {
 				cat = gf.cat
 			}
-			fr := srcFrame{fn: gf.fn, addr: gf.addr, hasAddr: gf.hasAddr}
-			if fr.hasAddr && gf.lib == prevLib && gf.addr == prevAddr {
-				fr.hasAddr = false // an inlined frame: the address is the innermost frame's
-			}
-			if gf.hasAddr {
-				prevLib, prevAddr = gf.lib, gf.addr
-			}
-			sf = append(sf, fr)
+			sf = append(sf, srcFrame{fn: gf.fn, addr: gf.addr, hasAddr: gf.hasAddr, inlined: gf.inlined})
 			pre, ok := prefixCol(j).index()
 			if !ok {
 				break
@@ -514,6 +510,9 @@ func (gr *geckoReader) processedFrame(p geckoPart, t *geckoThread, f int, str fu
 	gf := &geckoFrame{cat: -1, lib: -1}
 	if c, ok := t.FrameTable.column("category", -1)(f).index(); ok {
 		gf.cat = c
+	}
+	if d, ok := t.FrameTable.column("inlineDepth", -1)(f).index(); ok && d > 0 {
+		gf.inlined = true
 	}
 	fi, ok := t.FrameTable.column("func", -1)(f).index()
 	if !ok || fi >= t.FuncTable.len() {

@@ -152,3 +152,40 @@ func TestGeckoErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestGeckoInlined: a processed profile's frame of inlineDepth 1 is
+// inlined into the frame after it (its caller at the same address): the
+// function is inline (no address of its own), its stacks say so, and
+// the address is the physical caller's.
+func TestGeckoInlined(t *testing.T) {
+	t.Parallel()
+	data := strings.Replace(string(readTestdata(t, "gecko_processed.json")),
+		`"address":[-1,4096,8192,-1,-1,10816],"inlineDepth":[0,0,0,0,0,0]`,
+		`"address":[-1,4096,4096,-1,-1,10816],"inlineDepth":[0,0,1,0,0,0]`, 1)
+	im, err := importer.Import("inl.json", []byte(data), importer.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInvariants(t, im)
+	_, f := function(t, im.Spec, "libxul.so", "js::RunScript")
+	if !f.Inline {
+		t.Errorf("js::RunScript: %+v, want an inline function", f)
+	}
+	var found bool
+	for _, th := range im.Spec.Processes[0].Threads {
+		for _, s := range th.Stacks {
+			if s.Frames[0] == "js::RunScript" {
+				found = true
+				if len(s.Inlined) != 1 || s.Inlined[0] != 1 {
+					t.Errorf("stack %v: inlined %v, want [1] (the leaf inlined into ProcessNextEvent)", s.Frames, s.Inlined)
+				}
+			}
+		}
+	}
+	if !found {
+		t.Error("no stack with js::RunScript as its leaf")
+	}
+	if code := im.CodeFlat(); code["js::RunScript"] != 0 || code["nsThread::ProcessNextEvent"] <= 0 {
+		t.Errorf("code flat %v: RunScript's samples run ProcessNextEvent's code", code)
+	}
+}

@@ -34,11 +34,12 @@ type srcFunc struct {
 
 // srcFrame is a frame of a stack: a function (srcFunc id) and, where
 // the source has one (a native frame of a Firefox profile), the address
-// it executed.
+// it executed and whether it is inlined into the next frame.
 type srcFrame struct {
 	fn      int
 	addr    uint64
 	hasAddr bool
+	inlined bool
 }
 
 // srcBuilder collects a source-level profile's weighted stacks by thread
@@ -156,6 +157,11 @@ func (b *srcBuilder) addFrames(t *srcThread, frames []srcFrame, w float64) {
 		} else {
 			b.key = append(b.key, 0)
 		}
+		if f.inlined {
+			b.key = append(b.key, 1)
+		} else {
+			b.key = append(b.key, 0)
+		}
 	}
 	i, ok := t.byKey[string(b.key)]
 	if !ok {
@@ -213,7 +219,7 @@ func (b *srcBuilder) finish(r *reading) error {
 			}
 			frames = frames[:0]
 			for _, sf := range s.frames {
-				frames = append(frames, frame{f: fns[sf.fn], addr: sf.addr, hasAddr: sf.hasAddr})
+				frames = append(frames, frame{f: fns[sf.fn], addr: sf.addr, hasAddr: sf.hasAddr, inlined: sf.inlined})
 			}
 			b.m.add(th, frames, s.weight)
 		}
