@@ -54,7 +54,7 @@ func TestRoundTripJSONFormats(t *testing.T) {
 			if arch == "" {
 				arch = "x64"
 			}
-			roundTrip(t, im, arch)
+			roundTrip(t, im, arch, timerTrip)
 		})
 	}
 }
