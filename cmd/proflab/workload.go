@@ -37,7 +37,7 @@ func newWorkloadImportCmd() *cobra.Command {
 	var f importFlags
 	cmd := &cobra.Command{
 		Use:   "import FILE|-",
-		Short: "Turn a profile (pprof, perf script text, folded stacks) into a workload TOML",
+		Short: "Turn a profile (pprof, perf script text, folded stacks, V8, speedscope, Firefox, stackprof…) into a workload TOML",
 		Long: "Read a profile of a real program and write it as a workload TOML that m:run{workload = ...}\n" +
 			"runs: the source's functions (at its addresses, relocated into the --arch machine's address\n" +
 			"space), its weighted calling contexts, its processes and threads, and with several perf events\n" +
@@ -61,7 +61,7 @@ func newWorkloadImportCmd() *cobra.Command {
 	fl.StringVarP(&f.out, "out", "o", "", "write the workload TOML to this file instead of standard output")
 	fl.StringVar(&f.format, "format", "", "the profile's format, one of those listed below (default: detected from the content)")
 	fl.StringVar(&f.arch, "arch", "x64", "the target machine's architecture, x86 or x64: images are relocated into its address space")
-	fl.StringVar(&f.process, "process", "", "pprof, folded: the process's name (default: the main binary's or the file's name); perf: import only the processes of this name")
+	fl.StringVar(&f.process, "process", "", "pprof, folded and one-process formats: the process's name (default: the main binary's or the file's name); perf, chrome-trace, gecko: import only the processes of this name")
 	fl.BoolVar(&f.dropIdle, "drop-idle", false, "drop idle samples (idle-loop functions, perf's swapper) instead of keeping them as busy time of those functions")
 	return cmd
 }
@@ -70,8 +70,12 @@ func newWorkloadImportCmd() *cobra.Command {
 func formatList() string {
 	var b strings.Builder
 	b.WriteString("Formats (--format NAME):\n")
+	width := 0
 	for _, f := range importer.Formats() {
-		fmt.Fprintf(&b, "  %-8s %s\n", f.Name, f.About)
+		width = max(width, len(f.Name))
+	}
+	for _, f := range importer.Formats() {
+		fmt.Fprintf(&b, "  %-*s %s\n", width, f.Name, f.About)
 	}
 	return b.String()
 }

@@ -20,7 +20,9 @@ const MaxDecompressed = 1 << 30
 // plain profile.proto, or a legacy form pprof reads, is [Pprof]; lines
 // such as `prog 1234/1235 [002] 12345.678901: 250000 cycles:` are
 // [Perf]; `frame;frame;frame COUNT` lines are [Folded]. A gzipped text
-// file is detected by its decompressed content.
+// file is detected by its decompressed content. The JSON formats
+// ([CPUProfile], [ChromeTrace], [Speedscope], [Gecko], [Stackprof]) are
+// recognised by their top-level keys.
 func Detect(data []byte) (Format, error) {
 	data, err := gunzip("", data)
 	if err != nil {

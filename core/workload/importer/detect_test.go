@@ -57,6 +57,26 @@ func TestDetect(t *testing.T) {
 		{"dtrace stack() and ustack()", readTestdata(t, "dtrace_kernel.txt"), importer.DTrace, ""},
 		{"folded of dtrace frames", []byte("demo`main;demo`parse 4\n"), importer.Folded, ""},
 		{"perf frames with backticks", []byte("prog 1234/1235 [002] 12345.678901: 250000 cycles: \n\t 401000 a`b+0x10 (/bin/prog)\n"), importer.Perf, ""},
+		{"cpuprofile", readTestdata(t, "node_cpu.cpuprofile"), importer.CPUProfile, ""},
+		{"old cpuprofile", readTestdata(t, "v8_old.cpuprofile"), importer.CPUProfile, ""},
+		{"gzipped cpuprofile", gz(t, readTestdata(t, "v8_small.cpuprofile")), importer.CPUProfile, ""},
+		{"cpuprofile with a byte order mark", append([]byte("\xef\xbb\xbf"), readTestdata(t, "v8_small.cpuprofile")...), importer.CPUProfile, ""},
+		{"chrome trace, array", readTestdata(t, "chrome_trace_small.json"), importer.ChromeTrace, ""},
+		{"chrome trace, traceEvents", readTestdata(t, "node_trace.json"), importer.ChromeTrace, ""},
+		{"chrome trace, CpuProfile event", readTestdata(t, "chrome_trace_cpuprofile_event.json"), importer.ChromeTrace, ""},
+		{"speedscope", readTestdata(t, "speedscope_small.json"), importer.Speedscope, ""},
+		{"gecko", readTestdata(t, "gecko_small.json"), importer.Gecko, ""},
+		{"gecko, gzipped real", readTestdata(t, "firefox_gecko.json.gz"), importer.Gecko, ""},
+		{"firefox processed", readTestdata(t, "gecko_processed.json"), importer.Gecko, ""},
+		{"firefox processed, shared tables", readTestdata(t, "gecko_processed_v63.json"), importer.Gecko, ""},
+		{"firefox devtools export", []byte(`{"profile":{"meta":{"interval":1},"threads":[]},"duration":5,"systemHost":{"name":"Firefox"}}`), importer.Gecko, ""},
+		{"stackprof", readTestdata(t, "stackprof_cpu.json"), importer.Stackprof, ""},
+		{"stackprof without raw", readTestdata(t, "stackprof_noraw.json"), importer.Stackprof, ""},
+		{"a trace without a profile", []byte(`[{"pid":1,"tid":1,"ts":0,"ph":"X","name":"RunTask"}]`), "", "--format"},
+		{"JSON of no format", []byte(`{"name":"x","values":[1,2,3]}`), "", "--format"},
+		{"truncated JSON of no format", []byte(`{"nodes":[{"id":1,`), "", "--format"},
+		{"JSON array of numbers", []byte("[1, 2, 3]\n"), "", "--format"},
+		{"folded stacks starting with a bracket", []byte("[unknown];main 3\n[unknown];work 5\n"), importer.Folded, ""},
 		{"empty", nil, "", "empty"},
 		{"garbage", []byte("hello, world\nthis is not a profile\n"), "", "--format"},
 		{"binary garbage", []byte{0, 1, 2, 3, 0xff, 0xfe, 9, 9, 9}, "", "--format"},
@@ -165,7 +185,8 @@ func TestFormatsRegistry(t *testing.T) {
 			t.Errorf("ParseFormat(%s) = %q, %v", f.Name, got, err)
 		}
 	}
-	for _, want := range []importer.Format{importer.Pprof, importer.Perf, importer.Folded} {
+	for _, want := range []importer.Format{importer.Pprof, importer.Perf, importer.Folded,
+		importer.CPUProfile, importer.ChromeTrace, importer.Speedscope, importer.Gecko, importer.Stackprof} {
 		if !seen[want] {
 			t.Errorf("Formats() lacks %s", want)
 		}

@@ -16,6 +16,10 @@ func FuzzImport(f *testing.F) {
 		"pmcstat.txt", "dtrace_ustack.txt", "dtrace_keys.txt", "dtrace_kernel.txt"} {
 		f.Add(readTestdata(f, name))
 	}
+	for _, name := range []string{"v8_small.cpuprofile", "v8_old.cpuprofile", "chrome_trace_small.json", "chrome_trace_cpuprofile_event.json",
+		"speedscope_small.json", "speedscope_pyspy.json", "gecko_small.json", "gecko_processed.json", "stackprof_small.json", "stackprof_noraw.json"} {
+		f.Add(readTestdata(f, name))
+	}
 	f.Add(importtest.LegacyExample())
 	f.Add(importtest.Synthetic(5, 5, 1))
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -1,6 +1,9 @@
 // Package importer turns profiles of real programs into workloads: pprof
 // (every form github.com/google/pprof/profile parses), Linux `perf script`
-// text and folded stacks (FlameGraph's stackcollapse format). An importer
+// text and folded stacks (FlameGraph's stackcollapse format), and the
+// source-level profilers' JSON: V8's .cpuprofile and Chrome traces,
+// speedscope's format, the Firefox Profiler's and Ruby stackprof's
+// (registry.go lists them all). An importer
 // is a pure function from a file's bytes to a [workload.Spec] with the
 // source's calling contexts (weighted stacks, their inlined frames
 // marked), its addresses where it has them (each the physical function's,

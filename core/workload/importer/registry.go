@@ -29,10 +29,17 @@ type format struct {
 	read func(r *reading) error
 }
 
-// registry is every format, in the order detection asks them: the text
-// formats whose lines are distinctive first, folded stacks (a loose
+// registry is every format, in the order detection asks them: the JSON
+// formats (each recognises its top-level keys, see jsonsniff.go), the
+// text formats whose lines are distinctive, folded stacks (a loose
 // pattern) after them, binary pprof (a parse attempt) last.
 var registry = []*format{
+	// The JSON formats: each recognises its top-level keys (jsonsniff.go).
+	&cpuprofileFormat,
+	&chromeTraceFormat,
+	&speedscopeFormat,
+	&geckoFormat,
+	&stackprofFormat,
 	&perfFormat,
 	&instrumentsFormat,
 	&callgrindFormat,
@@ -53,6 +60,8 @@ type content struct {
 	// lines are up to 20 of the first non-blank lines that are not `#`
 	// comments, when text.
 	lines []string
+	// json is the JSON sniff the JSON formats share (see jsonTop).
+	json *jsonTop
 }
 
 // newContent is data's content for detection.

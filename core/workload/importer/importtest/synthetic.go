@@ -1,7 +1,8 @@
 // Package importtest makes real-looking profiles for the importers' tests
 // and for the tests of what runs imported workloads: a Go CPU profile of
 // busy functions (runtime/pprof), a synthetic gzipped profile.proto of any
-// size, a legacy gperftools CPU profile and perf script text. Everything
+// size, a legacy gperftools CPU profile, perf script text and V8
+// .cpuprofile JSON. Everything
 // is deterministic in its seed except GoCPUProfile, which measures a real
 // program.
 package importtest
