@@ -45,7 +45,8 @@ summary { cursor: pointer; font-weight: bold; }
 <table id="glance">
 <tr><th>metric</th><th>lowest mean</th><th>at</th><th>highest mean</th><th>at</th></tr>
 {{range .Glance}}<tr><td>{{.Metric}}</td><td>{{.Low}}</td><td>{{.LowAt}}</td><td>{{.High}}</td><td>{{.HighAt}}</td></tr>
-{{end}}</table>{{end}}
+{{end}}</table>{{if .GlanceMore}}
+<p>{{.GlanceMore}}</p>{{end}}{{end}}
 <p>Files: {{range .Files}}<a href="{{.}}">{{.}}</a> {{end}}</p>
 </section>
 <h2>Plots</h2>
@@ -70,12 +71,13 @@ summary { cursor: pointer; font-weight: bold; }
 // page a browser opens; what is left out is said on it (and on the
 // terminal), and summary.md and results.csv hold everything.
 const (
-	maxHTMLMetrics = 50 // metrics with a table and an "at a glance" row
+	maxHTMLMetrics = 50 // metrics with a table
+	maxGlance      = 12 // metrics with an "at a glance" row, above the plots
 	maxEmbedded    = 40 // plots inlined; the others are linked
 )
 
-// writeHTML writes report.html: a summary (the outcomes, each metric's
-// lowest and highest mean), how the plots were chosen and what was left
+// writeHTML writes report.html: a summary (the outcomes, the lowest and
+// highest mean of the first metrics), how the plots were chosen and what was left
 // out, the plots with their captions, then the tables folded
 // (<details>); the plots are inlined as data: URLs so the page stands
 // alone (it also links the files beside it).
@@ -103,12 +105,16 @@ func writeHTML(d *data, figs []figure, c choice, left []string) (err error) {
 		Glance                   []glance
 		Tables                   []tab
 		Figures                  []fig
+		GlanceMore               string
 		Chosen, SweepFile        string
 		Left                     []string
-	}{Glance: atAGlance(d, shown), Name: d.sweep, Runs: d.runs, OK: ok, Failed: failed, Errors: errs, Fixed: strings.Join(fixed(d), ", "),
+	}{Glance: atAGlance(d, shown[:min(len(shown), maxGlance)]), Name: d.sweep, Runs: d.runs, OK: ok, Failed: failed, Errors: errs, Fixed: strings.Join(fixed(d), ", "),
 		Files: []string{results.FileName, CSVName, SummaryName}, Chosen: chosenText(d, c), SweepFile: d.sweep, Left: left}
 	if v.Name == "" {
 		v.Name = filepath.Base(d.dir)
+	}
+	if n := len(d.metric); n > maxGlance {
+		v.GlanceMore = fmt.Sprintf("The first %d of %d metrics; the tables below have %d, %s has every one.", maxGlance, n, len(shown), SummaryName)
 	}
 	if v.SweepFile == "" {
 		v.SweepFile = "FILE"

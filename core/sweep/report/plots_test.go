@@ -377,6 +377,9 @@ func TestManyMetricsBounded(t *testing.T) {
 	if len(page) > 1<<20 {
 		t.Errorf("report.html is %d bytes", len(page))
 	}
+	if n := strings.Count(string(page), "<tr><td>"); n != 12+51*3 || !strings.Contains(string(page), "The first 12 of 2001 metrics") {
+		t.Errorf("report.html has %d table rows, want 12 at a glance (and says so), and the runs' and 50 metrics' tables of 3 rows", n)
+	}
 	if n := strings.Count(string(page), "<details>"); n != 51 {
 		t.Errorf("report.html has %d tables, want the runs' and 50 metrics'", n)
 	}
