@@ -141,9 +141,14 @@ func (l *Lab) Counters(tb testing.TB, h uint64) []uint32 {
 	return nil
 }
 
-// ThreeFuncs is a minimal workload of three functions at 0x10000.
+// ThreeFuncs is a minimal workload of three functions at 0x10000. p may
+// be nil (a process named "app").
 func ThreeFuncs(p *kernel.Process) *workload.Spec {
-	return workload.OneProcess("", p, []workload.Function{
+	name, proc := "app", workload.ProcessHandle(nil)
+	if p != nil {
+		proc = p
+	}
+	return workload.OneProcess(name, proc, []workload.Function{
 		{Name: "alpha", Base: 0x10000, Size: 0x400, Weight: 5},
 		{Name: "beta", Base: 0x10400, Size: 0x400, Weight: 3},
 		{Name: "gamma", Base: 0x10800, Size: 0x400, Weight: 2, CacheMissRate: 0.05},
