@@ -14,6 +14,7 @@ import (
 	"github.com/proflab/proflab/core/luavm"
 	"github.com/proflab/proflab/core/output"
 	"github.com/proflab/proflab/core/runerr"
+	"github.com/proflab/proflab/core/sim"
 	"github.com/proflab/proflab/core/workload/importer"
 	"github.com/proflab/proflab/scripts"
 )
@@ -51,6 +52,10 @@ type Config struct {
 	// once for all the runs that share it; nil parses a file every time
 	// it is named.
 	Workloads *importer.Cache
+	// Prepared keeps what m:run derives from the workload files it reads
+	// (their resolution and classes), by content, for all the runs that
+	// share it; nil prepares a workload at every m:run.
+	Prepared *sim.Cache
 }
 
 // Check is one lab.check call.

@@ -55,6 +55,13 @@ type Loaded struct {
 	Imported *Imported
 	// SHA256 is the hex sha256 of the file's content as it was read.
 	SHA256 string
+	// Key names the workload's content: the file's sha256 and the
+	// architecture it was made for. Two loads with the same Key give
+	// workloads of the same content (the same Spec, through one Cache),
+	// so what a run derives from the workload may be kept under it
+	// (core/sim's Cache and Sim.RunCached); an edited file has a new
+	// Key.
+	Key string
 }
 
 // Load is [Load] through the cache: the file at path is read and hashed,
@@ -70,6 +77,7 @@ func (c *Cache) Load(path, arch string) (Loaded, error) {
 	}
 	key := cacheKey{sum: sha256.Sum256(data), arch: arch}
 	out := Loaded{SHA256: hex.EncodeToString(key.sum[:])}
+	out.Key = out.SHA256 + "/" + arch
 	if c != nil {
 		if e, ok := c.find(key); ok {
 			out.Spec, out.Imported = e.spec, e.im

@@ -33,18 +33,18 @@ func TestCacheParsesOnceWhileTheContentStays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again.Spec != first.Spec || again.SHA256 != first.SHA256 || first.Imported == nil {
+	if again.Spec != first.Spec || again.SHA256 != first.SHA256 || again.Key != first.Key || first.Imported == nil {
 		t.Errorf("the same bytes were not answered from the cache (spec %p then %p)", first.Spec, again.Spec)
 	}
-	if x86, err := c.Load(path, "x86"); err != nil || x86.Spec == first.Spec {
-		t.Errorf("x86 was answered with the x64 workload (err %v)", err)
+	if x86, err := c.Load(path, "x86"); err != nil || x86.Spec == first.Spec || x86.Key == first.Key {
+		t.Errorf("x86 was answered with the x64 workload, or under its key %q (err %v)", first.Key, err)
 	}
 	writeFolded(t, dir, "a.folded", "other")
 	changed, err := c.Load(path, "x64")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if changed.Spec == first.Spec || changed.SHA256 == first.SHA256 {
+	if changed.Spec == first.Spec || changed.SHA256 == first.SHA256 || changed.Key == first.Key {
 		t.Fatal("a changed file was answered with its old workload")
 	}
 	if s := fmt.Sprintf("%+v", *changed.Spec); !strings.Contains(s, "other") || strings.Contains(s, "work") {
