@@ -7,9 +7,9 @@ import (
 	"github.com/proflab/proflab/core/workload"
 )
 
-// A Cache keeps, across the runs of one process, what a run derives from
-// a workload that does not change before any simulated time passes: its
-// resolution for the machine's architecture, its functions as the engine
+// A Cache keeps, across the runs of one process, what a run derives
+// from a workload that does not change, before any simulated time
+// passes: its resolution for the machine's architecture, its functions as the engine
 // executes them, its threads' segment types and their classes for each
 // list of enabled counters. A run of a workload the cache holds pays
 // only for its simulated time (see [Sim.RunCached]): for an imported
@@ -17,8 +17,9 @@ import (
 // of processor time at every run after the first
 // (docs/workload-import.md, Cost).
 //
-// Workloads are kept by their content key (a workload file's sha256 and
-// architecture, importer.Loaded.Key) and the machine's architecture. The
+// Workloads are kept by their content key (a workload file's path,
+// sha256 and architecture, importer.Loaded.Key) and the machine's
+// architecture. The
 // cache keeps at most 8 workloads and, by an estimate of what their
 // preparation adds to the parsed workload (which importer.Cache counts),
 // maxBytes of memory, dropping the least recently used; a workload

@@ -71,7 +71,8 @@ func (s *Sim) RunContext(ctx context.Context, durationUS uint64, w *workload.Spe
 }
 
 // RunCached is RunContext for a workload whose content key says what it
-// is (a workload file's sha256 and architecture: importer.Loaded.Key):
+// is (a workload file's path, sha256 and architecture:
+// importer.Loaded.Key):
 // the workload's resolution and classes come from c, made by the first
 // run that needs them and shared by every run after it, in this process,
 // that gives the same key (see [Cache]). Runs that give the same key

@@ -50,8 +50,8 @@
 // For an imported workload of 5,000 functions and 30,000 stacks that is
 // some 60 ms of processor time. [Sim.RunContext] makes it for its run;
 // [Sim.RunCached] takes it from a [Cache], where the first run that gave
-// the workload's content key (a workload file's sha256 and architecture)
-// made it, so the runs after it pay only for their simulated time. What
+// the workload's content key (a workload file's path, sha256 and
+// architecture) made it, so the runs after it pay only for their simulated time. What
 // a Cache keeps does not change once made and holds no run's state (the
 // run's truth, its deferred segments and its stacks not yet drawn are
 // the run's, and so are the workload's process handles), so the runs of

@@ -50,10 +50,16 @@ func TestCacheParsesOnceWhileTheContentStays(t *testing.T) {
 	if s := fmt.Sprintf("%+v", *changed.Spec); !strings.Contains(s, "other") || strings.Contains(s, "work") {
 		t.Errorf("the changed file's workload is %s", s)
 	}
-	// the same content under another name is the same workload
+	// the same content under another name has the same sum, but is
+	// imported as itself: the workload, its process and its provenance
+	// are named after the file
 	copyPath := writeFolded(t, dir, "b.folded", "work")
-	if b, err := c.Load(copyPath, "x64"); err != nil || b.SHA256 != first.SHA256 {
-		t.Errorf("identical content: sha256 %s, want %s (err %v)", b.SHA256, first.SHA256, err)
+	b, err := c.Load(copyPath, "x64")
+	if err != nil || b.SHA256 != first.SHA256 {
+		t.Fatalf("identical content: sha256 %s, want %s (err %v)", b.SHA256, first.SHA256, err)
+	}
+	if b.Key == first.Key || b.Spec.Name != "b.folded" || b.Spec.Processes[0].Name != "b.folded" || b.Imported.Source != copyPath {
+		t.Errorf("a copy named b.folded was answered as %q (process %q, source %q, key %q)", b.Spec.Name, b.Spec.Processes[0].Name, b.Imported.Source, b.Key)
 	}
 }
 
