@@ -148,4 +148,7 @@
 //     the lab's HALSources inspection); calls it causes do not run it
 //     again; its error stops the machine as a *HookError (the caller's
 //     own failure, not the HAL's).
+//   - Machine.OnProfileClose's hook sees a profile as its last handle
+//     is closed, before the kernel stops and deletes it (the lab's
+//     outputs keep the profiles a scenario closed); it only observes.
 package kernel

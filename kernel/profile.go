@@ -491,6 +491,10 @@ func (t *Thread) NtClose(handle uint64) (Status, error) {
 	if !ok || h == 0 {
 		return StatusInvalidHandle, nil
 	}
+	if ep, isProfile := e.obj.(*eprofile); isProfile && ep.handles == 1 && m.closeHook != nil {
+		info, _ := t.proc.profileInfo(h, nil)
+		m.closeHook(ProfileRecord{Owner: t.proc, Handle: h, Info: info})
+	}
 	delete(t.proc.handles, h)
 	if ep, isProfile := e.obj.(*eprofile); isProfile {
 		ep.handles--

@@ -348,16 +348,20 @@ func functionTruthFor(s *sim.Sim, rec kernel.ProfileRecord) []sim.FunctionEvents
 	return out
 }
 
+// collect reads every profile of the run, open or closed
+// (Machine.profiles), into buckets.csv's rows and a pprof profile per
+// profile that counted or is still started.
 func collect(reg *Registry) ([]row, []namedProfile, error) {
 	var rows []row
 	var profs []namedProfile
 	for _, e := range reg.Machines() {
 		sy := newSymbols(e.Sim)
-		for _, rec := range e.Kernel.Profiles() {
+		for _, pe := range e.profiles() {
+			rec := pe.rec
 			if rec.Info.Size == 0 {
 				continue
 			}
-			counts, err := rec.Counters()
+			counts, err := pe.counters()
 			if err != nil {
 				continue // its buffer is gone: nothing to report
 			}

@@ -26,7 +26,8 @@ const (
 // `proflab run -h`.
 const OutputFiles = `  result.json            scenario, status, seed, params, records, checks, error, interrupts per
                          source and processor (and each processor's KPRCB InterruptCount),
-                         proflab version, HAL plugins (path, sha256, protocol), files, timings
+                         proflab version, HAL plugins (path, sha256, protocol), inputs (the
+                         modules and workload files read, with their sha256), files, timings
   log.txt                the run's log (print, lab.log, plugin log lines), when it logged anything
   config.toml            the configuration in force, every default filled in (HAL settings too)
   workload-mM-rN.toml    the resolved workload of machine M's run N, every default filled in
@@ -75,7 +76,8 @@ func CheckOut(dir string, replace bool) error {
 // never holds a partial or mixed set of files. The files: result.json
 // (scenario, status, seed, params, records, checks, error, the machines'
 // interrupts per source and processor, the proflab version and HAL
-// plugins, the files written, and timings, the only wall-clock field),
+// plugins, the files the run read (inputs), the files written, and
+// timings, the only wall-clock field),
 // log.txt when the run logged anything, the configuration in force
 // (config.toml), each run's resolved workload (workload-mM-rN.toml), and
 // the profile outputs of core/output (buckets.csv, a pprof profile per

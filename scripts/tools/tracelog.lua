@@ -48,7 +48,7 @@ function M.run(m, args, opts)
   local rows, failed = S.list(p)
   if not rows then return C.fail(res, C.FAILED, failed) end
   res.rows = rows
-  for _, r in ipairs(rows) do say(S.line(r)) end
+  for _, l in ipairs(S.lines(rows)) do say(l) end
   return res
 end
 

@@ -132,7 +132,7 @@ function M.run(m, args, opts)
   if not rows then return C.fail(res, C.FAILED, failed) end
   if req.command == "pmcsources" then
     res.rows = rows
-    for _, r in ipairs(rows) do say(S.line(r)) end
+    for _, l in ipairs(S.lines(rows)) do say(l) end
     return res
   end
   local row = S.find(rows, req.source or lab.ProfileTime)
