@@ -34,7 +34,7 @@
 // and what is left out), strict.go (strict library modules and the
 // misspelling hints), budget.go, budget_string.go and watchdog.go (the
 // memory budget), require.go and compile.go (modules, compile caches),
-// random.go, stableid.go (tostring, print, string.format's %s), u64.go,
+// random.go, stableid.go (tostring, print), format.go (string.format), u64.go,
 // convert.go and values.go (numbers, u64, Lua ⇄ Go values), args.go and
 // fields.go (argument and options-table readers), errors.go (the panic
 // guard, Exec, messages and tracebacks).
@@ -76,6 +76,13 @@
 //     the order first shown, never by heap address, so that the same seed
 //     gives the same bytes (stableid.go); hosts show values through
 //     ToString to keep that rule.
+//   - string.format is Lua 5.1's as built by gcc for x86-64 Linux
+//     (format.go): its conversions, flags and errors, C's casts of the
+//     argument (cvttsd2si's answer out of range) and glibc's printf,
+//     checked against C (testdata/format) and the real lua5.1. A u64 is
+//     exact in the integer conversions (%d and %i show it unsigned); %s
+//     is tostring; %c of 0 is a zero byte and %s of a short string with
+//     a zero byte an error, where Lua 5.1 silently loses bytes.
 //   - A Lua call stack overflow (more than 1024 nested calls) is the
 //     scenario's error with its file:line; long error messages keep 4 KiB
 //     (head and tail) and their length; an error value that is not a
