@@ -87,7 +87,7 @@ end
 
 --- line(row) → the listing's line for one row.
 function M.line(row)
-  return ("%3d %-25s%11d%6d%11d"):format(row.source, row.name, row.interval, row.min, row.max)
+  return ("%3u %-25s%11u%6u%11u"):format(row.source, row.name, row.interval, row.min, row.max)
 end
 
 --- lines(rows) → the listing as the tools print it: HEADER, RULE, then
