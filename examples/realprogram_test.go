@@ -1,7 +1,9 @@
 package examples_test
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -45,6 +47,21 @@ func TestRealProgramExample(t *testing.T) {
 	}
 	if rows != 5 {
 		t.Errorf("%d rows, want 5:\n%s", rows, out)
+	}
+	// the run folder compares the profiles with the source, and so does
+	// proflab compare, as the README shows
+	dir := filepath.Join(t.TempDir(), "cmp")
+	if out, err := exec.Command(proflab, "run", "real-program/compare.lua", "--out", dir).CombinedOutput(); err != nil {
+		t.Fatalf("proflab run real-program/compare.lua --out: %v\n%s", err, out)
+	}
+	text, err := os.ReadFile(filepath.Join(dir, "comparison.txt"))
+	if err != nil || strings.Count(string(text), "  verdict: ") != 5 {
+		t.Errorf("comparison.txt: %v\n%s", err, text)
+	}
+	out, err = exec.Command(proflab, "compare", "real-program/prog.pb.gz", dir, "--profile", "m4", "--rows", "10").Output()
+	if err != nil || !strings.Contains(string(out), "against profile-m4-pid12-h4-ProfileTime.pb.gz (ProfileTime)") ||
+		!strings.Contains(string(out), "verdict: the lab agrees with the source within both samples' errors") {
+		t.Errorf("proflab compare real-program/prog.pb.gz: %v\n%s", err, out)
 	}
 	out, err = exec.Command(proflab, "run", "real-program/interval.lua", "--set", "interval=2441").CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "PASS") {
