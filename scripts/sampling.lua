@@ -144,13 +144,14 @@ end
 --- whose base lies in the profile's range, each the truth of its code
 --- (truth[name].code: what a function inlined into another ran is its
 --- caller's, as buckets see it). A bucket goes to the function holding
---- its first address, else the first function starting inside it. what
---- is the truth the samples are drawn from (default "cycles"; see
---- event_of and truths; another name is an error). verdict is "within
---- sampling error", "beyond sampling error" (p < 0.001), "no samples" or
---- "no truth"; within and beyond say the first two. tv is the
---- total-variation distance between the sampled and the truth shares,
---- expected its mean under sampling error alone, p its p-value
+--- its first address, else the first function starting inside it;
+--- buckets that hold no function are the row "(no function)", whose
+--- truth is none. what is the truth the samples are drawn from (default
+--- "cycles"; see event_of and truths; another name is an error). verdict
+--- is "within sampling error", "beyond sampling error" (p < 0.001), "no
+--- samples" or "no truth"; within and beyond say the first two. tv is
+--- the total-variation distance between the sampled and the truth
+--- shares, expected its mean under sampling error alone, p its p-value
 --- (lab.sampling_test: exact, a bound or Monte Carlo, as method says);
 --- none of the three without samples. rows are { name, samples,
 --- sampled, truth } by truth share, largest first.
@@ -168,7 +169,7 @@ function M.accuracy(counts, base, bucket, res, what)
     end
   end
   table.sort(fns, function(x, y) return x.base < y.base end)
-  local n, j = 0, 1
+  local n, j, nowhere = 0, 1, 0
   for i, c in ipairs(counts) do
     if c > 0 then
       local lo = (i - 1) * width
@@ -176,10 +177,13 @@ function M.accuracy(counts, base, bucket, res, what)
       local f = fns[j]
       if f and f.base < lo + width then
         f.samples = f.samples + c
-        n = n + c
+      else
+        nowhere = nowhere + c -- samples where no function is: the truth has none
       end
+      n = n + c
     end
   end
+  if nowhere > 0 then fns[#fns + 1] = { name = "(no function)", truth = 0, samples = nowhere } end
   local total = 0
   for _, f in ipairs(fns) do total = total + f.truth end
   local out = { samples = n, functions = 0, within = false, beyond = false, rows = {} }

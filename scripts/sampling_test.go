@@ -11,7 +11,9 @@ import (
 // lab.sampling_test: two functions' p is both binomial tails, checked by
 // hand; samples where the truth has none are beyond sampling error; a
 // profile without samples has the verdict "no samples" and no distance;
-// event_of names a source's truth. u64 bases above 2^53 work.
+// buckets that hold no function count as "(no function)", where the
+// truth has nothing; event_of names a source's truth. u64 bases above
+// 2^53 work.
 func TestSamplingAccuracy(t *testing.T) {
 	src := `local lab = require 'proflab'
 local S = require 'sampling'
@@ -48,6 +50,9 @@ lab.check(m.rows[1].name == "b" and m.rows[1].truth == 1 and m.p == 0 and m.beyo
 local none = S.accuracy({ 0, 0, 0, 0 }, 0x1000, 4, res)
 lab.check(none.samples == 0 and not none.within and not none.beyond and none.verdict == "no samples"
   and none.tv == nil and none.p == nil and S.p_text(none) == "-" and #none.rows == 2, "no samples")
+-- a fifth bucket (0x1040), after b's end: samples in no function
+local x = S.accuracy({ 50, 20, 20, 10, 5 }, 0x1000, 4, res)
+lab.check(x.samples == 105 and x.rows[3].name == "(no function)" and x.rows[3].samples == 5 and x.p == 0 and x.beyond, "samples in no function")
 local k = S.accuracy({ 3 }, lab.u64("0xFFFFF80000001000"), 4,
   { truth = { kf = { base = lab.u64("0xFFFFF80000001000"), size = 0x10, cycles = 5, instructions = 5 } } })
 lab.check(k.samples == 3 and k.tv == 0 and k.p == 1, "kernel addresses")
@@ -58,7 +63,7 @@ lab.check(S.event_of(lab.ProfileTime) == "cycles" and S.event_of(lab.ProfileTota
 	if r.Error != nil {
 		t.Fatal(r.Error.Detail())
 	}
-	if len(r.Checks) != 11 || len(r.Failed()) > 0 {
+	if len(r.Checks) != 12 || len(r.Failed()) > 0 {
 		t.Errorf("checks %+v", r.Checks)
 	}
 }

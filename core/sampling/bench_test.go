@@ -5,7 +5,14 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"time"
 )
+
+// reportCPU reports the CPU time per operation since start (the wall
+// time, ns/op, counts the waits of a shared machine too).
+func reportCPU(b *testing.B, start time.Duration) {
+	b.ReportMetric(float64(cpuTime()-start)/1e6/float64(b.N), "cpu-ms/op")
+}
 
 // zipfTruth is k functions with shares 1/i.
 func zipfTruth(k int) []float64 {
@@ -34,11 +41,13 @@ func BenchmarkGoodnessOfFit(b *testing.B) {
 		b.Run(fmt.Sprintf("within/functions=%d", k), func(b *testing.B) {
 			var draws int
 			i := 0
+			start := cpuTime()
 			for b.Loop() {
 				got, _ := GoodnessOfFit(within[i%len(within)], truth)
 				draws += got.Draws
 				i++
 			}
+			reportCPU(b, start)
 			b.ReportMetric(float64(draws)/float64(b.N), "draws/op")
 		})
 		for _, c := range []struct {
@@ -48,9 +57,11 @@ func BenchmarkGoodnessOfFit(b *testing.B) {
 			counts := multinomial(r, n, moved(truth, c.move))
 			b.Run(fmt.Sprintf("%s/functions=%d", c.name, k), func(b *testing.B) {
 				var got Test
+				start := cpuTime()
 				for b.Loop() {
 					got, _ = GoodnessOfFit(counts, truth)
 				}
+				reportCPU(b, start)
 				b.ReportMetric(float64(got.Draws), "draws/op")
 				b.ReportMetric(got.P, "p")
 			})
@@ -94,9 +105,11 @@ func BenchmarkTwoSample(b *testing.B) {
 			other := multinomial(r, n, moved(truth, c.move))
 			b.Run(fmt.Sprintf("%s/functions=%d", c.name, k), func(b *testing.B) {
 				var got Test
+				start := cpuTime()
 				for b.Loop() {
 					got, _ = TwoSample(a, other)
 				}
+				reportCPU(b, start)
 				b.ReportMetric(float64(got.Draws), "draws/op")
 				b.ReportMetric(got.P, "p")
 			})

@@ -308,7 +308,10 @@ func (fs *fitCells) seed() uint64 {
 func reach(obs float64) float64 { return obs * (1 - 1e-9) }
 
 // sequential is the sequential Monte Carlo p-value of obs (Besag and
-// Clifford): draws until StopExceedances of them reach obs, or MaxDraws.
+// Clifford): draws until StopExceedances of them reach obs (p =
+// StopExceedances/draws), or MaxDraws (p = (reached+1)/(MaxDraws+1));
+// and, when none of the first EarlyDraws reaches obs, stops there (p =
+// 1/(EarlyDraws+1)): see EarlyDraws.
 func sequential(obs float64, draw func() float64) (p float64, draws int) {
 	at := reach(obs)
 	exceed := 0
@@ -318,6 +321,9 @@ func sequential(obs float64, draw func() float64) (p float64, draws int) {
 			if exceed == StopExceedances {
 				return float64(StopExceedances) / float64(l), l
 			}
+		}
+		if l == EarlyDraws && exceed == 0 {
+			return 1.0 / float64(EarlyDraws+1), l
 		}
 	}
 	return float64(exceed+1) / float64(MaxDraws+1), MaxDraws

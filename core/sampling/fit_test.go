@@ -206,16 +206,22 @@ func TestGoodnessOfFitIsDeterministic(t *testing.T) {
 }
 
 // A distance far beyond sampling error is judged by McDiarmid's bound,
-// without draws; one near the threshold takes every draw.
-func TestBoundAndFullDraws(t *testing.T) {
+// without draws; one clearly beyond stops after 2,999 draws none of
+// which reached it; one near the threshold takes every draw.
+func TestBoundEarlyStopAndFullDraws(t *testing.T) {
 	truth := []float64{0.3, 0.25, 0.2, 0.15, 0.1}
 	far, _ := GoodnessOfFit([]uint64{3300, 2500, 2000, 1500, 700}, truth)
 	if far.Method != Bound || !far.Beyond() || far.Draws != 0 || far.P > 1e-4 {
 		t.Errorf("far: %+v", far)
 	}
-	// 10,000 samples, 2.1% moved from the largest to the smallest: TV
-	// 0.021, its mean under sampling error 0.0078, McDiarmid's bound 0.03
-	near, _ := GoodnessOfFit([]uint64{2790, 2500, 2000, 1500, 1210}, truth)
+	// 10,000 samples, 2.5% moved from the largest to the smallest: TV
+	// 0.025, its mean under sampling error 0.0078, McDiarmid's bound 0.03
+	clear, _ := GoodnessOfFit([]uint64{2750, 2500, 2000, 1500, 1250}, truth)
+	if clear.Method != MonteCarlo || !clear.Beyond() || clear.Draws != EarlyDraws {
+		t.Errorf("clearly beyond: %+v", clear)
+	}
+	// 1.9% moved: p about 0.0005
+	near, _ := GoodnessOfFit([]uint64{2810, 2500, 2000, 1500, 1190}, truth)
 	if near.Method != MonteCarlo || !near.Beyond() || near.Draws != MaxDraws {
 		t.Errorf("near: %+v", near)
 	}
@@ -365,5 +371,34 @@ func TestPowerOnePercentMoved(t *testing.T) {
 				t.Errorf("%s: power %.3f to find 1%% moved from #%d to #%d, want at least 0.99", s.name, power, move[0]+1, move[1]+1)
 			}
 		}
+	}
+}
+
+// The sequential Monte Carlo test's size: under sampling error alone
+// (a continuous statistic) the observed one's rank among the draws is
+// uniform, so the draws reach it independently with a probability u that
+// is uniform on [0, 1]. The test calls a profile beyond when at most 8 of
+// 9,999 draws reach it, or none of the first 2,999 does: the
+// probability of that, integrated over u, is at most Alpha.
+func TestSequentialSize(t *testing.T) {
+	lgamma := func(x float64) float64 { v, _ := math.Lgamma(x); return v }
+	// P(at most g of n reach it) = (g+1)/(n+1) over u uniform
+	final := float64(StopExceedances-1) / float64(MaxDraws+1)
+	// P(none of the first L, and j > 8 of the other M): C(M,j) B(j+1, L+M−j+1)
+	L, M := float64(EarlyDraws), float64(MaxDraws-EarlyDraws)
+	var early float64
+	for j := float64(StopExceedances - 1); j <= M; j++ {
+		early += math.Exp(lgamma(M+1) - lgamma(M-j+1) + lgamma(L+M-j+1) - lgamma(L+M+2))
+	}
+	size := final + early
+	t.Logf("size %.7f: %.7f from the last draw, %.7f from the early stop", size, final, early)
+	if size >= Alpha {
+		t.Errorf("the sequential test's size is %v, not under %v", size, Alpha)
+	}
+	// and it stops there
+	var calls int
+	p, draws := sequential(1, func() float64 { calls++; return 0 })
+	if draws != EarlyDraws || calls != EarlyDraws || p != 1.0/(EarlyDraws+1) {
+		t.Errorf("never reached: p %v after %d draws", p, draws)
 	}
 }
