@@ -40,12 +40,14 @@ type Source struct {
 	Module map[string]string
 }
 
-// SourceOf reads an imported profile's flat profile: each function's
-// samples are its share of the source's weight (Imported.Flat) times the
-// source's sample count, rounded (exact when every sample weighs the
-// same, as in CPU profiles at a fixed period; for weighted samples, such
-// as perf's cycles at an adaptive period, the samples a share of that
-// weight is worth).
+// SourceOf reads an imported profile's flat profile as the lab's buckets
+// charge samples: each function's samples are its share of the source's
+// weight that ran its code, its own and that of the functions inlined
+// into it (Imported.CodeFlat: an address belongs to the physical
+// function), times the source's sample count, rounded (exact when every
+// sample weighs the same, as in CPU profiles at a fixed period; for
+// weighted samples, such as perf's cycles at an adaptive period, the
+// samples a share of that weight is worth).
 func SourceOf(im *importer.Imported) Source {
 	s := Source{Name: im.Source, Format: string(im.Format), SampleType: im.SampleType, Counts: map[string]uint64{}, Module: map[string]string{}}
 	// ImageRefs goes through the images' functions in order
@@ -59,7 +61,7 @@ func SourceOf(im *importer.Imported) Source {
 		}
 	}
 	n := float64(max(im.Samples, 0))
-	for ref, share := range im.Flat() {
+	for ref, share := range im.CodeFlat() {
 		c := uint64(math.Round(share * n))
 		if c == 0 {
 			continue
