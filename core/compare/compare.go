@@ -233,15 +233,22 @@ func Compare(src Source, lab output.ProfileAccuracy) (Comparison, error) {
 	return c, nil
 }
 
-// rows fills each row's shares, intervals and tests, and sorts them.
+// rows fills each row's shares, intervals and tests, and sorts them. The
+// rows with samples on neither side are no test (p = 1), and do not count
+// in the adjustment.
 func rows(rs []Row, a, b []uint64, na, nb uint64) []Row {
-	ps := make([]float64, len(rs))
+	var ps []float64
+	var tested []int
 	for i := range rs {
 		rs[i].Source, rs[i].Lab = shareOf(a[i], na), shareOf(b[i], nb)
-		rs[i].P = sampling.ConditionalTest(a[i], na, b[i], nb)
-		ps[i] = rs[i].P
+		rs[i].P, rs[i].PHolm = 1, 1
+		if a[i]+b[i] > 0 {
+			rs[i].P = sampling.ConditionalTest(a[i], na, b[i], nb)
+			ps, tested = append(ps, rs[i].P), append(tested, i)
+		}
 	}
-	for i, adj := range sampling.Holm(ps) {
+	for k, adj := range sampling.Holm(ps) {
+		i := tested[k]
 		rs[i].PHolm, rs[i].Differ = adj, adj < sampling.Alpha
 	}
 	sort.SliceStable(rs, func(i, j int) bool {

@@ -236,14 +236,14 @@ type shape struct {
 func shapes() []shape {
 	geometric := make([]float64, 20)
 	zipf := make([]float64, 100)
-	halfAndTail := make([]float64, 200)
+	halfAndTail := make([]float64, 100)
 	for i := range geometric {
 		geometric[i] = math.Pow(0.8, float64(i))
 	}
 	for i := range zipf {
 		zipf[i] = 1 / float64(i+1)
 	}
-	halfAndTail[0] = 199
+	halfAndTail[0] = 99
 	for i := 1; i < len(halfAndTail); i++ {
 		halfAndTail[i] = 1
 	}
@@ -252,7 +252,7 @@ func shapes() []shape {
 		{"3 functions 60/30/10", []float64{6, 3, 1}},
 		{"20 functions, geometric", geometric},
 		{"100 functions, Zipf", zipf},
-		{"1 at 50% + 199 at 0.25%", halfAndTail},
+		{"1 at 50% + 99 at 0.5%", halfAndTail},
 	}
 }
 

@@ -162,7 +162,7 @@ func TestTwoSampleCalibration(t *testing.T) {
 	if !testing.Short() && float64(alarms) > 0.002*float64(all) {
 		t.Errorf("%d false alarms in %d pairs of pure noise, want at most 0.2%%", alarms, all)
 	}
-	pairs := 50
+	pairs := 30
 	if testing.Short() {
 		pairs = 10
 	}
