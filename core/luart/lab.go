@@ -29,6 +29,7 @@ func (rt *Runtime) newLabModule() *lua.LTable {
 		"check":         rt.labCheck,
 		"record":        rt.labRecord,
 		"log":           rt.Print, // as print: one line of the run log
+		"sampling_test": rt.labSamplingTest,
 		"machine": func(L *lua.LState) int {
 			rt.objectTypes()
 			return rt.labMachine(L)

@@ -11,8 +11,10 @@ for _, v in ipairs { "6.1", "10.0" } do
       local pr = P.create_and_start(m:process{ privileges = { "SeSystemProfilePrivilege" } }, { process = false, base = img.base, size = img.size, bucket = 4, source = src })
       local res = m:run{ duration_us = 2000000, workload = "prog.pb.gz" }
       local a = S.accuracy(P.buckets(pr), img.base, 4, res, S.event_of(src))
-      rows[#rows + 1] = { v, how[1], how[2] or "apic", a.samples, ("%.4f"):format(a.tv), ("%.4f"):format(a.bound) }
+      local tv = a.tv and ("%.4f"):format(a.tv) or "-"
+      local expected = a.expected and ("%.4f"):format(a.expected) or "-"
+      rows[#rows + 1] = { v, how[1], how[2] or "apic", a.samples, tv, expected, S.p_text(a), a.verdict }
     end
   end
 end
-S.table("prog.pb.gz on the lab: distance from the truth", { "version", "source", "HAL", "samples", "TV", "noise bound" }, rows)
+S.table("prog.pb.gz on the lab: distance from the truth", { "version", "source", "HAL", "samples", "TV", "expected", "p", "verdict" }, rows)
