@@ -182,15 +182,25 @@ function M.accuracy(counts, base, bucket, res, what)
 end
 
 --- control_areas(m): gives every processor of m a PEBS control area
---- (kernel-mode NtSetSystemInformation(SystemProcessorProfileControlArea)).
+--- (kernel-mode NtSetSystemInformation(SystemProcessorProfileControlArea)),
+--- in the machine's layout of SYSTEM_PROCESSOR_PROFILE_CONTROL_AREA: the
+--- area's pointer, then BOOLEAN Allocate (x86: 8 bytes, Allocate at +4;
+--- x64: 0x10 bytes, Allocate at +8).
 function M.control_areas(m)
+  lab.arguments("sampling.control_areas", { "m:object" }, m)
+  local ptr = m:arch() == "x86" and 4 or 8
   for cpu = 0, m:cpu_count() - 1 do
     local k = m:kernel{ cpu = cpu }
-    local buf = k:alloc(0x10)
-    k:write_u8(buf + 8, 1)
-    local st = k:NtSetSystemInformation(lab.SystemProcessorProfileControlArea, buf, 0x10)
+    local buf = k:alloc(2 * ptr)
+    k:write_u8(buf + ptr, 1)
+    local st = k:NtSetSystemInformation(lab.SystemProcessorProfileControlArea, buf, 2 * ptr)
     if st ~= lab.STATUS_SUCCESS and st ~= lab.STATUS_ADDRESS_ALREADY_EXISTS then
-      error(("control area on processor %d: %s"):format(cpu, lab.status_name(st)), 2)
+      local why = ""
+      if st == lab.STATUS_INVALID_INFO_CLASS then
+        why = ("; the class arrives in Windows 8 (6.2), this machine runs %s"):format(m:version())
+      end
+      error(("sampling.control_areas: NtSetSystemInformation(SystemProcessorProfileControlArea) on processor %d returned %s%s"):format(
+        cpu, lab.status_name(st), why), 3)
     end
   end
 end
