@@ -8,6 +8,9 @@
 --   S.table("title", { "function", "samples" }, rows)                -- lab.log lines
 --
 -- Functions are the workload's function tables (name, base, size).
+-- Every function checks its arguments (lab.arguments): a value of the
+-- wrong type is an error at the scenario's line naming the function and
+-- the argument.
 
 local lab = require "proflab"
 
@@ -22,6 +25,8 @@ end
 --- bucket (counts[1] is bucket 0, at base) goes to the function holding
 --- the bucket's first address; buckets in no function go to "(other)".
 function M.by_function(counts, base, bucket, functions)
+  lab.arguments("sampling.by_function", { "counts:table", "base:integer", "bucket:integer", "functions:table" },
+    counts, base, bucket, functions)
   local out = {}
   for _, f in ipairs(functions) do out[f.name] = 0 end
   local b = num(base)
@@ -43,6 +48,7 @@ end
 --- (what = "instructions" (default), "cycles", or an event name such as
 --- "cache_misses" from truth[name].events).
 function M.truth(res, functions, what)
+  lab.arguments("sampling.truth", { "res:table", "functions:table", "what:string|nil" }, res, functions, what)
   what = what or "instructions"
   local out = {}
   for _, f in ipairs(functions) do
@@ -57,11 +63,15 @@ function M.truth(res, functions, what)
 end
 
 --- pct(x) → "12.3%"
-function M.pct(x) return ("%5.1f%%"):format(100 * x) end
+function M.pct(x)
+  lab.arguments("sampling.pct", { "x:number" }, x)
+  return ("%5.1f%%"):format(100 * x)
+end
 
 --- table(title, headers, rows): logs a table with aligned columns; rows
 --- are arrays of values (numbers and strings).
 function M.table(title, headers, rows)
+  lab.arguments("sampling.table", { "title:string", "headers:table", "rows:table" }, title, headers, rows)
   local widths = {}
   local function cell(v)
     if type(v) == "number" and v ~= math.floor(v) then return ("%.3f"):format(v) end
@@ -103,9 +113,9 @@ local event_of_source = {
 --- time, "instructions", "cache_misses", …); "instructions" for a source
 --- it does not know.
 function M.event_of(source)
+  lab.arguments("sampling.event_of", { "source:integer" }, source)
   for name, what in pairs(event_of_source) do
-    local ok, v = pcall(function() return lab[name] end)
-    if ok and v == source then return what end
+    if lab[name] == source then return what end
   end
   return "instructions"
 end
@@ -131,6 +141,8 @@ end
 --- / 2n)), within is tv <= bound; rows are { name, samples, sampled,
 --- truth } by truth share, largest first.
 function M.accuracy(counts, base, bucket, res, what)
+  lab.arguments("sampling.accuracy", { "counts:table", "base:integer", "bucket:integer", "res:table", "what:string|nil" },
+    counts, base, bucket, res, what)
   what = what or "cycles"
   -- offsets from base (addresses may be u64s above 2^53)
   local b, width = lab.u64(base), 2 ^ bucket
