@@ -8,6 +8,9 @@
 --   S.table("title", { "function", "samples" }, rows)                -- lab.log lines
 --
 -- Functions are the workload's function tables (name, base, size).
+-- Every function checks its arguments (lab.arguments): a value of the
+-- wrong type is an error at the scenario's line naming the function and
+-- the argument.
 
 local lab = require "proflab"
 
@@ -22,6 +25,8 @@ end
 --- bucket (counts[1] is bucket 0, at base) goes to the function holding
 --- the bucket's first address; buckets in no function go to "(other)".
 function M.by_function(counts, base, bucket, functions)
+  lab.arguments("sampling.by_function", { "counts:table", "base:integer", "bucket:integer", "functions:table" },
+    counts, base, bucket, functions)
   local out = {}
   for _, f in ipairs(functions) do out[f.name] = 0 end
   local b = num(base)
@@ -61,6 +66,7 @@ end
 --- (what = "instructions" (default), "cycles", or an event name such as
 --- "cache_misses" from truth[name].events; see truths).
 function M.truth(res, functions, what)
+  lab.arguments("sampling.truth", { "res:table", "functions:table", "what:string|nil" }, res, functions, what)
   what = what or "instructions"
   check_truth("truth", what)
   local out = {}
@@ -76,11 +82,15 @@ function M.truth(res, functions, what)
 end
 
 --- pct(x) → "12.3%"
-function M.pct(x) return ("%5.1f%%"):format(100 * x) end
+function M.pct(x)
+  lab.arguments("sampling.pct", { "x:number" }, x)
+  return ("%5.1f%%"):format(100 * x)
+end
 
 --- table(title, headers, rows): logs a table with aligned columns; rows
 --- are arrays of values (numbers and strings).
 function M.table(title, headers, rows)
+  lab.arguments("sampling.table", { "title:string", "headers:table", "rows:table" }, title, headers, rows)
   local widths = {}
   local function cell(v)
     if type(v) == "number" and v ~= math.floor(v) then return ("%.3f"):format(v) end
@@ -122,9 +132,9 @@ local event_of_source = {
 --- time, "instructions", "cache_misses", …); "instructions" for a source
 --- it does not know.
 function M.event_of(source)
+  lab.arguments("sampling.event_of", { "source:integer" }, source)
   for name, what in pairs(event_of_source) do
-    local ok, v = pcall(function() return lab[name] end)
-    if ok and v == source then return what end
+    if lab[name] == source then return what end
   end
   return "instructions"
 end
@@ -156,6 +166,8 @@ end
 --- none of the three without samples. rows are { name, samples,
 --- sampled, truth } by truth share, largest first.
 function M.accuracy(counts, base, bucket, res, what)
+  lab.arguments("sampling.accuracy", { "counts:table", "base:integer", "bucket:integer", "res:table", "what:string|nil" },
+    counts, base, bucket, res, what)
   what = what or "cycles"
   check_truth("accuracy", what)
   -- offsets from base (addresses may be u64s above 2^53)
@@ -226,15 +238,25 @@ function M.p_text(a)
 end
 
 --- control_areas(m): gives every processor of m a PEBS control area
---- (kernel-mode NtSetSystemInformation(SystemProcessorProfileControlArea)).
+--- (kernel-mode NtSetSystemInformation(SystemProcessorProfileControlArea)),
+--- in the machine's layout of SYSTEM_PROCESSOR_PROFILE_CONTROL_AREA: the
+--- area's pointer, then BOOLEAN Allocate (x86: 8 bytes, Allocate at +4;
+--- x64: 0x10 bytes, Allocate at +8).
 function M.control_areas(m)
+  lab.arguments("sampling.control_areas", { "m:object" }, m)
+  local ptr = m:arch() == "x86" and 4 or 8
   for cpu = 0, m:cpu_count() - 1 do
     local k = m:kernel{ cpu = cpu }
-    local buf = k:alloc(0x10)
-    k:write_u8(buf + 8, 1)
-    local st = k:NtSetSystemInformation(lab.SystemProcessorProfileControlArea, buf, 0x10)
+    local buf = k:alloc(2 * ptr)
+    k:write_u8(buf + ptr, 1)
+    local st = k:NtSetSystemInformation(lab.SystemProcessorProfileControlArea, buf, 2 * ptr)
     if st ~= lab.STATUS_SUCCESS and st ~= lab.STATUS_ADDRESS_ALREADY_EXISTS then
-      error(("control area on processor %d: %s"):format(cpu, lab.status_name(st)), 2)
+      local why = ""
+      if st == lab.STATUS_INVALID_INFO_CLASS then
+        why = ("; the class arrives in Windows 8 (6.2), this machine runs %s"):format(m:version())
+      end
+      error(("sampling.control_areas: NtSetSystemInformation(SystemProcessorProfileControlArea) on processor %d returned %s%s"):format(
+        cpu, lab.status_name(st), why), 3)
     end
   end
 end

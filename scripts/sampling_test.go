@@ -122,3 +122,36 @@ lab.check(u.p == 0 and u.beyond, "samples where the truth has none")
 		}
 	}
 }
+
+// sampling.control_areas sends SYSTEM_PROCESSOR_PROFILE_CONTROL_AREA in
+// the machine's layout (x86: 8 bytes, Allocate at +4; x64: 0x10 bytes,
+// Allocate at +8), so PEBS samples arrive on both; the x64 structure sent
+// to an x86 kernel is STATUS_INFO_LENGTH_MISMATCH. A failure is an error
+// at the scenario's line that says why.
+func TestControlAreasInTheMachinesLayout(t *testing.T) {
+	mustPass(t, `
+local P, S = require 'profile', require 'sampling'
+for _, arch in ipairs { "x86", "x64" } do
+  local m = lab.machine{ version = "10.0.19041", arch = arch, cpus = 2, hal = { "apic", "pebs" } }
+  S.control_areas(m)
+  local ptr = arch == "x86" and 4 or 8
+  for cpu = 0, 1 do
+    local k = m:kernel{ cpu = cpu }
+    local buf = k:alloc(2 * ptr)
+    k:write_u8(buf + ptr, 1)
+    A.expect_status(k:NtSetSystemInformation(lab.SystemProcessorProfileControlArea, buf, 2 * ptr),
+      lab.STATUS_ADDRESS_ALREADY_EXISTS, arch .. ": processor " .. cpu .. " has its area")
+  end
+  local p = m:process{ privileges = { "SeSystemProfilePrivilege" } }
+  local pr = P.create_and_start(p, { base = 0x20000, size = 0x80, bucket = 6, source = lab.ProfileTotalIssues })
+  p:NtSetIntervalProfile(10007, lab.ProfileTotalIssues)
+  m:run{ duration_us = 50000, workload = { process = p, functions = { { name = "hot", base = 0x20000, size = 0x40, weight = 1 } } } }
+  lab.check(P.total(pr) > 0, arch .. ": PEBS samples " .. P.total(pr))
+end
+`)
+	r := runLua(t, "local S = require 'sampling'\nlocal lab = require 'proflab'\nS.control_areas(lab.machine{ version = '6.1' })\n")
+	const want = "t.lua:3: sampling.control_areas: NtSetSystemInformation(SystemProcessorProfileControlArea) on processor 0 returned STATUS_INVALID_INFO_CLASS; the class arrives in Windows 8 (6.2), this machine runs 6.1"
+	if r.Error == nil || !strings.Contains(r.Error.Message, want) {
+		t.Errorf("on 6.1: error %v, want %q", r.Error, want)
+	}
+}
