@@ -61,7 +61,7 @@ func TestRealProgramExample(t *testing.T) {
 	if err != nil || strings.Count(string(text), "  verdict: ") != 5 {
 		t.Errorf("comparison.txt: %v\n%s", err, text)
 	}
-	out, err = exec.Command(proflab, "compare", "real-program/prog.pb.gz", dir, "--profile", "m4", "--rows", "10").Output()
+	out, err = exec.Command(proflab, "compare", "real-program/prog.pb.gz", dir, "--profile", "m3", "--rows", "10").Output()
 	if err != nil || !strings.Contains(string(out), "against profile-m3-pid12-h4-ProfileTime.pb.gz (ProfileTime)") ||
 		!strings.Contains(string(out), "verdict: the lab agrees with the source within both samples' errors") {
 		t.Errorf("proflab compare real-program/prog.pb.gz: %v\n%s", err, out)
