@@ -297,8 +297,11 @@ func accuracyCSV(profs []ProfileAccuracy) ([]byte, error) {
 }
 
 // ReadAccuracy reads an accuracy.csv back: each profile with its outcome,
-// distance and p-value, and its functions' samples and shares (what
-// `proflab compare` needs of a run). name names the file in errors.
+// distance and p-value, and its functions' rows as written (samples,
+// shares, interval, tests; `proflab compare` needs the samples and truth
+// shares). The verdict's words, the expected distance and the biased
+// functions are not in the file: they stay empty. name names the file in
+// errors.
 func ReadAccuracy(name string, r io.Reader) ([]ProfileAccuracy, error) {
 	cr := csv.NewReader(r)
 	recs, err := cr.ReadAll()
@@ -350,6 +353,24 @@ func ReadAccuracy(name string, r io.Reader) ([]ProfileAccuracy, error) {
 		f := FunctionAccuracy{Name: rec[5], Samples: samples}
 		if f.Truth, err = strconv.ParseFloat(rec[8], 64); err != nil {
 			return nil, bad(8, "a share")
+		}
+		if pa.TotalVariation != nil { // the test's columns are filled
+			for _, c := range []struct {
+				col  int
+				v    *float64
+				what string
+			}{{7, &f.Sampled, "a share"}, {9, &f.Low, "a share"}, {10, &f.High, "a share"}, {12, &f.P, "a p-value"}, {13, &f.PHolm, "a p-value"}} {
+				if *c.v, err = strconv.ParseFloat(rec[c.col], 64); err != nil {
+					return nil, bad(c.col, c.what)
+				}
+			}
+			switch rec[14] {
+			case "yes":
+				f.Beyond = true
+			case "no":
+			default:
+				return nil, bad(14, "yes or no")
+			}
 		}
 		pa.Rows = append(pa.Rows, f)
 		pa.Functions++

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -107,7 +108,15 @@ func TestAccuracyWithinSamplingError(t *testing.T) {
 	back, err := output.ReadAccuracy("accuracy.csv", bytes.NewReader(b))
 	if err != nil || len(back) != 1 || back[0].Samples != a.Samples || back[0].Outcome != output.Within || len(back[0].Rows) != 3 ||
 		back[0].Rows[0].Name != "alpha" || *back[0].PValue <= 0 {
-		t.Errorf("read back: %+v %v", back, err)
+		t.Fatalf("read back: %+v %v", back, err)
+	}
+	near := func(x, y, tol float64) bool { return math.Abs(x-y) <= tol*max(1, math.Abs(y)) }
+	for i, f := range back[0].Rows { // every column as written (rounded as the file rounds)
+		w := a.Rows[i]
+		if f.Name != w.Name || f.Samples != w.Samples || f.Beyond != w.Beyond || !near(f.Sampled, w.Sampled, 1e-6) || !near(f.Truth, w.Truth, 1e-6) ||
+			!near(f.Low, w.Low, 1e-6) || !near(f.High, w.High, 1e-6) || !near(f.P, w.P, 1e-3) || !near(f.PHolm, w.PHolm, 1e-3) {
+			t.Errorf("row %d read back as %+v, written %+v", i, f, w)
+		}
 	}
 }
 
