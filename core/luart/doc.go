@@ -85,6 +85,11 @@
 //   - The modules required from the scenario's folder and the workload
 //     files m:run and m:images read are the run's inputs (Inputs), by
 //     absolute path with the sha256 of what was read.
+//   - lab.options(fn, opts, spec), lab.arguments(fn, spec, ...) and
+//     lab.suggest(name, names) are the Lua library's strictness
+//     (core/luavm's OptionsFunc, ArgumentsFunc, SuggestFunc): scripts/
+//     checks its options and arguments with them, in the bindings' words,
+//     and a scenario's own helpers may too.
 //   - Extras: lab.seed, lab.win32_name(code), lab.bugcheck_name(code),
 //     m:version(), m:arch(), x:cpu(), s:running(), and units and precise
 //     in m:hal_sources() rows.

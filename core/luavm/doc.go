@@ -36,8 +36,10 @@
 // memory budget), require.go and compile.go (modules, compile caches),
 // random.go, stableid.go (tostring, print), format.go (string.format), u64.go,
 // convert.go and values.go (numbers, u64, Lua ⇄ Go values), args.go and
-// fields.go (argument and options-table readers), errors.go (the panic
-// guard, Exec, messages and tracebacks).
+// fields.go (argument and options-table readers), options.go (the same
+// checks for the Lua library: the proflab module's lab.options,
+// lab.arguments and lab.suggest), errors.go (the panic guard, Exec,
+// messages and tracebacks).
 //
 // # Sandbox choices
 //
@@ -101,5 +103,10 @@
 //   - Messages name the function and the argument as the user wrote them
 //     ("p:NtClose: argument #1 (Handle): …", `lab.machine{...}: field
 //     "cpus": …`); an unknown field of an options table names the
-//     closest one and lists them all.
+//     closest one and lists them all (every unknown field, in sorted
+//     order, so that the error is the same every run).
+//   - The Lua library checks its options and arguments with the same
+//     rule and words (OptionsFunc, ArgumentsFunc), raising at the line of
+//     the nearest caller that is not a library module, as CallerWhere
+//     finds it: the scenario's line, not the library's.
 package luavm

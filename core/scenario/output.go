@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+	"github.com/proflab/proflab/core/compare"
 	"github.com/proflab/proflab/core/config"
 	"github.com/proflab/proflab/core/output"
 	"github.com/proflab/proflab/core/workload"
@@ -35,6 +36,10 @@ const OutputFiles = `  result.json            scenario, status, seed, params, re
   profile-mM-pidP-hH-SOURCE.pb.gz  a pprof profile per profile (output.pprof; go tool pprof -top FILE)
   samples-mM-SOURCE.pb.gz   the kernel logger's samples of a source, by processor, process and
                             thread (output.pprof; go tool pprof -tags FILE)
+  accuracy.csv           each profile against the ground truth, per function: shares, intervals,
+                         the calibrated test (beyond sampling error at p < 0.001, or no samples)
+  comparison.txt         when the run imported a profile as its workload: the lab's profiles
+  comparison.csv         against the source's, per function and module, with both samples' errors
   trace.perfetto-trace   a Perfetto trace when a kernel logger ran (output.trace): a track per
                          processor with thread-run slices and the logger's events, NT processes
                          and threads by id and name`
@@ -179,6 +184,18 @@ func writeFiles(dir string, r Result, o WriteOptions) (warnings []string, err er
 			return nil, err
 		}
 		files = append(files, sum.Files...)
+		if len(r.Imports) > 0 {
+			// the lab's profiles against the profiles the run imported
+			var srcs []compare.Source
+			for _, im := range r.Imports {
+				srcs = append(srcs, compare.SourceOf(im))
+			}
+			written, err := compare.WriteFiles(dir, compare.All(srcs, sum.Accuracy))
+			if err != nil {
+				return nil, err
+			}
+			files = append(files, written...)
+		}
 		warnings = sum.Warnings
 		r.Accuracy = sum.Accuracy
 		r.Summary = nil

@@ -9,6 +9,7 @@ import (
 	"github.com/proflab/proflab/core/luart"
 	"github.com/proflab/proflab/core/output"
 	"github.com/proflab/proflab/core/runerr"
+	"github.com/proflab/proflab/core/workload/importer"
 )
 
 // Check is one lab.check: whether it passed, the scenario's file:line and
@@ -65,6 +66,9 @@ type Result struct {
 	// error: …"), as Accuracy's verdicts.
 	Summary []string `json:"summary,omitempty"`
 	Log     string   `json:"-"`
+	// Imports are the profiles the run imported as workloads, for the
+	// output folder's comparison with their source (comparison.txt).
+	Imports []*importer.Imported `json:"-"`
 	// ParamsRead are the parameters the scenario read from lab.params.
 	ParamsRead []string `json:"-"`
 	// Outputs are the machines and trace sessions the run made, for

@@ -44,7 +44,7 @@ import (
 //	y = "tv_distance"
 //	group = "source"
 //	log_x = true
-//	reference = "noise_bound"         # a metric drawn dashed
+//	reference = "expected_tv"         # a metric drawn dashed
 //	slope = -0.5                      # a guide line ∝ x^slope
 type File struct {
 	// Path is where the file was read from.
