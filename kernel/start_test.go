@@ -7,7 +7,7 @@ import (
 	"github.com/proflab/proflab/kernel/nt"
 )
 
-// TestStartStop covers §7 items 41–47 and 56.
+// TestStartStop covers items 41–47 and 56 of docs/reference/conformance.md.
 func TestStartStop(t *testing.T) {
 	t.Run("41 start maps the buffer", func(t *testing.T) {
 		e := newEnv(t, "10.0.19041", "")

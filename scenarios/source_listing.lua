@@ -1,4 +1,4 @@
--- What Windows 10 itself reports (nt-profiling.md §4.6): the listing that
+-- What Windows 10 itself reports (docs/reference/hal.md): the listing that
 -- `tracelog -profilesources Help` and `wpr -pmcsources` print, made the
 -- way they make it. They walk TraceQueryInformation class 7
 -- (TraceProfileSourceListInfo) and, per record, query the source's current

@@ -1,8 +1,8 @@
 // Package luart is proflab's Lua runtime: the `proflab` module (lab) with
 // its constants and helpers, and the bindings of the lab's objects
 // (lab.machine and everything on it), on the sandboxed interpreter of
-// core/luavm. The contract it implements is spec/lua-api.md; the user's
-// reference is docs/scenario-api.md.
+// core/luavm. The contract it implements, and the user's reference, is
+// docs/scenario-api.md.
 //
 // A Runtime is a luavm.State (embedded: Exec, SetContext, the budgets,
 // errors and tracebacks are the interpreter's) with the proflab module
@@ -41,7 +41,7 @@
 // read), plugin_death.go (a HAL plugin dying mid-run), bindings.go (the
 // API's list, for the reference's completeness test).
 //
-// # Lab API choices (where lua-api.md is silent)
+// # Lab API choices (where the scenario API's contract is silent)
 //
 //   - require("proflab") is always the lab module, whatever the
 //     scenario's folder holds; the embedded scripts/ library is the

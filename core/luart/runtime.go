@@ -42,7 +42,8 @@ type Config struct {
 	HALs lab.HALProvider
 	// Machine, when set, is the configuration's [machine] table, the
 	// defaults of lab.machine{...}'s fields; nil means the embedded
-	// default configuration's (lua-api.md's defaults).
+	// default configuration's (the defaults of docs/scenario-api.md,
+	// "lab.machine").
 	Machine *config.Machine
 	// MemoryLimit is the run's memory budget in bytes: 0 means
 	// luavm.DefaultMemoryLimit, a negative value none (luavm.Config).

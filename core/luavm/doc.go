@@ -43,8 +43,8 @@
 //
 // # Sandbox choices
 //
-// These are the interpreter's rules where Lua 5.1 and spec/lua-api.md are
-// silent (the user's view is in docs/scenario-api.md):
+// These are the interpreter's rules where Lua 5.1 and the scenario API's
+// contract are silent (the user's view is in docs/scenario-api.md):
 //
 //   - Only base, table, string, math (seeded from Config.Seed) and
 //     coroutine are opened; load, loadstring, loadfile, dofile, module and

@@ -1,5 +1,5 @@
 -- tools.sources: the profile source listing that `wpr -pmcsources` and
--- `tracelog -profilesources Help` print (nt-profiling.md §4.6), made the
+-- `tracelog -profilesources Help` print (docs/reference/hal.md#what-windows-10-itself-reports), made the
 -- way they make it: walk TraceQueryInformation class 7
 -- (TraceProfileSourceListInfo), and for each record query the source's
 -- current interval with class 5 (TraceSampledProfileIntervalInfo); then

@@ -1,7 +1,7 @@
 -- tools.tracelog: tracelog.exe's `-profilesources Help` re-created on the
 -- model: the profile sources the machine's HALs offer, with their current,
 -- minimum and maximum intervals, as Windows 10's tracelog prints them
--- (nt-profiling.md §4.6; the listing is tools.sources'). The rest of
+-- (docs/reference/hal.md#what-windows-10-itself-reports; the listing is tools.sources'). The rest of
 -- tracelog (starting and stopping trace sessions) is out of the model's
 -- reach.
 --
