@@ -98,7 +98,11 @@ func (fl *sweepFlags) run(cmd *cobra.Command, args []string) error {
 		Out: fl.out, Jobs: fl.jobs, Shard: shard, Resume: fl.resume, RetryFailed: fl.retry,
 		Progress: progressFor(stderr), RunOutputs: fl.runOutputs, Wait: fl.wait, AllowMixed: fl.allowMixed, StrictParams: fl.strict,
 	})
-	fmt.Fprintln(cmd.OutOrStdout(), sum)
+	if sum.Started {
+		// a sweep refused before any run (its folder locked, or full
+		// without --resume) has no runs to count: only its error is said
+		fmt.Fprintln(cmd.OutOrStdout(), sum)
+	}
 	if len(sum.Unread) > 0 && !fl.strict {
 		fmt.Fprintf(stderr, "warning: no run read %s from lab.params: a misspelt axis, or a parameter the scenario does not use? (every run ran without it; --strict-params makes this an error)\n", strings.Join(sum.Unread, ", "))
 	}

@@ -55,6 +55,10 @@ const RunsDir = "runs"
 
 // Summary counts a sweep's runs.
 type Summary struct {
+	// Started: the sweep got past its checks (its configurations, its
+	// output folder) and went to its runs. A sweep refused before any
+	// run is not started, and its counts mean nothing yet.
+	Started bool
 	// Runs in the shard; Skipped of them were already done (--resume).
 	Runs, Skipped int
 	// OK, Failed and Errors count every finished run of the shard, the
@@ -120,6 +124,7 @@ func Execute(ctx context.Context, plan *Plan, opt Options) (Summary, error) {
 		return e.sum, err
 	}
 	defer unlock()
+	e.sum.Started = true
 	interrupted, err := e.runAll(ctx)
 	if err != nil {
 		return e.sum, err
