@@ -166,9 +166,6 @@ func (e *execution) begin(ctx context.Context) (unlock func(), err error) {
 		return nil, err
 	}
 	fail := func(err error) (func(), error) { unlock(); return nil, err }
-	if err := checkOwn(out); err != nil {
-		return fail(err)
-	}
 	e.out, e.opt.Out = out, out
 	e.path = filepath.Join(out, results.FileName)
 	e.man = Manifest{Format: manifestFormat, Sweep: filepath.ToSlash(e.plan.File.Path), Hash: e.plan.Hash,

@@ -72,7 +72,9 @@ func writeManifest(dir string, m Manifest) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, ManifestName), append(b, '\n'), 0o644)
+	// whole or not at all: a torn sweep.json would make the folder
+	// nobody's
+	return writeFileAtomic(filepath.Join(dir, ManifestName), append(b, '\n'))
 }
 
 // ReadManifest reads the manifest of the output folder dir.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -286,4 +287,64 @@ func TestMixedInputs(t *testing.T) {
 	if _, err := execute(p, out, sweep.Options{Resume: true, AllowMixed: true}); err != nil {
 		t.Errorf("--resume --allow-mixed: %v", err)
 	}
+}
+
+// A folder holding someone's summary.md and plots/figure1.svg but no
+// sweep.json is not a sweep's, though a sweep writes files of those
+// names: sweep and merge refuse it before writing anything there, not
+// even their lock (issue 29.9).
+func TestOutWithASweepsNamesButNoManifest(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p := plan(t, writeSweep(t, dir, "repeats = 2\n"))
+	paper := filepath.Join(dir, "paper")
+	os.MkdirAll(filepath.Join(paper, "plots"), 0o755)
+	os.WriteFile(filepath.Join(paper, "summary.md"), []byte("my summary"), 0o644)
+	os.WriteFile(filepath.Join(paper, "plots", "figure1.svg"), []byte("<svg/>"), 0o644)
+	before := tree(t, paper)
+	_, err := execute(p, paper, sweep.Options{})
+	if err == nil || !strings.Contains(err.Error(), "summary.md") || !strings.Contains(err.Error(), "no sweep.json") || !strings.Contains(err.Error(), "choose another --out") {
+		t.Errorf("sweep into it: %v", err)
+	}
+	if _, err := execute(p, paper, sweep.Options{Resume: true}); err == nil {
+		t.Error("--resume into it was accepted")
+	}
+	var shards []string
+	for k := range 2 {
+		d := filepath.Join(dir, "shard"+strconv.Itoa(k))
+		run(t, p, d, sweep.Options{Shard: sweep.Shard{Index: k, Count: 2}})
+		shards = append(shards, d)
+	}
+	if err := sweep.Merge(paper, shards, sweep.MergeOptions{}); err == nil || !strings.Contains(err.Error(), "no sweep.json") {
+		t.Errorf("merge into it: %v", err)
+	}
+	if after := tree(t, paper); after != before {
+		t.Errorf("the refused commands changed the folder:\nbefore %s\nafter  %s", before, after)
+	}
+}
+
+// tree lists the files under dir with their contents, for comparisons.
+func tree(t *testing.T, dir string) string {
+	t.Helper()
+	var b strings.Builder
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		b.WriteString(rel)
+		if !d.IsDir() {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			b.WriteString("=" + string(data))
+		}
+		b.WriteString("; ")
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }
