@@ -161,9 +161,15 @@ func TestARunLogWriteErrorIsAnError(t *testing.T) {
 	dir := t.TempDir()
 	p := plan(t, writeSweep(t, dir, "repeats = 2\n[set]\nmode = \"fail\"\n"))
 	out := filepath.Join(dir, "out")
-	os.MkdirAll(out, 0o755)
+	// the sweep's own folder (a sweep stopped before its first run), with
+	// a file where its logs folder goes
+	stopped, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := sweep.Execute(stopped, p, sweep.Options{Out: out}); !errors.Is(err, sweep.ErrInterrupted) {
+		t.Fatalf("a sweep stopped before its first run: %v", err)
+	}
 	os.WriteFile(filepath.Join(out, "logs"), []byte("a file where the logs folder goes"), 0o644)
-	_, err := execute(p, out, sweep.Options{Jobs: 1})
+	_, err := execute(p, out, sweep.Options{Jobs: 1, Resume: true})
 	if err == nil || !strings.Contains(err.Error(), "writing the log of run") {
 		t.Fatalf("a log that cannot be written: %v", err)
 	}
