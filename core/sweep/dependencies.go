@@ -4,12 +4,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"maps"
-	"os"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/proflab/proflab/core/input"
 	"github.com/proflab/proflab/core/scenario"
 	"github.com/proflab/proflab/core/version"
 )
@@ -137,10 +139,18 @@ func (d *dependencies) current(k string) (string, bool) {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(d.base, path)
 	}
-	b, err := os.ReadFile(path)
+	f, err := input.Open(hashedKind, path)
 	if err != nil {
+		return "", true // gone, or no longer a file: not the version recorded
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
 		return "", true
 	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:]), true
+	return hex.EncodeToString(h.Sum(nil)), true
 }
+
+// hashedKind is an input whose sha256 --resume compares: a regular file
+// (a FIFO is not waited on), hashed as a stream whatever its size.
+var hashedKind = input.Kind{Name: "input", Limit: math.MaxInt64}

@@ -237,7 +237,13 @@ func (e *execution) runAll(ctx context.Context) (interrupted bool, err error) {
 				return
 			}
 		}
-		if writeErr = app.Append(l); writeErr != nil {
+		writeErr = app.Append(l)
+		if errors.Is(writeErr, results.ErrLineTooLong) {
+			// the run's fault, not the sweep's: its line says so
+			l = tooLong(l, writeErr)
+			writeErr = app.Append(l)
+		}
+		if writeErr != nil {
 			writeErr = fmt.Errorf("writing %s: %w", e.path, writeErr)
 			return
 		}
@@ -431,6 +437,16 @@ func pool(ctx context.Context, plan *Plan, source []byte, todo iter.Seq[Run], co
 		n++
 	}
 	return n < count
+}
+
+// tooLong is the line of a run whose own line would be longer than a
+// results line may be (err says how long): its metrics, checks and
+// message are dropped, and its error says why.
+func tooLong(l results.Line, err error) results.Line {
+	l.Status = results.StatusError
+	l.Metrics, l.Checks, l.Interrupts = map[string]any{}, []results.Check{}, map[string]uint64{}
+	l.Error = &results.Error{Kind: "output", Message: err.Error() + "; record fewer or shorter metrics"}
+	return l
 }
 
 // runLog is what the log file of a run that did not end ok holds: its

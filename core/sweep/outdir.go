@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/proflab/proflab/core/input"
 	"github.com/proflab/proflab/core/scenario"
 	"github.com/proflab/proflab/core/sweep/report"
 	"github.com/proflab/proflab/core/sweep/results"
@@ -62,9 +63,15 @@ func prepareOut(ctx context.Context, dir string, wait bool) (string, func(), err
 // lockFolder takes dir's lock (an advisory flock on dir/.lock).
 func lockFolder(ctx context.Context, dir string, wait bool) (func(), error) {
 	path := filepath.Join(dir, LockName)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	// never through a symbolic link (the holder line would truncate
+	// whatever file it names), never a FIFO or device
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o644)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w (the lock is a regular file a sweep makes; remove what is there)", path, err)
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w: the lock is a regular file a sweep makes; remove what is there", path, input.ErrNotRegular)
 	}
 	for {
 		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
@@ -76,9 +83,10 @@ func lockFolder(ctx context.Context, dir string, wait bool) (func(), error) {
 			return nil, fmt.Errorf("locking %s: %w", path, err)
 		}
 		if !wait {
-			holder, _ := os.ReadFile(path)
+			holder := make([]byte, 256) // "pid N on HOST since TIME"
+			n, _ := f.ReadAt(holder, 0)
 			f.Close()
-			who := strings.TrimSpace(string(holder))
+			who, _, _ := strings.Cut(strings.TrimSpace(string(holder[:n])), "\n")
 			if who == "" {
 				who = "another process"
 			}

@@ -354,3 +354,73 @@ func tree(t *testing.T, dir string) string {
 	}
 	return b.String()
 }
+
+// report, merge and --resume read a sweep's folder within bounds: a
+// results.jsonl or sweep.json that is a FIFO or a link to /dev/zero is
+// refused at once, naming it, instead of hanging or filling memory; a
+// .lock that is a symbolic link is refused, and what it names is left
+// alone (issue 29.13).
+func TestFolderReadsAreBounded(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p := plan(t, writeSweep(t, dir, "repeats = 2\n"))
+	victim := filepath.Join(dir, "victim.txt")
+	os.WriteFile(victim, []byte("someone's file"), 0o644)
+	for _, c := range []struct {
+		name, file, want string
+		plant            func(path string) error
+	}{
+		{"results FIFO", results.FileName, "FIFO", func(p string) error { return syscall.Mkfifo(p, 0o644) }},
+		{"results /dev/zero", results.FileName, "character device", func(p string) error { return os.Symlink("/dev/zero", p) }},
+		{"manifest FIFO", sweep.ManifestName, "FIFO", func(p string) error { return syscall.Mkfifo(p, 0o644) }},
+		{"manifest /dev/zero", sweep.ManifestName, "character device", func(p string) error { return os.Symlink("/dev/zero", p) }},
+		{"lock symlink", sweep.LockName, "lock", func(p string) error { return os.Symlink(victim, p) }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var shards []string
+			for k := range 2 {
+				d := filepath.Join(t.TempDir(), "shard")
+				run(t, p, d, sweep.Options{Shard: sweep.Shard{Index: k, Count: 2}})
+				shards = append(shards, d)
+			}
+			bad := shards[1]
+			os.Remove(filepath.Join(bad, c.file))
+			if err := c.plant(filepath.Join(bad, c.file)); err != nil {
+				t.Skipf("cannot plant it: %v", err)
+			}
+			for name, cmd := range map[string]func() error{
+				"--resume": func() error {
+					_, err := execute(p, bad, sweep.Options{Resume: true, Shard: sweep.Shard{Index: 1, Count: 2}})
+					return err
+				},
+				"merge":  func() error { return sweep.Merge(filepath.Join(t.TempDir(), "m"), shards, sweep.MergeOptions{}) },
+				"report": func() error { return sweep.Report(bad) },
+			} {
+				if c.name == "lock symlink" && name == "merge" {
+					continue // merge takes no lock on its shards
+				}
+				var err error
+				within(t, 10*time.Second, func() { err = cmd() })
+				if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), c.file) {
+					t.Errorf("%s: %v, want an error naming %s and saying %q", name, err, c.file, c.want)
+				}
+			}
+			if b, _ := os.ReadFile(victim); string(b) != "someone's file" {
+				t.Errorf("the file a .lock link names was changed: %q", b)
+			}
+		})
+	}
+}
+
+// within runs fn and fails the test if it has not returned after d: a
+// read that hangs on a FIFO must fail the test, not hang it.
+func within(t *testing.T, d time.Duration, fn func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { defer close(done); fn() }()
+	select {
+	case <-done:
+	case <-time.After(d):
+		t.Fatalf("still running after %s", d)
+	}
+}

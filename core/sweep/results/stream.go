@@ -7,29 +7,59 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sync/atomic"
+
+	"github.com/proflab/proflab/core/input"
 )
+
+// MaxLine is the longest results line proflab writes and reads: 64 MiB,
+// room for a run recording a million metrics. Reading lines only up to it
+// keeps a damaged file (8 GB without a newline) from exhausting memory.
+const MaxLine = 64 << 20
+
+// ErrLineTooLong is wrapped by the error of a line longer than MaxLine.
+var ErrLineTooLong = errors.New("results line too long")
+
+// kind is what a results file is to core/input: a regular file (a FIFO
+// or a device is refused, not waited on or read forever), of any size
+// (a million runs make a large one; its lines are bounded instead).
+var kind = input.Kind{Name: "results file", Limit: math.MaxInt64}
+
+// open opens the results file at path for reading.
+func open(path string) (*os.File, error) { return input.Open(kind, path) }
 
 // Each calls fn with every complete line of the results file at path, in
 // file order, with the line's byte offset, reading it as a stream: memory
 // does not grow with the file. It reports a torn last line (a run being
 // written when the sweep was killed) instead of passing it on; any other
-// line that is not a result is an error naming the file and line. fn's
-// error stops the walk and is returned.
+// line that is not a result, and a line longer than MaxLine, is an error
+// naming the file and line. A path that is not a regular file (a FIFO, a
+// device) is refused. raw is valid only during the call. fn's error
+// stops the walk and is returned.
 func Each(path string, fn func(l Line, raw []byte, offset int64) error) (torn bool, err error) {
-	f, err := os.Open(path)
+	return each(path, func(l Line, raw []byte, at int64, _ int) error { return fn(l, raw, at) })
+}
+
+// each is Each that also passes each line's number (from 1).
+func each(path string, fn func(l Line, raw []byte, offset int64, n int) error) (torn bool, err error) {
+	f, err := open(path)
 	if err != nil {
 		return false, err
 	}
 	defer f.Close()
 	r := bufio.NewReaderSize(f, 64<<10)
 	var offset int64
+	var buf []byte
 	for n := 1; ; n++ {
-		raw, err := r.ReadBytes('\n')
+		raw, err := readLine(r, &buf)
 		if errors.Is(err, io.EOF) {
 			return len(raw) > 0, nil
+		}
+		if errors.Is(err, ErrLineTooLong) {
+			return false, fmt.Errorf("%s:%d: %w: more than %s without a newline; the file is damaged or is not a proflab results file", path, n, err, input.Size(MaxLine))
 		}
 		if err != nil {
 			return false, err
@@ -43,8 +73,32 @@ func Each(path string, fn func(l Line, raw []byte, offset int64) error) (torn bo
 		if err != nil {
 			return false, fmt.Errorf("%s:%d: not a result line (%v); the file was edited or is not a proflab results file", path, n, err)
 		}
-		if err := fn(l, raw, at); err != nil {
+		if err := fn(l, raw, at, n); err != nil {
 			return false, err
+		}
+	}
+}
+
+// readLine reads the next line, its newline included, into *buf (reused
+// between calls), up to MaxLine bytes: a longer one is ErrLineTooLong,
+// read no further. At the end of the file it returns what is left (a
+// torn line, or nothing) with io.EOF.
+func readLine(r *bufio.Reader, buf *[]byte) ([]byte, error) {
+	*buf = (*buf)[:0]
+	for {
+		chunk, err := r.ReadSlice('\n')
+		need := len(*buf) + len(chunk)
+		if need > MaxLine {
+			return nil, ErrLineTooLong
+		}
+		if need > cap(*buf) { // doubling: a long line costs twice its size, not five times
+			grown := make([]byte, len(*buf), min(max(2*cap(*buf), need), MaxLine))
+			copy(grown, *buf)
+			*buf = grown
+		}
+		*buf = append(*buf, chunk...)
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return *buf, err
 		}
 	}
 }
@@ -173,7 +227,7 @@ func orderTable(path string, n int, pos func(index int) int) (*os.File, error) {
 // eachInOrder calls fn with the raw lines of the results file at path in
 // the order of the n slots of table (orderTable).
 func eachInOrder(path string, table *os.File, n int, fn func(raw []byte) error) error {
-	src, err := os.Open(path)
+	src, err := open(path)
 	if err != nil {
 		return err
 	}

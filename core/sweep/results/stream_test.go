@@ -1,11 +1,15 @@
 package results
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // writeLines writes the lines of the given indexes, in that order, and
@@ -113,5 +117,100 @@ func TestEachInRunOrder(t *testing.T) {
 		if err != nil || fmt.Sprint(got) != "[0 1 2 3]" || torn != (c.tail != "") {
 			t.Errorf("%v: got %v, torn %v, %v", c.idx, got, torn, err)
 		}
+	}
+}
+
+// within runs fn and fails the test if it has not returned after d: a
+// read that hangs on a FIFO must fail the test, not hang it.
+func within(t *testing.T, d time.Duration, fn func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { defer close(done); fn() }()
+	select {
+	case <-done:
+	case <-time.After(d):
+		t.Fatalf("still reading after %s", d)
+	}
+}
+
+// A results file is read only if it is a regular file, and only up to
+// MaxLine a line: a FIFO is refused, not waited on; a symbolic link to
+// /dev/zero and a large file without a newline are errors naming the
+// file, read in bounded memory (issue 29.13).
+func TestReadersAreBounded(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo.jsonl")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("no FIFO here: %v", err)
+	}
+	zero := filepath.Join(dir, "zero.jsonl")
+	if err := os.Symlink("/dev/zero", zero); err != nil {
+		t.Fatal(err)
+	}
+	// 512 MiB without a newline, sparse: cheap on disk, not in memory
+	long := filepath.Join(dir, "long.jsonl")
+	f, err := os.Create(long)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(512 << 20); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	for _, c := range []struct{ path, want string }{
+		{fifo, "FIFO"},
+		{zero, "character device"},
+		{long, "long.jsonl:1: results line too long"},
+	} {
+		readers := map[string]func() error{
+			"Each":           func() error { _, err := Each(c.path, func(Line, []byte, int64) error { return nil }); return err },
+			"Count":          func() error { _, _, err := Count(c.path); return err },
+			"Read":           func() error { _, _, err := Read(c.path); return err },
+			"EachInRunOrder": func() error { _, err := EachInRunOrder(c.path, func(Line) error { return nil }); return err },
+			"SortFile":       func() error { return SortFile(c.path, 10, func(i int) int { return i }) },
+			"Filter":         func() error { return Filter(c.path, func(Line) (bool, error) { return true, nil }) },
+		}
+		for name, read := range readers {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			var err error
+			within(t, 10*time.Second, func() { err = read() })
+			runtime.ReadMemStats(&after)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%s(%s): %v, want an error saying %q", name, filepath.Base(c.path), err, c.want)
+			}
+			if grew := after.TotalAlloc - before.TotalAlloc; grew > 256<<20 {
+				t.Errorf("%s(%s) allocated %d MiB", name, filepath.Base(c.path), grew>>20)
+			}
+		}
+	}
+}
+
+// The appender writes only to a regular file, and never a line it could
+// not read back.
+func TestAppenderBounds(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo.jsonl")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("no FIFO here: %v", err)
+	}
+	within(t, 10*time.Second, func() {
+		if _, err := OpenAppender(fifo); err == nil {
+			t.Error("OpenAppender opened a FIFO")
+		}
+	})
+	path := filepath.Join(dir, FileName)
+	a, err := OpenAppender(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	big := line(0)
+	big.Metrics = map[string]any{"s": strings.Repeat("x", MaxLine)}
+	if err := a.Append(big); !errors.Is(err, ErrLineTooLong) {
+		t.Errorf("a line over MaxLine: %v", err)
+	}
+	if n, _, err := Count(path); n != 0 || err != nil {
+		t.Errorf("%d lines, %v after the refused line", n, err)
 	}
 }
