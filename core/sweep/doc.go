@@ -40,6 +40,8 @@
 // run is appended to results.jsonl (package results) by one write; when
 // the context ends, runs in progress are dropped and the plugins are
 // stopped; --resume ([Options.Resume]) skips the finished ids and drops a
-// torn last line. [Merge] joins shards. At the end the reports (package
+// torn last line. [Merge] joins shards. A run found twice in a results
+// file is refused by every reader (results.DuplicateError), never
+// resolved by keeping one of its lines. At the end the reports (package
 // report) are written.
 package sweep

@@ -322,7 +322,7 @@ func prepare(opt Options, man Manifest, path string, plan *Plan, sum *Summary) (
 		if pos < 0 || plan.Run(l.Index).ID != l.ID {
 			return false, fmt.Errorf("%s: run %s is not a run of this sweep's shard %s; choose another --out", path, l.ID, man.Shard)
 		}
-		if done.has(pos) || (opt.RetryFailed && l.Status != results.StatusOK) {
+		if opt.RetryFailed && l.Status != results.StatusOK {
 			return false, nil
 		}
 		done.set(pos)
@@ -330,7 +330,9 @@ func prepare(opt Options, man Manifest, path string, plan *Plan, sum *Summary) (
 		kept++
 		return true, nil
 	}
-	if err := results.Filter(path, keep); err != nil {
+	// a run twice is refused (results.DuplicateError), as everywhere:
+	// which of its lines is right cannot be told
+	if err := results.Filter(path, plan.Len(), keep); err != nil {
 		return nil, nil, err
 	}
 	sum.Skipped = kept

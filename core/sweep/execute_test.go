@@ -519,3 +519,80 @@ func TestRunsReleaseTheirSpools(t *testing.T) {
 		t.Errorf("%d file descriptors still open after %d runs with a logger (before %d, after %d)", after-before, p.Len(), before, after)
 	}
 }
+
+// A run twice in results.jsonl (a doctored copy appended) is refused by
+// report, --resume, --retry-failed and merge alike, naming the run and
+// the repair, and nothing is rewritten: report used to put the last line
+// into results.csv and --resume to keep the first (issue 29.6). The
+// repair the message gives works.
+func TestDuplicateRunRefusedEverywhere(t *testing.T) {
+	dir := t.TempDir()
+	p := plan(t, writeSweep(t, dir, "repeats = 4\n"))
+	whole := filepath.Join(dir, "whole")
+	run(t, p, whole, sweep.Options{})
+	var shards []string
+	for k := range 2 {
+		d := filepath.Join(dir, fmt.Sprintf("s%d", k))
+		run(t, p, d, sweep.Options{Shard: sweep.Shard{Index: k, Count: 2}})
+		shards = append(shards, d)
+	}
+	// a copy of run 2's line with a doctored value, appended
+	doctor := func(dir string, index int) string {
+		path := filepath.Join(dir, results.FileName)
+		lines, _, err := results.Read(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var id string
+		for _, l := range lines {
+			if l.Index == index {
+				l.Metrics["draw"] = 123456.0
+				b, _ := l.Marshal()
+				f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+				f.Write(b)
+				f.Close()
+				id = l.ID
+			}
+		}
+		return id
+	}
+	id := doctor(whole, 2)
+	doctor(shards[0], 2)
+	csvBefore := readFile(t, filepath.Join(whole, "results.csv"))
+	for name, cmd := range map[string]func() error{
+		"report":         func() error { return sweep.Report(whole) },
+		"--resume":       func() error { _, err := execute(p, whole, sweep.Options{Resume: true}); return err },
+		"--retry-failed": func() error { _, err := execute(p, whole, sweep.Options{RetryFailed: true}); return err },
+		"merge":          func() error { return sweep.Merge(filepath.Join(t.TempDir(), "m"), shards, sweep.MergeOptions{}) },
+	} {
+		before := readFile(t, filepath.Join(whole, results.FileName))
+		err := cmd()
+		var dup *results.DuplicateError
+		if !errors.As(err, &dup) || dup.ID != id || !strings.Contains(err.Error(), "run "+id+" (index 2) is there twice") || !strings.Contains(err.Error(), "delete both lines") {
+			t.Errorf("%s: %v, want run %s refused as a duplicate with the repair", name, err, id)
+		}
+		if after := readFile(t, filepath.Join(whole, results.FileName)); after != before {
+			t.Errorf("%s rewrote results.jsonl", name)
+		}
+	}
+	if csv := readFile(t, filepath.Join(whole, "results.csv")); csv != csvBefore || strings.Contains(csv, "123456") {
+		t.Error("report wrote results.csv from a file with a run twice")
+	}
+	// the repair the message gives: both lines go, --resume runs it again
+	var dup *results.DuplicateError
+	if !errors.As(sweep.Report(whole), &dup) {
+		t.Fatal("report no longer refuses the duplicate")
+	}
+	repair := exec.Command("sed", "-i", fmt.Sprintf("%dd;%dd", dup.Lines[0], dup.Lines[1]), dup.Path)
+	if out, err := repair.CombinedOutput(); err != nil {
+		t.Skipf("no sed here: %v %s", err, out)
+	}
+	if sum := run(t, p, whole, sweep.Options{Resume: true}); sum.Skipped != 3 || sum.OK != 4 {
+		t.Errorf("--resume after the repair: %v", sum)
+	}
+	fresh := filepath.Join(dir, "fresh")
+	run(t, p, fresh, sweep.Options{})
+	if stripped(t, whole) != stripped(t, fresh) {
+		t.Error("the repaired sweep differs from a fresh one")
+	}
+}

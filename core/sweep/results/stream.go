@@ -112,11 +112,20 @@ func Count(path string) (n int, torn bool, err error) {
 
 // Filter keeps the lines of the results file at path for which keep says
 // true, in their order, and drops a torn last line: the file is rewritten
-// (atomically, as Write does) only when a line goes. keep's error stops
-// it and is returned, the file unchanged.
-func Filter(path string, keep func(Line) (bool, error)) error {
+// (atomically, as Write does) only when a line goes. The lines are runs
+// 0…runs-1 of a sweep, each at most once: a line of another index is an
+// error, and a run found twice is a [DuplicateError]. keep's error stops
+// it and is returned; on any error the file is unchanged.
+func Filter(path string, runs int, keep func(Line) (bool, error)) error {
 	var drop []int64 // offsets of the lines that go
+	seen := newRunSet(runs)
 	torn, err := Each(path, func(l Line, _ []byte, at int64) error {
+		if l.Index < 0 || l.Index >= runs {
+			return fmt.Errorf("%s: run %s (index %d) is not a run of this sweep of %d runs", path, l.ID, l.Index, runs)
+		}
+		if seen.add(l.Index) {
+			return duplicate(path, l.Index)
+		}
 		ok, err := keep(l)
 		if !ok && err == nil {
 			drop = append(drop, at)
@@ -141,8 +150,8 @@ func Filter(path string, keep func(Line) (bool, error)) error {
 
 // SortFile rewrites the results file at path in run order: the line of
 // the run at position pos(index) first for pos 0, 1, … n-1 (a line whose
-// pos is outside 0…n-1 is an error). Where two lines have one position,
-// the later one is kept. It keeps each line's place in a table on disk
+// pos is outside 0…n-1 is an error, and two lines of one position are a
+// [DuplicateError], the file unchanged). It keeps each line's place in a table on disk
 // (orderTable) rather than in memory, so sorting a million runs costs no
 // more memory than sorting ten.
 func SortFile(path string, n int, pos func(index int) int) error {
@@ -162,7 +171,8 @@ func SortFile(path string, n int, pos func(index int) int) error {
 // EachInRunOrder is Each in the order of the runs' indexes, whatever the
 // order of the file (a sweep that was interrupted or resumed appends
 // lines as runs finish), with the memory of Each; a torn last line is
-// left out and reported. Of two lines with one index, the later is kept.
+// left out and reported. A run found twice is a [DuplicateError], before
+// fn sees any line.
 func EachInRunOrder(path string, fn func(l Line) error) (torn bool, err error) {
 	sorted, last := true, -1
 	torn, err = Each(path, func(l Line, _ []byte, _ int64) error {
@@ -200,7 +210,8 @@ func EachInRunOrder(path string, fn func(l Line) error) (torn bool, err error) {
 const orderSlot = 12
 
 // orderTable writes, into an unlinked temporary file beside path, the
-// place of each complete line of the results file at slot pos(index).
+// place of each complete line of the results file at slot pos(index). A
+// slot already taken is a run twice: a DuplicateError.
 func orderTable(path string, n int, pos func(index int) int) (*os.File, error) {
 	table, err := os.CreateTemp(filepath.Dir(path), ".results-order-*")
 	if err != nil {
@@ -212,6 +223,12 @@ func orderTable(path string, n int, pos func(index int) int) (*os.File, error) {
 		p := pos(l.Index)
 		if p < 0 || p >= n {
 			return fmt.Errorf("%s: run %s (index %d) is not a run of this sweep", path, l.ID, l.Index)
+		}
+		// a slot never written reads as zeros (a hole, or past the end)
+		if n, err := table.ReadAt(rec[:], int64(p)*orderSlot); n == orderSlot && binary.LittleEndian.Uint32(rec[8:]) != 0 {
+			return duplicate(path, l.Index)
+		} else if err != nil && !errors.Is(err, io.EOF) {
+			return err
 		}
 		binary.LittleEndian.PutUint64(rec[:8], uint64(at))
 		binary.LittleEndian.PutUint32(rec[8:], uint32(len(raw)))

@@ -48,13 +48,13 @@ func indexes(t *testing.T, path string) string {
 	return fmt.Sprint(out)
 }
 
-// SortFile puts the lines in run order through its table on disk, keeps
-// the later of two lines of one run, and keeps the file's mode (the
-// appender's 0644 less the umask, never a temporary file's 0600).
+// SortFile puts the lines in run order through its table on disk, and
+// keeps the file's mode (the appender's 0644 less the umask, never a
+// temporary file's 0600).
 func TestSortFile(t *testing.T) {
 	old := syscall.Umask(0o022)
 	defer syscall.Umask(old)
-	path := writeLines(t, []int{3, 0, 4, 1, 2, 1}, "")
+	path := writeLines(t, []int{3, 0, 4, 1, 2}, "")
 	if err := SortFile(path, 5, func(i int) int { return i }); err != nil {
 		t.Fatal(err)
 	}
@@ -85,14 +85,14 @@ func TestSortFile(t *testing.T) {
 // only then; keep's error leaves the file as it was.
 func TestFilter(t *testing.T) {
 	path := writeLines(t, []int{0, 1, 2, 3}, `{"index":4,"id":"torn`)
-	if err := Filter(path, func(l Line) (bool, error) { return l.Index%2 == 0, nil }); err != nil {
+	if err := Filter(path, 5, func(l Line) (bool, error) { return l.Index%2 == 0, nil }); err != nil {
 		t.Fatal(err)
 	}
 	if got := indexes(t, path); got != "[0 2]" {
 		t.Errorf("kept %s, want [0 2]", got)
 	}
 	before, _ := os.ReadFile(path)
-	if err := Filter(path, func(l Line) (bool, error) { return false, fmt.Errorf("no") }); err == nil {
+	if err := Filter(path, 5, func(l Line) (bool, error) { return false, fmt.Errorf("no") }); err == nil {
 		t.Error("keep's error was not returned")
 	}
 	if after, _ := os.ReadFile(path); string(after) != string(before) {
@@ -168,7 +168,7 @@ func TestReadersAreBounded(t *testing.T) {
 			"Read":           func() error { _, _, err := Read(c.path); return err },
 			"EachInRunOrder": func() error { _, err := EachInRunOrder(c.path, func(Line) error { return nil }); return err },
 			"SortFile":       func() error { return SortFile(c.path, 10, func(i int) int { return i }) },
-			"Filter":         func() error { return Filter(c.path, func(Line) (bool, error) { return true, nil }) },
+			"Filter":         func() error { return Filter(c.path, 10, func(Line) (bool, error) { return true, nil }) },
 		}
 		for name, read := range readers {
 			var before, after runtime.MemStats
@@ -212,5 +212,41 @@ func TestAppenderBounds(t *testing.T) {
 	}
 	if n, _, err := Count(path); n != 0 || err != nil {
 		t.Errorf("%d lines, %v after the refused line", n, err)
+	}
+}
+
+// A run twice in a results file is refused by every reader that sees the
+// whole file, naming the run, its two lines and the repair, with the file
+// left as it was: no reader picks one of the lines (issue 29.6).
+func TestDuplicatesAreRefused(t *testing.T) {
+	for name, read := range map[string]func(path string) error{
+		"SortFile": func(p string) error { return SortFile(p, 5, func(i int) int { return i }) },
+		"EachInRunOrder": func(p string) error {
+			_, err := EachInRunOrder(p, func(Line) error { return errors.New("a line reached fn before the file was checked") })
+			return err
+		},
+		"Filter": func(p string) error { return Filter(p, 5, func(Line) (bool, error) { return false, nil }) },
+	} {
+		for _, c := range []struct {
+			idx    []int
+			second int // the line of run 1's second line
+		}{{[]int{0, 1, 2, 1, 3}, 4}, {[]int{0, 1, 1, 2}, 3}} { // unsorted; sorted
+			path := writeLines(t, c.idx, "")
+			before, _ := os.ReadFile(path)
+			err := read(path)
+			var dup *DuplicateError
+			if !errors.As(err, &dup) || dup.Index != 1 || dup.ID != "idb" || dup.Lines != [2]int{2, c.second} {
+				t.Errorf("%s over %v: %v, want run 1 twice, on lines 2 and %d", name, c.idx, err, c.second)
+				continue
+			}
+			for _, w := range []string{"run idb (index 1) is there twice", "delete both lines", "--resume"} {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("%s: %q does not say %q", name, err, w)
+				}
+			}
+			if after, _ := os.ReadFile(path); string(after) != string(before) {
+				t.Errorf("%s changed the file it refused", name)
+			}
+		}
 	}
 }
