@@ -70,7 +70,7 @@ func New(hals map[string]config.HAL, opts Options) *Host {
 // rejects, or a machine it cannot serve.
 type ConfigureError struct {
 	HAL   string // the HAL's config name
-	Where string // "plugin /path, pid 123" or "in-process"
+	Where string // "plugin /path" or "in-process"
 	Err   error
 }
 
@@ -158,7 +158,9 @@ func (h *Host) open(ctx context.Context, name string, m hal.Machine, hw Hardware
 		if err != nil {
 			return nil, err
 		}
-		inst, where, proc = c.NewInstanceIn(ctx, pipe), fmt.Sprintf("plugin %s, pid %d", c.Path(), c.Pid()), c
+		// no pid in where: it reaches errors and so results, which are
+		// the same bytes whatever process ran them (the log has the pid)
+		inst, where, proc = c.NewInstanceIn(ctx, pipe), "plugin "+c.Path(), c
 	}
 	key := describedKey(name, proc, m, settings)
 	if later, ok := inst.(halrpc.Pipelined); ok && pipe != nil {

@@ -21,7 +21,7 @@ import (
 // that makes no sense is an error, never a panic.
 type MachineHAL struct {
 	name    string
-	where   string // "plugin /path (pid 123)" or "in-process"
+	where   string // "plugin /path" or "in-process"
 	inst    hal.Instance
 	machine hal.Machine
 	hw      Hardware
@@ -155,6 +155,11 @@ func (h *MachineHAL) Err() error {
 }
 
 func (h *MachineHAL) wrap(call string, err error) error {
+	var pe *hal.PanicError
+	if errors.As(err, &pe) && h.log != nil {
+		// in-process: the stack goes to the log, as a plugin's does
+		h.log.Error(pe.Error(), "hal", h.name, "stack", string(pe.Stack))
+	}
 	return fmt.Errorf("hal %q (%s): %s: %w", h.name, h.where, call, err)
 }
 

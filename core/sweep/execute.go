@@ -405,7 +405,7 @@ func pool(ctx context.Context, plan *Plan, source []byte, todo iter.Seq[Run], co
 					dir := filepath.Join(runsDir, r.ID)
 					err := os.RemoveAll(dir)
 					if err == nil {
-						err = scenario.WriteResult(dir, res)
+						err = scenario.WriteResult(dir, scrubbed(res))
 					}
 					if err != nil {
 						if line.Error == nil {
@@ -449,6 +449,19 @@ func tooLong(l results.Line, err error) results.Line {
 	l.Metrics, l.Checks, l.Interrupts = map[string]any{}, []results.Check{}, map[string]uint64{}
 	l.Error = &results.Error{Kind: "output", Message: err.Error() + "; record fewer or shorter metrics"}
 	return l
+}
+
+// scrubbed is res as its result.json holds it in a sweep: the same bytes
+// whatever worker ran it, so its error without what the process or
+// plugin put there that differs each time (results.Scrub); the run's log
+// keeps it whole.
+func scrubbed(res scenario.Result) scenario.Result {
+	if res.Error != nil {
+		e := *res.Error
+		e.Message, e.Where, e.Traceback = results.Scrub(e.Message), results.Scrub(e.Where), results.Scrub(e.Traceback)
+		res.Error = &e
+	}
+	return res
 }
 
 // runLog is what the log file of a run that did not end ok holds: its

@@ -3,6 +3,7 @@ package sweep_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -246,8 +247,8 @@ func TestPluginCrash(t *testing.T) {
 		if bad != (l.Status == results.StatusFailed) {
 			t.Errorf("interval %v: status %s", iv, l.Status)
 		}
-		if bad && (l.Error == nil || l.Error.Kind != "plugin" || !strings.Contains(l.Error.Message, "pid N")) {
-			t.Errorf("interval %s: the run's error is %+v, want a plugin error", iv, l.Error)
+		if bad && (l.Error == nil || l.Error.Kind != "plugin" || strings.Contains(l.Error.Message, "pid")) {
+			t.Errorf("interval %s: the run's error is %+v, want a plugin error without a pid", iv, l.Error)
 		}
 		if iv == "4343" && !strings.Contains(l.Error.Message, "did not answer in time") {
 			t.Errorf("hang: %s", l.Error.Message)
@@ -595,4 +596,67 @@ func TestDuplicateRunRefusedEverywhere(t *testing.T) {
 	if stripped(t, whole) != stripped(t, fresh) {
 		t.Error("the repaired sweep differs from a fresh one")
 	}
+}
+
+// A plugin's failure reads the same in every process: a crash and a
+// panic in the plugin give the same results.jsonl and result.json bytes
+// (timings aside) with -j 1 and -j 2, holding no pid and no goroutine
+// dump; the pid and the stack belong in the logs (issue 29.8).
+func TestPluginFailuresAreDeterministic(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a plugin")
+	}
+	dir := t.TempDir()
+	plugin, err := haltest.Build(dir, "github.com/proflab/proflab/core/sweep/testdata/crashhal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "lab.toml"), []byte("[machine]\nhal = [\"crashy\"]\n[hal.crashy]\nplugin = "+quote(plugin)+"\n"), 0o644)
+	path := filepath.Join(dir, "sweep.toml")
+	os.WriteFile(path, []byte("scenario = "+quote(probe(t))+"\nconfig_file = \"lab.toml\"\nrepeats = 2\n[set]\nhal = \"crashy\"\n[grid]\ninterval = [5000, 4242, 4444]\n"), 0o644)
+	p := plan(t, path)
+	var outs []string
+	for _, j := range []int{1, 2} {
+		out := filepath.Join(dir, fmt.Sprintf("j%d", j))
+		if sum := run(t, p, out, sweep.Options{Jobs: j, RunOutputs: true}); sum.OK != 2 || sum.Failed != 4 {
+			t.Fatalf("-j %d: %v, want 2 ok and the 2 crashes and 2 panics failed", j, sum)
+		}
+		outs = append(outs, out)
+	}
+	one, two := stripped(t, outs[0]), stripped(t, outs[1])
+	if one != two {
+		t.Errorf("results.jsonl differs between -j 1 and -j 2:\n%s\n----\n%s", one, two)
+	}
+	for _, w := range []string{"pid", "goroutine", "0x"} {
+		if strings.Contains(one, w) {
+			t.Errorf("results.jsonl holds %q:\n%s", w, one)
+		}
+	}
+	if !strings.Contains(one, "the HAL panicked: assignment to entry in nil map") {
+		t.Errorf("the panic's message is not in the results:\n%s", one)
+	}
+	for r := range p.ShardRuns(sweep.Whole) {
+		var results [2]string
+		for i, out := range outs {
+			results[i] = withoutTimings(t, filepath.Join(out, sweep.RunsDir, r.ID, "result.json"))
+		}
+		if results[0] != results[1] {
+			t.Errorf("run %s: result.json differs between -j 1 and -j 2:\n%s\n----\n%s", r.ID, results[0], results[1])
+		}
+		if strings.Contains(results[0], "pid ") || strings.Contains(results[0], "goroutine") {
+			t.Errorf("run %s: result.json holds a pid or a stack:\n%s", r.ID, results[0])
+		}
+	}
+}
+
+// withoutTimings is the JSON file at path without its "timings".
+func withoutTimings(t *testing.T, path string) string {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(readFile(t, path)), &m); err != nil {
+		t.Fatal(err)
+	}
+	delete(m, "timings")
+	b, _ := json.MarshalIndent(m, "", " ")
+	return string(b)
 }

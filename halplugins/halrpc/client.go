@@ -267,7 +267,10 @@ func (c *Client) watchExit() {
 		if st := c.cmd.ProcessState; st != nil {
 			how = st.String()
 		}
-		c.exitErr = fmt.Errorf("%w (pid %d, %s)", ErrExited, c.pid, how)
+		// the pid goes to the log, not the error: errors end up in
+		// results, which must be the same bytes in every process
+		c.log.Warn("the plugin process exited", "pid", c.pid, "status", how)
+		c.exitErr = fmt.Errorf("%w (%s)", ErrExited, how)
 	}
 	close(c.done)
 }

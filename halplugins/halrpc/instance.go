@@ -62,13 +62,14 @@ func (c *Client) callWithin(base context.Context, timeout time.Duration, what st
 	case base.Err() != nil:
 		return fmt.Errorf("%s: %w: %w", what, ErrCanceled, context.Cause(base))
 	case errors.Is(ctx.Err(), context.DeadlineExceeded) || code == codes.DeadlineExceeded:
+		c.log.Warn("the plugin did not answer in time; killing it", "call", what, "timeout", timeout, "pid", c.pid)
 		c.kill(0)
-		return fmt.Errorf("%s: %w within %s; the plugin (pid %d) was killed (raise its timeout in the config if it needs longer)", what, ErrTimeout, timeout, c.pid)
+		return fmt.Errorf("%s: %w within %s; the plugin was killed (raise its timeout in the config if it needs longer)", what, ErrTimeout, timeout)
 	case code == codes.Unavailable || code == codes.Canceled || c.pc.Exited():
 		gone := c.Err()
 		c.Kill()
 		if gone == nil {
-			gone = fmt.Errorf("%w (pid %d)", ErrExited, c.pid)
+			gone = ErrExited
 		}
 		return fmt.Errorf("%s: %w; its last log lines are in the run log: %s", what, gone, status.Convert(err).Message())
 	case code == codes.Unimplemented:

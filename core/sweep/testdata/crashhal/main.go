@@ -1,6 +1,7 @@
 // Command crashhal is a test HAL plugin: the shipped APIC timer, except
 // that the process exits (a crash, as the host sees it) when the kernel
-// programs the interval 4242, and stops answering (a hang) at 4343. A
+// programs the interval 4242, stops answering (a hang) at 4343, and
+// panics (the SDK turns it into the call's error) at 4444. A
 // sweep test crashes or hangs a real plugin process in one run this way
 // and checks that the worker's next run gets a new one.
 package main
@@ -17,6 +18,7 @@ import (
 const (
 	crashInterval = 4242
 	hangInterval  = 4343
+	panicInterval = 4444
 )
 
 type crashHAL struct{ hal.HAL }
@@ -28,6 +30,9 @@ func (c crashHAL) SetInterval(cpus []int, src hal.Source, interval uint32) ([]ui
 		os.Exit(3)
 	case hangInterval:
 		select {}
+	case panicInterval:
+		var m map[string]int
+		m["asked to panic"]++ // a nil map: a runtime panic, with a heap address nowhere
 	}
 	return c.HAL.SetInterval(cpus, src, interval)
 }
