@@ -61,8 +61,8 @@ type Options struct {
 	// longer kills the plugin.
 	Timeout time.Duration
 	// StartTimeout bounds the start, handshake and connection (Timeout if
-	// 0). A plugin that has not connected by then is killed with everything
-	// it started.
+	// 0). A plugin that has not connected by then is killed with its
+	// process group and its descendants.
 	StartTimeout time.Duration
 	// Context, when set, cancels the start (Ctrl-C, a run's budget): the
 	// plugin is killed and Start fails with ErrCanceled. It does not
@@ -77,7 +77,7 @@ type Options struct {
 // serves many instances at once (Client.NewInstance) and is safe for
 // concurrent use. Every call has a deadline (Options.Timeout), and so has
 // Kill: a plugin that does not answer, or does not exit, is killed with
-// everything it started.
+// its process group and its descendants.
 type Client struct {
 	path     string
 	timeout  time.Duration
@@ -159,7 +159,7 @@ func newClient(opts Options, secure *plugin.SecureConfig) *Client {
 	life, killProc := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(life, opts.Path, opts.Args...)
 	setProcessAttrs(cmd)
-	cmd.Cancel = func() error { killGroup(cmd.Process.Pid); return nil }
+	cmd.Cancel = func() error { killAll(cmd.Process.Pid); return nil } // not waited for yet: the pid is the plugin's
 	cmd.WaitDelay = time.Second // then Wait closes the pipes whoever holds them
 	pc := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  handshake(ProtocolVersion),
@@ -206,7 +206,7 @@ func (c *Client) connect(opts Options, want []byte) error {
 		}
 		fail = r.err
 	case <-time.After(opts.StartTimeout):
-		fail = fmt.Errorf("plugin %s: did not complete the handshake in time (%s; is it a proflab HAL plugin built with halrpc.Serve?); it was stopped with everything it started", opts.Path, opts.StartTimeout)
+		fail = fmt.Errorf("plugin %s: did not complete the handshake in time (%s; is it a proflab HAL plugin built with halrpc.Serve?); it was killed with its process group and the processes it had started (one it started and left, by setsid and exit, is out of reach)", opts.Path, opts.StartTimeout)
 	case <-opts.Context.Done():
 		fail = fmt.Errorf("plugin %s: start: %w: %w", opts.Path, ErrCanceled, context.Cause(opts.Context))
 	}
@@ -321,10 +321,14 @@ func (c *Client) Err() error {
 	}
 }
 
-// Kill ends the plugin process and everything it started, and waits for
-// it: a graceful shutdown first, and after ShutdownTimeout (a frozen or
-// stopped plugin) SIGKILL to its process group. Calls in flight fail with
-// ErrExited. Kill is idempotent and always returns.
+// Kill ends the plugin process and what it started, and waits for it: a
+// graceful shutdown first, and after ShutdownTimeout (a frozen or stopped
+// plugin) SIGKILL to its process group; then SIGKILL to whatever is left
+// of its group and of its descendants as they were when Kill was called
+// (on Linux: a child it moved out of its group with setsid included).
+// A program the plugin had started and left before (setsid, and its
+// parent exited) is out of reach. Calls in flight fail with ErrExited.
+// Kill is idempotent and always returns.
 func (c *Client) Kill() { c.kill(ShutdownTimeout) }
 
 // kill is Kill with the grace period given; 0 kills at once (a plugin that
@@ -332,6 +336,13 @@ func (c *Client) Kill() { c.kill(ShutdownTimeout) }
 func (c *Client) kill(grace time.Duration) {
 	c.once.Do(func() {
 		c.killing.Store(true)
+		// what the plugin started, listed while it runs: a child it
+		// moved out of its process group (setsid) would be nobody's once
+		// the plugin exited
+		var tree processTree
+		if !c.pc.Exited() {
+			tree = treeOf(c.pid)
+		}
 		c.closeStreams()
 		if grace <= 0 {
 			c.killProc()
@@ -352,8 +363,10 @@ func (c *Client) kill(grace time.Duration) {
 			c.log.Error("the plugin's process group was killed but its clean-up did not finish", "pid", c.pid)
 		}
 		// Whatever the plugin started and left behind (its group outlives
-		// it while any member runs).
+		// it while any member runs, and a child out of its group does not
+		// die with it).
 		c.killProc()
 		killGroup(c.pid)
+		tree.kill()
 	})
 }

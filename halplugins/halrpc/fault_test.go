@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -208,4 +209,55 @@ func TestCancelledStartKillsThePlugin(t *testing.T) {
 		t.Fatalf("error %v, want ErrCanceled naming the script", err)
 	}
 	waitGone(t, grandchildPid(t, pidFile))
+}
+
+// reapLater kills pid at the end of the test if it still runs: a child
+// the code under test failed to stop must not outlive the test.
+func reapLater(t *testing.T, pid int) {
+	t.Cleanup(func() {
+		if alive(pid) {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+}
+
+// A plugin's child that left its process group (setsid) is stopped with
+// the plugin while it is the plugin's: when a start times out (the plugin
+// is killed) and when the host kills a plugin that runs (after its
+// graceful shutdown, when the child is no longer the plugin's). The
+// start's error says what was stopped, not "everything it started"
+// (issue 29.21).
+func TestDetachedChildIsReaped(t *testing.T) {
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("no setsid here")
+	}
+	t.Run("start timed out", func(t *testing.T) {
+		dir := t.TempDir()
+		script, pidFile := filepath.Join(dir, "hal-detach"), filepath.Join(dir, "child.pid")
+		body := fmt.Sprintf("#!/bin/sh\nsetsid sleep 1000 &\necho $! > %s.tmp && mv %s.tmp %s\nsleep 1000\n", pidFile, pidFile, pidFile)
+		if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		var err error
+		within(t, 4*time.Second, "a start that times out", func() {
+			_, err = halrpc.Start(halrpc.Options{Path: script, StartTimeout: time.Second})
+		})
+		child := grandchildPid(t, pidFile)
+		reapLater(t, child)
+		if err == nil || strings.Contains(err.Error(), "everything it started") || !strings.Contains(err.Error(), "process group") {
+			t.Errorf("error %v, want one saying what was stopped", err)
+		}
+		waitGone(t, child)
+	})
+	t.Run("killed", func(t *testing.T) {
+		pidFile := filepath.Join(t.TempDir(), "child.pid")
+		c := start(t, halrpc.Options{Path: testPlugin, Args: []string{"-mode", "detach", "-pidfile", pidFile}})
+		child := grandchildPid(t, pidFile)
+		reapLater(t, child)
+		if !alive(child) {
+			t.Fatal("the detached child is not running: the test would prove nothing")
+		}
+		c.Kill()
+		waitGone(t, child)
+	})
 }

@@ -18,3 +18,14 @@ func killGroup(pid int) {
 		_ = p.Kill()
 	}
 }
+
+// processTree is empty here: without /proc, a plugin's descendants are
+// not listed.
+type processTree []struct{}
+
+func treeOf(int) processTree { return nil }
+
+func (processTree) kill() {}
+
+// killAll is killGroup here: the plugin's descendants are not listed.
+func killAll(pid int) { killGroup(pid) }
