@@ -1,6 +1,7 @@
 package halrpc
 
 import (
+	"io/fs"
 	"os"
 	"os/exec"
 	"strconv"
@@ -46,10 +47,15 @@ func killAll(pid int) {
 	if pid <= 1 {
 		return
 	}
-	_ = syscall.Kill(-pid, syscall.SIGSTOP)
 	var found processTree
 	seen := map[int]bool{}
-	for range 8 { // until a listing finds no new descendant
+	for i := range 8 { // until a listing finds no new descendant
+		if i == 1 {
+			// the first listing is taken before anything is stopped: a
+			// descendant listed stays found even if the plugin dies
+			// meanwhile and it becomes init's
+			_ = syscall.Kill(-pid, syscall.SIGSTOP)
+		}
 		added := false
 		for _, p := range treeOf(pid) {
 			if !seen[p.pid] {
@@ -58,7 +64,7 @@ func killAll(pid int) {
 				found = append(found, p)
 			}
 		}
-		if !added {
+		if !added && i > 0 {
 			break
 		}
 	}
@@ -137,4 +143,35 @@ func (t processTree) kill() {
 			_ = syscall.Kill(p.pid, syscall.SIGKILL)
 		}
 	}
+}
+
+// fdExec reports whether a child can execute a file its parent opened
+// through /proc/self/fd (a Linux without /proc cannot).
+func fdExec() bool {
+	_, err := os.Stat("/proc/self/fd")
+	return err == nil
+}
+
+// fileState identifies a file and its state: a change of its content
+// changes its change time (ctime), which nobody can set back.
+type fileState struct {
+	dev, ino     uint64
+	size         int64
+	mtime, ctime syscall.Timespec
+}
+
+// statKey is the identity and state of the file fi describes.
+func statKey(fi fs.FileInfo) (fileState, bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return fileState{}, false
+	}
+	return fileState{dev: st.Dev, ino: st.Ino, size: st.Size, mtime: st.Mtim, ctime: st.Ctim}, true
+}
+
+// sameStat reports whether a and b describe one file in one state.
+func sameStat(a, b fs.FileInfo) bool {
+	ka, okA := statKey(a)
+	kb, okB := statKey(b)
+	return okA && okB && ka == kb
 }
