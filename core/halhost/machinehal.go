@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/proflab/proflab/core/config"
 	"github.com/proflab/proflab/halplugins/hal"
 	"github.com/proflab/proflab/halplugins/halrpc"
 	"github.com/proflab/proflab/kernel"
@@ -130,6 +131,22 @@ func (h *MachineHAL) canDefer() bool {
 type process interface {
 	Done() <-chan struct{}
 	Err() error
+	Path() string   // the executable, as started
+	SHA256() string // the sha256 of the bytes it was started from
+}
+
+// Plugin says what serves this HAL: its configuration name and the HAL's
+// own name and version, and for a plugin the executable its process was
+// started from — the path and the sha256 of the bytes that process runs,
+// taken when it was started (halrpc.Client.SHA256), not when the run or
+// the sweep began: a plugin rebuilt since, and restarted after a crash,
+// says so. In-process, the transport is "inproc" and there is no file.
+func (h *MachineHAL) Plugin() Plugin {
+	p := Plugin{HAL: h.name, Transport: config.TransportInproc, Name: h.desc.Name, Version: h.desc.Version}
+	if h.proc != nil {
+		p.Transport, p.Path, p.SHA256, p.Protocol = config.TransportPlugin, h.proc.Path(), h.proc.SHA256(), halrpc.ProtocolVersion
+	}
+	return p
 }
 
 // Done is closed when the plugin process serving this HAL has exited (nil,

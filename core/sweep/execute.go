@@ -247,7 +247,7 @@ func (e *execution) runAll(ctx context.Context) (interrupted bool, err error) {
 			writeErr = fmt.Errorf("writing %s: %w", e.path, writeErr)
 			return
 		}
-		e.deps.add(used.inputs)
+		e.deps.add(used.inputs, used.mixed)
 		e.read.add(used.params)
 		e.sum.count(l.Status)
 		progress.Add(l)

@@ -3,6 +3,8 @@ package sweep_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -659,4 +661,67 @@ func withoutTimings(t *testing.T, path string) string {
 	delete(m, "timings")
 	b, _ := json.MarshalIndent(m, "", " ")
 	return string(b)
+}
+
+// A plugin rebuilt in the middle of a sweep is recorded as what ran: each
+// run's result.json names the sha256 of the bytes its plugin process was
+// started from (the worker restarts the plugin after a crash, from the
+// rebuilt file), and the sweep reports the two versions its runs used
+// (ErrMixed, sweep.json's mixed) instead of recording the sum taken when
+// it began (issue 29.2).
+func TestRebuiltPluginIsRecordedAsRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a plugin")
+	}
+	dir := t.TempDir()
+	plugin, err := haltest.Build(dir, "github.com/proflab/proflab/core/sweep/testdata/crashhal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(plugin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rebuilt := plugin + ".new" // the same plugin, other bytes
+	if err := os.WriteFile(rebuilt, append(b, 0), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sum := func(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
+	before, after := sum(b), sum(append(b, 0))
+	t.Setenv("CRASHHAL_REBUILD", rebuilt+":"+plugin) // the crash at 4242 renames it into place
+	os.WriteFile(filepath.Join(dir, "lab.toml"), []byte("[machine]\nhal = [\"crashy\"]\n[hal.crashy]\nplugin = "+quote(plugin)+"\n"), 0o644)
+	path := filepath.Join(dir, "sweep.toml")
+	os.WriteFile(path, []byte("scenario = "+quote(probe(t))+"\nconfig_file = \"lab.toml\"\n[set]\nhal = \"crashy\"\n[grid]\ninterval = [5000, 4242, 6000, 7000]\n"), 0o644)
+	p := plan(t, path)
+	out := filepath.Join(dir, "out")
+	sum4, err := sweep.Execute(context.Background(), p, sweep.Options{Out: out, Jobs: 1, RunOutputs: true})
+	if !errors.Is(err, sweep.ErrMixed) || sum4.OK != 3 || sum4.Failed != 1 {
+		t.Errorf("%v, %v: want the 3 ok runs and the crash, and the two versions of the plugin reported", sum4, err)
+	}
+	want := map[string]string{"5000": before, "4242": before, "6000": after, "7000": after}
+	for r := range p.ShardRuns(sweep.Whole) {
+		var res struct {
+			Plugins []struct{ HAL, Path, SHA256 string } `json:"plugins"`
+		}
+		if err := json.Unmarshal([]byte(readFile(t, filepath.Join(out, sweep.RunsDir, r.ID, "result.json"))), &res); err != nil {
+			t.Fatal(err)
+		}
+		iv := fmt.Sprint(r.Params["interval"])
+		var got []string
+		for _, pl := range res.Plugins {
+			if pl.HAL == "crashy" {
+				got = append(got, pl.SHA256)
+			}
+		}
+		if len(got) != 1 || got[0] != want[iv] {
+			t.Errorf("interval %s: result.json records crashy at %v, want %.12s", iv, got, want[iv])
+		}
+	}
+	m, err := sweep.ReadManifest(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Mixed) != 1 || !strings.HasPrefix(m.Mixed[0], sweep.PluginInput) {
+		t.Errorf("sweep.json's mixed: %v, want the plugin", m.Mixed)
+	}
 }

@@ -1,13 +1,18 @@
 // Command crashhal is a test HAL plugin: the shipped APIC timer, except
 // that the process exits (a crash, as the host sees it) when the kernel
 // programs the interval 4242, stops answering (a hang) at 4343, and
-// panics (the SDK turns it into the call's error) at 4444. A
+// panics (the SDK turns it into the call's error) at 4444. With
+// CRASHHAL_REBUILD=NEW:PATH in its environment, it renames the file NEW
+// over PATH before it crashes: a plugin rebuilt in the middle of a sweep,
+// which the worker's next run starts. A
 // sweep test crashes or hangs a real plugin process in one run this way
 // and checks that the worker's next run gets a new one.
 package main
 
 import (
+	"fmt"
 	"os"
+	"strings"
 
 	"github.com/proflab/proflab/halplugins/apic"
 	"github.com/proflab/proflab/halplugins/hal"
@@ -27,6 +32,11 @@ type crashHAL struct{ hal.HAL }
 func (c crashHAL) SetInterval(cpus []int, src hal.Source, interval uint32) ([]uint32, hal.Programming, error) {
 	switch interval {
 	case crashInterval:
+		if from, to, ok := strings.Cut(os.Getenv("CRASHHAL_REBUILD"), ":"); ok {
+			if err := os.Rename(from, to); err != nil {
+				fmt.Fprintln(os.Stderr, "crashhal:", err)
+			}
+		}
 		os.Exit(3)
 	case hangInterval:
 		select {}
