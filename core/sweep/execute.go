@@ -385,12 +385,23 @@ func pool(ctx context.Context, plan *Plan, source []byte, todo iter.Seq[Run], co
 			defer w.close()
 			for r := range next {
 				solo.RLock()
-				res := w.run(ctx, r)
+				res, slow := w.run(ctx, r)
 				solo.RUnlock()
+				// A plugin that missed its handshake timeout while the run
+				// ran may have missed it for the load the other runs make
+				// (-j): the run runs again alone, up to startRetries times,
+				// so that its result does not depend on -j. A start that
+				// still times out alone is the plugin's, and recorded.
+				for try := 0; slow && try < startRetries && ctx.Err() == nil; try++ {
+					res.Outputs.Close()
+					solo.Lock()
+					res, slow = w.run(ctx, r)
+					solo.Unlock()
+				}
 				if jobs > 1 && res.Error != nil && res.Error.Kind == runerr.KindMemory {
 					res.Outputs.Close()
 					solo.Lock()
-					res = w.run(ctx, r)
+					res, _ = w.run(ctx, r)
 					solo.Unlock()
 				}
 				if res.Error != nil && res.Error.Kind == runerr.KindInterrupted {
@@ -463,6 +474,10 @@ func scrubbed(res scenario.Result) scenario.Result {
 	}
 	return res
 }
+
+// startRetries is how many times a run during which a plugin start timed
+// out runs again, alone.
+const startRetries = 2
 
 // runLog is what the log file of a run that did not end ok holds: its
 // log, its failed checks and its error with the traceback.

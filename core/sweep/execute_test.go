@@ -725,3 +725,46 @@ func TestRebuiltPluginIsRecordedAsRun(t *testing.T) {
 		t.Errorf("sweep.json's mixed: %v, want the plugin", m.Mixed)
 	}
 }
+
+// A plugin start that misses its handshake timeout is the busy machine's
+// fault, not the run's: the run runs again, alone, and its result is the
+// one it has on an idle machine, for any -j (issue 29.5). The test plugin
+// waits 3 s before its handshake (its timeout is 500 ms) in as many starts
+// as it finds tokens for.
+func TestStartTimeoutsAreRetried(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a plugin")
+	}
+	dir := t.TempDir()
+	plugin, err := haltest.Build(dir, "github.com/proflab/proflab/core/sweep/testdata/crashhal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "lab.toml"), []byte("[machine]\nhal = [\"crashy\"]\n[hal.crashy]\nplugin = "+quote(plugin)+"\ntimeout = \"500ms\"\n"), 0o644)
+	path := filepath.Join(dir, "sweep.toml")
+	os.WriteFile(path, []byte("scenario = "+quote(probe(t))+"\nconfig_file = \"lab.toml\"\nrepeats = 3\n[set]\nhal = \"crashy\"\ninterval = 5000\n"), 0o644)
+	p := plan(t, path)
+	if err := p.Check(); err != nil { // before the tokens: the slow starts are the workers'
+		t.Fatal(err)
+	}
+	tokens := filepath.Join(dir, "tokens")
+	t.Setenv("CRASHHAL_SLOW_STARTS", tokens)
+	var outs []string
+	for _, j := range []int{1, 2} {
+		os.MkdirAll(tokens, 0o755)
+		for k := range 2 { // -j 1: a run's first two starts; -j 2: each worker's first
+			os.WriteFile(filepath.Join(tokens, strconv.Itoa(k)), nil, 0o644)
+		}
+		out := filepath.Join(dir, fmt.Sprintf("j%d", j))
+		if sum := run(t, p, out, sweep.Options{Jobs: j}); sum.OK != 3 {
+			t.Errorf("-j %d: %v, want every run ok once its plugin started", j, sum)
+		}
+		if left, _ := os.ReadDir(tokens); len(left) != 0 {
+			t.Errorf("-j %d: %d slow starts did not happen: the test proved nothing", j, len(left))
+		}
+		outs = append(outs, out)
+	}
+	if a, b := stripped(t, outs[0]), stripped(t, outs[1]); a != b {
+		t.Errorf("-j 1 and -j 2 differ:\n%s\n----\n%s", a, b)
+	}
+}

@@ -35,6 +35,10 @@ var (
 	// ErrTimeout: the plugin did not answer within the timeout (it is
 	// then killed).
 	ErrTimeout = errors.New("the plugin did not answer in time")
+	// ErrStartTimeout: the plugin did not complete its handshake within
+	// the start budget (it is then killed). A machine too busy to start
+	// it in time causes it as well as a plugin that never will.
+	ErrStartTimeout = errors.New("did not complete the handshake in time")
 	// ErrExited: the plugin process is gone (it crashed or was killed).
 	ErrExited = errors.New("the plugin process exited")
 	// ErrCanceled: the caller's context ended during the call (Ctrl-C, the
@@ -216,7 +220,7 @@ func (c *Client) connect(opts Options) error {
 		}
 		fail = r.err
 	case <-time.After(opts.StartTimeout):
-		fail = fmt.Errorf("plugin %s: did not complete the handshake in time (%s; is it a proflab HAL plugin built with halrpc.Serve?); it was killed with its process group and the processes it had started (one it started and left, by setsid and exit, is out of reach)", opts.Path, opts.StartTimeout)
+		fail = fmt.Errorf("plugin %s: %w (%s; is it a proflab HAL plugin built with halrpc.Serve?); it was killed with its process group and the processes it had started (one it started and left, by setsid and exit, is out of reach)", opts.Path, ErrStartTimeout, opts.StartTimeout)
 	case <-opts.Context.Done():
 		fail = fmt.Errorf("plugin %s: start: %w: %w", opts.Path, ErrCanceled, context.Cause(opts.Context))
 	}
@@ -294,7 +298,7 @@ func startError(path string, err error) error {
 		return fmt.Errorf("plugin %s: %w (%s); this proflab speaks HAL protocol %d: rebuild the plugin against this proflab's halplugins (make build)",
 			path, ErrProtocol, msg, ProtocolVersion)
 	case strings.Contains(lower, "timeout while waiting for plugin to start"):
-		return fmt.Errorf("plugin %s: did not complete the handshake in time (is it a proflab HAL plugin built with halrpc.Serve?): %w", path, err)
+		return fmt.Errorf("plugin %s: %w (is it a proflab HAL plugin built with halrpc.Serve?): %w", path, ErrStartTimeout, err)
 	}
 	return fmt.Errorf("plugin %s: could not start: %w (is it a proflab HAL plugin? `make build` builds the shipped ones)", path, err)
 }

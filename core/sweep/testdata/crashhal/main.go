@@ -4,7 +4,10 @@
 // panics (the SDK turns it into the call's error) at 4444. With
 // CRASHHAL_REBUILD=NEW:PATH in its environment, it renames the file NEW
 // over PATH before it crashes: a plugin rebuilt in the middle of a sweep,
-// which the worker's next run starts. A
+// which the worker's next run starts. With CRASHHAL_SLOW_STARTS=DIR, a
+// start that takes a token from DIR (removes one of its files) waits 3 s
+// before its handshake: a start that times out on a busy machine, as
+// many times as there are tokens. A
 // sweep test crashes or hangs a real plugin process in one run this way
 // and checks that the worker's next run gets a new one.
 package main
@@ -12,7 +15,9 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/proflab/proflab/halplugins/apic"
 	"github.com/proflab/proflab/halplugins/hal"
@@ -47,4 +52,20 @@ func (c crashHAL) SetInterval(cpus []int, src hal.Source, interval uint32) ([]ui
 	return c.HAL.SetInterval(cpus, src, interval)
 }
 
-func main() { halrpc.Serve(func() hal.HAL { return crashHAL{apic.New()} }) }
+func main() {
+	if dir := os.Getenv("CRASHHAL_SLOW_STARTS"); dir != "" {
+		slowStart(dir)
+	}
+	halrpc.Serve(func() hal.HAL { return crashHAL{apic.New()} })
+}
+
+// slowStart waits 3 s if it can take a token from dir.
+func slowStart(dir string) {
+	tokens, _ := os.ReadDir(dir)
+	for _, t := range tokens {
+		if os.Remove(filepath.Join(dir, t.Name())) == nil {
+			time.Sleep(3 * time.Second)
+			return
+		}
+	}
+}
