@@ -175,7 +175,7 @@ func (h *MachineHAL) wrap(call string, err error) error {
 	var pe *hal.PanicError
 	if errors.As(err, &pe) && h.log != nil {
 		// in-process: the stack goes to the log, as a plugin's does
-		h.log.Error(pe.Error(), "hal", h.name, "stack", string(pe.Stack))
+		h.log.Error(pe.Error(), "stack", string(pe.Stack))
 	}
 	return fmt.Errorf("hal %q (%s): %s: %w", h.name, h.where, call, err)
 }
@@ -184,7 +184,15 @@ func (h *MachineHAL) wrap(call string, err error) error {
 // because an earlier one did (a configure answered after it was sent)
 // reports the earlier one.
 func (h *MachineHAL) fail(call string, err error) error {
-	err = h.wrap(call, err)
+	if errors.Is(err, halrpc.ErrExited) {
+		// Which call finds a dead plugin depends on timing (a deferred
+		// call's answer may be lost with the process): the error says
+		// that it died, as between calls (Err), and the log which call.
+		h.log.Warn("the plugin process was found gone", "call", call)
+		err = fmt.Errorf("hal %q (%s) died during the run: %w", h.name, h.where, err)
+	} else {
+		err = h.wrap(call, err)
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.failed == nil {

@@ -70,8 +70,8 @@ func Local(f Factory) Instance {
 // recovers it). Its message is the call and the panic's value, the same
 // each time the HAL panics the same way; the goroutine's stack, which
 // differs from one process to the next (goroutine ids, addresses), is
-// kept apart in Stack, for a log: a plugin's server writes it to its
-// standard error, which the host sends to the run log.
+// kept apart in Stack, for a log: a plugin's server sends it after the
+// message, and the host takes it off into the run's log.
 type PanicError struct {
 	Call  string // the call, as the instance's errors name it ("set")
 	Value any    // what the HAL panicked with

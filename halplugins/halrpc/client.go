@@ -30,6 +30,10 @@ const killWait = 5 * time.Second
 // exitPoll is how often a client looks whether its process has exited.
 const exitPoll = 50 * time.Millisecond
 
+// exitWait bounds the wait of a call that found the process gone for its
+// exit to be seen (its status).
+const exitWait = time.Second
+
 // Errors a call can wrap; test with errors.Is.
 var (
 	// ErrTimeout: the plugin did not answer within the timeout (it is

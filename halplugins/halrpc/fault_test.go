@@ -261,3 +261,23 @@ func TestDetachedChildIsReaped(t *testing.T) {
 		waitGone(t, child)
 	})
 }
+
+// A HAL's panic reaches the host as its call's error, saying what
+// panicked; the goroutine dump (ids and addresses that differ in every
+// process) goes to the log, not into the error, which ends up in a run's
+// results (issue 29.8).
+func TestPanicStackGoesToTheLog(t *testing.T) {
+	var log lockedBuffer
+	c := start(t, halrpc.Options{Path: testPlugin, Args: []string{"-mode", "nodescribe"}, Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	in := c.NewInstance()
+	err := in.Configure(machine, nil)
+	if err == nil {
+		_, err = in.Describe()
+	}
+	if err == nil || !strings.Contains(err.Error(), "the HAL panicked: testplugin: no description, as asked") || strings.Contains(err.Error(), "goroutine") {
+		t.Fatalf("error %q, want what panicked and no stack", err)
+	}
+	if got := log.String(); !strings.Contains(got, "the plugin's HAL panicked") || !strings.Contains(got, "goroutine") {
+		t.Errorf("the stack is not in the log:\n%s", got)
+	}
+}

@@ -120,15 +120,15 @@ func (s *server) get(id string) (hal.Instance, error) {
 }
 
 // toStatus keeps ErrUnsupported recognisable across the wire. A panic's
-// stack does not cross it: it goes to standard error (the host's run
-// log), and the answer says what panicked, the same every time.
+// stack follows its message (the host's client takes it off into the
+// run's log, so that the error says what panicked, the same every time).
 func toStatus(err error) error {
 	if err == nil {
 		return nil
 	}
 	var pe *hal.PanicError
 	if errors.As(err, &pe) {
-		fmt.Fprintf(os.Stderr, "%s\n%s", pe, pe.Stack)
+		return status.Error(codes.Unknown, err.Error()+"\n"+string(pe.Stack))
 	}
 	if errors.Is(err, hal.ErrUnsupported) {
 		return status.Error(codes.Unimplemented, err.Error())
