@@ -14,7 +14,10 @@ import (
 )
 
 // Plugin is what a run records of one configured HAL: where its code came
-// from and what it speaks (result.json's "plugins").
+// from and what it speaks (result.json's "plugins"). For a HAL the run's
+// machines opened, Path and SHA256 are those of the executable that
+// served them, hashed when its process was started from it
+// (MachineHAL.Plugin); for the others, as Preflight found them.
 type Plugin struct {
 	// HAL is the configuration's name for it ([hal.NAME]).
 	HAL string `json:"hal"`

@@ -35,10 +35,6 @@ type Result struct {
 	// ProflabVersion is the proflab that ran it (core/version).
 	ProflabVersion string `json:"proflab_version"`
 	// Plugins are the configured HALs' plugins: path, sha256, protocol.
-	// For each HAL the run's machines opened, the path and sha256 are
-	// those of the executable that served them, hashed when its process
-	// was started from it; the others are as the command's check of the
-	// configuration found them.
 	Plugins  []halhost.Plugin `json:"plugins,omitempty"`
 	Scenario string           `json:"scenario"`
 	Status   Status           `json:"status"`
