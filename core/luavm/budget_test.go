@@ -96,7 +96,9 @@ func TestHeapWatchdogEndsTheRun(t *testing.T) {
 	if b == nil || !strings.Contains(b.Message, "scenario exceeded its memory budget of 32 MiB (--memory)") {
 		t.Fatalf("budget failure %v (error %s)", b, err.Detail())
 	}
-	if took := time.Since(start); took > 20*time.Second {
+	// Ends, not fast: without the watchdog the loop runs for hours; the
+	// bound is loose for a shared machine under the race detector.
+	if took := time.Since(start); took > 2*time.Minute {
 		t.Errorf("the watchdog took %s", took)
 	}
 }
