@@ -48,6 +48,12 @@ func TestFaultScenarioBudgetsAndErrors(t *testing.T) {
 			ExitFailed, []string{"s.lua:1: too many results to unpack"}},
 		{"stack overflow", "local function f(n) return 1 + f(n + 1) end\nf(1)", nil,
 			ExitFailed, []string{"s.lua:1: stack overflow", "stack traceback:", "(0 checks; error)"}},
+		// issue 29 case 18: an overflow through pcall was a "proflab bug"
+		// (exit 4, a nil pointer dereference) or went on with a corrupt state
+		{"stack overflow through pcall", "local function r(n) pcall(r, n + 1) end\nr(1)", nil,
+			ExitFailed, []string{"s.lua:1: stack overflow (more than 1024 nested calls: endless recursion?)", "(0 checks; error)"}},
+		{"stack overflow through pcall, other parity", "local function r(n) pcall(r, n + 1) end\npcall(r, 1)\nprint('went on')", nil,
+			ExitFailed, []string{"s.lua:1: stack overflow (more than 1024 nested calls: endless recursion?)", "went on", "(0 checks; error)"}},
 		{"thread method on a process", "local lab = require 'proflab'\nlocal m = lab.machine{ hal = {} }\nlocal p = m:process{}\nlocal t = p:create_thread{}\nt.run_on(p, 0)", nil,
 			ExitFailed, []string{"s.lua:5: run_on: called on a process; it works on kernel callers and threads"}},
 		{"process method on a kernel caller", "local lab = require 'proflab'\nlocal m = lab.machine{ hal = {} }\nlocal p = m:process{}\np.create_thread(m:kernel(), {})", nil,

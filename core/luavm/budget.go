@@ -207,6 +207,12 @@ func (s *State) coroutineResume(orig *lua.LFunction) lua.LGFunction {
 			L.Push(L.Get(a))
 		}
 		L.Call(top, lua.MultRet)
+		if L.GetTop()-top == 2 && L.Get(top+1) == lua.LFalse && L.Get(top+2) == lua.LString(stackOverflow) {
+			// The coroutine's call stack overflowed (gopher-lua's panic,
+			// made a string): where it did is gone with the coroutine.
+			s.overflowed(&runerr.Error{Kind: runerr.KindLua, Message: s.CallerWhere(L) + ": " + overflowText(" in a coroutine")})
+			L.Replace(top+2, lua.LString(s.budgetError.Message))
+		}
 		return L.GetTop() - top
 	}
 }

@@ -77,7 +77,10 @@
 //     gives the same bytes (stableid.go); hosts show values through
 //     ToString to keep that rule.
 //   - A Lua call stack overflow (more than 1024 nested calls) is the
-//     scenario's error with its file:line; long error messages keep 4 KiB
+//     scenario's error with its file:line, and fails the run even when
+//     pcall or xpcall caught it (protected.go: they are the sandbox's own,
+//     which keep gopher-lua's state sound at an overflow); long error
+//     messages keep 4 KiB
 //     (head and tail) and their length; an error value that is not a
 //     string is described ("error raised with a table value").
 //   - Syntax errors read "file:line:column: syntax error near 'x'"; one

@@ -38,6 +38,7 @@ func (s *State) openSandbox() {
 	str := L.GetGlobal("string").(*lua.LTable)
 	str.RawSetString("format", s.fn("string.format", s.stringFormat(str.RawGetString("format").(*lua.LFunction))))
 	s.installBudgets()
+	s.installProtectedCalls()
 	s.installRandom()
 	s.explainMissing()
 }
