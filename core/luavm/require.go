@@ -52,7 +52,7 @@ func (s *State) require(L *lua.LState) int {
 	if s.isLibraryChunk(chunk) {
 		fn, err = loadLibrary(L, string(src), chunk)
 	} else {
-		fn, err = L.Load(strings.NewReader(string(src)), chunk)
+		fn, err = loadChunk(L, string(src), chunk)
 	}
 	if err != nil {
 		L.RaiseError("require %q: %s", name, compileMessage(err, src))

@@ -117,6 +117,7 @@ func New(cfg Config) *State {
 	})
 	s.ctx, s.cancel = context.WithCancelCause(context.Background())
 	s.L.SetContext(s.ctx)
+	states.Store(s.L.G, s)
 	s.openSandbox()
 	s.registerU64(s.L)
 	s.L.SetGlobal("require", s.fn("require", s.require))
@@ -130,6 +131,7 @@ func (s *State) Close() {
 		return
 	}
 	s.closed = true
+	states.Delete(s.L.G)
 	s.unwatch()
 	s.cancel(nil)
 	s.L.Close()
