@@ -122,16 +122,13 @@ func (rt *Runtime) warnImport(name string, ld importer.Loaded) {
 // workload spelled them (spec.Field).
 func checkWorkloadFits(f *luavm.Fields, spec *workload.Spec, m *machine) {
 	n := m.km.CPUCount()
+	var byName map[string]*kernel.Process
 	for i, p := range spec.Processes {
 		if p.Proc == nil && !spec.CreateProcesses {
-			found := false
-			for _, q := range m.km.Processes() {
-				if q.Name() == p.Name {
-					found = true
-					break
-				}
+			if byName == nil {
+				byName = m.km.ProcessesByName()
 			}
-			if !found {
+			if byName[p.Name] == nil {
 				f.Errorf("workload", "%s: no process named %q on this machine; make it first with m:process{ name = %q }", spec.Field(fmt.Sprintf("process[%d].name", i+1)), p.Name, p.Name)
 			}
 		}
