@@ -16,7 +16,7 @@ build:
 ## test: the whole suite (builds first; plugin tests use ./bin)
 test: build
 	PROFLAB_PLUGIN_PATH=$(CURDIR)/$(BIN) $(GO) test -count=1 ./...
-	$(BIN)/proflab test scenarios/ examples/first-scenario.lua examples/workload-file.lua examples/readme.lua
+	$(BIN)/proflab test --workload-dir examples/workloads scenarios/ examples/first-scenario.lua examples/workload-file.lua examples/readme.lua
 
 ## race: the race detector over the packages that run work concurrently
 ## (workers sharing a plugin host, sweep workers, concurrent HAL calls, the plugin

@@ -87,9 +87,15 @@ func TestScenarios(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// windows_kernrate.lua profiles examples/workloads/desktop-x86.toml,
+	// as `make test` runs it: proflab test --workload-dir examples/workloads
+	workloads, err := filepath.Abs(filepath.Join("..", "examples", "workloads"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	runs := make([]scenario.Options, len(files))
 	for i, f := range files {
-		runs[i] = scenario.Options{File: f, Seed: 1, Setup: setup}
+		runs[i] = scenario.Options{File: f, Seed: 1, Setup: setup, WorkloadDirs: []string{workloads}}
 	}
 	results := make([]scenario.Result, len(files))
 	scenario.RunAll(context.Background(), runs, 2, func(i int, r scenario.Result) { results[i] = r })
