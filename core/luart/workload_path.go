@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strings"
+
+	"github.com/proflab/proflab/core/input"
 )
 
 // Workload paths, inside the sandbox.
@@ -51,7 +53,7 @@ func (rt *Runtime) workloadPath(name string) (path, real string, err error) {
 	dirs := rt.workloadDirs()
 	var looked []string
 	for _, cand := range candidates(name, dirs) {
-		if !within(cand, dirs) {
+		if !input.Within(cand, dirs...) {
 			continue // outside: not even looked at
 		}
 		r, err := filepath.EvalSymlinks(cand)
@@ -62,7 +64,7 @@ func (rt *Runtime) workloadPath(name string) (path, real string, err error) {
 		if err != nil {
 			return "", "", fmt.Errorf("workload %q: %w", name, err)
 		}
-		if !within(r, realDirs(dirs)) {
+		if !input.Within(r, realDirs(dirs)...) {
 			return "", "", outside(name, dirs) // a symlink out of the folders
 		}
 		return cand, r, nil
@@ -89,18 +91,6 @@ func candidates(name string, dirs []string) []string {
 		out[i] = filepath.Join(d, name)
 	}
 	return out
-}
-
-// within reports whether path lies inside one of the folders dirs (all
-// absolute and clean).
-func within(path string, dirs []string) bool {
-	for _, d := range dirs {
-		rel, err := filepath.Rel(d, path)
-		if err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel) {
-			return true
-		}
-	}
-	return false
 }
 
 // realDirs are dirs with their symlinks resolved (those that exist).
