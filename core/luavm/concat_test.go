@@ -97,6 +97,11 @@ func TestConcatenationUnderTheBudget(t *testing.T) {
 			t.Errorf("%s: run failure %v, want %q", tc.src, b, tc.want)
 		}
 	}
+	vm, _ := newTestState(t, Config{MemoryLimit: 1024})
+	err := vm.Exec("b.lua", []byte("local s = string.rep('x', 600)\nlocal t = s .. s"))
+	if err == nil || !strings.Contains(err.Traceback, "[Go]: in string concatenation (..)\n\tb.lua:2: in main chunk") {
+		t.Errorf("traceback of a refused concatenation: %v", err)
+	}
 	vm, log := newTestState(t, Config{MemoryLimit: 1024})
 	if err := vm.Exec("b.lua", []byte(`local s = string.rep("x", 500) print(#(s .. s))`)); err != nil || log.String() != "1000\n" {
 		t.Errorf("within the budget: %v, log %q", err, log.String())

@@ -256,8 +256,13 @@ func traceback(L *lua.LState, level int) string {
 		if !ok {
 			break
 		}
-		if _, err := L.GetInfo("Slnf", dbg, lua.LNil); err != nil {
+		fn, err := L.GetInfo("Slnf", dbg, lua.LNil)
+		if err != nil {
 			break
+		}
+		if fn == concatFunction {
+			lines = append(lines, "\t[Go]: in "+concatName)
+			continue
 		}
 		lines = append(lines, "\t"+frameLine(dbg))
 	}
