@@ -138,7 +138,11 @@ func (s *State) isLibraryChunk(chunk string) bool {
 // only the scenario's own folder, and a link out of it would let a module
 // name any host file (its first line shown in a syntax error).
 func leadsOut(path, dir string) bool {
-	real, err := filepath.EvalSymlinks(path)
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return false
+	}
+	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
 		return false // missing: not found, as before
 	}
