@@ -32,7 +32,7 @@ import (
 // reverse, sub); string.rep, string.format, string.gsub and table.concat
 // have theirs (budget.go, budget_string.go).
 
-// concatName is what messages and ActiveCall call the concatenation.
+// concatName is what messages and tracebacks call the concatenation.
 const concatName = "string concatenation (..)"
 
 // concatMarker stands for concatFunction in a chunk's constants between
@@ -64,18 +64,12 @@ func stateOf(L *lua.LState) *State {
 	return nil
 }
 
-var concatCallName = concatName
-
 // concatenate is a .. b .. … for the operands on the stack: from the
 // right, a run of strings and numbers is joined at once (refused when
 // larger than the budget), any other pair goes through its __concat
 // metamethod, or is an error, as OP_CONCAT does.
 func concatenate(L *lua.LState) int {
 	s := stateOf(L)
-	if s != nil {
-		prev := s.call.Swap(&concatCallName)
-		defer s.call.Store(prev)
-	}
 	n := L.GetTop()
 	rhs := L.Get(n)
 	for i := n - 1; i >= 1; {
@@ -101,7 +95,8 @@ func concatenate(L *lua.LState) int {
 		for first > 1 && concatenable(L.Get(first-1)) {
 			first--
 		}
-		parts := make([]string, 0, i-first+2)
+		var small [8]string // most chains are short: no allocation for the list
+		parts := small[:0]
 		size := 0
 		for k := first; k <= i; k++ {
 			p := lua.LVAsString(L.Get(k))
