@@ -332,7 +332,7 @@ func (r *repo) citations(name, text string) []problem {
 				fail(i+1, "cites %s, but %s has no heading with the anchor #%s", cite, got, anchor)
 			}
 		}
-		if sectionRe.MatchString(plain) && !strings.Contains(plain, ".md") && !strings.Contains(plain, "issue") && !strings.Contains(plain, "manual") {
+		if lower := strings.ToLower(plain); sectionRe.MatchString(plain) && !strings.Contains(lower, ".md") && !strings.Contains(lower, "issue") && !strings.Contains(lower, "manual") {
 			fail(i+1, "cites a numbered section (%s) without saying of what: name the document (docs/reference/…md#…)", sectionRe.FindString(plain))
 		}
 	}

@@ -349,6 +349,21 @@ func (m *Machine) Processes() []*Process {
 	return out
 }
 
+// ProcessesByName indexes every process by name: where names repeat, the
+// first by id (the one a search of Processes finds). Callers that look
+// up many names build it once: a search per name over Processes costs
+// n² for n processes.
+func (m *Machine) ProcessesByName() map[string]*Process {
+	procs := m.Processes()
+	byName := make(map[string]*Process, len(procs))
+	for _, p := range procs {
+		if _, ok := byName[p.name]; !ok {
+			byName[p.name] = p
+		}
+	}
+	return byName
+}
+
 // Read copies memory as the thread sees it (a kernel-mode thread sees
 // system space). Reads work on a stopped machine.
 func (t *Thread) Read(addr uint64, buf []byte) error { return t.view().read(addr, buf) }

@@ -22,7 +22,7 @@ func runToolCheck(t *testing.T, name string, params map[string]any) scenario.Res
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := scenario.Run(context.Background(), scenario.Options{File: file, Source: src, Seed: 1, Params: params})
+	r := scenario.Run(context.Background(), scenario.Options{File: file, Source: src, Seed: 1, Params: params, WorkloadDirs: exampleWorkloads(t)})
 	if r.Error != nil {
 		t.Fatal(r.Error.Detail())
 	}

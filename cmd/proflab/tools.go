@@ -234,5 +234,9 @@ func (f *toolFlags) options(cmd *cobra.Command, name string, toolArgs []string) 
 	// show, in a folder no module is looked up in.
 	opt.File, opt.Source = filepath.Join("<proflab>", name), []byte(toolDriver)
 	opt.Params, opt.HALs = params, hals
+	if f.workload != "" {
+		// the folder of the file named on the command line may be read
+		opt.WorkloadDirs = append(opt.WorkloadDirs, filepath.Dir(params["workload"].(string)))
+	}
 	return opt, closeHALs, nil
 }

@@ -14,6 +14,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 	"syscall"
 )
 
@@ -176,4 +178,18 @@ func Size(n int64) string {
 // wrapping it under another prefix.
 func Refused(err error) bool {
 	return errors.Is(err, ErrNotRegular) || errors.Is(err, ErrTooLarge)
+}
+
+// Within reports whether path lies inside one of the folders dirs (or is
+// one of them), by their names alone: all are absolute, ../ is taken by
+// name and symlinks are not followed (resolve them first with
+// filepath.EvalSymlinks to judge where a link leads).
+func Within(path string, dirs ...string) bool {
+	for _, d := range dirs {
+		rel, err := filepath.Rel(d, path)
+		if err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel) {
+			return true
+		}
+	}
+	return false
 }

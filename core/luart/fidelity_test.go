@@ -24,6 +24,9 @@ lab.check(lab.machine{}:hal_sources()[1].max == 1000000, "the next machine has t
 		{`lab.machine{ hal = { "apic" }, hal_settings = { pmu = {} } }`, []string{`"pmu" is not one of this machine's HALs`}},
 		{`lab.machine{ hal_settings = { pmu = { counters = 2.5 } } }`, []string{"pmu.counters = 2.5: settings are integers"}},
 		{`lab.machine{ hal_settings = { pmu = { counters = print } } }`, []string{"pmu.counters: a function cannot be a setting"}},
+		// a table that contains itself went on until the memory budget
+		{`local t = {} t.x = t lab.machine{ hal_settings = { pmu = t } }`, []string{"pmu.x.x.x", "settings nested more than 32 deep (a table that contains itself?)"}},
+		{`local t = {} t[1] = t lab.machine{ hal_settings = { pmu = { skid = t } } }`, []string{"pmu.skid[1][1]", "settings nested more than 32 deep"}},
 		{`lab.machine{ hal_settings = { pmu = { countres = 2 } } }`, []string{`hal_settings`, `pmu refused them`, `unknown setting "countres"`}},
 	} {
 		wantLabError(t, tc.src, tc.want...)

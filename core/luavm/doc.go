@@ -67,8 +67,10 @@
 //     is an error naming the closest names (a misspelling otherwise reads
 //     as nil). Modules of the scenario's folder are plain tables.
 //   - A run has a memory budget (Config.MemoryLimit, 1 GiB by default):
-//     string.rep, table.concat, string.format and string.gsub refuse
-//     results over it before building them, unpack returns at most 8000
+//     string concatenation (..), string.rep, table.concat,
+//     string.format and string.gsub refuse results over it before
+//     building them (concat.go: chains of .. are compiled to a call of
+//     the sandbox's own concatenation), unpack returns at most 8000
 //     values and coroutines nest at most 200 deep (Lua 5.1's
 //     LUAI_MAXCSTACK and LUAI_MAXCCALLS), and the heap watchdog ends the
 //     run past the budget (budget.go, watchdog.go). A budget error fails
@@ -86,11 +88,18 @@
 //     is tostring; %c of 0 is a zero byte and %s of a short string with
 //     a zero byte an error, where Lua 5.1 silently loses bytes.
 //   - A Lua call stack overflow (more than 1024 nested calls) is the
-//     scenario's error with its file:line; long error messages keep 4 KiB
+//     scenario's error with its file:line, and fails the run even when
+//     pcall or xpcall caught it (protected.go: they are the sandbox's own,
+//     which keep gopher-lua's state sound at an overflow); long error
+//     messages keep 4 KiB
 //     (head and tail) and their length; an error value that is not a
 //     string is described ("error raised with a table value").
 //   - Syntax errors read "file:line:column: syntax error near 'x'"; one
-//     at the end of the file names the file's last non-blank line.
+//     at the end of the file names the file's last non-blank line. A
+//     chunk whose syntax nests more than 1000 levels (blocks, brackets,
+//     operators) is refused at that line ("chunk has too many syntax
+//     levels", syntax.go), before the compiler's recursion could end the
+//     process.
 //   - Numbers a binding reads must be exact: integral and below 2^53 in
 //     magnitude, with a hint to use lab.u64 beyond that (a hex literal
 //     above 2^53 silently loses precision, above 2^63 it reads as NaN).

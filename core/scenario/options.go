@@ -40,6 +40,11 @@ type Options struct {
 	// HALs, when set, is the HAL provider to use (RunAll sets one per
 	// worker); otherwise Run makes one from Setup.NewHALs for the run.
 	HALs lab.HALProvider
+	// WorkloadDirs are the folders besides the scenario's that it may
+	// read workload files from (absolute paths): the configuration's
+	// [run] workload_dirs and --workload-dir. A path outside the
+	// scenario's folder and these is refused (core/luart).
+	WorkloadDirs []string
 	// NoOutputFolder says the run's output folder (WriteResult) will not
 	// be written, so Run skips what only it needs: asking the HALs for
 	// every source's interval at the end of the run (the pprof periods),

@@ -88,8 +88,9 @@ func Run(ctx context.Context, opt Options) (res Result) {
 		HALs:    hals,
 		Machine: opt.Setup.Machine,
 
-		MemoryLimit: opt.Memory,
-		Workloads:   workloads,
+		MemoryLimit:  opt.Memory,
+		Workloads:    workloads,
+		WorkloadDirs: opt.WorkloadDirs,
 	})
 	rt.SetContext(ctx)
 
@@ -118,7 +119,7 @@ func Run(ctx context.Context, opt Options) (res Result) {
 	lw.mu.Lock()
 	res.Log = logs.String()
 	lw.mu.Unlock()
-	res.Error = finalError(ctx, opt, err, rt.Bug(), rt.BudgetFailure(), rt.PluginFailure())
+	res.Error = finalError(ctx, opt, err, rt.Bug(), rt.BudgetFailure(), rt.PluginFailure(), rt.InputFailure())
 	if res.Error != nil && res.Error.Where == "" {
 		res.Error.Where = errorWhere(res.Error)
 	}
@@ -207,7 +208,7 @@ func abandonedError(ctx context.Context, opt Options, runCtx context.Context, ca
 	var m *luavm.MemoryBudgetError
 	switch {
 	case ctx.Err() != nil:
-		e = finalError(ctx, opt, nil, nil, nil, nil)
+		e = finalError(ctx, opt, nil, nil, nil, nil, nil)
 	case errors.As(context.Cause(runCtx), &m):
 		e = &Error{Kind: runerr.KindMemory, Message: m.Error()}
 	default:
@@ -223,10 +224,11 @@ func abandonedError(ctx context.Context, opt Options, runCtx context.Context, ca
 
 // finalError decides the run's error: the time budget or a cancellation
 // wins over whatever the script saw (it may have caught the error), then a
-// proflab bug, then the memory budget, then a HAL plugin failure (each of
-// which may have surfaced as a Lua error, or been caught), then the
-// script's own error.
-func finalError(ctx context.Context, opt Options, err, bug, memory, plugin *Error) *Error {
+// proflab bug, then the memory budget (or a stack overflow), then a HAL
+// plugin failure, then an input file the scenario named that could not be
+// read (each of which may have surfaced as a Lua error, or been caught),
+// then the script's own error.
+func finalError(ctx context.Context, opt Options, err, bug, memory, plugin, input *Error) *Error {
 	if ctx.Err() != nil {
 		where := ""
 		if err != nil {
@@ -261,6 +263,11 @@ func finalError(ctx context.Context, opt Options, err, bug, memory, plugin *Erro
 			plugin.Traceback = err.Traceback
 		}
 		return plugin
+	case input != nil:
+		if err != nil {
+			input.Traceback = err.Traceback
+		}
+		return input
 	}
 	return err
 }
