@@ -46,6 +46,22 @@ func TestParsers(t *testing.T) {
 	}
 }
 
+// ProcessesByName finds each name's first process by id, as a search of
+// Processes does.
+func TestProcessesByName(t *testing.T) {
+	e := newEnv(t, "6.3", "x64")
+	m := e.m
+	second := m.NewProcess("app", Token{})
+	other := m.NewProcess("other", Token{})
+	byName := m.ProcessesByName()
+	if byName["app"] != e.p || byName["other"] != other || byName["System"] != m.System() || byName["none"] != nil {
+		t.Errorf("by name: app %v (want the first, not %v), other %v, System %v", byName["app"], second, byName["other"], byName["System"])
+	}
+	if len(byName) != 3 {
+		t.Errorf("%d names, want 3", len(byName))
+	}
+}
+
 func TestMachineAccessors(t *testing.T) {
 	e := newEnv(t, "6.3", "x86", withCPUs(2))
 	m := e.m

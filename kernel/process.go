@@ -46,7 +46,8 @@ type Token struct {
 // HasPrivilege reports whether the token holds the privilege enabled.
 func (t Token) HasPrivilege(luid int) bool { return t.Privileges[luid] }
 
-// restricted is "essentially low integrity" (§2.2 step 11).
+// restricted is "essentially low integrity"
+// (docs/reference/profile-objects.md#the-order-of-checks, step 11).
 func (t Token) restricted() bool { return t.Integrity < IntegrityMedium }
 
 // PrivilegeByName maps "SeSystemProfilePrivilege" and
@@ -280,7 +281,8 @@ func (p *Process) OpenProcess(target *Process, access uint32) uint64 {
 // explicit DesiredAccess: it inserts into target's table a new handle to
 // the object p's handle h names, granting exactly access (any mask: the
 // lab does no access check against the object's security, so a scenario
-// can make a handle that lacks what a service needs, §7 item 47). The
+// can make a handle that lacks what a service needs, item 47 of
+// docs/reference/conformance.md). The
 // object lives until its last handle is closed. NtCurrentProcess
 // duplicates to a handle to p. A handle p does not have is
 // STATUS_INVALID_HANDLE.
@@ -345,6 +347,21 @@ func (m *Machine) Processes() []*Process {
 	out := append([]*Process(nil), m.processes...)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].id < out[j].id })
 	return out
+}
+
+// ProcessesByName indexes every process by name: where names repeat, the
+// first by id (the one a search of Processes finds). Callers that look
+// up many names build it once: a search per name over Processes costs
+// n² for n processes.
+func (m *Machine) ProcessesByName() map[string]*Process {
+	procs := m.Processes()
+	byName := make(map[string]*Process, len(procs))
+	for _, p := range procs {
+		if _, ok := byName[p.name]; !ok {
+			byName[p.name] = p
+		}
+	}
+	return byName
 }
 
 // Read copies memory as the thread sees it (a kernel-mode thread sees

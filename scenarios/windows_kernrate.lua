@@ -1,16 +1,16 @@
--- kernrate, the Kernel Profiler, re-created on the model (windows-tools.md,
--- docs/windows-tools.md): Windows 7 x86, a text editor and its display
--- driver (examples/workloads/desktop-x86.toml) profiled for 5 simulated
--- seconds at kernrate's default 25000 events per hit, the editor's and
--- the driver's functions zoomed, user mode too (-a). The golden log is
--- kernrate's log; the checks hold it to what the services answered.
+-- kernrate, the Kernel Profiler, re-created on the model
+-- (docs/windows-tools.md): Windows 7 x86, a text editor and its display
+-- driver (workloads/desktop-x86.toml) profiled for 5 simulated seconds at
+-- kernrate's default 25000 events per hit, the editor's and the driver's
+-- functions zoomed, user mode too (-a). The golden log is kernrate's log;
+-- the checks hold it to what the services answered.
 local lab = require "proflab"
 local A = require "assert"
 local kr = require "tools.kernrate"
 
 local m = lab.machine{ version = "6.1", arch = "x86" }
 local res = kr.run(m, { "-s", "5", "-z", "editor.exe", "-z", "dispdrv.sys", "-a" },
-  { workload = "../examples/workloads/desktop-x86.toml" })
+  { workload = "workloads/desktop-x86.toml" })
 A.expect_eq(res.status, 0, "kernrate ran")
 
 -- the tables' figures are in the result: every hit is a timer interrupt

@@ -11,13 +11,24 @@ import (
 	"github.com/proflab/proflab/scripts"
 )
 
+// exampleWorkloads is examples/workloads, which the tests' scenarios may
+// read workload files from (--workload-dir).
+func exampleWorkloads(t *testing.T) []string {
+	t.Helper()
+	dir, err := filepath.Abs(filepath.Join("..", "examples", "workloads"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []string{dir}
+}
+
 // runLua runs src as a scenario named t.lua in an empty folder (so that
-// require finds the embedded library, not this folder's files) and returns
-// its result.
+// require finds the embedded library, not this folder's files), allowed to
+// read examples/workloads, and returns its result.
 func runLua(t *testing.T, src string) scenario.Result {
 	t.Helper()
 	file := filepath.Join(t.TempDir(), "t.lua")
-	return scenario.Run(context.Background(), scenario.Options{File: file, Source: []byte(src), Seed: 1})
+	return scenario.Run(context.Background(), scenario.Options{File: file, Source: []byte(src), Seed: 1, WorkloadDirs: exampleWorkloads(t)})
 }
 
 // mustPass runs src, in which every lab.check must pass.

@@ -48,13 +48,29 @@ func TestFaultScenarioBudgetsAndErrors(t *testing.T) {
 			ExitFailed, []string{"s.lua:1: too many results to unpack"}},
 		{"stack overflow", "local function f(n) return 1 + f(n + 1) end\nf(1)", nil,
 			ExitFailed, []string{"s.lua:1: stack overflow", "stack traceback:", "(0 checks; error)"}},
+		// issue 29 case 18: an overflow through pcall was a "proflab bug"
+		// (exit 4, a nil pointer dereference) or went on with a corrupt state
+		{"stack overflow through pcall", "local function r(n) pcall(r, n + 1) end\nr(1)", nil,
+			ExitFailed, []string{"s.lua:1: stack overflow (more than 1024 nested calls: endless recursion?)", "(0 checks; error)"}},
+		{"stack overflow through pcall, other parity", "local function r(n) pcall(r, n + 1) end\npcall(r, 1)\nprint('went on')", nil,
+			ExitFailed, []string{"s.lua:1: stack overflow (more than 1024 nested calls: endless recursion?)", "went on", "(0 checks; error)"}},
+		// issue 29 case 12: s = s .. s went past --memory 64MiB to 1 GB
+		{"s = s .. s", "local s = string.rep('x', 2^20)\nfor i = 1, 40 do s = s .. s end", []string{"--memory", "64MiB"},
+			ExitFailed, []string{"s.lua:2: string concatenation (..): the result would be 134217728 bytes, over the scenario's memory budget of 64 MiB (--memory)", "(0 checks; memory)"}},
+		// issue 29 case 1: nesting that ended the process with Go's fatal
+		// stack overflow at 10^6 levels (core/luavm's test has those)
+		{"nested tables", "local t = " + strings.Repeat("{", 5000) + strings.Repeat("}", 5000), nil,
+			ExitFailed, []string{"s.lua:1: chunk has too many syntax levels: blocks, brackets and operators nest more than 1000 deep here", "(0 checks; error)"}},
 		{"thread method on a process", "local lab = require 'proflab'\nlocal m = lab.machine{ hal = {} }\nlocal p = m:process{}\nlocal t = p:create_thread{}\nt.run_on(p, 0)", nil,
 			ExitFailed, []string{"s.lua:5: run_on: called on a process; it works on kernel callers and threads"}},
 		{"process method on a kernel caller", "local lab = require 'proflab'\nlocal m = lab.machine{ hal = {} }\nlocal p = m:process{}\np.create_thread(m:kernel(), {})", nil,
 			ExitFailed, []string{"s.lua:4: create_thread: called on a kernel caller; it works on processes"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, out := runFault(t, tc.src, 5*time.Second, tc.args...)
+			// each case ends in well under a second alone; the bound says it
+			// ends (the endless ones would run for hours), with room for the
+			// race detector on a loaded 2-core machine
+			code, out := runFault(t, tc.src, time.Minute, tc.args...)
 			if code != tc.code {
 				t.Errorf("exit code %d, want %d; output:\n%s", code, tc.code, out)
 			}

@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -96,11 +98,12 @@ func preflight(setup *scenario.Setup) (lab.HALProvider, func(), error) {
 // test, and the tools, whose scenario drives the tool): the
 // configuration, the seed, the budgets and, but for the tools, --set.
 type runFlags struct {
-	config  configFlags
-	seed    seedValue
-	timeout budget
-	memory  byteSize
-	sets    []string
+	config       configFlags
+	seed         seedValue
+	timeout      budget
+	memory       byteSize
+	sets         []string
+	workloadDirs []string
 }
 
 // register adds the flags to run or test.
@@ -120,6 +123,7 @@ func (f *runFlags) add(cmd *cobra.Command, tool bool) {
 	fs.Var(&f.seed, "seed", "the run's seed, 0…18446744073709551615 (math.random, the machines' HALs and simulator); default: the configuration's machine.seed")
 	fs.Var(&f.timeout, "timeout", fmt.Sprintf("wall-clock budget of each run, like 30s or 2m (0: none); default: the configuration's run.timeout, %s", def.Timeout))
 	fs.Var(&f.memory, "memory", fmt.Sprintf("memory budget of each run, like 1GiB or 512MiB (0: none; runs side by side share their budgets' sum); default: the configuration's run.memory, %s", def.Memory))
+	fs.StringArrayVar(&f.workloadDirs, "workload-dir", nil, "a folder, besides the scenario's own and the configuration's run.workload_dirs, whose workload files scenarios may read (m:run{ workload = PATH }); repeatable")
 }
 
 // options builds the run options shared by every scenario of a command:
@@ -151,9 +155,39 @@ func (f *runFlags) options(cmd *cobra.Command) (scenario.Options, lab.HALProvide
 		memory := int64(f.memory)
 		over.Memory = &memory
 	}
+	for _, d := range f.workloadDirs {
+		abs, err := folder(d)
+		if err != nil {
+			closeHALs()
+			return scenario.Options{}, nil, nil, withCode(ExitUsage, fmt.Errorf("--workload-dir %s: %w", d, err))
+		}
+		over.WorkloadDirs = append(over.WorkloadDirs, abs)
+	}
+	for _, d := range setup.WorkloadDirs {
+		if _, err := folder(d); err != nil {
+			closeHALs()
+			return scenario.Options{}, nil, nil, withCode(ExitUsage, fmt.Errorf("the configuration's run.workload_dirs: %s: %w", d, err))
+		}
+	}
 	opt := setup.Options(over)
 	opt.Params = params
 	return opt, hals, closeHALs, nil
+}
+
+// folder is the absolute path of dir, which must be a folder.
+func folder(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return "", err
+	}
+	if !fi.IsDir() {
+		return "", errors.New("not a folder")
+	}
+	return abs, nil
 }
 
 // seedValue is --seed: an unsigned 64-bit integer, with an error that says

@@ -136,6 +136,7 @@ func TestInputsAreRegularFilesOfBoundedSize(t *testing.T) {
 	}
 	write("ok.lua", "print(1)\n")
 	write("workload.lua", "local lab = require \"proflab\"\nlocal m = lab.machine{}\nm:run{ duration_us = 1000, workload = \"/dev/zero\" }\n")
+	write("fifo-workload.lua", "local lab = require \"proflab\"\nlocal m = lab.machine{}\nm:run{ duration_us = 1000, workload = \"fifo.toml\" }\n")
 	write("require.lua", "require \"mod\"\n")
 	write("zero-scenario.toml", "scenario = \"/dev/zero\"\n")
 	write("zero-config.toml", "scenario = \"ok.lua\"\nconfig_file = \"/dev/zero\"\n")
@@ -152,7 +153,12 @@ func TestInputsAreRegularFilesOfBoundedSize(t *testing.T) {
 	}{
 		{[]string{"run", "/dev/zero"}, ExitUsage, []string{"scenario /dev/zero", device}},
 		{[]string{"run", "ok.lua", "--config", "/dev/zero"}, ExitUsage, []string{"--config /dev/zero", device}},
-		{[]string{"run", "workload.lua"}, 1, []string{"workload.lua:3", "workload file /dev/zero", device}},
+		// a workload outside the scenario's folder is refused unread; in an
+		// allowed folder, a device is refused as unreadable: both are bad
+		// input (exit 2), as a missing file is
+		{[]string{"run", "workload.lua"}, ExitUsage, []string{"workload.lua:3", `workload "/dev/zero": outside the folders a scenario may read workloads from`}},
+		{[]string{"run", "workload.lua", "--workload-dir", "/dev"}, ExitUsage, []string{"workload.lua:3", "workload file /dev/zero", device}},
+		{[]string{"run", "fifo-workload.lua"}, ExitUsage, []string{"fifo-workload.lua:3", "fifo.toml", fifo}},
 		{[]string{"sweep", "--dry-run", "/dev/zero"}, ExitUsage, []string{"sweep file /dev/zero", device}},
 		{[]string{"sweep", "--dry-run", "zero-scenario.toml"}, ExitUsage, []string{"zero-scenario.toml", "scenario /dev/zero", device}},
 		{[]string{"sweep", "--dry-run", "zero-config.toml"}, ExitUsage, []string{"zero-config.toml", "configuration file /dev/zero", device}},

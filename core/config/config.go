@@ -93,6 +93,11 @@ type Run struct {
 	Timeout Duration `toml:"timeout"`
 	// Memory is a run's memory budget (0: none).
 	Memory ByteSize `toml:"memory"`
+	// WorkloadDirs are the folders, besides a scenario's own, that it may
+	// read workload files from (m:run{ workload = PATH }); a relative one
+	// is relative to the configuration file's folder (core/scenario's
+	// SetupFromConfig resolves them).
+	WorkloadDirs []string `toml:"workload_dirs,omitempty"`
 }
 
 // Output is the `[output]` table.

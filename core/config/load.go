@@ -102,6 +102,9 @@ func (c *Config) SetAt(where, expr string) error {
 // set merges `key = val` over c, naming the document name.
 func (c *Config) set(name, key, val string) error {
 	doc := key + " = " + val
+	if err := tomlstrict.CheckNesting(name, []byte(doc)); err != nil {
+		return err
+	}
 	var probe map[string]any
 	if _, err := toml.Decode(doc, &probe); err != nil {
 		return c.Merge(name, []byte(key+" = "+quote(val)))

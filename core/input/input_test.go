@@ -140,3 +140,25 @@ func TestReadStream(t *testing.T) {
 		t.Errorf("9 bytes: %v, want input.ErrTooLarge naming the stream", err)
 	}
 }
+
+func TestWithin(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		path string
+		dirs []string
+		want bool
+	}{
+		{"/a/b/c.toml", []string{"/a/b"}, true},
+		{"/a/b", []string{"/a/b"}, true},
+		{"/a/b/../c.toml", []string{"/a/b"}, false}, // ../ is taken by name
+		{"/a/c.toml", []string{"/a/b"}, false},
+		{"/a/bc/d.toml", []string{"/a/b"}, false},
+		{"/a/..b/d.toml", []string{"/a"}, true},
+		{"/x/y", []string{"/a", "/x"}, true},
+		{"/etc/passwd", nil, false},
+	} {
+		if got := input.Within(tc.path, tc.dirs...); got != tc.want {
+			t.Errorf("Within(%s, %v) = %v, want %v", tc.path, tc.dirs, got, tc.want)
+		}
+	}
+}

@@ -356,3 +356,36 @@ func benchRunLoop(b *testing.B, file string, large bool, secs uint64, cached boo
 		b.ReportMetric(float64(laterCPU)/float64(b.N*(runs-1))/1e6, "cpu-ms/later-run")
 	}
 }
+
+// manyProcesses is an imported-style workload (create_processes) of n
+// processes with one thread each, all running one function.
+func manyProcesses(n int) *workload.Spec {
+	s := &workload.Spec{Name: "many", CreateProcesses: true, Images: []workload.Image{{
+		Name: "app.exe", Base: 0x400000,
+		Functions: []workload.Function{{Name: "f", Offset: 0x1000, Size: 0x100, Weight: 1}},
+	}}}
+	for i := range n {
+		s.Processes = append(s.Processes, workload.Process{Name: fmt.Sprintf("p%d", i), Threads: []workload.Thread{{}}})
+	}
+	return s
+}
+
+// BenchmarkManyProcesses is a 1 ms run of a workload of 1,000 and 10,000
+// processes that the run creates on a fresh machine: a workload of n
+// processes took n² (each looked for its name among all the machine's
+// processes, copied and sorted).
+func BenchmarkManyProcesses(b *testing.B) {
+	for _, n := range []int{1000, 10000, 100000} {
+		w := manyProcesses(n)
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			for b.Loop() {
+				b.StopTimer()
+				l := labtest.Inproc(b, 2, 1)
+				b.StartTimer()
+				if _, err := l.Sim.Run(1000, w); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

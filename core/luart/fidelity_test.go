@@ -3,7 +3,8 @@ package luart
 import "testing"
 
 // lab.machine{ hal_settings = ... } reaches the HAL's settings for one
-// machine only (§7 items 95–97 from a scenario).
+// machine only (items 95–97 of docs/reference/conformance.md, from a
+// scenario).
 func TestHALSettingsField(t *testing.T) {
 	labScript(t, `
 local function count(m) return #m:hal_sources() end
@@ -23,13 +24,17 @@ lab.check(lab.machine{}:hal_sources()[1].max == 1000000, "the next machine has t
 		{`lab.machine{ hal = { "apic" }, hal_settings = { pmu = {} } }`, []string{`"pmu" is not one of this machine's HALs`}},
 		{`lab.machine{ hal_settings = { pmu = { counters = 2.5 } } }`, []string{"pmu.counters = 2.5: settings are integers"}},
 		{`lab.machine{ hal_settings = { pmu = { counters = print } } }`, []string{"pmu.counters: a function cannot be a setting"}},
+		// a table that contains itself went on until the memory budget
+		{`local t = {} t.x = t lab.machine{ hal_settings = { pmu = t } }`, []string{"pmu.x.x.x", "settings nested more than 32 deep (a table that contains itself?)"}},
+		{`local t = {} t[1] = t lab.machine{ hal_settings = { pmu = { skid = t } } }`, []string{"pmu.skid[1][1]", "settings nested more than 32 deep"}},
 		{`lab.machine{ hal_settings = { pmu = { countres = 2 } } }`, []string{`hal_settings`, `pmu refused them`, `unknown setting "countres"`}},
 	} {
 		wantLabError(t, tc.src, tc.want...)
 	}
 }
 
-// m:on_hal_call runs inside the kernel's HAL calls (§7 item 84).
+// m:on_hal_call runs inside the kernel's HAL calls (item 84 of
+// docs/reference/conformance.md).
 func TestOnHALCall(t *testing.T) {
 	labScript(t, `
 local m = lab.machine{ cpus = 2 }
@@ -63,7 +68,8 @@ m:on_hal_call(function() error("hook broke") end)
 p:NtSetIntervalProfile(20000, lab.ProfileTime)`, "hook broke")
 }
 
-// p:duplicate_handle makes a handle with a chosen access (§7 item 47).
+// p:duplicate_handle makes a handle with a chosen access (item 47 of
+// docs/reference/conformance.md).
 func TestDuplicateHandle(t *testing.T) {
 	labScript(t, `
 local m = lab.machine{ cpus = 1 }

@@ -184,7 +184,7 @@ func halSettings(f *luavm.Fields, names []string) map[string]map[string]any {
 			bad = fmt.Sprintf("%s: expected a settings table, got %s", name, luavm.TypeName(v))
 			return
 		}
-		m, err := settingsTable(st, string(name))
+		m, err := settingsTable(st, string(name), 1)
 		if err != nil {
 			bad = err.Error()
 			return
@@ -197,8 +197,14 @@ func halSettings(f *luavm.Fields, names []string) map[string]map[string]any {
 	return out
 }
 
-// settingsTable converts a Lua settings table (string keys) to a map.
-func settingsTable(t *lua.LTable, path string) (map[string]any, error) {
+// settingsTable converts a Lua settings table (string keys) to a map;
+// depth is how deep it lies in the HAL's settings, at most
+// luavm.MaxValueDepth (a table that contains itself went on until the
+// memory budget ended the run).
+func settingsTable(t *lua.LTable, path string, depth int) (map[string]any, error) {
+	if depth > luavm.MaxValueDepth {
+		return nil, fmt.Errorf("%s: settings nested more than %d deep (a table that contains itself?)", path, luavm.MaxValueDepth)
+	}
 	out := map[string]any{}
 	var err error
 	t.ForEach(func(k, v lua.LValue) {
@@ -210,13 +216,13 @@ func settingsTable(t *lua.LTable, path string) (map[string]any, error) {
 			err = fmt.Errorf("%s: setting names are strings, got a %s key", path, luavm.TypeName(k))
 			return
 		}
-		out[string(ks)], err = settingValue(v, path+"."+string(ks))
+		out[string(ks)], err = settingValue(v, path+"."+string(ks), depth+1)
 	})
 	return out, err
 }
 
-// settingValue converts one Lua value of a settings table.
-func settingValue(v lua.LValue, path string) (any, error) {
+// settingValue converts one Lua value of a settings table, depth deep.
+func settingValue(v lua.LValue, path string, depth int) (any, error) {
 	switch x := v.(type) {
 	case lua.LBool:
 		return bool(x), nil
@@ -229,10 +235,13 @@ func settingValue(v lua.LValue, path string) (any, error) {
 		}
 		return int64(f), nil
 	case *lua.LTable:
+		if depth > luavm.MaxValueDepth {
+			return nil, fmt.Errorf("%s: settings nested more than %d deep (a table that contains itself?)", path, luavm.MaxValueDepth)
+		}
 		if n := x.Len(); n > 0 {
 			arr := make([]any, 0, n)
 			for i := 1; i <= n; i++ {
-				e, err := settingValue(x.RawGetInt(i), fmt.Sprintf("%s[%d]", path, i))
+				e, err := settingValue(x.RawGetInt(i), fmt.Sprintf("%s[%d]", path, i), depth+1)
 				if err != nil {
 					return nil, err
 				}
@@ -243,7 +252,7 @@ func settingValue(v lua.LValue, path string) (any, error) {
 		if k, _ := x.Next(lua.LNil); k == lua.LNil {
 			return []any{}, nil // {}: an empty list (skid = {} means no skid)
 		}
-		return settingsTable(x, path)
+		return settingsTable(x, path, depth)
 	}
 	return nil, fmt.Errorf("%s: a %s cannot be a setting", path, luavm.TypeName(v))
 }

@@ -248,7 +248,7 @@ func (rt *Runtime) machineOnHALCall(L *lua.LState) int {
 				cs.Append(lua.LNumber(c))
 			}
 			row.RawSetString("cpus", cs)
-			return L.CallByParam(lua.P{Fn: f, NRet: 0, Protect: true}, row)
+			return rt.CallProtected(L, f, row)
 		})
 	default:
 		L.RaiseError("%s: argument #1 (hook): expected a function or nil, got %s", fn, luavm.TypeName(L.Get(2)))

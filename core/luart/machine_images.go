@@ -133,18 +133,20 @@ func processesTable(L *lua.LState, m *machine, r *workload.Resolved, imgs []*ima
 			imageOf[i] = im
 		}
 	}
+	threadsOf := make([][]workload.ResolvedThread, len(r.Spec.Processes))
+	for _, th := range r.Threads {
+		threadsOf[th.Process] = append(threadsOf[th.Process], th)
+	}
+	byName := m.km.ProcessesByName()
 	out := L.CreateTable(len(r.Spec.Processes), 0)
 	for pi, p := range r.Spec.Processes {
 		t := L.CreateTable(0, 3)
 		t.RawSetString("name", lua.LString(p.Name))
-		if kp := machineProcess(m, p); kp != nil {
+		if kp := processFor(byName, p); kp != nil {
 			t.RawSetString("process", newCaller(L, &caller{kind: kindProcess, m: m, proc: kp}))
 		}
 		used := map[*image]bool{}
-		for _, th := range r.Threads {
-			if th.Process != pi {
-				continue
-			}
+		for _, th := range threadsOf[pi] {
 			for _, w := range th.Mix {
 				if im := imageOf[w.Func]; im != nil && !im.kernel {
 					used[im] = true
@@ -163,16 +165,12 @@ func processesTable(L *lua.LState, m *machine, r *workload.Resolved, imgs []*ima
 	return out
 }
 
-// machineProcess is the machine's process a workload process stands for:
-// the one it holds, or the first of its name (as m:run finds it).
-func machineProcess(m *machine, p workload.Process) *kernel.Process {
+// processFor is the machine's process a workload process stands for:
+// the one it holds, or the first of its name (as m:run finds it) in
+// byName, the machine's processes by name.
+func processFor(byName map[string]*kernel.Process, p workload.Process) *kernel.Process {
 	if kp, ok := p.Proc.(*kernel.Process); ok && kp != nil {
 		return kp
 	}
-	for _, q := range m.km.Processes() {
-		if q.Name() == p.Name {
-			return q
-		}
-	}
-	return nil
+	return byName[p.Name]
 }

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/proflab/proflab/core/input"
 	"github.com/proflab/proflab/core/luavm"
 	"github.com/proflab/proflab/core/runerr"
 	"github.com/proflab/proflab/core/workload"
@@ -74,19 +76,29 @@ func (rt *Runtime) raiseRunError(L *lua.LState, m *machine, fn string, ctx conte
 }
 
 // workloadSpec reads the workload field: a path (resolved from the
-// scenario's folder) or a table (workloadTable). key names a file's
-// content (importer.Loaded.Key; "" for a table, made for its run).
+// scenario's folder, inside the folders it may read: workload_path.go)
+// or a table (workloadTable). A file that cannot be read is bad input
+// (exit status 2); one that reads but is not a workload is the
+// scenario's error. key names a file's content (importer.Loaded.Key; ""
+// for a table, made for its run).
 func (rt *Runtime) workloadSpec(L *lua.LState, f *luavm.Fields, m *machine) (spec *workload.Spec, key string) {
 	switch v := f.Get("workload").(type) {
 	case lua.LString:
 		// a workload TOML, or a profile imported as it is read
-		path := rt.resolve(string(v))
-		ld, err := rt.cfg.Workloads.Load(path, m.km.Arch().String())
+		path, real, err := rt.workloadPath(string(v))
 		if err != nil {
+			rt.raiseInput(f, "workload", err)
+		}
+		ld, err := rt.cfg.Workloads.Load(real, m.km.Arch().String())
+		if err != nil {
+			if unreadable(err) {
+				rt.raiseInput(f, "workload", err)
+			}
 			f.Errorf("workload", "%v", err)
 		}
 		rt.noteInputSum(path, ld.SHA256)
 		rt.warnImport(string(v), ld)
+		rt.noteImport(ld.Imported)
 		return ld.Spec, ld.Key
 	case *lua.LTable:
 		spec, err := workloadTable(v, m)
@@ -123,16 +135,13 @@ func (rt *Runtime) warnImport(name string, ld importer.Loaded) {
 // workload spelled them (spec.Field).
 func checkWorkloadFits(f *luavm.Fields, spec *workload.Spec, m *machine) {
 	n := m.km.CPUCount()
+	var byName map[string]*kernel.Process
 	for i, p := range spec.Processes {
 		if p.Proc == nil && !spec.CreateProcesses {
-			found := false
-			for _, q := range m.km.Processes() {
-				if q.Name() == p.Name {
-					found = true
-					break
-				}
+			if byName == nil {
+				byName = m.km.ProcessesByName()
 			}
-			if !found {
+			if byName[p.Name] == nil {
 				f.Errorf("workload", "%s: no process named %q on this machine; make it first with m:process{ name = %q }", spec.Field(fmt.Sprintf("process[%d].name", i+1)), p.Name, p.Name)
 			}
 		}
@@ -142,4 +151,12 @@ func checkWorkloadFits(f *luavm.Fields, spec *workload.Spec, m *machine) {
 			}
 		}
 	}
+}
+
+// unreadable reports whether a workload file's error is that it could not
+// be read (missing, not a regular file, too large, no permission), not
+// that its content is wrong.
+func unreadable(err error) bool {
+	var pe *fs.PathError
+	return input.Refused(err) || errors.As(err, &pe)
 }

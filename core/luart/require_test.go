@@ -60,17 +60,6 @@ func TestRequiredModulesAreInputs(t *testing.T) {
 	}
 }
 
-func TestResolve(t *testing.T) {
-	rt, _ := newTestRuntime(t, Config{Dir: "scen"})
-	if got := rt.resolve("w.toml"); got != filepath.Join("scen", "w.toml") {
-		t.Errorf("Resolve = %s", got)
-	}
-	abs := filepath.Join(t.TempDir(), "w.toml")
-	if got := rt.resolve(abs); got != abs {
-		t.Errorf("Resolve(abs) = %s", got)
-	}
-}
-
 // BenchmarkRequireLibrary is a fresh state requiring the library modules
 // a sampling scenario uses, as each run of a sweep does.
 func BenchmarkRequireLibrary(b *testing.B) {

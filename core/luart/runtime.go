@@ -3,9 +3,9 @@ package luart
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
-	"path/filepath"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -43,7 +43,8 @@ type Config struct {
 	HALs lab.HALProvider
 	// Machine, when set, is the configuration's [machine] table, the
 	// defaults of lab.machine{...}'s fields; nil means the embedded
-	// default configuration's (lua-api.md's defaults).
+	// default configuration's (the defaults of docs/scenario-api.md,
+	// "lab.machine").
 	Machine *config.Machine
 	// MemoryLimit is the run's memory budget in bytes: 0 means
 	// luavm.DefaultMemoryLimit, a negative value none (luavm.Config).
@@ -56,6 +57,10 @@ type Config struct {
 	// (their resolution and classes), by content, for all the runs that
 	// share it; nil prepares a workload at every m:run.
 	Prepared *sim.Cache
+	// WorkloadDirs are the folders besides Dir that the scenario may read
+	// workload files from (--workload-dir, [run] workload_dirs); a path
+	// outside Dir and them is refused (workload_path.go).
+	WorkloadDirs []string
 }
 
 // Check is one lab.check call.
@@ -87,14 +92,16 @@ type Runtime struct {
 	defaultMachine *config.Machine // the default configuration's [machine], when cfg.Machine is nil
 
 	pluginFailure *runerr.Error // the first HAL failure, which fails the run as a plugin error
+	inputFailure  *runerr.Error // the first input that could not be read, which fails the run as bad input
 	releases      []func()      // release machines' HALs at Close
 	labs          []*lab.Lab    // the machines' labs, settled when the script ends
 	closed        bool
 
-	params      *lua.LTable       // the run's parameters, behind lab.params (lab_params.go)
-	paramsProxy *lua.LTable       // lab.params
-	paramsRead  map[string]bool   // the parameters the scenario read
-	inputs      map[string]string // files read, by absolute path: sha256 (inputs.go)
+	params      *lua.LTable          // the run's parameters, behind lab.params (lab_params.go)
+	paramsProxy *lua.LTable          // lab.params
+	paramsRead  map[string]bool      // the parameters the scenario read
+	inputs      map[string]string    // files read, by absolute path: sha256 (inputs.go)
+	imports     []*importer.Imported // profiles imported as workloads, in order (inputs.go)
 }
 
 // New makes a fresh sandboxed state (luavm.New: the base, table, string,
@@ -148,15 +155,6 @@ func (rt *Runtime) Close() {
 	rt.State.Close()
 }
 
-// resolve turns a path given to the API into a file path: relative paths
-// are taken from the scenario's folder.
-func (rt *Runtime) resolve(path string) string {
-	if filepath.IsAbs(path) || rt.cfg.Dir == "" {
-		return path
-	}
-	return filepath.Join(rt.cfg.Dir, path)
-}
-
 // Checks returns the checks recorded so far, in order.
 func (rt *Runtime) Checks() []Check { return append([]Check(nil), rt.checks...) }
 
@@ -179,6 +177,21 @@ func (rt *Runtime) PluginFailure() *runerr.Error {
 		}
 	}
 	return rt.pluginFailure
+}
+
+// InputFailure returns the first input file the scenario named that
+// could not be read (a workload file missing, unreadable, or outside the
+// folders it may read), or nil. It fails the run as bad input (exit
+// status 2) even when the script caught the error.
+func (rt *Runtime) InputFailure() *runerr.Error { return rt.inputFailure }
+
+// raiseInput raises the error of an input file that could not be read,
+// as m:run's field error, and records it (InputFailure).
+func (rt *Runtime) raiseInput(f *luavm.Fields, field string, err error) {
+	if rt.inputFailure == nil {
+		rt.inputFailure = &runerr.Error{Kind: runerr.KindInput, Message: fmt.Sprintf("%s: %s{...}: field %q: %v", rt.CallerWhere(f.L), f.Fn, field, err)}
+	}
+	f.Errorf(field, "%v", err)
 }
 
 // objectTypes registers the metatables of machines, processes, threads,

@@ -17,15 +17,16 @@ import (
 // gopher-lua has no allocator hook, so the budget is kept in three layers:
 //
 //   - The builtins that can make a huge value in one Go call are bounded
-//     before they allocate: string.rep and table.concat refuse a result
-//     larger than the budget, unpack refuses more than maxUnpack results
+//     before they allocate: string concatenation (.., concat.go),
+//     string.rep and table.concat refuse a result larger than the
+//     budget, unpack refuses more than maxUnpack results
 //     (Lua 5.1's own limit, "too many results to unpack"), and coroutines
 //     nest at most maxResumeDepth deep (Lua 5.1's LUAI_MAXCCALLS, "C stack
 //     overflow"), so the coroutine-recursion bomb ends at once.
 //   - The interpreter's own sizes are fixed: CallStackSize frames per
 //     coroutine ("stack overflow" past it) and RegistryMaxSize values.
-//   - Everything else (a table grown element by element, s = s .. s) is
-//     caught by the memory watchdog (watchdog.go), which samples the Go
+//   - Everything else (a table grown element by element) is caught by
+//     the memory watchdog (watchdog.go), which samples the Go
 //     heap and ends the run's context when the heap exceeds the budget.
 //
 // Exceeding the budget is a Lua error of the scenario (exit status 1),
@@ -98,8 +99,8 @@ func (s *State) raiseBudget(L *lua.LState, format string, args ...any) {
 }
 
 // installBudgets replaces the builtins that could exceed the budgets in
-// one call with bounded versions (string.format's bound is in its wrapper,
-// stringFormat).
+// one call with bounded versions (string.format bounds its own result,
+// format.go).
 func (s *State) installBudgets() {
 	L := s.L
 	str := L.GetGlobal("string").(*lua.LTable)
@@ -207,6 +208,12 @@ func (s *State) coroutineResume(orig *lua.LFunction) lua.LGFunction {
 			L.Push(L.Get(a))
 		}
 		L.Call(top, lua.MultRet)
+		if L.GetTop()-top == 2 && L.Get(top+1) == lua.LFalse && L.Get(top+2) == lua.LString(stackOverflow) {
+			// The coroutine's call stack overflowed (gopher-lua's panic,
+			// made a string): where it did is gone with the coroutine.
+			s.overflowed(&runerr.Error{Kind: runerr.KindLua, Message: s.CallerWhere(L) + ": " + overflowText(" in a coroutine")})
+			L.Replace(top+2, lua.LString(s.budgetError.Message))
+		}
 		return L.GetTop() - top
 	}
 }

@@ -55,6 +55,7 @@ func TestBudgetRefusals(t *testing.T) {
 		{`pcall(string.rep, "x", 1e300)`, "string.rep: the result would be more than 8 EiB", true},
 		{`local t = {} for i = 1, 200 do t[i] = "0123456789" end pcall(table.concat, t)`, "table.concat: the result would be", true},
 		{`local function f() return coroutine.wrap(f)() end pcall(f)`, "C stack overflow (coroutines nested more than 200 deep", true},
+		{`local s = string.rep("x", 600) pcall(print, s, s)`, "print: the result would be 1201 bytes, over the scenario's memory budget of 1 KiB (--memory)", true},
 		{`unpack({}, 1, 8001)`, "too many results to unpack (8001; at most 8000)", false},
 		{`unpack({}, -2^53, 2^53)`, "too many results to unpack", false},
 	} {
@@ -96,7 +97,9 @@ func TestHeapWatchdogEndsTheRun(t *testing.T) {
 	if b == nil || !strings.Contains(b.Message, "scenario exceeded its memory budget of 32 MiB (--memory)") {
 		t.Fatalf("budget failure %v (error %s)", b, err.Detail())
 	}
-	if took := time.Since(start); took > 20*time.Second {
+	// Ends, not fast: without the watchdog the loop runs for hours; the
+	// bound is loose for a shared machine under the race detector.
+	if took := time.Since(start); took > 2*time.Minute {
 		t.Errorf("the watchdog took %s", took)
 	}
 }

@@ -8,6 +8,36 @@ import (
 	"github.com/yuin/gopher-lua/parse"
 )
 
+// compile compiles a chunk as the sandbox runs it: parsed, its syntax
+// tree bounded in depth and its string concatenations made the budgeted
+// concatenation (syntax.go, concat.go), compiled. A syntax error is
+// worded as L.Load words it.
+func compile(L *lua.LState, src, chunk string) (*lua.FunctionProto, error) {
+	tree, err := parse.Parse(strings.NewReader(src), chunk)
+	if err != nil {
+		_, err = L.Load(strings.NewReader(src), chunk) // its error, as Load words it
+		return nil, err
+	}
+	if err := checkSyntax(chunk, tree); err != nil {
+		return nil, err
+	}
+	proto, err := lua.Compile(tree, chunk)
+	if err != nil {
+		return nil, err
+	}
+	useConcatenate(proto)
+	return proto, nil
+}
+
+// loadChunk is L.Load for a chunk compiled as the sandbox runs it.
+func loadChunk(L *lua.LState, src, chunk string) (*lua.LFunction, error) {
+	proto, err := compile(L, src, chunk)
+	if err != nil {
+		return nil, err
+	}
+	return L.NewFunctionFromProto(proto), nil
+}
+
 // libraryProtos holds the compiled form of the library's modules (and the
 // interpreter's own Lua helpers), keyed by chunk name and source, for every
 // state of the process: a sweep makes a fresh state per run, and parsing
@@ -24,13 +54,9 @@ func loadLibrary(L *lua.LState, src, chunk string) (*lua.LFunction, error) {
 	if p, ok := libraryProtos.Load(key); ok {
 		return L.NewFunctionFromProto(p.(*lua.FunctionProto)), nil
 	}
-	tree, err := parse.Parse(strings.NewReader(src), chunk)
+	proto, err := compile(L, src, chunk)
 	if err != nil {
-		return L.Load(strings.NewReader(src), chunk) // its error, as Load words it
-	}
-	proto, err := lua.Compile(tree, chunk)
-	if err != nil {
-		return L.Load(strings.NewReader(src), chunk)
+		return nil, err
 	}
 	libraryProtos.Store(key, proto)
 	return L.NewFunctionFromProto(proto), nil
@@ -56,18 +82,14 @@ func loadScenario(L *lua.LState, src, chunk string) (*lua.LFunction, error) {
 	key := chunk + "\x00" + src
 	c := &scenarioProtos
 	c.Lock()
-	p, ok := c.proto[key]
+	cached, ok := c.proto[key]
 	c.Unlock()
 	if ok {
-		return L.NewFunctionFromProto(p), nil
+		return L.NewFunctionFromProto(cached), nil
 	}
-	tree, err := parse.Parse(strings.NewReader(src), chunk)
+	p, err := compile(L, src, chunk)
 	if err != nil {
-		return L.Load(strings.NewReader(src), chunk) // its error, as Load words it
-	}
-	p, err = lua.Compile(tree, chunk)
-	if err != nil {
-		return L.Load(strings.NewReader(src), chunk)
+		return nil, err
 	}
 	c.Lock()
 	if _, ok := c.proto[key]; !ok {

@@ -34,15 +34,17 @@
 // and what is left out), strict.go (strict library modules and the
 // misspelling hints), budget.go, budget_string.go and watchdog.go (the
 // memory budget), require.go and compile.go (modules, compile caches),
-// random.go, stableid.go (tostring, print, string.format's %s), u64.go,
+// random.go, stableid.go (tostring, print), format.go (string.format), u64.go,
 // convert.go and values.go (numbers, u64, Lua ⇄ Go values), args.go and
-// fields.go (argument and options-table readers), errors.go (the panic
-// guard, Exec, messages and tracebacks).
+// fields.go (argument and options-table readers), options.go (the same
+// checks for the Lua library: the proflab module's lab.options,
+// lab.arguments and lab.suggest), errors.go (the panic guard, Exec,
+// messages and tracebacks).
 //
 // # Sandbox choices
 //
-// These are the interpreter's rules where Lua 5.1 and spec/lua-api.md are
-// silent (the user's view is in docs/scenario-api.md):
+// These are the interpreter's rules where Lua 5.1 and the scenario API's
+// contract are silent (the user's view is in docs/scenario-api.md):
 //
 //   - Only base, table, string, math (seeded from Config.Seed) and
 //     coroutine are opened; load, loadstring, loadfile, dofile, module and
@@ -65,8 +67,10 @@
 //     is an error naming the closest names (a misspelling otherwise reads
 //     as nil). Modules of the scenario's folder are plain tables.
 //   - A run has a memory budget (Config.MemoryLimit, 1 GiB by default):
-//     string.rep, table.concat, string.format and string.gsub refuse
-//     results over it before building them, unpack returns at most 8000
+//     string concatenation (..), string.rep, table.concat,
+//     string.format and string.gsub refuse results over it before
+//     building them (concat.go: chains of .. are compiled to a call of
+//     the sandbox's own concatenation), unpack returns at most 8000
 //     values and coroutines nest at most 200 deep (Lua 5.1's
 //     LUAI_MAXCSTACK and LUAI_MAXCCALLS), and the heap watchdog ends the
 //     run past the budget (budget.go, watchdog.go). A budget error fails
@@ -76,12 +80,26 @@
 //     the order first shown, never by heap address, so that the same seed
 //     gives the same bytes (stableid.go); hosts show values through
 //     ToString to keep that rule.
+//   - string.format is Lua 5.1's as built by gcc for x86-64 Linux
+//     (format.go): its conversions, flags and errors, C's casts of the
+//     argument (cvttsd2si's answer out of range) and glibc's printf,
+//     checked against C (testdata/format) and the real lua5.1. A u64 is
+//     exact in the integer conversions (%d and %i show it unsigned); %s
+//     is tostring; %c of 0 is a zero byte and %s of a short string with
+//     a zero byte an error, where Lua 5.1 silently loses bytes.
 //   - A Lua call stack overflow (more than 1024 nested calls) is the
-//     scenario's error with its file:line; long error messages keep 4 KiB
+//     scenario's error with its file:line, and fails the run even when
+//     pcall or xpcall caught it (protected.go: they are the sandbox's own,
+//     which keep gopher-lua's state sound at an overflow); long error
+//     messages keep 4 KiB
 //     (head and tail) and their length; an error value that is not a
 //     string is described ("error raised with a table value").
 //   - Syntax errors read "file:line:column: syntax error near 'x'"; one
-//     at the end of the file names the file's last non-blank line.
+//     at the end of the file names the file's last non-blank line. A
+//     chunk whose syntax nests more than 1000 levels (blocks, brackets,
+//     operators) is refused at that line ("chunk has too many syntax
+//     levels", syntax.go), before the compiler's recursion could end the
+//     process.
 //   - Numbers a binding reads must be exact: integral and below 2^53 in
 //     magnitude, with a hint to use lab.u64 beyond that (a hex literal
 //     above 2^53 silently loses precision, above 2^63 it reads as NaN).
@@ -94,5 +112,10 @@
 //   - Messages name the function and the argument as the user wrote them
 //     ("p:NtClose: argument #1 (Handle): …", `lab.machine{...}: field
 //     "cpus": …`); an unknown field of an options table names the
-//     closest one and lists them all.
+//     closest one and lists them all (every unknown field, in sorted
+//     order, so that the error is the same every run).
+//   - The Lua library checks its options and arguments with the same
+//     rule and words (OptionsFunc, ArgumentsFunc), raising at the line of
+//     the nearest caller that is not a library module, as CallerWhere
+//     finds it: the scenario's line, not the library's.
 package luavm

@@ -95,9 +95,8 @@ func (s *State) pcall(nargs int) *runerr.Error {
 	if errors.As(err, &api) {
 		e.Message = errorText(s.L, api.Object)
 		switch {
-		case api.Type == lua.ApiErrorPanic && strings.Contains(api.Error(), stackOverflow):
-			e.Message = overflowWhere(api.StackTrace) + fmt.Sprintf("stack overflow (more than %d nested calls: endless recursion?)", callStackSize)
-			e.Traceback = overflowTraceback(api.StackTrace)
+		case api.Type == lua.ApiErrorPanic && api.Object.String() == stackOverflow:
+			e = overflowError(api.StackTrace)
 		case api.Type == lua.ApiErrorPanic:
 			e.Kind = runerr.KindBug
 			e.Message = "proflab bug (the Lua interpreter panicked): " + api.Error()
@@ -257,8 +256,13 @@ func traceback(L *lua.LState, level int) string {
 		if !ok {
 			break
 		}
-		if _, err := L.GetInfo("Slnf", dbg, lua.LNil); err != nil {
+		fn, err := L.GetInfo("Slnf", dbg, lua.LNil)
+		if err != nil {
 			break
+		}
+		if fn == concatFunction {
+			lines = append(lines, "\t[Go]: in "+concatName)
+			continue
 		}
 		lines = append(lines, "\t"+frameLine(dbg))
 	}

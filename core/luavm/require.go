@@ -52,7 +52,7 @@ func (s *State) require(L *lua.LState) int {
 	if s.isLibraryChunk(chunk) {
 		fn, err = loadLibrary(L, string(src), chunk)
 	} else {
-		fn, err = L.Load(strings.NewReader(string(src)), chunk)
+		fn, err = loadChunk(L, string(src), chunk)
 	}
 	if err != nil {
 		L.RaiseError("require %q: %s", name, compileMessage(err, src))
@@ -81,6 +81,9 @@ func (s *State) findModule(name string) ([]byte, string, error) {
 	rel := strings.ReplaceAll(name, ".", "/") + ".lua"
 	var tried []string
 	local := filepath.Join(s.cfg.Dir, filepath.FromSlash(rel))
+	if leadsOut(local, s.cfg.Dir) {
+		return nil, "", fmt.Errorf("require %q: %s is a symlink that leads outside the scenario's folder, which a scenario may not read; copy the module into the folder", name, local)
+	}
 	src, err := input.ReadFile(input.Module, local)
 	switch {
 	case err == nil:
@@ -128,4 +131,28 @@ func (s *State) libraryModules() []string {
 // isLibraryChunk reports whether a chunk name is a library module's.
 func (s *State) isLibraryChunk(chunk string) bool {
 	return s.libChunks[chunk]
+}
+
+// leadsOut reports whether path, a file inside the folder dir, is a
+// symlink (or lies under one) that leads outside dir: the sandbox reads
+// only the scenario's own folder, and a link out of it would let a module
+// name any host file (its first line shown in a syntax error).
+func leadsOut(path, dir string) bool {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return false
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return false // missing: not found, as before
+	}
+	absDir, err := filepath.Abs(dir)
+	if err != nil {
+		return false
+	}
+	realDir, err := filepath.EvalSymlinks(absDir)
+	if err != nil {
+		return false
+	}
+	return !input.Within(real, realDir)
 }

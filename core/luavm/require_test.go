@@ -172,3 +172,50 @@ func TestLibraryModulesCompiledOnceRunPerState(t *testing.T) {
 		t.Errorf("%d compiled copies of scripts/shared.lua, want 1", n)
 	}
 }
+
+// A module that is a symlink out of the scenario's folder is refused
+// unread, as a workload path out of it is: its first line showed in the
+// syntax error. A link that stays inside the folder works.
+func TestRequireRefusesSymlinksOut(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "scen")
+	writeFiles(t, root, map[string]string{
+		"secret.lua":     "hunter2 is the password\n",
+		"lib/m.lua":      "return 1",
+		"scen/real.lua":  "return 2",
+		"scen/sub/x.lua": "return 3",
+	})
+	for target, link := range map[string]string{
+		"../secret.lua": "scen/out.lua",
+		"../lib":        "scen/lib",
+		"real.lua":      "scen/in.lua",
+		"sub":           "scen/dir",
+	} {
+		if err := os.Symlink(target, filepath.Join(root, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, want := range map[string]string{
+		"out":   "leads outside the scenario's folder",
+		"lib.m": "leads outside the scenario's folder",
+		"in":    "",
+		"dir.x": "",
+	} {
+		vm, _ := newTestState(t, Config{Dir: dir})
+		err := vm.Exec("s.lua", []byte(`require "`+name+`"`))
+		if want == "" && err == nil { // and from the folder itself, named "."
+			t.Chdir(dir)
+			vm, _ = newTestState(t, Config{Dir: "."})
+			err = vm.Exec("s.lua", []byte(`require "`+name+`"`))
+		}
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("require %q: %v", name, err.Detail())
+		case want != "" && (err == nil || !strings.Contains(err.Message, want)):
+			t.Errorf("require %q: error %v, want %q", name, err, want)
+		}
+		if err != nil && strings.Contains(err.Message, "hunter2") {
+			t.Errorf("require %q: the error shows the file: %s", name, err.Message)
+		}
+	}
+}

@@ -36,8 +36,9 @@ func (s *State) openSandbox() {
 	L.SetGlobal("print", s.fn("print", s.Print))
 	L.SetGlobal("tostring", s.fn("tostring", s.baseToString))
 	str := L.GetGlobal("string").(*lua.LTable)
-	str.RawSetString("format", s.fn("string.format", s.stringFormat(str.RawGetString("format").(*lua.LFunction))))
+	str.RawSetString("format", s.fn("string.format", s.stringFormat))
 	s.installBudgets()
+	s.installProtectedCalls()
 	s.installRandom()
 	s.explainMissing()
 }
@@ -76,12 +77,24 @@ func (s *State) Print(L *lua.LState) int {
 	return 0
 }
 
-// joinArgs is tostring of each argument from index from on, tab separated.
+// joinArgs is tostring of each argument from index from on, tab
+// separated; a line larger than the memory budget is refused before it
+// is built (print(s, s, s, …) of a big string asked for its sum at once).
 func (s *State) joinArgs(L *lua.LState, from int) string {
 	top := L.GetTop()
 	parts := make([]string, 0, top)
+	var size int64
 	for i := from; i <= top; i++ {
-		parts = append(parts, s.ToString(L, L.Get(i)))
+		p := s.ToString(L, L.Get(i))
+		parts = append(parts, p)
+		size += int64(len(p)) + 1
+	}
+	if limit := s.memoryLimit(); limit > 0 && size > limit {
+		name := s.ActiveCall() // print, or a host's name for it (lab.log)
+		if name == "" {
+			name = "print"
+		}
+		s.checkSize(L, name, size-1)
 	}
 	return strings.Join(parts, "\t")
 }

@@ -79,10 +79,11 @@ type State struct {
 	cancel context.CancelCauseFunc // ends ctx with a cause
 	closed bool
 
-	ids         stableIDs     // stable names of reference values (stableid.go)
-	unwatch     func()        // takes the run off the memory watchdog
-	budgetError *runerr.Error // the first budget refusal, which fails the run even if caught
-	resumeDepth int           // coroutines resumed inside one another
+	ids         stableIDs      // stable names of reference values (stableid.go)
+	unwatch     func()         // takes the run off the memory watchdog
+	budgetError *runerr.Error  // the first budget refusal, which fails the run even if caught
+	resumeDepth int            // coroutines resumed inside one another
+	noop        *lua.LFunction // does nothing: protected calls check the call stack's room with it (protected.go)
 
 	preloaded []string              // the names Preload gave, in order
 	loaded    map[string]lua.LValue // require's cache
@@ -116,6 +117,7 @@ func New(cfg Config) *State {
 	})
 	s.ctx, s.cancel = context.WithCancelCause(context.Background())
 	s.L.SetContext(s.ctx)
+	states.Store(s.L.G, s)
 	s.openSandbox()
 	s.registerU64(s.L)
 	s.L.SetGlobal("require", s.fn("require", s.require))
@@ -129,6 +131,7 @@ func (s *State) Close() {
 		return
 	}
 	s.closed = true
+	states.Delete(s.L.G)
 	s.unwatch()
 	s.cancel(nil)
 	s.L.Close()
@@ -166,10 +169,11 @@ func (s *State) Preload(name string, v lua.LValue) {
 	s.loaded[name] = v
 }
 
-// BudgetFailure returns why the run exceeded its memory budget, or nil: a
-// builtin refused a result over the budget, coroutines nested too deep, or
-// the heap watchdog ended the run. It fails the run (exit status 1) even
-// when the script caught the error.
+// BudgetFailure returns why the run exceeded a budget of the
+// interpreter, or nil: a builtin refused a result over the memory budget,
+// coroutines nested too deep or the heap watchdog ended the run (kind
+// memory), or the call stack overflowed (kind lua). It fails the run
+// (exit status 1) even when the script caught the error.
 func (s *State) BudgetFailure() *runerr.Error {
 	if s.budgetError != nil {
 		return s.budgetError

@@ -221,26 +221,24 @@ type row struct {
 }
 
 type namedProfile struct {
-	file  string
-	prof  *profile.Profile
-	rows  []row                // a bucket profile's buckets
-	truth []sim.FunctionEvents // and its truth per function
+	file    string
+	prof    *profile.Profile
+	machine int                  // a bucket profile's machine,
+	rec     kernel.ProfileRecord // its record,
+	rows    []row                // its buckets
+	truth   []sim.FunctionEvents // and its truth per function
 }
 
-// writeAccuracy writes accuracy.csv for the bucket profiles that have
-// samples and truth, and puts each one's line in the summary.
+// writeAccuracy writes accuracy.csv for the bucket profiles, and puts
+// each one's line in the summary.
 func writeAccuracy(dir string, profs []namedProfile, sum *Summary) error {
-	var fns [][]functionAccuracy
 	for _, p := range profs {
-		if pa, f, ok := profileAccuracy(p.file, p.rows, p.truth); ok {
-			sum.Accuracy = append(sum.Accuracy, pa)
-			fns = append(fns, f)
-		}
+		sum.Accuracy = append(sum.Accuracy, profileAccuracy(p))
 	}
-	if len(fns) == 0 {
+	if len(sum.Accuracy) == 0 {
 		return nil
 	}
-	b, err := accuracyCSV(sum.Accuracy, fns)
+	b, err := accuracyCSV(sum.Accuracy)
 	if err == nil {
 		err = os.WriteFile(filepath.Join(dir, AccuracyFile), b, 0o644)
 	}
@@ -348,16 +346,20 @@ func functionTruthFor(s *sim.Sim, rec kernel.ProfileRecord) []sim.FunctionEvents
 	return out
 }
 
+// collect reads every profile of the run, open or closed
+// (Machine.profiles), into buckets.csv's rows and a pprof profile per
+// profile that counted or is still started.
 func collect(reg *Registry) ([]row, []namedProfile, error) {
 	var rows []row
 	var profs []namedProfile
 	for _, e := range reg.Machines() {
 		sy := newSymbols(e.Sim)
-		for _, rec := range e.Kernel.Profiles() {
+		for _, pe := range e.profiles() {
+			rec := pe.rec
 			if rec.Info.Size == 0 {
 				continue
 			}
-			counts, err := rec.Counters()
+			counts, err := pe.counters()
 			if err != nil {
 				continue // its buffer is gone: nothing to report
 			}
@@ -383,10 +385,12 @@ func collect(reg *Registry) ([]row, []namedProfile, error) {
 				continue
 			}
 			profs = append(profs, namedProfile{
-				file:  fmt.Sprintf("profile-m%d-pid%d-h%X-%s.pb.gz", e.Index, rec.Owner.ID(), rec.Handle, rec.Info.Source.Name()),
-				prof:  buildPprof(e, rec, prow),
-				rows:  prow,
-				truth: functionTruthFor(e.Sim, rec),
+				file:    fmt.Sprintf("profile-m%d-pid%d-h%X-%s.pb.gz", e.Index, rec.Owner.ID(), rec.Handle, rec.Info.Source.Name()),
+				prof:    buildPprof(e, rec, prow),
+				machine: e.Index,
+				rec:     rec,
+				rows:    prow,
+				truth:   functionTruthFor(e.Sim, rec),
 			})
 		}
 	}

@@ -34,12 +34,17 @@ type Options struct {
 	// Log receives the run's log (print, lab.log) as it is written; it is
 	// also kept in Result.Log. nil: kept only.
 	Log io.Writer
-	// Setup is what the configuration gives every run (zero: lua-api.md's
-	// machine defaults and the in-process test HALs).
+	// Setup is what the configuration gives every run (zero: the machine
+	// defaults of docs/scenario-api.md and the in-process test HALs).
 	Setup Setup
 	// HALs, when set, is the HAL provider to use (RunAll sets one per
 	// worker); otherwise Run makes one from Setup.NewHALs for the run.
 	HALs lab.HALProvider
+	// WorkloadDirs are the folders besides the scenario's that it may
+	// read workload files from (absolute paths): the configuration's
+	// [run] workload_dirs and --workload-dir. A path outside the
+	// scenario's folder and these is refused (core/luart).
+	WorkloadDirs []string
 	// NoOutputFolder says the run's output folder (WriteResult) will not
 	// be written, so Run skips what only it needs: asking the HALs for
 	// every source's interval at the end of the run (the pprof periods),

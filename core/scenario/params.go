@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/proflab/proflab/core/tomlstrict"
 )
 
 // ParseSet reads one --set argument, "key=value". The value is a TOML
@@ -86,6 +88,9 @@ func ParseSets(args []string) (map[string]any, error) {
 // ParseSet).
 func literal(key, text string) (any, error) {
 	t := strings.TrimSpace(text)
+	if err := tomlstrict.CheckNesting("--set", []byte("v = "+t)); err != nil {
+		return nil, fmt.Errorf("the value nests more than %d lists and tables deep; proflab reads at most %d", tomlstrict.MaxNesting-1, tomlstrict.MaxNesting-1)
+	}
 	var doc map[string]any
 	if _, err := toml.Decode("v = "+t, &doc); err == nil {
 		if v, ok := doc["v"]; ok {

@@ -74,6 +74,11 @@ func Run(ctx context.Context, opt Options) (res Result) {
 		return res
 	}
 	defer release()
+	if hals != nil {
+		served := &servedBy{HALProvider: hals}
+		hals = served
+		defer func() { res.Plugins = served.plugins(opt.Setup.Plugins) }()
+	}
 	res.Outputs, res.Config = &output.Registry{}, opt.Setup.Config
 	rt := luart.New(luart.Config{
 		Outputs: res.Outputs,
@@ -84,9 +89,10 @@ func Run(ctx context.Context, opt Options) (res Result) {
 		HALs:    hals,
 		Machine: opt.Setup.Machine,
 
-		MemoryLimit: opt.Memory,
-		Workloads:   workloads,
-		Prepared:    prepared,
+		MemoryLimit:  opt.Memory,
+		Workloads:    workloads,
+		Prepared:     prepared,
+		WorkloadDirs: opt.WorkloadDirs,
 	})
 	rt.SetContext(ctx)
 
@@ -110,11 +116,12 @@ func Run(ctx context.Context, opt Options) (res Result) {
 	res.Checks = append(res.Checks, rt.Checks()...)
 	res.Records = rt.Records()
 	res.Inputs = rt.Inputs()
+	res.Imports = rt.Imports()
 	res.ParamsRead = rt.ParamsRead()
 	lw.mu.Lock()
 	res.Log = logs.String()
 	lw.mu.Unlock()
-	res.Error = finalError(ctx, opt, err, rt.Bug(), rt.BudgetFailure(), rt.PluginFailure())
+	res.Error = finalError(ctx, opt, err, rt.Bug(), rt.BudgetFailure(), rt.PluginFailure(), rt.InputFailure())
 	if res.Error != nil && res.Error.Where == "" {
 		res.Error.Where = errorWhere(res.Error)
 	}
@@ -208,7 +215,7 @@ func abandonedError(ctx context.Context, opt Options, runCtx context.Context, ca
 	var m *luavm.MemoryBudgetError
 	switch {
 	case ctx.Err() != nil:
-		e = finalError(ctx, opt, nil, nil, nil, nil)
+		e = finalError(ctx, opt, nil, nil, nil, nil, nil)
 	case errors.As(context.Cause(runCtx), &m):
 		e = &Error{Kind: runerr.KindMemory, Message: m.Error()}
 	default:
@@ -224,10 +231,11 @@ func abandonedError(ctx context.Context, opt Options, runCtx context.Context, ca
 
 // finalError decides the run's error: the time budget or a cancellation
 // wins over whatever the script saw (it may have caught the error), then a
-// proflab bug, then the memory budget, then a HAL plugin failure (each of
-// which may have surfaced as a Lua error, or been caught), then the
-// script's own error.
-func finalError(ctx context.Context, opt Options, err, bug, memory, plugin *Error) *Error {
+// proflab bug, then the memory budget (or a stack overflow), then a HAL
+// plugin failure, then an input file the scenario named that could not be
+// read (each of which may have surfaced as a Lua error, or been caught),
+// then the script's own error.
+func finalError(ctx context.Context, opt Options, err, bug, memory, plugin, input *Error) *Error {
 	if ctx.Err() != nil {
 		where := ""
 		if err != nil {
@@ -262,6 +270,11 @@ func finalError(ctx context.Context, opt Options, err, bug, memory, plugin *Erro
 			plugin.Traceback = err.Traceback
 		}
 		return plugin
+	case input != nil:
+		if err != nil {
+			input.Traceback = err.Traceback
+		}
+		return input
 	}
 	return err
 }

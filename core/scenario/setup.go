@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"path/filepath"
 	"time"
 
 	"github.com/proflab/proflab/core/config"
@@ -30,6 +31,9 @@ type Setup struct {
 	// Memory is the configuration's memory budget in bytes ([run]
 	// memory; 0: none).
 	Memory int64
+	// WorkloadDirs are the configuration's [run] workload_dirs, absolute
+	// (a relative one is taken from the configuration file's folder).
+	WorkloadDirs []string
 	// NewHALs makes the HAL provider of one worker (for the configured
 	// HALs, a plugin host whose processes serve every run of the worker)
 	// and the function that closes it. nil: the shipped HALs' logic
@@ -61,6 +65,14 @@ func SetupFromConfig(path string, cfg *config.Config, opts halhost.Options) Setu
 		Timeout:    cfg.Run.Timeout.Duration,
 		Memory:     int64(cfg.Run.Memory),
 	}
+	for _, d := range cfg.Run.WorkloadDirs {
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(filepath.Dir(path), d)
+		}
+		if abs, err := filepath.Abs(d); err == nil {
+			s.WorkloadDirs = append(s.WorkloadDirs, abs)
+		}
+	}
 	s.NewHALs = func() (lab.HALProvider, func(), error) {
 		h, closeHost := lab.NewHostHALs(cfg, opts)
 		return h, closeHost, nil
@@ -77,6 +89,9 @@ type Overrides struct {
 	// there, 0 means no budget.
 	Timeout *time.Duration
 	Memory  *int64
+	// WorkloadDirs are folders scenarios may read workload files from
+	// besides the configuration's (absolute).
+	WorkloadDirs []string
 }
 
 // Options returns the options of a run under s: the configuration's seed
@@ -87,6 +102,7 @@ type Overrides struct {
 // (File, Source, Params) and how (Log, HALs).
 func (s Setup) Options(o Overrides) Options {
 	opt := Options{Seed: s.Seed, Timeout: s.Timeout, Memory: s.Memory, Setup: s}
+	opt.WorkloadDirs = append(append([]string(nil), s.WorkloadDirs...), o.WorkloadDirs...)
 	if o.Seed != nil {
 		opt.Seed = *o.Seed
 	}

@@ -26,12 +26,17 @@ type Options struct {
 	Hint func(toml.Key) string
 }
 
-// Decode decodes data into v. name is the file name used in messages.
+// Decode decodes data into v. name is the file name used in messages. A
+// document nested more than MaxNesting levels is refused before decoding
+// (CheckNesting).
 // Every unknown key is reported, each on its own line of the error, with
 // the nearest key v's type has in the same table when one is near
 // (`unknown key "machine.cpu" (did you mean "machine.cpus"?)`); the keys
 // inside an unknown table are not reported again.
 func Decode(name string, data []byte, v any, opt Options) (toml.MetaData, error) {
+	if err := CheckNesting(name, data); err != nil {
+		return toml.MetaData{}, err
+	}
 	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(v)
 	if err != nil {
 		return md, decodeError(name, err)

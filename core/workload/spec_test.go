@@ -3,6 +3,7 @@ package workload_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"reflect"
 	"strings"
@@ -181,6 +182,48 @@ func TestAddressSpace(t *testing.T) {
 	}
 	if _, err := spec.Resolve(x86); err == nil || !strings.Contains(err.Error(), "image[1].function[1].offset: 0x140001000") {
 		t.Errorf("an image above 4 GB on x86: %v", err)
+	}
+}
+
+// Issue 28 §3: an x64 workload on an x86 machine is one line saying what
+// to do, not an error per function (47 to 140 lines for an imported
+// profile that never said to import it for x86).
+func TestX64WorkloadOnX86IsOneLine(t *testing.T) {
+	image := func(name string, base workload.Address, n int) workload.Image {
+		im := workload.Image{Name: name, Base: base}
+		for i := range n {
+			im.Functions = append(im.Functions, workload.Function{Name: fmt.Sprintf("%s%d", name, i), Offset: workload.Address(0x1000 * (i + 1)), Size: 0x10, Weight: 1})
+		}
+		return im
+	}
+	for _, tc := range []struct {
+		name     string
+		imported bool
+		images   []workload.Image
+		want     []string
+	}{
+		{"imported", true, []workload.Image{image("prog", 0x400000, 2), image("libc.so", 0x7F0000000000, 30), image("kernel", 0xFFFFFFFF81000000, 10)},
+			[]string{"image[2].function[1].offset: 0x7F0000001000…0x7F000000100F and 39 more functions lie above the x86 machine's 4 GB address space (0x0…0xFFFFFFFF): it was imported for x64: re-import its profile with `proflab workload import --arch x86`, or make the machine x64"}},
+		{"imported, one function", true, []workload.Image{image("libc.so", 0x7F0000000000, 1)},
+			[]string{"image[1].function[1].offset: 0x7F0000001000…0x7F000000100F lies above", "re-import its profile"}},
+		{"hand-written", false, []workload.Image{image("app.exe", 0x140000000, 3)},
+			[]string{"image[1].function[1].offset: 0x140001000…0x14000100F and 2 more functions lie above the x86 machine's 4 GB address space (0x0…0xFFFFFFFF): move its images below 4 GB (user code below 0x80000000, kernel code from 0x80000000), or make the machine x64"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spec := &workload.Spec{Images: tc.images, CreateProcesses: tc.imported, Processes: []workload.Process{{Name: "app", Proc: proc("app")}}}
+			_, err := spec.Resolve(x86)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if strings.Count(err.Error(), "\n") > 0 {
+				t.Errorf("%d lines:\n%s", strings.Count(err.Error(), "\n")+1, err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q\nlacks %q", err, w)
+				}
+			}
+		})
 	}
 }
 

@@ -23,13 +23,13 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/proflab/proflab/core/input"
 	"github.com/proflab/proflab/core/sweep/results"
 )
 
@@ -222,11 +222,15 @@ func load(dir string) (*data, error) {
 	return d, nil
 }
 
+// manifestKind bounds the read of sweep.json as core/sweep's reader does.
+var manifestKind = input.Kind{Name: "sweep manifest", Limit: 16 << 20}
+
 // readSweepJSON takes from the folder's sweep.json the sweep file's name
 // and path, the parameters no run read, and the [units] and [[plot]] the
 // sweep file gave (a folder without one has none of them).
 func (d *data) readSweepJSON() {
-	if b, err := os.ReadFile(filepath.Join(d.dir, "sweep.json")); err == nil {
+	// read as the sweep reads it: a regular file of at most 16 MiB
+	if b, err := input.ReadFile(manifestKind, filepath.Join(d.dir, "sweep.json")); err == nil {
 		var m struct {
 			Sweep  string     `json:"sweep"`
 			Unread []string   `json:"unread_params"`

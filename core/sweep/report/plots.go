@@ -18,6 +18,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/proflab/proflab/core/input"
 )
 
 // PlotsDir is the folder of the SVG plots.
@@ -77,6 +79,11 @@ const plotList = ".proflab-plots"
 
 // replacePlots writes figs into the plots folder and removes the plots an
 // earlier report wrote that figs no longer has; it touches no other file.
+// plotListKind bounds the read of plots/.list, the report's own list of
+// the plots it wrote: a regular file of at most 1 MiB (a FIFO or a link to
+// a device put there is not read, so the report cannot hang on it).
+var plotListKind = input.Kind{Name: "plot list", Limit: 1 << 20}
+
 func replacePlots(dir string, figs []figure) error {
 	plots := filepath.Join(dir, PlotsDir)
 	list := filepath.Join(plots, plotList)
@@ -84,7 +91,7 @@ func replacePlots(dir string, figs []figure) error {
 	for _, f := range figs {
 		names = append(names, path.Base(f.file))
 	}
-	if old, err := os.ReadFile(list); err == nil {
+	if old, err := input.ReadFile(plotListKind, list); err == nil {
 		for _, name := range strings.Split(string(old), "\n") {
 			if name != "" && !strings.ContainsAny(name, `/\`) && !slices.Contains(names, name) {
 				if err := os.Remove(filepath.Join(plots, name)); err != nil && !errors.Is(err, os.ErrNotExist) {

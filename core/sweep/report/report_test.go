@@ -10,7 +10,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/proflab/proflab/core/sweep/report"
 	"github.com/proflab/proflab/core/sweep/results"
@@ -169,4 +171,29 @@ func snapshot(t *testing.T, dir string) string {
 		return nil
 	})
 	return b.String()
+}
+
+// The report reads only regular files of its folder: a FIFO put where
+// plots/.list or sweep.json stands is not opened (reading it would hang
+// the report until someone wrote to it).
+func TestWriteDoesNotReadAFIFO(t *testing.T) {
+	dir := fixture(t)
+	if err := os.MkdirAll(filepath.Join(dir, "plots"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{filepath.Join("plots", ".list"), "sweep.json"} {
+		if err := syscall.Mkfifo(filepath.Join(dir, name), 0o644); err != nil {
+			t.Skipf("mkfifo: %v", err)
+		}
+	}
+	done := make(chan error, 1)
+	go func() { _, err := report.Write(dir); done <- err }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("report.Write hangs on a FIFO in its folder")
+	}
 }

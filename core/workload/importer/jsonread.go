@@ -9,6 +9,10 @@ import (
 	"strings"
 )
 
+// jsonMaxDepth is how deeply encoding/json lets arrays and objects nest:
+// a deeper document is a syntax error ("exceeded max depth").
+const jsonMaxDepth = 10000
+
 // decodeJSON decodes the source's JSON document data into v; a failure
 // is an [*Error] at the line where the document is malformed or holds a
 // value of the wrong type. what names the document ("V8 CPU profile").
@@ -28,6 +32,9 @@ func (r *reading) jsonError(data []byte, base int64, err error, what string) err
 	switch {
 	case errors.As(err, &se):
 		line, col := lineCol(r.data, base+se.Offset)
+		if strings.Contains(se.Error(), "exceeded max depth") {
+			return r.lineErrorf(line, "column %d: the %s nests arrays and objects more than %d deep, the most a JSON document may (encoding/json's limit, which keeps its decoder's recursion bounded): give the file as the tool wrote it", col, what, jsonMaxDepth)
+		}
 		if se.Offset >= int64(len(bytes.TrimRight(data, " \t\r\n"))) || strings.Contains(se.Error(), "unexpected end") {
 			return r.lineErrorf(line, "the %s ends in the middle of its JSON (column %d): the file is truncated; give the whole file", what, col)
 		}
