@@ -121,10 +121,11 @@ func Import(name string, data []byte, opt Options) (*Imported, error) {
 		return nil, &Error{Source: name, Msg: err.Error()}
 	}
 	m.nameUnknown()
+	wname := m.valid(workloadName(name))
 	if m.invalid > 0 {
 		m.note("%d names had bytes that are not UTF-8; they are replaced by U+FFFD", m.invalid)
 	}
-	im.Spec = m.spec(workloadName(name))
+	im.Spec = m.spec(wname)
 	im.Notes = append(im.Notes, m.notes...)
 	im.Warnings = append(im.Warnings, m.warns...)
 	return im, nil

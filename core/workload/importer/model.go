@@ -150,8 +150,16 @@ func (m *model) fn(img *image, name string) *fn {
 	if f := img.fnBy[name]; f != nil {
 		return f
 	}
-	f := &fn{id: m.nfuncs, name: m.valid(name), img: img}
+	valid := m.valid(name)
+	if f := img.fnBy[valid]; f != nil && valid != name {
+		// two names that differ only in bytes that are not UTF-8 are
+		// one name once those bytes are U+FFFD: one function
+		img.fnBy[name] = f
+		return f
+	}
+	f := &fn{id: m.nfuncs, name: valid, img: img}
 	m.nfuncs++
+	img.fnBy[valid] = f
 	img.fnBy[name] = f
 	img.funcs = append(img.funcs, f)
 	return f
