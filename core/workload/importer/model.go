@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"slices"
@@ -22,6 +23,12 @@ type model struct {
 	notes   []string
 	warns   []string // Imported.Warnings
 	invalid int      // names with bytes that are not UTF-8
+
+	// ctx ends the import (a memory budget): add stops adding once it
+	// has ended, and stop holds why.
+	ctx  context.Context
+	adds int
+	stop error
 }
 
 // image is an image being built.
@@ -121,8 +128,8 @@ func physical(frames []frame) int {
 	return i
 }
 
-func newModel() *model {
-	return &model{imageBy: map[string]*image{}, names: map[string]int{}, procBy: map[string]*proc{}}
+func newModel(ctx context.Context) *model {
+	return &model{imageBy: map[string]*image{}, names: map[string]int{}, procBy: map[string]*proc{}, ctx: ctx}
 }
 
 // image returns the image of key, making it with name (made unique by a
@@ -201,6 +208,13 @@ func (f *fn) see(addr uint64) {
 // and address of its physical frame (the leaf itself unless it is
 // inlined).
 func (m *model) add(t *thread, frames []frame, w float64) {
+	m.adds++
+	if m.stop == nil {
+		m.stop = stopped(m.ctx, m.adds)
+	}
+	if m.stop != nil {
+		return
+	}
 	frames[len(frames)-1].inlined = false // the outermost has nothing to be inlined into
 	var key []byte
 	anyInlined := false

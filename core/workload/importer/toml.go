@@ -3,6 +3,7 @@ package importer
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"reflect"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/proflab/proflab/core/input"
 	"github.com/proflab/proflab/core/workload"
 )
 
@@ -51,6 +53,48 @@ func (im *Imported) WriteTOML(w io.Writer) error {
 		return fmt.Errorf("writing the workload of %s: %w", oneLine(im.Source), err)
 	}
 	return nil
+}
+
+// CheckSize refuses a workload whose TOML would be larger than a
+// workload file may be ([input.Workload]'s limit, 256 MiB), which m:run
+// would refuse: the error says how large it is and how to import less.
+// It writes the TOML to count its bytes, up to the limit; `proflab
+// workload import` calls it before it writes anything.
+func (im *Imported) CheckSize() error { return im.checkSize(input.Workload.Limit) }
+
+// checkSize is CheckSize with the limit max.
+func (im *Imported) checkSize(max int64) error {
+	c := &sizeCounter{max: max}
+	err := im.WriteTOML(c)
+	if !errors.Is(err, errTooLarge) {
+		return err
+	}
+	var funcs, stacks int
+	for _, img := range im.Spec.Images {
+		funcs += len(img.Functions)
+	}
+	for _, p := range im.Spec.Processes {
+		stacks += len(p.Stacks)
+		for _, t := range p.Threads {
+			stacks += len(t.Stacks)
+		}
+	}
+	return &Error{Source: im.Source, Msg: fmt.Sprintf("the workload (%d functions, %d stacks) would be more than %s of TOML, the most a workload file may have (m:run could not read it), and nothing was written: "+
+		"import less of the profile: --process NAME, --drop-idle, perf script --pid/--tid/--time/--cpu, pprof -focus/-tagfocus/-nodecount -proto, or fewer seconds recorded",
+		funcs, stacks, input.Size(max))}
+}
+
+// errTooLarge is sizeCounter's error past its limit.
+var errTooLarge = errors.New("too large")
+
+// sizeCounter counts the bytes written to it and fails past max.
+type sizeCounter struct{ n, max int64 }
+
+func (c *sizeCounter) Write(p []byte) (int, error) {
+	if c.n += int64(len(p)); c.n > c.max {
+		return 0, errTooLarge
+	}
+	return len(p), nil
 }
 
 // Check verifies that text, the workload's TOML, parses back strictly
