@@ -95,7 +95,7 @@ func newRunCmd() *cobra.Command {
 					fmt.Fprintf(cmd.ErrOrStderr(), "writing outputs into %s… (Ctrl-C again stops at once)\n", out)
 				}
 				warnings, err := scenario.WriteResultWith(out, r, scenario.WriteOptions{Replace: force, MaxTrace: int64(maxTrace)})
-				if err != nil {
+				if err != nil && !outputsOverBudget(cmd, &r, out, err) {
 					return withCode(ExitUsage, fmt.Errorf("--out %s: %w", out, err))
 				}
 				for _, w := range warnings {
@@ -168,6 +168,25 @@ func newTestCmd() *cobra.Command {
 	cmd.Flags().IntVarP(&jobs, "jobs", "j", runtime.NumCPU(), "scenarios run at once")
 	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "also print each scenario's log")
 	return cmd
+}
+
+// outputsOverBudget reports whether err, writing --out out, is the run's
+// budget exceeded while writing its outputs (scenario.OutputBudgetError):
+// the run then failed of it (its error, when it had none; otherwise the
+// message goes to standard error), and nothing was written.
+func outputsOverBudget(cmd *cobra.Command, r *scenario.Result, out string, err error) bool {
+	var be *scenario.OutputBudgetError
+	if !errors.As(err, &be) {
+		return false
+	}
+	msg := fmt.Sprintf("--out %s: %s", out, be.Message)
+	if r.Error == nil {
+		r.Error = &scenario.Error{Kind: be.Kind, Message: msg}
+		r.Status = scenario.StatusError
+	} else {
+		fmt.Fprintf(cmd.ErrOrStderr(), "proflab: %s\n", msg)
+	}
+	return true
 }
 
 // checkRunOut resolves --out (through a symbolic link to where it
