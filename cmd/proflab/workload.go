@@ -16,6 +16,7 @@ import (
 	"github.com/proflab/proflab/core/config"
 	"github.com/proflab/proflab/core/input"
 	"github.com/proflab/proflab/core/luavm"
+	"github.com/proflab/proflab/core/output"
 	"github.com/proflab/proflab/core/workload/importer"
 )
 
@@ -55,7 +56,7 @@ func newWorkloadImportCmd() *cobra.Command {
 			"refused before inflating), and the import holds at least 3 bytes of memory per byte of it; the\n" +
 			"import has a memory budget (--memory, 1 GiB by default, as a run's) and stops when it is\n" +
 			"exceeded; a workload whose TOML would pass 256 MiB, what m:run reads, is refused. Nothing is\n" +
-			"written when an import fails. docs/workload-import.md describes what is kept and left out.\n" +
+			"written when an import fails. docs/workload-import.md describes what is kept and left out.\n\n" +
 			formatList() +
 			"Exit status: 0 done, 2 bad input (the message names the file, and the line of a text format),\n" +
 			"a profile too large for a limit or the budget, or an -o that cannot be written.",
@@ -153,7 +154,7 @@ func runImport(cmd *cobra.Command, file string, f importFlags) error {
 	if err := im.CheckSize(); err != nil {
 		return withCode(ExitUsage, err)
 	}
-	write := func(w io.Writer) error { return im.WriteTOML(contextWriter{ctx, w}) }
+	write := func(w io.Writer) error { return im.WriteTOML(output.ContextWriter{Ctx: ctx, W: w}) }
 	if f.out == "" {
 		err = write(cmd.OutOrStdout())
 	} else {
@@ -240,21 +241,6 @@ func profileName(in string) string {
 		return "standard input"
 	}
 	return in
-}
-
-// contextWriter is w that fails once ctx has ended (with its cause), so
-// that a write under a memory budget stops when the budget's watchdog
-// ends ctx.
-type contextWriter struct {
-	ctx context.Context
-	w   io.Writer
-}
-
-func (c contextWriter) Write(p []byte) (int, error) {
-	if c.ctx.Err() != nil {
-		return 0, context.Cause(c.ctx)
-	}
-	return c.w.Write(p)
 }
 
 // writeAtomically writes path with write through a temporary file in the

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -46,6 +48,14 @@ func TestGzipBombIsRefusedBeforeInflating(t *testing.T) {
 	}
 	if n > 4<<20 {
 		t.Errorf("refusing the bomb allocated %s; want next to nothing", input.Size(int64(n)))
+	}
+	// m:run{ workload = "bomb.gz" } says so too (not that it is no TOML)
+	path := filepath.Join(t.TempDir(), "bomb.gz")
+	if err := os.WriteFile(path, bomb, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := importer.Load(path, "x64"); err == nil || !strings.Contains(err.Error(), "bomb.gz: the gzip trailer says the content inflates to at least 257 MiB") {
+		t.Errorf("Load: %v", err)
 	}
 	// The trailer understates (the last member's): the content is
 	// counted as it inflates, up to the limit, and not kept.
