@@ -152,8 +152,8 @@ func TestDetectionDoesNotCopyALongLine(t *testing.T) {
 // byte of it. Before the streaming TOML encoder, distinct folded stacks
 // took 350.
 func TestImportAllocationPerInputByte(t *testing.T) {
-	if testing.Short() {
-		t.Skip("imports 12 MiB")
+	if testing.Short() || raceEnabled {
+		t.Skip("imports 12 MiB, and counts allocations (which the race detector's pools change)")
 	}
 	var distinct, same strings.Builder
 	for i := 0; distinct.Len() < 4<<20; i++ {
