@@ -79,4 +79,4 @@ lab.log(("1 s at 1 ms: %d samples; compute has %.1f%% of them and %.1f%% of the 
 lab.check(math.abs(b[2] / (b[1] + b[2]) - truth) < 0.05, "the sampled profile is close to the truth")
 
 -- Next: scenarios/ holds one scenario per documented behaviour, and
--- spec/lua-api.md is the whole API.
+-- docs/scenario-api.md is the whole API.

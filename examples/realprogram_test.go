@@ -1,7 +1,9 @@
 package examples_test
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -9,8 +11,10 @@ import (
 
 // examples/real-program: a real Go program's own CPU profile, imported as
 // it is read, profiled by the timer, a counter and PEBS on Windows 7 and
-// 10: five profiles (no PEBS on 6.1), each within sampling error of the
-// truth, as the example's README shows.
+// 10: five profiles (no PEBS on 6.1, and a line that says why), each
+// with its samples, its distance from the truth, the distance sampling
+// error alone gives, the p-value and a verdict that agrees with it
+// (beyond sampling error at p < 0.001), as the example's README shows.
 func TestRealProgramExample(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds proflab")
@@ -23,15 +27,19 @@ func TestRealProgramExample(t *testing.T) {
 	var rows int
 	for _, line := range strings.Split(string(out), "\n") {
 		f := strings.Fields(line)
-		if len(f) != 6 || (f[0] != "6.1" && f[0] != "10.0") {
+		if len(f) < 10 || (f[0] != "6.1" && f[0] != "10.0") {
 			continue
 		}
 		rows++
 		samples, _ := strconv.Atoi(f[3])
-		tv, _ := strconv.ParseFloat(f[4], 64)
-		bound, _ := strconv.ParseFloat(f[5], 64)
-		if samples < 100 || tv > bound {
-			t.Errorf("row %q: want samples and a distance within the noise bound", line)
+		_, errTV := strconv.ParseFloat(f[4], 64)
+		expected, errE := strconv.ParseFloat(f[5], 64)
+		p, errP := strconv.ParseFloat(f[8], 64)
+		verdict := strings.Join(f[9:], " ")
+		if samples < 100 || errTV != nil || errE != nil || expected <= 0 || f[6] != "p" || errP != nil ||
+			(verdict != "within sampling error" && verdict != "beyond sampling error") ||
+			(p < 0.001) != (verdict == "beyond sampling error") {
+			t.Errorf("row %q: want samples, a distance, its expectation, a p-value and the verdict it gives", line)
 		}
 		if f[0] == "6.1" && f[2] == "pebs" {
 			t.Errorf("PEBS on 6.1: %q", line)
@@ -39,6 +47,24 @@ func TestRealProgramExample(t *testing.T) {
 	}
 	if rows != 5 {
 		t.Errorf("%d rows, want 5:\n%s", rows, out)
+	}
+	if !strings.Contains(string(out), "no PEBS on 6.1: SystemProcessorProfileControlArea, which PEBS needs, arrives in 6.2") {
+		t.Errorf("the missing PEBS row is not explained:\n%s", out)
+	}
+	// the run folder compares the profiles with the source, and so does
+	// proflab compare, as the README shows
+	dir := filepath.Join(t.TempDir(), "cmp")
+	if out, err := exec.Command(proflab, "run", "real-program/compare.lua", "--out", dir).CombinedOutput(); err != nil {
+		t.Fatalf("proflab run real-program/compare.lua --out: %v\n%s", err, out)
+	}
+	text, err := os.ReadFile(filepath.Join(dir, "comparison.txt"))
+	if err != nil || strings.Count(string(text), "  verdict: ") != 5 {
+		t.Errorf("comparison.txt: %v\n%s", err, text)
+	}
+	out, err = exec.Command(proflab, "compare", "real-program/prog.pb.gz", dir, "--profile", "m3", "--rows", "10").Output()
+	if err != nil || !strings.Contains(string(out), "against profile-m3-pid12-h4-ProfileTime.pb.gz (ProfileTime)") ||
+		!strings.Contains(string(out), "verdict: the lab agrees with the source within both samples' errors") {
+		t.Errorf("proflab compare real-program/prog.pb.gz: %v\n%s", err, out)
 	}
 	out, err = exec.Command(proflab, "run", "real-program/interval.lua", "--set", "interval=2441").CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "PASS") {

@@ -12,8 +12,8 @@ const (
 	kernelBase = 0xFFFFF80000000000
 )
 
-// TestCreateValidation covers §7 items 1–22: NtCreateProfile argument
-// validation and its order.
+// TestCreateValidation covers items 1–22 of docs/reference/conformance.md:
+// NtCreateProfile argument validation and its order.
 func TestCreateValidation(t *testing.T) {
 	const all = ^uint64(0)
 	cur := all // NtCurrentProcess at 64 bits; truncated on x86 by the service table

@@ -6,8 +6,8 @@
 //
 // The model is pure and deterministic: no I/O, no wall clock, no
 // goroutines and no global state. Two Machines never share anything, so
-// many may run side by side. The behaviour reference is
-// spec/nt-profiling.md; a test (TestKernelImportsOnlyStdlib) keeps the
+// many may run side by side. The behaviour reference is docs/reference/
+// (docs/reference/README.md); a test (TestKernelImportsOnlyStdlib) keeps the
 // package free of Lua, TOML, plugins, gRPC and os/exec.
 //
 // # Shape
@@ -28,7 +28,9 @@
 //
 // # Choices where the reference is silent
 //
-// The reference lists its own choices (address-space boundaries, HAL
+// The reference lists its own choices
+// (docs/reference/README.md#choices-the-model-makes-where-the-sources-are-silent:
+// address-space boundaries, HAL
 // start/stop per source and processor, 3.10/3.50 timer handling, unknown
 // classes, the segment arithmetic, bug-check parameters, statuses the
 // pages do not name, TraceQueryInformation sizing). The model follows
@@ -115,7 +117,8 @@
 //     current ProfileTime interval (no HAL call); class 7 lists the
 //     sources the machine's HALs describe (no HAL call is logged for the
 //     list). TraceSetInformation class 5 with Source 0 needs
-//     SeSystemProfilePrivilege. Classes 4, 6, 8 and 9 are checked as §5.3
+//     SeSystemProfilePrivilege. Classes 4, 6, 8 and 9 are checked as
+//     docs/reference/tracing.md#tracequeryinformation-and-tracesetinformation
 //     gives, then sent to sub-classes 0x01, 0x0C, 0x0E and 0x0F with the
 //     session handle; class 8 knows only PerfInfoGuid (group 0x0F). Other
 //     classes give ERROR_NOT_SUPPORTED.
@@ -148,4 +151,7 @@
 //     the lab's HALSources inspection); calls it causes do not run it
 //     again; its error stops the machine as a *HookError (the caller's
 //     own failure, not the HAL's).
+//   - Machine.OnProfileClose's hook sees a profile as its last handle
+//     is closed, before the kernel stops and deletes it (the lab's
+//     outputs keep the profiles a scenario closed); it only observes.
 package kernel

@@ -7,7 +7,9 @@ import (
 )
 
 // The SystemPerformanceTraceInformation (0x1F) sub-classes for the NT
-// Kernel Logger's profiling (§5.1). Each reads its EVENT_TRACE_*
+// Kernel Logger's profiling
+// (docs/reference/tracing.md#systemperformancetraceinformation-0x1f). Each
+// reads its EVENT_TRACE_*
 // structure from the caller's buffer; TraceHandle's low 16 bits name the
 // logger, and only the NT Kernel Logger (0xFFFF) exists in the model.
 
@@ -149,8 +151,9 @@ func (m *Machine) setProfileEventList(b []byte) Status {
 }
 
 // setCounterList is EventTraceProfileCounterListInformation (6.2+), in
-// §5.1's order: whole elements, an active logger, 1 to the maximum
-// counters, the ETW_PMC_SUPPORT allocation, once per logger run.
+// the order of docs/reference/tracing.md#eventtraceprofilecounterlistinformation-0x0f:
+// whole elements, an active logger, 1 to the maximum counters, once per
+// logger run, the ETW_PMC_SUPPORT allocation.
 func (m *Machine) setCounterList(b []byte) (Status, error) {
 	n, ok := elements(b)
 	if !ok {
@@ -193,8 +196,9 @@ func (s *TraceSession) PMCCounters() (counters, profileSources []nt.Source, pebs
 
 // maxPMCCounters is the most counters a logger may set: 4, 8 from 1703,
 // and from 1903 what the HAL reports for HalQueryProfileNumberOfCounters
-// (§5.1): on a machine of several HALs the largest count any of them
-// reports, 0 with no counter HAL (the choice of nt-profiling.md). Each
+// (docs/reference/tracing.md#eventtraceprofilecounterlistinformation-0x0f):
+// on a machine of several HALs the largest count any of them reports, 0
+// with no counter HAL (the choice of docs/reference/README.md). Each
 // HAL's answer is a row of the HAL log (call "counters", class 0x2C, on
 // processor 0: the query is machine-wide).
 func (m *Machine) maxPMCCounters() (int, error) {

@@ -124,7 +124,8 @@ func TestCounterList(t *testing.T) {
 
 // TestCounterLimitFromHAL: from 1903 the counter limit of sub-class 0x0F
 // is what the HALs report for HalQueryProfileNumberOfCounters, the largest
-// of them, 0 with no counter HAL (nt-profiling.md §5.1 and its choice).
+// of them, 0 with no counter HAL
+// (docs/reference/tracing.md#eventtraceprofilecounterlistinformation-0x0f).
 func TestCounterLimitFromHAL(t *testing.T) {
 	pmu := func(n uint32) HALDispatch {
 		h := NewTestHAL("pmu", nt.IntelCounterSources...)

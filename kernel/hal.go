@@ -39,7 +39,8 @@ type HALDispatch interface {
 	// NumberOfCounters is HalQuerySystemInformation(
 	// HalQueryProfileNumberOfCounters, 0x2C): the performance counters per
 	// processor the HAL profiles with, 0 for a HAL with none. The kernel
-	// asks it from 1903 for the ETW counter limit (§5.1).
+	// asks it from 1903 for the ETW counter limit
+	// (docs/reference/tracing.md#eventtraceprofilecounterlistinformation-0x0f).
 	NumberOfCounters() (uint32, error)
 }
 

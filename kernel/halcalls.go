@@ -25,7 +25,8 @@ type HALCall struct {
 // before the HAL acts on it: call is "query", "set", "start", "stop" or
 // "counters", hal the HAL's name, src the source (0 for "counters"), cpus
 // the processors addressed. It may change the machine's state (turn
-// tracing on in the middle of NtSetIntervalProfile, §7 item 84): the
+// tracing on in the middle of NtSetIntervalProfile, item 84 of
+// docs/reference/conformance.md): the
 // kernel carries on from where it was. HAL calls the hook itself causes do
 // not run it again. An error stops the machine and is returned as a
 // *HookError.

@@ -7,8 +7,8 @@ import (
 	"github.com/proflab/proflab/kernel/nt"
 )
 
-// TestInterruptHits covers §7 items 58–63 and 65: which interrupts count
-// and where.
+// TestInterruptHits covers items 58–63 and 65 of
+// docs/reference/conformance.md: which interrupts count and where.
 func TestInterruptHits(t *testing.T) {
 	const base, size, bucket = userBase, 0x40, 4 // four 16-byte buckets
 	tests := []struct {

@@ -2,7 +2,8 @@ package kernel
 
 import "github.com/proflab/proflab/kernel/nt"
 
-// NtQueryIntervalProfile reports a source's interval (§2.5). On 3.10 and
+// NtQueryIntervalProfile reports a source's interval
+// (docs/reference/intervals.md#ntqueryintervalprofile). On 3.10 and
 // 3.50 the declaration has no source: the source is ignored and the
 // kernel's ProfileTime interval is reported without a HAL call.
 func (t *Thread) NtQueryIntervalProfile(src nt.Source, interval uint64) (Status, error) {
@@ -48,7 +49,8 @@ func (m *Machine) currentInterval(cpu int, src nt.Source) (uint32, error) {
 	return info[0].Interval, nil
 }
 
-// NtSetIntervalProfile sets a source's interval (§2.6). From 6.2 a
+// NtSetIntervalProfile sets a source's interval
+// (docs/reference/intervals.md#ntsetintervalprofile). From 6.2 a
 // user-mode caller needs SeSystemProfilePrivilege; with it (or before 6.2)
 // the call always succeeds.
 func (t *Thread) NtSetIntervalProfile(interval uint32, src nt.Source) (Status, error) {

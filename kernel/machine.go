@@ -109,6 +109,8 @@ type Machine struct {
 	halHook HALHook
 	inHook  bool
 
+	closeHook ProfileCloseHook // the lab's observer of deleted profiles
+
 	fixupInterval uint32 // ProfileAlignmentFixup's remembered value
 	timeInterval  uint32 // the kernel's current ProfileTime interval
 

@@ -198,7 +198,9 @@ func TestProfilesListing(t *testing.T) {
 	}
 }
 
-// TestObjectSizes checks the EPROFILE and KPROFILE sizes of §3.1 and §3.2.
+// TestObjectSizes checks the EPROFILE and KPROFILE sizes
+// (docs/reference/profile-objects.md#eprofile-the-executive-profile-object,
+// docs/reference/start-stop.md#kprofile-the-kernel-profile-object).
 func TestObjectSizes(t *testing.T) {
 	for _, tc := range []struct {
 		version, arch string

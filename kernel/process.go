@@ -46,7 +46,8 @@ type Token struct {
 // HasPrivilege reports whether the token holds the privilege enabled.
 func (t Token) HasPrivilege(luid int) bool { return t.Privileges[luid] }
 
-// restricted is "essentially low integrity" (§2.2 step 11).
+// restricted is "essentially low integrity"
+// (docs/reference/profile-objects.md#the-order-of-checks, step 11).
 func (t Token) restricted() bool { return t.Integrity < IntegrityMedium }
 
 // PrivilegeByName maps "SeSystemProfilePrivilege" and
@@ -280,7 +281,8 @@ func (p *Process) OpenProcess(target *Process, access uint32) uint64 {
 // explicit DesiredAccess: it inserts into target's table a new handle to
 // the object p's handle h names, granting exactly access (any mask: the
 // lab does no access check against the object's security, so a scenario
-// can make a handle that lacks what a service needs, §7 item 47). The
+// can make a handle that lacks what a service needs, item 47 of
+// docs/reference/conformance.md). The
 // object lives until its last handle is closed. NtCurrentProcess
 // duplicates to a handle to p. A handle p does not have is
 // STATUS_INVALID_HANDLE.

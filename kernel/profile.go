@@ -6,7 +6,8 @@ import (
 	"github.com/proflab/proflab/kernel/nt"
 )
 
-// eprofile is the executive profile object (EPROFILE, §3.1).
+// eprofile is the executive profile object (EPROFILE,
+// docs/reference/profile-objects.md#eprofile-the-executive-profile-object).
 type eprofile struct {
 	addr       uint64   // its pool allocation
 	process    *Process // profiled process, nil for global
@@ -25,8 +26,9 @@ type eprofile struct {
 
 func (*eprofile) objectType() objectType { return typeProfile }
 
-// kprofile is the kernel profile object (KPROFILE, §3.2): a ProfileObject
-// or, from 6.2, a ProfileCallbackObject.
+// kprofile is the kernel profile object (KPROFILE,
+// docs/reference/start-stop.md#kprofile-the-kernel-profile-object): a
+// ProfileObject or, from 6.2, a ProfileCallbackObject.
 type kprofile struct {
 	typ         uint16
 	prev, next  *kprofile
@@ -80,9 +82,9 @@ func (l *profileList) remove(k *kprofile) {
 	l.n--
 }
 
-// objectSizes are the sizes of EPROFILE and KPROFILE (§3.1, §3.2) from
-// the version where they took effect, newest first, used for the pool
-// allocations that fault injection can fail.
+// objectSizes are the sizes of EPROFILE and KPROFILE (see eprofile and
+// kprofile) from the version where they took effect, newest first, used
+// for the pool allocations that fault injection can fail.
 var objectSizes = []struct {
 	from               int       // version key
 	eprofile, kprofile [2]uint64 // x86, x64
@@ -125,14 +127,16 @@ type CreateArgs struct {
 	AffinityArray uint64 // GROUP_AFFINITY*
 }
 
-// NtCreateProfile creates a profile object (§2.1). On 3.10 and 3.50 the
-// source and affinity are ignored (the declaration lacks them).
+// NtCreateProfile creates a profile object
+// (docs/reference/profile-objects.md). On 3.10 and 3.50 the source and
+// affinity are ignored (the declaration lacks them).
 func (t *Thread) NtCreateProfile(a CreateArgs) (Status, error) {
 	return t.createProfile(a, false)
 }
 
-// NtCreateProfileEx creates a profile object with a group affinity (§2.2,
-// 6.1+). It is an error to call it on an earlier version.
+// NtCreateProfileEx creates a profile object with a group affinity
+// (docs/reference/profile-objects.md, 6.1+). It is an error to call it on
+// an earlier version.
 func (t *Thread) NtCreateProfileEx(a CreateArgs) (Status, error) {
 	if !t.proc.m.ver.hasCreateEx() {
 		return 0, &UnknownServiceError{Service: "NtCreateProfileEx", Version: t.proc.m.ver}
@@ -151,8 +155,9 @@ func (t *Thread) groupAffinitySize() uint64 {
 // (RtlFindMostSignificantBit).
 func log2(x uint64) int { return bits.Len64(x) - 1 }
 
-// bufferTooSmall is §2.2 step 4: the defective test up to 1607, the
-// intended rule from 1703.
+// bufferTooSmall is step 4 of create
+// (docs/reference/profile-objects.md#the-buffer-size-check): the defective
+// test up to 1607, the intended rule from 1703.
 func (m *Machine) bufferTooSmall(size uint64, bucket, bufSize uint32) bool {
 	if !m.ver.fixedBufferCheck() {
 		return size>>(bucket-2) > uint64(bufSize)
@@ -284,7 +289,9 @@ func (t *Thread) createProfile(a CreateArgs, ex bool) (Status, error) {
 	return StatusSuccess, nil
 }
 
-// captureAffinity is §2.2 step 8 (6.1+): the group affinity, validated.
+// captureAffinity is step 8 of create
+// (docs/reference/profile-objects.md#the-processors, 6.1+): the group
+// affinity, validated.
 func (t *Thread) captureAffinity(a CreateArgs, ex bool) (uint64, Status, error) {
 	m := t.proc.m
 	active := m.activeMask()
@@ -344,7 +351,7 @@ func (t *Thread) referenceProfile(handle uint64) (*eprofile, Status) {
 // startLimit is the system-wide limit on started profiles (6.1+).
 func (m *Machine) startLimit() int { return 8192 * len(m.cpus) }
 
-// NtStartProfile starts a profile (§2.3).
+// NtStartProfile starts a profile (docs/reference/start-stop.md#ntstartprofile).
 func (t *Thread) NtStartProfile(handle uint64) (Status, error) {
 	m := t.proc.m
 	if err := m.checkRunning(); err != nil {
@@ -445,7 +452,7 @@ func (t *Thread) lockPages(addr, length uint64) ([]*frame, bool) {
 	return frames, true
 }
 
-// NtStopProfile stops a started profile (§2.4).
+// NtStopProfile stops a started profile (docs/reference/start-stop.md#ntstopprofile).
 func (t *Thread) NtStopProfile(handle uint64) (Status, error) {
 	m := t.proc.m
 	if err := m.checkRunning(); err != nil {
@@ -490,6 +497,10 @@ func (t *Thread) NtClose(handle uint64) (Status, error) {
 	e, ok := t.proc.handles[h]
 	if !ok || h == 0 {
 		return StatusInvalidHandle, nil
+	}
+	if ep, isProfile := e.obj.(*eprofile); isProfile && ep.handles == 1 && m.closeHook != nil {
+		info, _ := t.proc.profileInfo(h, nil)
+		m.closeHook(ProfileRecord{Owner: t.proc, Handle: h, Info: info})
 	}
 	delete(t.proc.handles, h)
 	if ep, isProfile := e.obj.(*eprofile); isProfile {

@@ -71,6 +71,18 @@ type ProfileRecord struct {
 	Info   ProfileInfo
 }
 
+// ProfileCloseHook sees a profile as its last handle is closed, before
+// the kernel stops it (if started) and deletes it: rec is the profile as
+// that handle shows it, and rec.Counters can still be read. The lab's
+// outputs keep, with it, the buckets of the profiles a scenario or a tool
+// closed (kernrate closes every profile it made), which Profiles no
+// longer lists. The hook only observes: it must not call into the
+// machine.
+type ProfileCloseHook func(rec ProfileRecord)
+
+// OnProfileClose installs the machine's ProfileCloseHook (nil removes it).
+func (m *Machine) OnProfileClose(f ProfileCloseHook) { m.closeHook = f }
+
 // Profiles lists every profile handle of every process (processes by id,
 // handles ascending), for the lab's outputs.
 func (m *Machine) Profiles() []ProfileRecord {

@@ -1,12 +1,13 @@
 package kernel
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/proflab/proflab/kernel/nt"
 )
 
-// TestStartStop covers §7 items 41–47 and 56.
+// TestStartStop covers items 41–47 and 56 of docs/reference/conformance.md.
 func TestStartStop(t *testing.T) {
 	t.Run("41 start maps the buffer", func(t *testing.T) {
 		e := newEnv(t, "10.0.19041", "")
@@ -311,4 +312,56 @@ func TestStartResources(t *testing.T) {
 			t.Fatalf("counters %v, want 3 in bucket 1", got)
 		}
 	})
+}
+
+// The lab's ProfileCloseHook sees a profile once, as its last handle
+// closes, with its counters still readable (a started one too); closing
+// one of two handles is no deletion, and no hook does not change NtClose.
+func TestProfileCloseHook(t *testing.T) {
+	e := newEnv(t, "10.0.19041", "")
+	var seen []ProfileRecord
+	var counts [][]uint32
+	e.m.OnProfileClose(func(rec ProfileRecord) {
+		c, err := rec.Counters()
+		if err != nil {
+			t.Errorf("counters in the hook: %v", err)
+		}
+		seen, counts = append(seen, rec), append(counts, c)
+	})
+	pr := e.own(e.th, userBase, 0x100, 4)
+	e.start(e.th, pr)
+	for _, off := range []uint64{0x10, 0x10, 0x25} {
+		if err := e.interrupt(0, nt.ProfileTime, userBase+off, e.th); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dup, st := e.p.DuplicateHandle(pr.handle, e.p, nt.PROFILE_CONTROL)
+	e.mustStatus(StatusSuccess, st, nil)
+	st, err := e.th.NtClose(pr.handle)
+	e.mustStatus(StatusSuccess, st, err)
+	if len(seen) != 0 {
+		t.Fatalf("closing one of two handles ran the hook: %+v", seen)
+	}
+	st, err = e.th.NtClose(dup)
+	e.mustStatus(StatusSuccess, st, err)
+	if len(seen) != 1 {
+		t.Fatalf("the last close ran the hook %d times, want once", len(seen))
+	}
+	rec := seen[0]
+	if rec.Owner != e.p || rec.Handle != dup || !rec.Info.Started || rec.Info.Base != userBase || rec.Info.BucketSize != 4 {
+		t.Errorf("the hook saw %+v (handle %#x), want the started profile by its last handle %#x", rec.Info, rec.Handle, dup)
+	}
+	if want := []uint32{0, 2, 1}; len(counts[0]) < 3 || !slices.Equal(counts[0][:3], want) {
+		t.Errorf("counters in the hook %v, want %v…", counts[0], want)
+	}
+	if e.m.StartedProfiles() != 0 || len(e.m.Profiles()) != 0 {
+		t.Errorf("after the close: %d started, %d listed", e.m.StartedProfiles(), len(e.m.Profiles()))
+	}
+	e.m.OnProfileClose(nil)
+	other := e.own(e.th, userBase, 0x100, 4)
+	st, err = e.th.NtClose(other.handle)
+	e.mustStatus(StatusSuccess, st, err)
+	if len(seen) != 1 {
+		t.Error("a removed hook still ran")
+	}
 }

@@ -85,8 +85,10 @@ func (m *Machine) ticks(v uint64) uint64 {
 	return v / maxTimeIncrement * maxTimeIncrement
 }
 
-// processorPerformance is §2.8: one element per active processor of the
-// current group; the buffer must be a whole number (≥ 1) of elements.
+// processorPerformance is classes 0x08 and 0x8D
+// (docs/reference/system-information.md#systemprocessorperformanceinformation-0x08):
+// one element per active processor of the current group; the buffer must
+// be a whole number (≥ 1) of elements.
 func (t *Thread) processorPerformance(buf uint64, length uint32, retLen uint64, elem uint32) (Status, error) {
 	m := t.proc.m
 	n := uint32(len(m.cpus))
@@ -225,11 +227,13 @@ func (t *Thread) setPerformanceTrace(buf uint64, length uint32) (Status, error) 
 	return StatusNotImplemented, nil
 }
 
-// controlAreaSize is PROCESSOR_PROFILE_CONTROL_AREA's size (§2.7).
+// controlAreaSize is PROCESSOR_PROFILE_CONTROL_AREA's size
+// (docs/reference/system-information.md#processor_profile_control_area).
 const controlAreaSize = 0x60
 
-// profileControlArea is SystemProcessorProfileControlArea (§2.7): kernel
-// mode only, acting on the current processor.
+// profileControlArea is SystemProcessorProfileControlArea
+// (docs/reference/system-information.md#systemprocessorprofilecontrolarea-0x81):
+// kernel mode only, acting on the current processor.
 func (t *Thread) profileControlArea(buf uint64, length uint32) (Status, error) {
 	m := t.proc.m
 	if t.mode == UserMode {
@@ -278,7 +282,8 @@ func (t *Thread) profileControlArea(buf uint64, length uint32) (Status, error) {
 	return out(area, StatusSuccess)
 }
 
-// pebsSupported is the kernel's own PEBS check of a processor (§2.7).
+// pebsSupported is the kernel's own PEBS check of a processor
+// (docs/reference/system-information.md#systemprocessorprofilecontrolarea-0x81).
 func (m *Machine) pebsSupported(p *processor) bool {
 	if p.vendor != nt.VendorIntel {
 		return false

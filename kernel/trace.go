@@ -37,7 +37,8 @@ type TraceSession struct {
 	events  []Event
 	// store, when set, keeps the events instead of events.
 	store EventStore
-	// masks is the session's PERFINFO_GROUPMASK (§1.6): PERF_PROFILE and
+	// masks is the session's PERFINFO_GROUPMASK
+	// (docs/reference/tracing.md#group-masks-and-enable-flags): PERF_PROFILE and
 	// PERF_PMC_PROFILE live in masks[1].
 	masks [8]uint32
 	// pmcConfig are the sources chosen for PMC profiling
@@ -61,7 +62,7 @@ const KernelLoggerHandle = 0xFFFF
 // ErrLoggerRunning is returned when the NT Kernel Logger is started twice.
 var ErrLoggerRunning = errors.New("the NT Kernel Logger is already running: stop it first")
 
-// Group-mask bits in Masks[1] (§1.6).
+// Group-mask bits in Masks[1] (docs/reference/tracing.md#group-masks-and-enable-flags).
 const (
 	maskProfile    = nt.PERF_PROFILE & 0x1FFFFFFF
 	maskPMCProfile = nt.PERF_PMC_PROFILE & 0x1FFFFFFF

@@ -202,9 +202,9 @@ func TestTraceSetClasses(t *testing.T) {
 
 // TestLoggerTimerReference: the NT Kernel Logger's use of ProfileTime is
 // reference-counted per processor together with started profiles (the
-// choice of nt-profiling.md): it starts the timer only where it is not
-// already running, and its stop leaves it running where a started profile
-// still covers that processor.
+// choice of docs/reference/tracing.md#in-the-model): it starts the timer
+// only where it is not already running, and its stop leaves it running
+// where a started profile still covers that processor.
 func TestLoggerTimerReference(t *testing.T) {
 	for _, v := range []string{"5.1", "6.1", "6.2", "10.0.19041"} {
 		t.Run(v, func(t *testing.T) {

@@ -8,7 +8,9 @@ import (
 )
 
 // TraceQueryInformation is ADVAPI32's TraceQueryInformation (6.2+) for
-// the profile classes (§5.3). It returns a Win32 error code.
+// the profile classes
+// (docs/reference/tracing.md#tracequeryinformation-and-tracesetinformation).
+// It returns a Win32 error code.
 func (t *Thread) TraceQueryInformation(session uint64, class uint32, buf uint64, length uint32, retLen uint64) (uint32, error) {
 	m := t.proc.m
 	if err := m.checkRunning(); err != nil {
@@ -104,8 +106,9 @@ func (m *Machine) profileSourceList() []byte {
 }
 
 // TraceSetInformation is ADVAPI32's TraceSetInformation (6.1+; the
-// profile classes from 6.2) for the profile classes (§5.3). It returns a
-// Win32 error code.
+// profile classes from 6.2) for the profile classes
+// (docs/reference/tracing.md#tracequeryinformation-and-tracesetinformation).
+// It returns a Win32 error code.
 func (t *Thread) TraceSetInformation(session uint64, class uint32, buf uint64, length uint32) (uint32, error) {
 	m := t.proc.m
 	if err := m.checkRunning(); err != nil {

@@ -107,7 +107,7 @@ const (
 )
 
 // Feature predicates: each names the version where the behaviour starts,
-// per nt-profiling.md §6.
+// per docs/reference/README.md#what-changed-in-which-version.
 func (v Version) hasSource() bool              { return v.key() >= k3_51 } // source and affinity in create
 func (v Version) hasSP4Validation() bool       { return v.key() >= k4_0 }  // "4.0" models SP4
 func (v Version) hasCreateEx() bool            { return v.key() >= k6_1 }

@@ -1,4 +1,4 @@
--- Affinity (nt-profiling.md §2.1, §2.2 step 8; §7 items 23–31, 59).
+-- Affinity (docs/reference/profile-objects.md; conformance items 23–31, 59).
 -- From 6.1 the affinity is validated at create (-1 means the active
 -- processors; 0x00000000FFFFFFFF is the WOW64 quirk); before 6.1 it is
 -- only acted on at start, where an empty mask means every processor.

@@ -1,5 +1,5 @@
--- Buckets and lists (nt-profiling.md §3.3 steps 2–4; §7 items 58, 60–62,
--- 65–68). The counter index is (ip − RangeBase) >> log2(bucket); the
+-- Buckets and lists (docs/reference/interrupt.md; conformance items 58,
+-- 60–62, 65–68). The counter index is (ip − RangeBase) >> log2(bucket); the
 -- interrupt walks the current process's list and the global list; one
 -- interrupt can count in several profiles.
 local lab = require "proflab"

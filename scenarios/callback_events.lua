@@ -1,5 +1,5 @@
--- Sampled-profile events (nt-profiling.md §3.3 steps 5–6, §3.6, §2.6
--- step 5; §7 items 69, 83, 85, 99). Starting the NT Kernel Logger with
+-- Sampled-profile events (docs/reference/tracing.md#the-profile-events;
+-- conformance items 69, 83, 85, 99). Starting the NT Kernel Logger with
 -- profile events starts ProfileTime on every processor (the
 -- sampled-profile callback object, 6.2+); each ProfileTime interrupt then
 -- emits hook 0x0F2E with the interrupted IP, thread and ISR/DPC flags,

@@ -1,4 +1,4 @@
--- Calling contexts (DESIGN.md "Workloads and ground truth"): a function
+-- Calling contexts (docs/architecture.md#workloads-and-ground-truth): a function
 -- reached through several stacks. lex runs when parse calls it and when
 -- main calls it directly, 3:1; main also works on its own. The engine
 -- draws stacks by weight, runs their leaf, and keeps the truth per stack:

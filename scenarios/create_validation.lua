@@ -1,5 +1,5 @@
 -- Create validation: NtCreateProfile's checks and their order
--- (nt-profiling.md §2.2 steps 1–7, §7 items 1–22).
+-- (docs/reference/profile-objects.md#the-order-of-checks; conformance items 1–22).
 -- BufferSize 0 is checked first (STATUS_INVALID_PARAMETER_7), then the
 -- bucket range (2..0x1F), then the buffer size (defective up to 1607,
 -- fixed in 1703), then the wrap of base + size, then (6.2+) the HAL's

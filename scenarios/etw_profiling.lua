@@ -1,5 +1,5 @@
--- ETW profiling controls of the NT Kernel Logger (nt-profiling.md §5.1,
--- §5.3, §3.6; §7 items 98, 100–104, 106). The logger's PERFINFO_GROUPMASK
+-- ETW profiling controls of the NT Kernel Logger (docs/reference/tracing.md;
+-- conformance items 98, 100–104, 106). The logger's PERFINFO_GROUPMASK
 -- decides what is traced: PERF_PROFILE (Masks[1] bit 0x2) gives 0x0F2E
 -- sampled-profile events, PERF_PMC_PROFILE (bit 0x400) 0x0F2F events for
 -- the sources chosen with TraceProfileSourceConfigInfo; enabling either

@@ -1,5 +1,5 @@
 -- The HAL profile interface chosen from CPUID, and the counters it reports
--- (nt-profiling.md §4.4, §5.1; §7 items 95–97). The pmu HAL's settings
+-- (docs/reference/hal.md#the-hals-profile-interfaces; conformance items 95–97). The pmu HAL's settings
 -- stand for what the Windows 10 HAL reads with CPUID on the boot
 -- processor; lab.machine{ hal_settings = { pmu = {...} } } sets them for
 -- one machine (merged over the configuration's [hal.pmu.settings]).

@@ -1,5 +1,5 @@
 -- The shipped HALs model the HAL of the machine's Windows version
--- (nt-profiling.md's choices; §1.2, §3.4, §4.5, §4.6). The timer HAL's
+-- (docs/reference/hal.md#the-shipped-hals). The timer HAL's
 -- ProfileTime starts at 39063 with a maximum of 10000000 before 10.0, and
 -- at 10000 (1 ms) with a maximum of 1000000 on every 10.0 version. Counter
 -- sources exist only where the version's HAL had them: no 32-bit HAL

@@ -1,5 +1,5 @@
--- A profile handle without the access a service needs (nt-profiling.md
--- §2.3, §2.4 and the reference's choice of statuses; §7 item 47).
+-- A profile handle without the access a service needs (the model's statuses
+-- in docs/reference/start-stop.md#ntstartprofile; conformance item 47).
 -- NtStartProfile and NtStopProfile reference the handle for
 -- PROFILE_CONTROL (0x1); a handle granting less is STATUS_ACCESS_DENIED,
 -- checked after the handle's existence and its object type. The lab's

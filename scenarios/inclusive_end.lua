@@ -1,5 +1,5 @@
--- The Windows 8 inclusive-end defect (nt-profiling.md §3.3 step 3, §7
--- items 63–64; [GC-bugdemo]). From 6.2 to 1803 the range test accepts
+-- The Windows 8 inclusive-end defect (docs/reference/interrupt.md;
+-- conformance items 63–64; [GC-bugdemo]). From 6.2 to 1803 the range test accepts
 -- ip == RangeLimit, so an exact-fit buffer gets an increment at index N,
 -- the ULONG just past it. When the buffer ends on a page, that write
 -- faults at profile IRQL: bug check 0x0A with the IRQL as argument 2 —

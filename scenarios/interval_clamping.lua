@@ -1,5 +1,5 @@
--- Interval clamping by the HAL and by the cache errata (nt-profiling.md
--- §4.5, §4.6: the 10.0 apic HAL clamps ProfileTime to [1221, 1000000]; §2.6: with
+-- Interval clamping by the HAL and by the cache errata (docs/reference/hal.md:
+-- the 10.0 apic HAL clamps ProfileTime to [1221, 1000000]; docs/reference/intervals.md: with
 -- cache-errata support the kernel keeps ProfileTime at most at the errata
 -- interval). The effective interval is what NtQueryIntervalProfile reports
 -- and what the timer really does: the interrupts counted in 100 ms match it.

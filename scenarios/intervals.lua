@@ -1,4 +1,4 @@
--- Profile intervals (nt-profiling.md §2.5, §2.6, §4.5; §7 items 72–82).
+-- Profile intervals (docs/reference/intervals.md; conformance items 72–82).
 -- Queries go to the HAL and report 0 for an unsupported source, with
 -- success; ProfileAlignmentFixup is the kernel's own value; sets go to the
 -- HAL once per active processor and the HAL clamps; cache-errata support
@@ -10,7 +10,7 @@ local P = require "profile"
 local m = lab.machine{ version = "10.0.19041", cpus = 4 }
 local p = m:process{ privileges = { "SeSystemProfilePrivilege" } }
 
--- On 10.0 the timer HAL starts at 10000 (1 ms) and clamps to 1000000 (§4.6).
+-- On 10.0 the timer HAL starts at 10000 (1 ms) and clamps to 1000000 (docs/reference/hal.md).
 A.expect_eq(P.query_interval(p, lab.ProfileTime), 10000, "80 ProfileTime default (100 ns units)")
 A.expect_eq(P.query_interval(p, lab.ProfileTotalIssues), 65536, "82 counter default")
 local iv, st = P.query_interval(p, lab.ProfilePipelineDry)

@@ -1,5 +1,5 @@
--- A failure of the system-space mapping alone at start (nt-profiling.md
--- §2.3; §7 item 52). NtStartProfile allocates the KPROFILE, locks the
+-- A failure of the system-space mapping alone at start
+-- (docs/reference/start-stop.md#ntstartprofile; conformance item 52). NtStartProfile allocates the KPROFILE, locks the
 -- buffer, then maps the locked pages into system space; if only that
 -- mapping fails, start returns STATUS_INSUFFICIENT_RESOURCES and undoes
 -- the rest: nothing stays locked, the profile stays stopped, no HAL

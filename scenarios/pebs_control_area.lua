@@ -1,4 +1,4 @@
--- PEBS control areas (nt-profiling.md §2.7; §7 items 89–94).
+-- PEBS control areas (docs/reference/system-information.md; conformance items 89–94).
 -- NtSetSystemInformation(SystemProcessorProfileControlArea) is for kernel
 -- mode only and acts on the current processor: Allocate = 1 gives a
 -- zeroed 0x60-byte PROCESSOR_PROFILE_CONTROL_AREA, or the existing one

@@ -1,5 +1,5 @@
--- Privileges and integrity (nt-profiling.md §2.2 steps 10–11, §2.6; §7
--- items 34–39, 75–76). Profiling user space globally needs
+-- Privileges and integrity (docs/reference/profile-objects.md, intervals.md;
+-- conformance items 34–39, 75–76). Profiling user space globally needs
 -- SeSystemProfilePrivilege; profiling kernel space or your own process
 -- does not. From 6.3 a low-integrity caller may not reach kernel space.
 -- From 6.2 NtSetIntervalProfile needs SeSystemProfilePrivilege.
@@ -33,7 +33,7 @@ for _, c in ipairs({ { "6.1", lab.STATUS_SUCCESS }, { "6.2", lab.STATUS_PRIVILEG
   local p = m:process{}
   A.expect_status(p:NtSetIntervalProfile(5000, lab.ProfileTime), c[2], "75/76 unprivileged set on " .. c[1])
   if c[2] ~= lab.STATUS_SUCCESS then
-    -- the timer HAL's default: 39063 before 10.0, 10000 on 10.0 (§4.5, §4.6)
+    -- the timer HAL's default: 39063 before 10.0, 10000 on 10.0 (docs/reference/hal.md)
     A.expect_eq(P.query_interval(p, lab.ProfileTime), c[1] == "6.2" and 39063 or 10000, "75 the interval did not change on " .. c[1])
   end
 end

@@ -1,5 +1,5 @@
--- Processor performance information (nt-profiling.md §2.8, §3.3 step 1;
--- §7 items 70, 86–88). NtQuerySystemInformation class 0x08 returns one
+-- Processor performance information (docs/reference/system-information.md;
+-- conformance items 70, 86–88). NtQuerySystemInformation class 0x08 returns one
 -- 0x30-byte SYSTEM_PROCESSOR_PERFORMANCE_INFORMATION per active processor;
 -- InterruptCount at offset 0x28 rises by one per profile interrupt. A
 -- buffer that is not a whole number of elements gets

@@ -1,5 +1,5 @@
--- Sampling error against the number of samples (DESIGN.md "Workloads and
--- ground truth"; intervals from nt-profiling.md §4.5). The same workload is
+-- Sampling error against the number of samples (docs/architecture.md#workloads-and-ground-truth;
+-- intervals from docs/reference/hal.md#interval-bounds). The same workload is
 -- sampled by ProfileTime at intervals from 39063 down to the HAL's minimum
 -- 1221: the distance between the sampled profile and the ground truth
 -- shrinks roughly as 1/sqrt(samples).

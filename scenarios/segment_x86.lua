@@ -1,4 +1,4 @@
--- The x86 segment path (nt-profiling.md §2.2 step 2, §7 items 8–10).
+-- The x86 segment path (docs/reference/profile-objects.md; conformance items 8–10).
 -- On 32-bit Windows, BucketSize 0 with a ProfileBase below 0x10000 names a
 -- segment: the kernel picks the smallest power-of-two bucket covering
 -- ProfileSize with BufferSize/4 counters. Global segment profiling is

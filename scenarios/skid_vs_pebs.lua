@@ -1,7 +1,7 @@
--- Skid versus PEBS attribution at a function boundary (DESIGN.md "HAL
--- plugins": a counter's reported IP lands some instructions after the
+-- Skid versus PEBS attribution at a function boundary (docs/architecture.md#hal-plugins-who-simulates-who-programs:
+-- a counter's reported IP lands some instructions after the
 -- event; PEBS reports the precise IP and needs the processor's
--- PROCESSOR_PROFILE_CONTROL_AREA, nt-profiling.md §2.7). A hot function
+-- PROCESSOR_PROFILE_CONTROL_AREA, docs/reference/system-information.md). A hot function
 -- `hot` is followed by `cold`, which never runs. The skidding pmu HAL
 -- blames `cold` for part of `hot`'s instructions; PEBS never does.
 local lab = require "proflab"

@@ -1,8 +1,10 @@
--- What Windows 10 itself reports (nt-profiling.md §4.6): the listing that
+-- What Windows 10 itself reports (docs/reference/hal.md): the listing that
 -- `tracelog -profilesources Help` and `wpr -pmcsources` print, made the
 -- way they make it. They walk TraceQueryInformation class 7
 -- (TraceProfileSourceListInfo) and, per record, query the source's current
--- interval with class 5 (TraceSampledProfileIntervalInfo), then print
+-- interval with class 5 (TraceSampledProfileIntervalInfo), then print a
+-- header line (`Id  Name  Interval  Min  Max`, spaced as Windows spaces
+-- it), a rule of 62 dashes and a row per source in
 -- "%3u %-25s%11u%6u%11u": id, the HAL's description, interval,
 -- MinInterval, MaxInterval (a longer name pushes the columns right).
 --
@@ -10,7 +12,9 @@
 -- the Emon sources 2 … 31 at 65536/4096/2147483647; on an AMD one the
 -- Amd64 general sources, then the Amd64 processor-specific sources 25
 -- (FPDispatchedFPUOps) … 191 (BUSharedToDirty) with their own names.
--- ProfileAlignmentFixup (1) never appears. The golden log is the listing.
+-- ProfileAlignmentFixup (1) never appears. The golden log is the listing,
+-- byte for byte as the tools print it (scripts/tools_test.go compares it
+-- with the published captures).
 local lab = require "proflab"
 local A = require "assert"
 local S = require "tools.sources"
@@ -25,10 +29,8 @@ local function listing(vendor)
   local rows, err = S.list(p)
   A.expect_win32(err or lab.ERROR_SUCCESS, lab.ERROR_SUCCESS, "the source list and each source's interval")
   lab.log(("%s, Windows 10.0.19041:"):format(vendor))
-  for _, r in ipairs(rows) do
-    r.src = r.source
-    lab.log(S.line(r))
-  end
+  for _, line in ipairs(S.lines(rows)) do lab.log(line) end
+  for _, r in ipairs(rows) do r.src = r.source end
   return rows
 end
 

@@ -1,4 +1,4 @@
--- Start, stop and the limits (nt-profiling.md §2.3, §2.4; §7 items
+-- Start, stop and the limits (docs/reference/start-stop.md; conformance items
 -- 41–52, 55–57). Start refuses a started profile, stop a stopped one;
 -- start/stop pairs repeat; handles need PROFILE_CONTROL and the right
 -- object type; from 6.1 at most 8192 × processors profiles are started at

@@ -1,5 +1,5 @@
--- A periodic loop aliasing with the timer (DESIGN.md "Workloads and ground
--- truth": periodic loops; nt-profiling.md §4.5 for ProfileTime in 100 ns
+-- A periodic loop aliasing with the timer (docs/architecture.md, "Workloads and ground
+-- truth": periodic loops; docs/reference/intervals.md for ProfileTime in 100 ns
 -- units). At 3000 MHz and interval 10000 (1 ms) the timer fires every
 -- 3,000,000 cycles. A loop of 1000 one-cycle instructions runs exactly
 -- 3000 times per tick, so every sample hits the same instruction: the

@@ -1,5 +1,5 @@
--- Timer versus counter sampling of the same workload (DESIGN.md "Workloads
--- and ground truth"; nt-profiling.md §4.4 for the counter sources, §4.5 for
+-- Timer versus counter sampling of the same workload (docs/architecture.md, "Workloads
+-- and ground truth"; docs/reference/hal.md for the counter sources and
 -- the HAL's intervals). ProfileTime samples land where the *time* goes
 -- (cycles), ProfileTotalIssues where the *instructions* retire, and
 -- ProfileCacheMisses where the cache misses: one workload, three different

@@ -1,5 +1,5 @@
--- TraceQueryInformation / TraceSetInformation (nt-profiling.md §5.3; §7
--- items 105, 106). Class 5 (TraceSampledProfileIntervalInfo) takes an
+-- TraceQueryInformation / TraceSetInformation (docs/reference/tracing.md;
+-- conformance items 105, 106). Class 5 (TraceSampledProfileIntervalInfo) takes an
 -- 8-byte TRACE_PROFILE_INTERVAL: Source 0 goes through the kernel's
 -- EventTraceTimeProfileInformation, any other source through
 -- NtQueryIntervalProfile (a HAL query). Class 7 lists the HAL's sources as
@@ -61,7 +61,7 @@ repeat
   A.expect_eq(off % 8, 0, "records are 8-byte aligned")
   off = off + next_off
 until next_off == 0
-A.expect_eq(names[1], "Timer", "ProfileTime's description is \"Timer\" (§4.6)")
+A.expect_eq(names[1], "Timer", "ProfileTime's description is \"Timer\" (docs/reference/hal.md)")
 
 -- 106: TraceSetInformation class 6
 A.expect_win32(p:TraceSetInformation(0, lab.TraceProfileSourceConfigInfo, buf, 5 * 4), lab.ERROR_INCORRECT_SIZE, "106 five sources")

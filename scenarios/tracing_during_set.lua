@@ -1,5 +1,5 @@
--- Tracing switched on between a set and its re-query (nt-profiling.md
--- §2.6; §7 items 83–85). NtSetIntervalProfile asks the HAL for the old
+-- Tracing switched on between a set and its re-query
+-- (docs/reference/intervals.md#ntsetintervalprofile; conformance items 83–85). NtSetIntervalProfile asks the HAL for the old
 -- interval only if tracing is on, sets the new one, queries it back, and
 -- logs a 0x0F48 event if tracing is on by then. Turned on in the middle,
 -- the event is still logged, with OldInterval 0. m:on_hal_call(fn) runs fn

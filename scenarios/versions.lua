@@ -1,4 +1,4 @@
--- Version differences (nt-profiling.md §6). Services take the arguments
+-- Version differences (docs/reference/README.md). Services take the arguments
 -- their version declares: 3.10 and 3.50 have no source or affinity in
 -- NtCreateProfile and one-argument interval services; NtCreateProfileEx
 -- arrives in 6.1; TraceQueryInformation in 6.2. The ProfileObject type,

@@ -1,5 +1,5 @@
--- kernrate, the Kernel Profiler, re-created on the model (windows-tools.md,
--- docs/windows-tools.md): Windows 7 x86, a text editor and its display
+-- kernrate, the Kernel Profiler, re-created on the model
+-- (docs/windows-tools.md): Windows 7 x86, a text editor and its display
 -- driver (examples/workloads/desktop-x86.toml) profiled for 5 simulated
 -- seconds at kernrate's default 25000 events per hit, the editor's and
 -- the driver's functions zoomed, user mode too (-a). The golden log is

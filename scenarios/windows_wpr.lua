@@ -1,5 +1,5 @@
--- wpr and tracelog re-created on the model (windows-tools.md,
--- docs/windows-tools.md): on Windows 10 (2004, x64) the sampled-profile
+-- wpr and tracelog re-created on the model
+-- (docs/windows-tools.md): on Windows 10 (2004, x64) the sampled-profile
 -- interval is 10000 (1 ms) until someone sets it; wpr -setprofint sets it
 -- machine-wide through TraceSetInformation, NtQueryIntervalProfile and the
 -- source listing then show the new value, and -resetprofint puts the

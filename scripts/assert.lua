@@ -1,6 +1,8 @@
 -- assert: checks with informative messages, on top of lab.check. Each
 -- records one check (at the scenario's line, not this file's) and returns
 -- whether it passed; a failed one fails the scenario, which goes on.
+-- An argument of the wrong type (a string tolerance, a pattern that is a
+-- number) is an error at the scenario's line, not a check.
 --
 --   local A = require "assert"
 --   A.expect_status(p:NtStartProfile(h), lab.STATUS_SUCCESS, "start")
@@ -41,6 +43,7 @@ end
 --- expect_status(st, want, msg): the NTSTATUS st is want.
 --- "start: got STATUS_PRIVILEGE_NOT_HELD (0xC0000061), want STATUS_SUCCESS (0x00000000)"
 function M.expect_status(st, want, msg)
+  lab.arguments("assert.expect_status", { "st:any", "want:integer" }, st, want)
   local ok = st == want
   local text
   if ok then
@@ -63,6 +66,7 @@ end
 
 --- expect_win32(code, want, msg): a Trace* result is the Win32 code want.
 function M.expect_win32(code, want, msg)
+  lab.arguments("assert.expect_win32", { "code:any", "want:integer" }, code, want)
   local ok = code == want
   local text = label(msg) .. (ok and lab.win32_name(code)
     or ("got %s (%s), want %s (%d)"):format(
@@ -107,6 +111,7 @@ end
 
 --- expect_near(got, want, tol, msg): |got - want| <= tol.
 function M.expect_near(got, want, tol, msg)
+  lab.arguments("assert.expect_near", { "got:any", "want:number", "tol:number" }, got, want, tol)
   if type(got) ~= "number" then
     return lab.check(false, ("%sgot %s, want a number near %s"):format(label(msg), show(got), tostring(want)))
   end
@@ -118,6 +123,7 @@ end
 --- expect_error(fn, pattern, msg): calling fn raises an error whose message
 --- contains pattern (plain text, not a Lua pattern); pattern nil accepts any.
 function M.expect_error(fn, pattern, msg)
+  lab.arguments("assert.expect_error", { "fn:function", "pattern:string|nil" }, fn, pattern)
   local ok, err = pcall(fn)
   if ok then
     return lab.check(false, label(msg) .. "expected an error, but the call succeeded")

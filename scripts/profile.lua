@@ -19,6 +19,11 @@
 -- The result is a table { status, handle, buffer, buffer_size, count, caller, check };
 -- handle is nil when the create failed.
 --
+-- Every function checks its arguments and options (lab.arguments,
+-- lab.options): a key a spec does not have ("sorce") or a value of the
+-- wrong type is an error at the scenario's line, naming the key and the
+-- nearest one.
+--
 -- create, start, stop and close raise an error on a failed status, naming
 -- the helper, the service, the status and the scenario's line. A profile
 -- created with check = false returns its statuses from all four (the
@@ -28,6 +33,13 @@
 local lab = require "proflab"
 
 local M = {}
+
+-- the options of create's spec, of a group of its groups, and of a call
+local SPEC = { process = "integer|false", base = "integer", size = "integer", bucket = "integer",
+  buffer_size = "integer", buffer = "integer", source = "integer", affinity = "integer",
+  groups = "table", check = "boolean" }
+local GROUP = { mask = "integer", group = "integer" }
+local CALL = { check = "boolean" }
 
 local function buckets_for(size, bucket)
   local b = 2 ^ bucket
@@ -52,10 +64,9 @@ end
 -- check_of reads the check option of a call: opts.check, else the
 -- profile's (its create spec's), else true.
 local function check_of(pr, opts, helper)
-  if opts ~= nil and type(opts) ~= "table" then
-    error(("profile.%s: the options are a table ({ check = false }), not a %s"):format(helper, type(opts)), 4)
-  end
-  if opts ~= nil and opts.check ~= nil then return opts.check ~= false end
+  lab.arguments("profile." .. helper, { "pr:table" }, pr)
+  opts = lab.options("profile." .. helper, opts, CALL)
+  if opts.check ~= nil then return opts.check end
   return pr.check ~= false
 end
 
@@ -63,7 +74,8 @@ end
 -- scenario that called helper (helper called create); force raises on a
 -- failed status whatever spec.check says.
 local function create(caller, spec, helper, force)
-  if type(spec) ~= "table" then error(("profile.%s: spec must be a table"):format(helper), 4) end
+  lab.arguments("profile." .. helper, { "caller:object", "spec:table" }, caller, spec)
+  lab.options("profile." .. helper, spec, SPEC)
   if spec.base == nil or spec.size == nil then error(("profile.%s: base and size are required"):format(helper), 4) end
   local bucket = spec.bucket or 4
   local count = buckets_for(spec.size, bucket)
@@ -77,6 +89,9 @@ local function create(caller, spec, helper, force)
   if spec.groups then
     local ga = caller:alloc(16 * #spec.groups)
     for i, g in ipairs(spec.groups) do
+      local name = ("profile.%s: groups[%d]"):format(helper, i)
+      lab.options(name, g, GROUP)
+      if g.mask == nil then error(name .. ": mask is required ({ mask = 0x3, group = 0 })", 4) end
       local at = ga + 16 * (i - 1)
       caller:write_u64(at, g.mask)
       caller:write_u16(at + 8, g.group or 0)
@@ -86,9 +101,6 @@ local function create(caller, spec, helper, force)
   else
     st = caller:NtCreateProfile(hv, process, spec.base, spec.size, bucket, buffer, buffer_size,
       spec.source or lab.ProfileTime, spec.affinity or -1)
-  end
-  if spec.check ~= nil and type(spec.check) ~= "boolean" then
-    error(("profile.%s: spec.check is true or false, not a %s"):format(helper, type(spec.check)), 4)
   end
   local check = spec.check ~= false
   local pr = { status = st, buffer = buffer, buffer_size = buffer_size, count = count, caller = caller, check = check }
@@ -107,19 +119,22 @@ end
 
 --- start(pr [, opts]) → NTSTATUS; raises on a failure unless opts.check or pr.check is false
 function M.start(pr, opts)
-  local st = checked(pr.caller:NtStartProfile(pr.handle), check_of(pr, opts, "start"), "start", "NtStartProfile", 4)
+  local check = check_of(pr, opts, "start")
+  local st = checked(pr.caller:NtStartProfile(pr.handle), check, "start", "NtStartProfile", 4)
   return st
 end
 
 --- stop(pr [, opts]) → NTSTATUS; raises on a failure unless opts.check or pr.check is false
 function M.stop(pr, opts)
-  local st = checked(pr.caller:NtStopProfile(pr.handle), check_of(pr, opts, "stop"), "stop", "NtStopProfile", 4)
+  local check = check_of(pr, opts, "stop")
+  local st = checked(pr.caller:NtStopProfile(pr.handle), check, "stop", "NtStopProfile", 4)
   return st
 end
 
 --- close(pr [, opts]) → NTSTATUS; raises on a failure unless opts.check or pr.check is false
 function M.close(pr, opts)
-  local st = checked(pr.caller:NtClose(pr.handle), check_of(pr, opts, "close"), "close", "NtClose", 4)
+  local check = check_of(pr, opts, "close")
+  local st = checked(pr.caller:NtClose(pr.handle), check, "close", "NtClose", 4)
   return st
 end
 
@@ -132,11 +147,13 @@ end
 
 --- buckets(pr [, n]) → array of the first n counters (default: pr.count)
 function M.buckets(pr, n)
+  lab.arguments("profile.buckets", { "pr:table", "n:integer|nil" }, pr, n)
   return pr.caller:read_u32s(pr.buffer, n or pr.count)
 end
 
 --- total(pr) → the sum of the counters
 function M.total(pr)
+  lab.arguments("profile.total", { "pr:table" }, pr)
   local s = 0
   for _, v in ipairs(M.buckets(pr)) do s = s + v end
   return s
@@ -144,6 +161,7 @@ end
 
 --- query_interval(caller, source) → interval, NTSTATUS
 function M.query_interval(caller, source)
+  lab.arguments("profile.query_interval", { "caller:object", "source:integer" }, caller, source)
   local iv = caller:alloc(4)
   local st = caller:NtQueryIntervalProfile(source, iv)
   return caller:read_u32(iv), st
@@ -152,6 +170,7 @@ end
 --- hal_rows(m, call, from) → the rows of m:hal_log() after index `from`
 --- (default 0) whose call is `call` (nil: all)
 function M.hal_rows(m, call, from)
+  lab.arguments("profile.hal_rows", { "m:object", "call:string|nil", "from:integer|nil" }, m, call, from)
   local out = {}
   for i, r in ipairs(m:hal_log()) do
     if i > (from or 0) and (call == nil or r.call == call) then out[#out + 1] = r end

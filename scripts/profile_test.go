@@ -36,9 +36,9 @@ func TestProfileChecksStatuses(t *testing.T) {
 		{"create_and_start raises whatever check says", "P.create_and_start(p, { process = false, base = 0x400000, size = 0x100, check = false })\n",
 			"t.lua:5: profile.create_and_start: NtCreateProfile returned STATUS_PRIVILEGE_NOT_HELD"},
 		{"check must be a boolean", "P.create(p, { base = 0x400000, size = 0x40, check = 'no' })\n",
-			"t.lua:5: profile.create: spec.check is true or false, not a string"},
+			`t.lua:5: profile.create{...}: field "check": expected true or false, got string`},
 		{"options must be a table", "local pr = P.create(p, { base = 0x400000, size = 0x40 })\nP.stop(pr, false)\n",
-			"t.lua:6: profile.stop: the options are a table"},
+			"t.lua:6: profile.stop: expected a table of options ({ check = … }), got boolean"},
 		{"old docs: a success still reads as one", "local pr = P.create(p, { base = 0x400000, size = 0x40 })\n" +
 			"lab.check(pr.status == lab.STATUS_SUCCESS and P.start(pr) == lab.STATUS_SUCCESS and P.stop(pr) == lab.STATUS_SUCCESS, 'ok')\n", ""},
 	} {

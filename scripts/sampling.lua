@@ -8,6 +8,9 @@
 --   S.table("title", { "function", "samples" }, rows)                -- lab.log lines
 --
 -- Functions are the workload's function tables (name, base, size).
+-- Every function checks its arguments (lab.arguments): a value of the
+-- wrong type is an error at the scenario's line naming the function and
+-- the argument.
 
 local lab = require "proflab"
 
@@ -22,6 +25,8 @@ end
 --- bucket (counts[1] is bucket 0, at base) goes to the function holding
 --- the bucket's first address; buckets in no function go to "(other)".
 function M.by_function(counts, base, bucket, functions)
+  lab.arguments("sampling.by_function", { "counts:table", "base:integer", "bucket:integer", "functions:table" },
+    counts, base, bucket, functions)
   local out = {}
   for _, f in ipairs(functions) do out[f.name] = 0 end
   local b = num(base)
@@ -39,11 +44,31 @@ function M.by_function(counts, base, bucket, functions)
   return out
 end
 
+--- truths: the names of the truth m:run gives per function, as truth and
+--- accuracy take them (what).
+M.truths = { "instructions", "cycles", "branches", "branch_mispredicts", "cache_misses", "cache_references" }
+
+-- check_truth raises, naming fn and the valid names, for a what that is
+-- no truth m:run gives (a misspelt name would read as a truth of 0).
+local function check_truth(fn, what)
+  if type(what) ~= "string" then
+    error(("sampling.%s: what must be a string naming a truth, got %s"):format(fn, type(what)), 4)
+  end
+  for _, name in ipairs(M.truths) do
+    if name == what then return end
+  end
+  local quoted = {}
+  for i, name in ipairs(M.truths) do quoted[i] = ("%q"):format(name) end
+  error(("sampling.%s: %q is not a truth m:run gives: give one of %s"):format(fn, what, table.concat(quoted, ", ")), 4)
+end
+
 --- truth(res, functions, what) → name → the truth of m:run's result
 --- (what = "instructions" (default), "cycles", or an event name such as
---- "cache_misses" from truth[name].events).
+--- "cache_misses" from truth[name].events; see truths).
 function M.truth(res, functions, what)
+  lab.arguments("sampling.truth", { "res:table", "functions:table", "what:string|nil" }, res, functions, what)
   what = what or "instructions"
+  check_truth("truth", what)
   local out = {}
   for _, f in ipairs(functions) do
     local t = res.truth[f.name]
@@ -57,11 +82,15 @@ function M.truth(res, functions, what)
 end
 
 --- pct(x) → "12.3%"
-function M.pct(x) return ("%5.1f%%"):format(100 * x) end
+function M.pct(x)
+  lab.arguments("sampling.pct", { "x:number" }, x)
+  return ("%5.1f%%"):format(100 * x)
+end
 
 --- table(title, headers, rows): logs a table with aligned columns; rows
 --- are arrays of values (numbers and strings).
 function M.table(title, headers, rows)
+  lab.arguments("sampling.table", { "title:string", "headers:table", "rows:table" }, title, headers, rows)
   local widths = {}
   local function cell(v)
     if type(v) == "number" and v ~= math.floor(v) then return ("%.3f"):format(v) end
@@ -103,9 +132,9 @@ local event_of_source = {
 --- time, "instructions", "cache_misses", …); "instructions" for a source
 --- it does not know.
 function M.event_of(source)
+  lab.arguments("sampling.event_of", { "source:integer" }, source)
   for name, what in pairs(event_of_source) do
-    local ok, v = pcall(function() return lab[name] end)
-    if ok and v == source then return what end
+    if lab[name] == source then return what end
   end
   return "instructions"
 end
@@ -119,19 +148,28 @@ local function truth_of(t, what)
 end
 
 --- accuracy(counts, base, bucket, res [, what]) → { samples, functions,
---- tv, bound, within, rows }: a bucket profile (counts[1] is the bucket
---- at base, 2^bucket bytes each, as P.buckets returns them) against
---- m:run's truth res for the functions whose base lies in the profile's
---- range, each the truth of its code (truth[name].code: what a function
---- inlined into another ran is its caller's, as buckets see it). A bucket goes to the function holding its first address, else
---- the first function starting inside it. what is the truth the samples
---- are drawn from (default "cycles"; see event_of). tv is the total
---- variation distance between sampled and truth shares, bound what
---- sampling error alone stays under (99.9%: ½ Σ √(t(1−t)/n) + √(ln 1000
---- / 2n)), within is tv <= bound; rows are { name, samples, sampled,
---- truth } by truth share, largest first.
+--- verdict, within, beyond, tv, expected, p, method, rows }: a bucket
+--- profile (counts[1] is the bucket at base, 2^bucket bytes each, as
+--- P.buckets returns them) against m:run's truth res for the functions
+--- whose base lies in the profile's range, each the truth of its code
+--- (truth[name].code: what a function inlined into another ran is its
+--- caller's, as buckets see it). A bucket goes to the function holding
+--- its first address, else the first function starting inside it;
+--- buckets that hold no function are the row "(no function)", whose
+--- truth is none. what is the truth the samples are drawn from (default
+--- "cycles"; see event_of and truths; another name is an error). verdict
+--- is "within sampling error", "beyond sampling error" (p < 0.001), "no
+--- samples" or "no truth"; within and beyond say the first two. tv is
+--- the total-variation distance between the sampled and the truth
+--- shares, expected its mean under sampling error alone, p its p-value
+--- (lab.sampling_test: exact, a bound or Monte Carlo, as method says);
+--- none of the three without samples. rows are { name, samples,
+--- sampled, truth } by truth share, largest first.
 function M.accuracy(counts, base, bucket, res, what)
+  lab.arguments("sampling.accuracy", { "counts:table", "base:integer", "bucket:integer", "res:table", "what:string|nil" },
+    counts, base, bucket, res, what)
   what = what or "cycles"
+  check_truth("accuracy", what)
   -- offsets from base (addresses may be u64s above 2^53)
   local b, width = lab.u64(base), 2 ^ bucket
   local span = lab.u64(#counts * width)
@@ -143,7 +181,7 @@ function M.accuracy(counts, base, bucket, res, what)
     end
   end
   table.sort(fns, function(x, y) return x.base < y.base end)
-  local n, j = 0, 1
+  local n, j, nowhere = 0, 1, 0
   for i, c in ipairs(counts) do
     if c > 0 then
       local lo = (i - 1) * width
@@ -151,24 +189,19 @@ function M.accuracy(counts, base, bucket, res, what)
       local f = fns[j]
       if f and f.base < lo + width then
         f.samples = f.samples + c
-        n = n + c
+      else
+        nowhere = nowhere + c -- samples where no function is: the truth has none
       end
+      n = n + c
     end
   end
+  if nowhere > 0 then fns[#fns + 1] = { name = "(no function)", truth = 0, samples = nowhere } end
   local total = 0
   for _, f in ipairs(fns) do total = total + f.truth end
-  local out = { samples = n, functions = 0, tv = 0, bound = 0, rows = {} }
-  if n == 0 or total <= 0 then
-    out.within = false
-    return out
-  end
-  local noise = 0
+  local out = { samples = n, functions = 0, within = false, beyond = false, rows = {} }
   for _, f in ipairs(fns) do
     if f.samples > 0 or f.truth > 0 then
-      local s, t = f.samples / n, f.truth / total
-      out.tv = out.tv + math.abs(s - t) / 2
-      noise = noise + math.sqrt(t * (1 - t) / n) / 2
-      out.rows[#out.rows + 1] = { name = f.name, samples = f.samples, sampled = s, truth = t }
+      out.rows[#out.rows + 1] = { name = f.name, samples = f.samples, sampled = n > 0 and f.samples / n or 0, truth = total > 0 and f.truth / total or 0 }
       out.functions = out.functions + 1
     end
   end
@@ -176,21 +209,54 @@ function M.accuracy(counts, base, bucket, res, what)
     if x.truth ~= y.truth then return x.truth > y.truth end
     return x.name < y.name
   end)
-  out.bound = noise + math.sqrt(math.log(1000) / (2 * n))
-  out.within = out.tv <= out.bound
+  if n == 0 then
+    out.verdict = "no samples"
+    return out
+  end
+  if total <= 0 then
+    out.verdict = "no truth"
+    return out
+  end
+  local cs, ts = {}, {}
+  for i, r in ipairs(out.rows) do cs[i], ts[i] = r.samples, r.truth end
+  local t = lab.sampling_test(cs, ts)
+  out.tv, out.expected, out.p, out.method, out.beyond = t.tv, t.expected, t.p, t.method, t.beyond
+  out.within = not t.beyond
+  out.verdict = t.beyond and "beyond sampling error" or "within sampling error"
   return out
 end
 
+--- p_text(a) → "p = 0.31", "p ≤ 1.2e-12" (a bound), "-" without a p:
+--- an accuracy's p-value for a table.
+function M.p_text(a)
+  if not a.p then return "-" end
+  local rel = a.method == "bound" and "<=" or "="
+  if a.p == 0 then return "p = 0" end
+  if a.p >= 0.01 then return ("p %s %.2f"):format(rel, a.p) end
+  if a.p >= 0.0001 then return ("p %s %.4f"):format(rel, a.p) end
+  return ("p %s %.1e"):format(rel, a.p)
+end
+
 --- control_areas(m): gives every processor of m a PEBS control area
---- (kernel-mode NtSetSystemInformation(SystemProcessorProfileControlArea)).
+--- (kernel-mode NtSetSystemInformation(SystemProcessorProfileControlArea)),
+--- in the machine's layout of SYSTEM_PROCESSOR_PROFILE_CONTROL_AREA: the
+--- area's pointer, then BOOLEAN Allocate (x86: 8 bytes, Allocate at +4;
+--- x64: 0x10 bytes, Allocate at +8).
 function M.control_areas(m)
+  lab.arguments("sampling.control_areas", { "m:object" }, m)
+  local ptr = m:arch() == "x86" and 4 or 8
   for cpu = 0, m:cpu_count() - 1 do
     local k = m:kernel{ cpu = cpu }
-    local buf = k:alloc(0x10)
-    k:write_u8(buf + 8, 1)
-    local st = k:NtSetSystemInformation(lab.SystemProcessorProfileControlArea, buf, 0x10)
+    local buf = k:alloc(2 * ptr)
+    k:write_u8(buf + ptr, 1)
+    local st = k:NtSetSystemInformation(lab.SystemProcessorProfileControlArea, buf, 2 * ptr)
     if st ~= lab.STATUS_SUCCESS and st ~= lab.STATUS_ADDRESS_ALREADY_EXISTS then
-      error(("control area on processor %d: %s"):format(cpu, lab.status_name(st)), 2)
+      local why = ""
+      if st == lab.STATUS_INVALID_INFO_CLASS then
+        why = ("; the class arrives in Windows 8 (6.2), this machine runs %s"):format(m:version())
+      end
+      error(("sampling.control_areas: NtSetSystemInformation(SystemProcessorProfileControlArea) on processor %d returned %s%s"):format(
+        cpu, lab.status_name(st), why), 3)
     end
   end
 end

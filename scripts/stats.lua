@@ -7,7 +7,8 @@
 --
 -- Tables of values are arrays ({1, 2, 3}); tables of counts or shares are
 -- keyed by anything (function names, bucket numbers) and may be arrays too.
--- Counts may be numbers or lab.u64 values below 2^53.
+-- Counts may be numbers or lab.u64 values below 2^53. A table of another
+-- type, or a value that is not a number, is an error naming the function.
 
 local lab = require "proflab"
 
@@ -60,6 +61,7 @@ end
 
 --- stddev(xs): the sample standard deviation.
 function M.stddev(xs)
+  lab.arguments("stats.stddev", { "xs:table" }, xs)
   return math.sqrt(M.variance(xs))
 end
 
@@ -102,6 +104,7 @@ end
 --- shares(counts): each count divided by the total, same keys. A table
 --- whose total is 0 gives 0 for every key.
 function M.shares(counts)
+  lab.arguments("stats.shares", { "counts:table" }, counts)
   local t = M.total(counts)
   local out = {}
   for k, v in pairs(counts) do
@@ -123,6 +126,7 @@ end
 --- normalising each to shares (so counts work as well). 0 means equal,
 --- 1 disjoint.
 function M.total_variation(p, q)
+  lab.arguments("stats.total_variation", { "p:table", "q:table" }, p, q)
   local ps, qs = M.shares(p), M.shares(q)
   local d = 0
   for _, k in ipairs(keys(ps, qs)) do
@@ -134,6 +138,7 @@ end
 --- max_abs_error(p, q): the largest |p_k - q_k| over every key of either,
 --- after normalising each to shares; also returns the key where it is.
 function M.max_abs_error(p, q)
+  lab.arguments("stats.max_abs_error", { "p:table", "q:table" }, p, q)
   local ps, qs = M.shares(p), M.shares(q)
   local worst, at = 0, nil
   for _, k in ipairs(keys(ps, qs)) do
@@ -149,6 +154,7 @@ end
 --- and the degrees of freedom (categories with E_k > 0, minus one). A
 --- category observed but never expected makes the statistic math.huge.
 function M.chi_square(observed, expected)
+  lab.arguments("stats.chi_square", { "observed:table", "expected:table" }, observed, expected)
   local n = M.total(observed)
   local es = M.shares(expected)
   local chi, cats = 0, 0

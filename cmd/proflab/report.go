@@ -18,7 +18,7 @@ func newReportCmd() *cobra.Command {
 			"those the sweep ran with (recorded in DIR/sweep.json): correct a plot without running again.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := sweep.ReportFigures(args[0], sweepFile); err != nil {
+			if err := sweep.ReportFigures(args[0], sweepFile, noteTo(cmd.ErrOrStderr())); err != nil {
 				return withCode(ExitUsage, err)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "report in %s\n", args[0])

@@ -97,6 +97,7 @@ func (fl *sweepFlags) run(cmd *cobra.Command, args []string) error {
 	sum, err := sweep.Execute(ctx, plan, sweep.Options{
 		Out: fl.out, Jobs: fl.jobs, Shard: shard, Resume: fl.resume, RetryFailed: fl.retry,
 		Progress: progressFor(stderr), RunOutputs: fl.runOutputs, Wait: fl.wait, AllowMixed: fl.allowMixed, StrictParams: fl.strict,
+		Notes: noteTo(stderr),
 	})
 	fmt.Fprintln(cmd.OutOrStdout(), sum)
 	if len(sum.Unread) > 0 && !fl.strict {
@@ -113,6 +114,11 @@ func (fl *sweepFlags) run(cmd *cobra.Command, args []string) error {
 		return silentExit(ExitFailed)
 	}
 	return nil
+}
+
+// noteTo prints the reports' notes (what they left out) on w.
+func noteTo(w io.Writer) func(string) {
+	return func(note string) { fmt.Fprintf(w, "note: %s\n", note) }
 }
 
 // dryRun lists the runs of the shard.
@@ -153,7 +159,7 @@ func newSweepMergeCmd() *cobra.Command {
 			"inputs) unless --allow-mixed.",
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := sweep.Merge(args[0], args[1:], sweep.MergeOptions{AllowMixed: allowMixed}); err != nil {
+			if err := sweep.Merge(args[0], args[1:], sweep.MergeOptions{AllowMixed: allowMixed, Notes: noteTo(cmd.ErrOrStderr())}); err != nil {
 				return withCode(ExitUsage, err)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "merged %d shards into %s\n", len(args)-1, args[0])

@@ -24,6 +24,27 @@ lab.record{ x = lab.params.x, r = math.random() }`)
 	return writeScenario(t, dir, "s.toml", "scenario = \"s.lua\"\nconfig_file = \"lab.toml\"\n"+body)
 }
 
+// What the reports leave out to stay bounded is said on the terminal,
+// by sweep and by report: 20 metrics that vary get 12 plots, and a note
+// names the 8 others.
+func TestSweepNotesWhatTheReportLeftOut(t *testing.T) {
+	dir := t.TempDir()
+	writeScenario(t, dir, "s.lua", `local lab = require "proflab"
+local t = {}
+for i = 1, 20 do t[("m%02d"):format(i)] = lab.params.x * i end
+lab.record(t)`)
+	file := writeScenario(t, dir, "s.toml", "scenario = \"s.lua\"\n[grid]\nx = [1, 2]\n")
+	out := filepath.Join(dir, "out")
+	code, _, stderr := runCLI("sweep", file, "--out", out)
+	want := "note: 8 metrics are not plotted (without [[plot]] a sweep gets at most 12 plots): m13, m14, m15, m16, m17 and 3 more; choose plots with [[plot]]."
+	if code != ExitOK || !strings.Contains(stderr, want) {
+		t.Errorf("sweep: code %d, stderr lacks %q:\n%s", code, want, stderr)
+	}
+	if code, _, stderr := runCLI("report", out); code != ExitOK || !strings.Contains(stderr, want) {
+		t.Errorf("report: code %d, stderr lacks %q:\n%s", code, want, stderr)
+	}
+}
+
 func TestSweepCommand(t *testing.T) {
 	file := sweepFixture(t, "repeats = 2\n[grid]\nx = [1, 2, 3]\n")
 	out := filepath.Join(filepath.Dir(file), "out")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/proflab/proflab/core/lab/labtest"
 	"github.com/proflab/proflab/core/output"
+	"github.com/proflab/proflab/core/sampling"
 	"github.com/proflab/proflab/core/workload"
 	"github.com/proflab/proflab/core/workload/importer"
 	"github.com/proflab/proflab/kernel/nt"
@@ -105,10 +106,10 @@ func TestPprofOfInlinedImportNamesTheSourcesFunctions(t *testing.T) {
 			t.Errorf("%s: flat %.4f in the lab's pprof, %.4f in the source's (± %.4f)", name, got[name]/n, share, 5*sd)
 		}
 	}
-	tv, bound := distance(got, n, sharesOf(want, total))
-	t.Logf("%v samples: the lab's pprof flat is at total variation %.4f of the source's (bound %.4f)", n, tv, bound)
-	if tv > bound {
-		t.Errorf("total variation %.4f > %.4f", tv, bound)
+	test := distance(t, got, n, sharesOf(want, total))
+	t.Logf("%v samples: the lab's pprof flat is at total variation %.4f of the source's (%.4f expected), %s", n, test.TV, test.Expected, sampling.FormatP(test.P, test.Method))
+	if test.Beyond() {
+		t.Errorf("total variation %.4f (%.4f expected), %s: beyond sampling error", test.TV, test.Expected, sampling.FormatP(test.P, test.Method))
 	}
 	const rare = "github.com/proflab/proflab/core/workload/importer/importtest.Rare"
 	for _, loc := range lab.Location {

@@ -3,11 +3,10 @@ package lab_test
 import (
 	"math"
 	"os"
-	"sort"
 	"testing"
 
 	"github.com/proflab/proflab/core/lab/labtest"
-	"github.com/proflab/proflab/core/output"
+	"github.com/proflab/proflab/core/sampling"
 	"github.com/proflab/proflab/core/workload"
 	"github.com/proflab/proflab/core/workload/importer"
 	"github.com/proflab/proflab/kernel/nt"
@@ -123,31 +122,9 @@ func roundTripBuckets(t *testing.T, im *importer.Imported, arch string) {
 	if n < 10000 {
 		t.Fatalf("%v samples: too few to judge", n)
 	}
-	names := map[string]bool{}
-	for k := range want {
-		names[k] = true
-	}
-	for k := range sampled {
-		names[k] = true
-	}
-	var s, w []float64
-	for k := range names {
-		s, w = append(s, sampled[k]/n), append(w, want[k])
-	}
-	tv, bound := output.Distance(s, w, n)
-	if tv > bound {
-		type d struct {
-			name string
-			s, w float64
-		}
-		var ds []d
-		for k := range names {
-			ds = append(ds, d{k, sampled[k] / n, want[k]})
-		}
-		sort.Slice(ds, func(i, j int) bool { return math.Abs(ds[i].s-ds[i].w) > math.Abs(ds[j].s-ds[j].w) })
-		for _, x := range ds[:min(8, len(ds))] {
-			t.Logf("%-40s sampled %.4f source %.4f", x.name, x.s, x.w)
-		}
-		t.Errorf("%d functions, %v samples: total variation %.4f > %.4f, more than sampling error explains", len(want), n, tv, bound)
+	test := distance(t, sampled, n, want)
+	if test.Beyond() {
+		logWorst(t, sampled, n, want)
+		t.Errorf("%d functions, %v samples: total variation %.4f (%.4f expected), %s: more than sampling error explains", len(want), n, test.TV, test.Expected, sampling.FormatP(test.P, test.Method))
 	}
 }

@@ -2,6 +2,7 @@ package lab_test
 
 import (
 	"encoding/binary"
+	"maps"
 	"math"
 	"os"
 	"slices"
@@ -9,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/proflab/proflab/core/lab/labtest"
-	"github.com/proflab/proflab/core/output"
+	"github.com/proflab/proflab/core/sampling"
 	"github.com/proflab/proflab/core/workload"
 	"github.com/proflab/proflab/core/workload/importer"
 	"github.com/proflab/proflab/core/workload/importer/importtest"
@@ -22,10 +23,9 @@ import (
 // flat profile (bucket counts charged to the function at each bucket's
 // start) matches the source's flat profile by address (CodeFlat: a
 // sample charged to the physical function whose code ran, as a PE
-// symbol lookup charges it) within sampling error: the total-variation
-// distance stays under what sampling noise explains at that many
-// samples (the bound of core/output's accuracy: ½ Σ √(t(1−t)/n) +
-// √(ln 1000 / 2n), exceeded by chance with probability under 0.1%).
+// symbol lookup charges it) within sampling error: the calibrated test
+// of core/sampling (the verdict of core/output's accuracy) finds no
+// difference at p < 0.001.
 func TestRoundTripWithinSamplingError(t *testing.T) {
 	goprof, err := os.ReadFile("../workload/importer/testdata/goprog.pb.gz")
 	if err != nil {
@@ -171,18 +171,19 @@ func roundTrip(t *testing.T, im *importer.Imported, arch string, tr trip) float6
 	if n < 10000 {
 		t.Fatalf("%v samples: too few to judge", n)
 	}
-	tv, bound := distance(sampled, n, want)
-	t.Logf("%v samples: total variation %.4f, bound %.4f", n, tv, bound)
-	if tv > bound {
+	test := distance(t, sampled, n, want)
+	t.Logf("%v samples: total variation %.4f (%.4f expected), %s", n, test.TV, test.Expected, sampling.FormatP(test.P, test.Method))
+	if test.Beyond() {
 		logWorst(t, sampled, n, want)
-		t.Errorf("%d functions, %v samples: total variation %.4f > %.4f, more than sampling error explains", len(want), n, tv, bound)
+		t.Errorf("%d functions, %v samples: total variation %.4f (%.4f expected), %s: more than sampling error explains", len(want), n, test.TV, test.Expected, sampling.FormatP(test.P, test.Method))
 	}
 	return n
 }
 
-// distance is the total variation between n samples by function and
-// the shares want, and the bound sampling error stays under.
-func distance(sampled map[string]float64, n float64, want map[string]float64) (tv, bound float64) {
+// distance tests n samples by function against the shares want:
+// core/sampling's calibrated test, the verdict of accuracy.csv.
+func distance(t *testing.T, sampled map[string]float64, n float64, want map[string]float64) sampling.Test {
+	t.Helper()
 	names := map[string]bool{}
 	for k := range want {
 		names[k] = true
@@ -190,11 +191,16 @@ func distance(sampled map[string]float64, n float64, want map[string]float64) (t
 	for k := range sampled {
 		names[k] = true
 	}
-	var s, w []float64
-	for k := range names {
-		s, w = append(s, sampled[k]/n), append(w, want[k])
+	var counts []uint64
+	var w []float64
+	for _, k := range slices.Sorted(maps.Keys(names)) {
+		counts, w = append(counts, uint64(sampled[k])), append(w, want[k])
 	}
-	return output.Distance(s, w, n)
+	test, err := sampling.GoodnessOfFit(counts, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return test
 }
 
 // logWorst logs the functions farthest from their share.

@@ -11,7 +11,7 @@ import (
 // (Instruments' deep copy, callgrind, GHC's .prof, pmcstat -G, DTrace):
 // imported, then profiled on the lab by the fastest timer, the sampled
 // flat profile matches the source's within sampling error (roundTrip's
-// bound).
+// calibrated test).
 func TestRoundTripTextFormats(t *testing.T) {
 	for _, tc := range []struct{ name, file, arch string }{
 		{"instruments deep copy, two threads", "instruments_time.txt", "x64"},

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/proflab/proflab/core/lab/labtest"
-	"github.com/proflab/proflab/core/output"
+	"github.com/proflab/proflab/core/sampling"
 	"github.com/proflab/proflab/core/workload"
 	"github.com/proflab/proflab/kernel/nt"
 )
@@ -136,12 +136,13 @@ func TestManyClassesDrawnOneByOne(t *testing.T) {
 		for _, v := range counts {
 			n += float64(v)
 		}
-		var s, w []float64
+		var s []uint64
+		var w []float64
 		for i := range fns {
-			s, w = append(s, float64(counts[i])/n), append(w, c.by(i)/c.tot)
+			s, w = append(s, uint64(counts[i])), append(w, c.by(i)/c.tot)
 		}
-		if tv, bound := output.Distance(s, w, n); n < 5000 || tv > bound {
-			t.Errorf("%s: %v samples, total variation %.4f, bound %.4f", c.name, n, tv, bound)
+		if test, err := sampling.GoodnessOfFit(s, w); err != nil || n < 5000 || test.Beyond() {
+			t.Errorf("%s: %v samples, total variation %.4f (%.4f expected), %s %v", c.name, n, test.TV, test.Expected, sampling.FormatP(test.P, test.Method), err)
 		}
 	}
 	for i, f := range fns {
@@ -198,12 +199,13 @@ func TestManyStacksSettleExactly(t *testing.T) {
 			// segment is SegmentInstructions long, so the segments are
 			// the sample
 			segs := tot / workload.DefaultSegmentInstructions
-			var got, want []float64
+			var got []uint64
+			var want []float64
 			for i, st := range w.Processes[0].Stacks {
-				got, want = append(got, float64(res.Stacks[i].Instructions)/tot), append(want, st.Weight/wsum)
+				got, want = append(got, uint64(float64(res.Stacks[i].Instructions)/workload.DefaultSegmentInstructions+0.5)), append(want, st.Weight/wsum)
 			}
-			if tv, bound := output.Distance(got, want, segs); tv > bound {
-				t.Errorf("stack shares of %.0f segments: total variation %.4f, bound %.4f", segs, tv, bound)
+			if test, err := sampling.GoodnessOfFit(got, want); err != nil || test.Beyond() {
+				t.Errorf("stack shares of %.0f segments: total variation %.4f (%.4f expected), %s %v", segs, test.TV, test.Expected, sampling.FormatP(test.P, test.Method), err)
 			}
 		})
 	}

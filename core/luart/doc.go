@@ -1,8 +1,8 @@
 // Package luart is proflab's Lua runtime: the `proflab` module (lab) with
 // its constants and helpers, and the bindings of the lab's objects
 // (lab.machine and everything on it), on the sandboxed interpreter of
-// core/luavm. The contract it implements is spec/lua-api.md; the user's
-// reference is docs/scenario-api.md.
+// core/luavm. The contract it implements, and the user's reference, is
+// docs/scenario-api.md.
 //
 // A Runtime is a luavm.State (embedded: Exec, SetContext, the budgets,
 // errors and tracebacks are the interpreter's) with the proflab module
@@ -41,7 +41,7 @@
 // read), plugin_death.go (a HAL plugin dying mid-run), bindings.go (the
 // API's list, for the reference's completeness test).
 //
-// # Lab API choices (where lua-api.md is silent)
+// # Lab API choices (where the scenario API's contract is silent)
 //
 //   - require("proflab") is always the lab module, whatever the
 //     scenario's folder holds; the embedded scripts/ library is the
@@ -85,6 +85,11 @@
 //   - The modules required from the scenario's folder and the workload
 //     files m:run and m:images read are the run's inputs (Inputs), by
 //     absolute path with the sha256 of what was read.
+//   - lab.options(fn, opts, spec), lab.arguments(fn, spec, ...) and
+//     lab.suggest(name, names) are the Lua library's strictness
+//     (core/luavm's OptionsFunc, ArgumentsFunc, SuggestFunc): scripts/
+//     checks its options and arguments with them, in the bindings' words,
+//     and a scenario's own helpers may too.
 //   - Extras: lab.seed, lab.win32_name(code), lab.bugcheck_name(code),
 //     m:version(), m:arch(), x:cpu(), s:running(), and units and precise
 //     in m:hal_sources() rows.

@@ -3,7 +3,8 @@ package luart
 import "testing"
 
 // lab.machine{ hal_settings = ... } reaches the HAL's settings for one
-// machine only (§7 items 95–97 from a scenario).
+// machine only (items 95–97 of docs/reference/conformance.md, from a
+// scenario).
 func TestHALSettingsField(t *testing.T) {
 	labScript(t, `
 local function count(m) return #m:hal_sources() end
@@ -29,7 +30,8 @@ lab.check(lab.machine{}:hal_sources()[1].max == 1000000, "the next machine has t
 	}
 }
 
-// m:on_hal_call runs inside the kernel's HAL calls (§7 item 84).
+// m:on_hal_call runs inside the kernel's HAL calls (item 84 of
+// docs/reference/conformance.md).
 func TestOnHALCall(t *testing.T) {
 	labScript(t, `
 local m = lab.machine{ cpus = 2 }
@@ -63,7 +65,8 @@ m:on_hal_call(function() error("hook broke") end)
 p:NtSetIntervalProfile(20000, lab.ProfileTime)`, "hook broke")
 }
 
-// p:duplicate_handle makes a handle with a chosen access (§7 item 47).
+// p:duplicate_handle makes a handle with a chosen access (item 47 of
+// docs/reference/conformance.md).
 func TestDuplicateHandle(t *testing.T) {
 	labScript(t, `
 local m = lab.machine{ cpus = 1 }

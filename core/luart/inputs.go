@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"path/filepath"
+
+	"github.com/proflab/proflab/core/workload/importer"
 )
 
 // noteInput records that the run read the file at path with content src:
@@ -31,3 +33,21 @@ func (rt *Runtime) noteInputSum(path, sum string) {
 // configuration (modules required from the scenario's folder, workload
 // files), by absolute path, with the sha256 of what was read, in hex.
 func (rt *Runtime) Inputs() map[string]string { return rt.inputs }
+
+// noteImport records a profile the run imported as a workload (once per
+// content), for the run folder's comparison with the source.
+func (rt *Runtime) noteImport(im *importer.Imported) {
+	if im == nil {
+		return
+	}
+	for _, seen := range rt.imports {
+		if seen.SHA256 == im.SHA256 {
+			return
+		}
+	}
+	rt.imports = append(rt.imports, im)
+}
+
+// Imports are the profiles the run imported as workloads (m:run{
+// workload = "cpu.pb.gz" }), in the order first used, one per content.
+func (rt *Runtime) Imports() []*importer.Imported { return rt.imports }

@@ -10,8 +10,9 @@ import (
 )
 
 // newLabModule builds the proflab module: constants (resolved on first
-// read, constantIndex), value helpers, checks, parameters, records and
-// the log.
+// read, constantIndex), value helpers, checks, parameters, records, the
+// log, and the library's strictness (lab.options, lab.arguments,
+// lab.suggest: core/luavm's checks, which the scripts/ library calls).
 func (rt *Runtime) newLabModule() *lua.LTable {
 	L := rt.L
 	lab := L.NewTable()
@@ -29,6 +30,10 @@ func (rt *Runtime) newLabModule() *lua.LTable {
 		"check":         rt.labCheck,
 		"record":        rt.labRecord,
 		"log":           rt.Print, // as print: one line of the run log
+		"sampling_test": rt.labSamplingTest,
+		"options":       rt.OptionsFunc("lab.options"),
+		"arguments":     rt.ArgumentsFunc("lab.arguments"),
+		"suggest":       luavm.SuggestFunc("lab.suggest"),
 		"machine": func(L *lua.LState) int {
 			rt.objectTypes()
 			return rt.labMachine(L)

@@ -86,6 +86,7 @@ func (rt *Runtime) workloadSpec(L *lua.LState, f *luavm.Fields, m *machine) *wor
 		}
 		rt.noteInputSum(path, ld.SHA256)
 		rt.warnImport(string(v), ld)
+		rt.noteImport(ld.Imported)
 		return ld.Spec
 	case *lua.LTable:
 		spec, err := workloadTable(v, m)

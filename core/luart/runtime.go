@@ -42,7 +42,8 @@ type Config struct {
 	HALs lab.HALProvider
 	// Machine, when set, is the configuration's [machine] table, the
 	// defaults of lab.machine{...}'s fields; nil means the embedded
-	// default configuration's (lua-api.md's defaults).
+	// default configuration's (the defaults of docs/scenario-api.md,
+	// "lab.machine").
 	Machine *config.Machine
 	// MemoryLimit is the run's memory budget in bytes: 0 means
 	// luavm.DefaultMemoryLimit, a negative value none (luavm.Config).
@@ -86,10 +87,11 @@ type Runtime struct {
 	labs          []*lab.Lab    // the machines' labs, settled when the script ends
 	closed        bool
 
-	params      *lua.LTable       // the run's parameters, behind lab.params (lab_params.go)
-	paramsProxy *lua.LTable       // lab.params
-	paramsRead  map[string]bool   // the parameters the scenario read
-	inputs      map[string]string // files read, by absolute path: sha256 (inputs.go)
+	params      *lua.LTable          // the run's parameters, behind lab.params (lab_params.go)
+	paramsProxy *lua.LTable          // lab.params
+	paramsRead  map[string]bool      // the parameters the scenario read
+	inputs      map[string]string    // files read, by absolute path: sha256 (inputs.go)
+	imports     []*importer.Imported // profiles imported as workloads, in order (inputs.go)
 }
 
 // New makes a fresh sandboxed state (luavm.New: the base, table, string,

@@ -98,8 +98,8 @@ func (s *State) raiseBudget(L *lua.LState, format string, args ...any) {
 }
 
 // installBudgets replaces the builtins that could exceed the budgets in
-// one call with bounded versions (string.format's bound is in its wrapper,
-// stringFormat).
+// one call with bounded versions (string.format bounds its own result,
+// format.go).
 func (s *State) installBudgets() {
 	L := s.L
 	str := L.GetGlobal("string").(*lua.LTable)

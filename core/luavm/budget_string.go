@@ -9,59 +9,10 @@ import (
 )
 
 // The string builtins that can build a result many times their input in
-// one Go call, bounded by the run's memory budget before (format) or while
-// (gsub) they build it: one string.format("%9999999d" × 3000, …) asked for
-// 30 GB and a gsub peaked at 3.3 times its budget, each inside a call that
-// cannot be interrupted.
-
-// formatSize checks a string.format call (format string f, arguments
-// from index 2) as Lua 5.1 does — a width or precision has at most two
-// digits — and returns an upper bound of its result's size.
-func formatSize(L *lua.LState, f string) int64 {
-	var size int64
-	arg := 2
-	for i := 0; i < len(f); i++ {
-		if f[i] != '%' {
-			size++
-			continue
-		}
-		i++
-		if i < len(f) && f[i] == '%' {
-			size++
-			continue
-		}
-		for i < len(f) && strings.IndexByte("-+ #0", f[i]) >= 0 {
-			i++
-		}
-		width, digits := 0, 0
-		for ; i < len(f) && f[i] >= '0' && f[i] <= '9'; i++ {
-			width, digits = width*10+int(f[i]-'0'), digits+1
-		}
-		prec, pdigits := 0, 0
-		if i < len(f) && f[i] == '.' {
-			for i++; i < len(f) && f[i] >= '0' && f[i] <= '9'; i++ {
-				prec, pdigits = prec*10+int(f[i]-'0'), pdigits+1
-			}
-		}
-		if digits > 2 || pdigits > 2 {
-			L.RaiseError("invalid format (width or precision too long)")
-		}
-		var n int64 = 32 + int64(prec) // a number
-		if i < len(f) && (f[i] == 's' || f[i] == 'q') {
-			s := L.Get(arg)
-			n = int64(len(lua.LVAsString(s)))
-			if _, isString := s.(lua.LString); !isString {
-				n = max(n, 64) // tostring of another value
-			}
-			if f[i] == 'q' {
-				n = 2*n + 2
-			}
-		}
-		size += max(n, int64(width))
-		arg++
-	}
-	return size
-}
+// one Go call, bounded by the run's memory budget before (format, in
+// format.go) or while (gsub) they build it: one string.format("%9999999d"
+// × 3000, …) asked for 30 GB and a gsub peaked at 3.3 times its budget,
+// each inside a call that cannot be interrupted.
 
 // stringGsub is string.gsub(s, pattern, repl [, n]), built in one pass
 // (gopher-lua's copies the whole string again at every replacement) and

@@ -64,12 +64,12 @@ func widthMask(width int) (uint64, error) {
 }
 
 // serviceValue converts a service parameter of width bytes (1, 2, 4 or 8)
-// as lua-api.md prescribes: nil is 0 (NULL); a number must be integral and
-// below 2^53 in magnitude, a negative one being taken as its two's
-// complement; a u64 is taken as is; the result is truncated to the
-// parameter's width, as the calling convention would. Any other value is
-// an error (the message names neither the function nor the argument: the
-// caller adds them).
+// as docs/scenario-api.md#values prescribes: nil is 0 (NULL); a number
+// must be integral and below 2^53 in magnitude, a negative one being taken
+// as its two's complement; a u64 is taken as is; the result is truncated
+// to the parameter's width, as the calling convention would. Any other
+// value is an error (the message names neither the function nor the
+// argument: the caller adds them).
 func serviceValue(lv lua.LValue, width int) (uint64, error) {
 	mask, err := widthMask(width)
 	if err != nil {

@@ -34,15 +34,17 @@
 // and what is left out), strict.go (strict library modules and the
 // misspelling hints), budget.go, budget_string.go and watchdog.go (the
 // memory budget), require.go and compile.go (modules, compile caches),
-// random.go, stableid.go (tostring, print, string.format's %s), u64.go,
+// random.go, stableid.go (tostring, print), format.go (string.format), u64.go,
 // convert.go and values.go (numbers, u64, Lua ⇄ Go values), args.go and
-// fields.go (argument and options-table readers), errors.go (the panic
-// guard, Exec, messages and tracebacks).
+// fields.go (argument and options-table readers), options.go (the same
+// checks for the Lua library: the proflab module's lab.options,
+// lab.arguments and lab.suggest), errors.go (the panic guard, Exec,
+// messages and tracebacks).
 //
 // # Sandbox choices
 //
-// These are the interpreter's rules where Lua 5.1 and spec/lua-api.md are
-// silent (the user's view is in docs/scenario-api.md):
+// These are the interpreter's rules where Lua 5.1 and the scenario API's
+// contract are silent (the user's view is in docs/scenario-api.md):
 //
 //   - Only base, table, string, math (seeded from Config.Seed) and
 //     coroutine are opened; load, loadstring, loadfile, dofile, module and
@@ -76,6 +78,13 @@
 //     the order first shown, never by heap address, so that the same seed
 //     gives the same bytes (stableid.go); hosts show values through
 //     ToString to keep that rule.
+//   - string.format is Lua 5.1's as built by gcc for x86-64 Linux
+//     (format.go): its conversions, flags and errors, C's casts of the
+//     argument (cvttsd2si's answer out of range) and glibc's printf,
+//     checked against C (testdata/format) and the real lua5.1. A u64 is
+//     exact in the integer conversions (%d and %i show it unsigned); %s
+//     is tostring; %c of 0 is a zero byte and %s of a short string with
+//     a zero byte an error, where Lua 5.1 silently loses bytes.
 //   - A Lua call stack overflow (more than 1024 nested calls) is the
 //     scenario's error with its file:line; long error messages keep 4 KiB
 //     (head and tail) and their length; an error value that is not a
@@ -94,5 +103,10 @@
 //   - Messages name the function and the argument as the user wrote them
 //     ("p:NtClose: argument #1 (Handle): …", `lab.machine{...}: field
 //     "cpus": …`); an unknown field of an options table names the
-//     closest one and lists them all.
+//     closest one and lists them all (every unknown field, in sorted
+//     order, so that the error is the same every run).
+//   - The Lua library checks its options and arguments with the same
+//     rule and words (OptionsFunc, ArgumentsFunc), raising at the line of
+//     the nearest caller that is not a library module, as CallerWhere
+//     finds it: the scenario's line, not the library's.
 package luavm

@@ -3,6 +3,7 @@ package luavm
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -34,33 +35,52 @@ func CheckFields(L *lua.LState, fn string, lv lua.LValue, allowed ...string) *Fi
 	default:
 		L.RaiseError("%s: expected a table of options (%s{ %s = … }), got %s", fn, fn, firstOr(allowed, "name"), TypeName(lv))
 	}
-	var problem string
-	f.t.ForEach(func(k, _ lua.LValue) {
-		if problem != "" {
-			return
-		}
-		ks, ok := k.(lua.LString)
-		if !ok {
-			problem = fmt.Sprintf("%s{...}: unexpected positional value [%s]; options are passed by name, e.g. %s{ %s = … }",
-				fn, lua.LVAsString(k), fn, firstOr(allowed, "name"))
-			return
-		}
-		if !contains(allowed, string(ks)) {
-			problem = unknownField(fn, string(ks), allowed)
-		}
-	})
-	if problem != "" {
+	if problem := keysProblem(fn, fn, f.t, allowed); problem != "" {
 		L.RaiseError("%s", problem)
 	}
 	return f
 }
 
-// unknownField builds the message for a field fn does not take.
-func unknownField(fn, key string, allowed []string) string {
-	msg := fmt.Sprintf("%s{...}: unknown field %q", fn, key)
-	if s := suggest.Closest(key, allowed); s != "" {
-		msg += fmt.Sprintf(" (did you mean %q?)", s)
+// keysProblem is what is wrong with the keys of t as the options of fn
+// whose keys must be among allowed ("" when nothing): a positional value,
+// or the unknown fields, each with the nearest allowed one (in sorted
+// order, so that a run's error is the same every time). form is how a
+// call with options is written, before its braces, in the advice
+// ("lab.machine" for lab.machine{ cpus = … }; "" for { base = … }).
+func keysProblem(fn, form string, t *lua.LTable, allowed []string) string {
+	var positional lua.LValue
+	var unknown []string
+	t.ForEach(func(k, _ lua.LValue) {
+		ks, ok := k.(lua.LString)
+		switch {
+		case !ok && positional == nil:
+			positional = k
+		case ok && !contains(allowed, string(ks)):
+			unknown = append(unknown, string(ks))
+		}
+	})
+	if positional != nil {
+		return fmt.Sprintf("%s{...}: unexpected positional value [%s]; options are passed by name, e.g. %s{ %s = … }",
+			fn, lua.LVAsString(positional), form, firstOr(allowed, "name"))
 	}
+	if len(unknown) > 0 {
+		return unknownFields(fn, unknown, allowed)
+	}
+	return ""
+}
+
+// unknownFields builds the message for the fields fn does not take: each
+// with the nearest one it takes, then the list of those.
+func unknownFields(fn string, keys, allowed []string) string {
+	slices.Sort(keys)
+	parts := make([]string, len(keys))
+	for i, key := range keys {
+		parts[i] = fmt.Sprintf("unknown field %q", key)
+		if s := suggest.Closest(key, allowed); s != "" {
+			parts[i] += fmt.Sprintf(" (did you mean %q?)", s)
+		}
+	}
+	msg := fn + "{...}: " + strings.Join(parts, "; ")
 	sorted := append([]string(nil), allowed...)
 	sort.Strings(sorted)
 	if len(sorted) == 0 {

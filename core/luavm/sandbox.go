@@ -36,7 +36,7 @@ func (s *State) openSandbox() {
 	L.SetGlobal("print", s.fn("print", s.Print))
 	L.SetGlobal("tostring", s.fn("tostring", s.baseToString))
 	str := L.GetGlobal("string").(*lua.LTable)
-	str.RawSetString("format", s.fn("string.format", s.stringFormat(str.RawGetString("format").(*lua.LFunction))))
+	str.RawSetString("format", s.fn("string.format", s.stringFormat))
 	s.installBudgets()
 	s.installRandom()
 	s.explainMissing()

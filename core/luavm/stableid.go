@@ -93,25 +93,3 @@ func (s *State) baseToString(L *lua.LState) int {
 	L.Push(lua.LString(s.ToString(L, L.CheckAny(1))))
 	return 1
 }
-
-// stringFormat is string.format with stable names for reference values
-// given to %s (gopher-lua would print their addresses).
-func (s *State) stringFormat(orig *lua.LFunction) lua.LGFunction {
-	return func(L *lua.LState) int {
-		top := L.GetTop()
-		s.checkSize(L, "string.format", formatSize(L, L.CheckString(1)))
-		L.Push(orig)
-		for a := 1; a <= top; a++ {
-			v := L.Get(a)
-			switch v.(type) {
-			case *lua.LTable, *lua.LFunction, *lua.LUserData, *lua.LState:
-				if a > 1 {
-					v = lua.LString(s.ToString(L, v))
-				}
-			}
-			L.Push(v)
-		}
-		L.Call(top, 1)
-		return 1
-	}
-}

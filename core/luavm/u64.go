@@ -15,8 +15,8 @@ type U64 uint64
 // u64TypeName is the registry key of the u64 metatable.
 const u64TypeName = "proflab.u64"
 
-// String formats the value as lua-api.md prescribes: "0x", upper-case hex,
-// no padding ("0xFFFFF80000001000", "0x0").
+// String formats the value as docs/scenario-api.md#values prescribes:
+// "0x", upper-case hex, no padding ("0xFFFFF80000001000", "0x0").
 func (v U64) String() string { return "0x" + strings.ToUpper(strconv.FormatUint(uint64(v), 16)) }
 
 // newU64 returns a u64 userdata holding v.
@@ -41,7 +41,7 @@ func AsU64(lv lua.LValue) (uint64, bool) {
 }
 
 // ResultValue converts a value the API returns: a number when below 2^53,
-// a u64 otherwise (lua-api.md, "Results").
+// a u64 otherwise (docs/scenario-api.md#values, "Results").
 func ResultValue(L *lua.LState, v uint64) lua.LValue {
 	if v < exactLimit {
 		return lua.LNumber(v)

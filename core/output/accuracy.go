@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"encoding/csv"
 	"fmt"
+	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
-	"github.com/proflab/proflab/core/sim"
+	"github.com/proflab/proflab/core/sampling"
 )
 
 // AccuracyFile is the per-profile, per-function comparison of sampled
@@ -16,31 +19,41 @@ import (
 const AccuracyFile = "accuracy.csv"
 
 // How far a profile is from the truth. A profile's n samples are a
-// sample of the interrupts; under sampling error alone, function f's
-// sampled share s_f is a binomial proportion around its truth share t_f
-// (its share of the source's event where the profile counted). Each
-// function gets the 95% Wilson score interval of s_f; a truth share
-// outside it is a difference larger than sampling error explains at 95%
-// (one function in twenty is flagged by chance alone). For the whole
-// profile, the total-variation distance TV = ½ Σ |s_f − t_f| is compared
-// with what sampling noise alone allows: its expectation is at most
-// ½ Σ √(t_f(1−t_f)/n), and one sample moves TV by at most 1/n, so by
-// McDiarmid's inequality TV exceeds that plus √(ln(1000)/(2n)) with
-// probability below 0.1%. A profile past that bound is biased: skid,
-// aliasing with a loop, buckets that straddle functions (bucket
-// rounding), or a source that does not count what the truth weighs.
+// sample of the interrupts; under sampling error alone, its counts per
+// function are multinomial with the truth's shares (each function's share
+// of the source's event where the profile counted). The profile's
+// verdict is core/sampling's test: the total-variation distance TV = ½ Σ
+// |s_f − t_f| between the sampled and the truth shares, and its p-value,
+// the probability that sampling error alone gives a distance at least as
+// large (exact, a bound, or sequential Monte Carlo with a seed hashed
+// from the counts: the same profile, the same p). p < 0.001 is beyond
+// sampling error: skid, aliasing with a loop, buckets that straddle
+// functions (bucket rounding), or a source that does not count what the
+// truth weighs. One profile in a thousand that only sampling moved is
+// called beyond by chance.
+//
+// Each function also gets its own test (the exact binomial test of its
+// samples against its truth share), adjusted for the profile's number of
+// functions (Holm): a function is beyond sampling error when its adjusted
+// p is under 0.001, so a profile of thousands of functions does not name
+// one by chance more than once in a thousand profiles. Its 95% Wilson
+// interval describes its sampled share alone: about one function in
+// twenty has its truth outside it by chance.
 
-// Distance is the total-variation distance between n samples' shares
-// and the truth's (in the same order, each adding up to 1), and the bound
-// sampling error alone stays under with 99.9% probability (see above).
-func Distance(sampled, truth []float64, n float64) (tv, bound float64) {
-	var noise float64
-	for i, t := range truth {
-		tv += math.Abs(sampled[i]-t) / 2
-		noise += math.Sqrt(t*(1-t)/n) / 2
-	}
-	return tv, noise + math.Sqrt(math.Log(1000)/(2*n))
-}
+// The outcomes of a profile's test.
+const (
+	// Within: the distance is what sampling error alone gives (p ≥
+	// 0.001).
+	Within = "within sampling error"
+	// Beyond: more than sampling error explains (p < 0.001).
+	Beyond = "beyond sampling error"
+	// NoSamples: the profile counted nothing, and says nothing of the
+	// truth.
+	NoSamples = "no samples"
+	// NoTruth: the profile counted samples where the run executed
+	// nothing it knows: there is no truth to judge them by.
+	NoTruth = "no truth"
+)
 
 // ProfileAccuracy is one profile's distance from the truth.
 type ProfileAccuracy struct {
@@ -54,50 +67,52 @@ type ProfileAccuracy struct {
 	Samples uint64 `json:"samples"`
 	// Functions are the functions with a sample or some truth.
 	Functions int `json:"functions"`
-	// TotalVariation is ½ Σ |sampled share − truth share|.
-	TotalVariation float64 `json:"total_variation"`
-	// NoiseBound is what sampling error alone stays under (99.9%).
-	NoiseBound float64 `json:"noise_bound"`
-	// Biased lists the functions whose truth share lies outside their
-	// sampled share's 95% interval, largest difference first (at most
-	// ten).
+	// Outcome is Within, Beyond, NoSamples or NoTruth.
+	Outcome string `json:"outcome"`
+	// TotalVariation is ½ Σ |sampled share − truth share|; absent
+	// without samples or truth, as are the fields after it.
+	TotalVariation *float64 `json:"total_variation,omitempty"`
+	// ExpectedTV is the distance sampling error alone gives on average.
+	ExpectedTV *float64 `json:"expected_total_variation,omitempty"`
+	// PValue is the probability that sampling error alone gives a
+	// distance at least TotalVariation (for PMethod "bound", an upper
+	// bound of it).
+	PValue *float64 `json:"p_value,omitempty"`
+	// PMethod says how: "exact", "bound" or "monte carlo".
+	PMethod string `json:"p_method,omitempty"`
+	// Draws are the Monte Carlo draws made.
+	Draws int `json:"monte_carlo_draws,omitempty"`
+	// Biased lists the functions beyond sampling error on their own
+	// (Holm-adjusted p < 0.001), largest difference first (at most ten).
 	Biased []string `json:"biased_functions,omitempty"`
 	// Verdict says it in words.
 	Verdict string `json:"verdict"`
+	// Rows are the functions' rows of accuracy.csv, by truth share.
+	Rows []FunctionAccuracy `json:"-"`
 }
 
-// functionAccuracy is one function's row of accuracy.csv.
-type functionAccuracy struct {
-	name            string
-	samples         uint64
-	sampled, truth  float64 // shares
-	low, high       float64 // 95% interval of the sampled share
-	outsideInterval bool
-}
-
-// wilson is the 95% Wilson score interval of k successes in n trials.
-func wilson(k, n uint64) (lo, hi float64) {
-	if n == 0 {
-		return 0, 1
-	}
-	const z = 1.959963984540054
-	p, nf := float64(k)/float64(n), float64(n)
-	den := 1 + z*z/nf
-	mid := (p + z*z/(2*nf)) / den
-	half := z * math.Sqrt(p*(1-p)/nf+z*z/(4*nf*nf)) / den
-	return max(0, mid-half), min(1, mid+half)
+// FunctionAccuracy is one function's row of accuracy.csv.
+type FunctionAccuracy struct {
+	Name    string
+	Samples uint64
+	// Sampled and Truth are the function's shares of the profile's
+	// samples and of its truth.
+	Sampled, Truth float64
+	// Low and High bound the sampled share's 95% Wilson interval.
+	Low, High float64
+	// P is the exact binomial test of the samples against the truth
+	// share; PHolm is P adjusted for the profile's functions (Holm).
+	P, PHolm float64
+	// Beyond is PHolm < 0.001.
+	Beyond bool
 }
 
 // profileAccuracy compares one profile's samples, charged to functions
 // as its buckets are (to the function at a bucket's start), with each
-// function's exact truth inside the profile's range; ok is false when
-// the profile has no truth or no sample.
-func profileAccuracy(file string, rows []row, truth []sim.FunctionEvents) (ProfileAccuracy, []functionAccuracy, bool) {
-	if len(rows) == 0 {
-		return ProfileAccuracy{}, nil, false
-	}
-	r0 := rows[0]
-	pa := ProfileAccuracy{Profile: file, Machine: r0.machine, Owner: r0.rec.Owner.ID(), Handle: fmt.Sprintf("0x%X", r0.rec.Handle), Source: r0.rec.Info.Source.Name()}
+// function's exact truth inside the profile's range.
+func profileAccuracy(p namedProfile) ProfileAccuracy {
+	truth := p.truth
+	pa := ProfileAccuracy{Profile: p.file, Machine: p.machine, Owner: p.rec.Owner.ID(), Handle: fmt.Sprintf("0x%X", p.rec.Handle), Source: p.rec.Info.Source.Name()}
 	type agg struct {
 		samples uint64
 		truth   float64
@@ -120,7 +135,7 @@ func profileAccuracy(file string, rows []row, truth []sim.FunctionEvents) (Profi
 		get(f.Ref, f.Name).truth += f.Events
 		totalTruth += f.Events
 	}
-	for _, r := range rows {
+	for _, r := range p.rows {
 		ref, name := "[no function]", "[no function]"
 		if r.fn.Name != "" {
 			ref, name = r.fn.Ref(), r.fn.Name
@@ -138,70 +153,227 @@ func profileAccuracy(file string, rows []row, truth []sim.FunctionEvents) (Profi
 			display[ref] = ref
 		}
 	}
-	if pa.Samples == 0 || totalTruth <= 0 {
-		return pa, nil, false
-	}
-	n := float64(pa.Samples)
-	var fns []functionAccuracy
-	var sampled, truthShares []float64
+	var fns []FunctionAccuracy
 	for _, ref := range order {
 		a := by[ref]
 		if a.samples == 0 && a.truth == 0 {
 			continue
 		}
-		fa := functionAccuracy{name: display[ref], samples: a.samples, sampled: float64(a.samples) / n, truth: a.truth / totalTruth}
-		fa.low, fa.high = wilson(a.samples, pa.Samples)
-		fa.outsideInterval = fa.truth < fa.low || fa.truth > fa.high
-		sampled, truthShares = append(sampled, fa.sampled), append(truthShares, fa.truth)
-		fns = append(fns, fa)
+		f := FunctionAccuracy{Name: display[ref], Samples: a.samples}
+		if totalTruth > 0 {
+			f.Truth = a.truth / totalTruth
+		}
+		fns = append(fns, f)
 	}
 	sort.SliceStable(fns, func(i, j int) bool {
-		if fns[i].truth != fns[j].truth {
-			return fns[i].truth > fns[j].truth
+		if fns[i].Truth != fns[j].Truth {
+			return fns[i].Truth > fns[j].Truth
 		}
-		return fns[i].name < fns[j].name
+		return fns[i].Name < fns[j].Name
 	})
-	pa.Functions = len(fns)
-	pa.TotalVariation, pa.NoiseBound = Distance(sampled, truthShares, n)
-	var biased []functionAccuracy
-	for _, f := range fns {
-		if f.outsideInterval {
+	pa.Functions, pa.Rows = len(fns), fns
+	switch {
+	case pa.Samples == 0:
+		pa.Outcome = NoSamples
+		pa.Verdict = "no samples: the profile counted nothing, so it says nothing of the truth (did its source's interrupt run, and does its range hold the code that ran?)"
+		return pa
+	case totalTruth <= 0:
+		pa.Outcome = NoTruth
+		pa.Verdict = fmt.Sprintf("no truth: %d samples where the run executed nothing it knows, so nothing to judge them by", pa.Samples)
+		return pa
+	}
+	judge(&pa)
+	return pa
+}
+
+// judge tests a profile with samples and truth: the distance, its p-value
+// and verdict, and each function's test.
+func judge(pa *ProfileAccuracy) {
+	n := pa.Samples
+	counts, truths, ps := make([]uint64, len(pa.Rows)), make([]float64, len(pa.Rows)), make([]float64, len(pa.Rows))
+	for i := range pa.Rows {
+		f := &pa.Rows[i]
+		f.Sampled = float64(f.Samples) / float64(n)
+		f.Low, f.High = sampling.Wilson(f.Samples, n)
+		f.P = sampling.BinomialTest(f.Samples, n, f.Truth)
+		counts[i], truths[i], ps[i] = f.Samples, f.Truth, f.P
+	}
+	for i, adj := range sampling.Holm(ps) {
+		pa.Rows[i].PHolm = adj
+		pa.Rows[i].Beyond = adj < sampling.Alpha
+	}
+	t, err := sampling.GoodnessOfFit(counts, truths)
+	if err != nil { // samples and truth were checked: a bug
+		pa.Outcome = NoTruth
+		pa.Verdict = "no verdict: " + err.Error()
+		return
+	}
+	pa.TotalVariation, pa.ExpectedTV, pa.PValue = &t.TV, &t.Expected, &t.P
+	pa.PMethod, pa.Draws = string(t.Method), t.Draws
+	var biased []FunctionAccuracy
+	for _, f := range pa.Rows {
+		if f.Beyond {
 			biased = append(biased, f)
 		}
 	}
 	sort.SliceStable(biased, func(i, j int) bool {
-		return math.Abs(biased[i].sampled-biased[i].truth) > math.Abs(biased[j].sampled-biased[j].truth)
+		return math.Abs(biased[i].Sampled-biased[i].Truth) > math.Abs(biased[j].Sampled-biased[j].Truth)
 	})
 	for i, f := range biased {
 		if i == 10 {
 			break
 		}
-		pa.Biased = append(pa.Biased, f.name)
+		pa.Biased = append(pa.Biased, f.Name)
 	}
-	if pa.TotalVariation <= pa.NoiseBound {
-		pa.Verdict = fmt.Sprintf("within sampling error: %d samples, total variation %.4f ≤ %.4f", pa.Samples, pa.TotalVariation, pa.NoiseBound)
+	head := fmt.Sprintf("%d samples, total variation %.4f (sampling error alone gives %.4f on average), %s", n, t.TV, t.Expected, sampling.FormatP(t.P, t.Method))
+	if t.Beyond() {
+		pa.Outcome = Beyond
+		pa.Verdict = Beyond + ": " + head + ": more than chance explains (skid, aliasing, bucket rounding, or a source that does not count what the truth weighs)"
 	} else {
-		pa.Verdict = fmt.Sprintf("biased: %d samples, total variation %.4f > %.4f, more than sampling error explains (skid, aliasing, bucket rounding, or a source that does not count what the truth weighs)", pa.Samples, pa.TotalVariation, pa.NoiseBound)
+		pa.Outcome = Within
+		pa.Verdict = Within + ": " + head
 	}
-	return pa, fns, true
+	if len(pa.Biased) > 0 {
+		some := pa.Biased[:min(3, len(pa.Biased))]
+		pa.Verdict += fmt.Sprintf("; %d function%s beyond it on %s own: %s", len(biased), plural(len(biased)), pluralIts(len(biased)), strings.Join(some, ", "))
+		if len(biased) > len(some) {
+			pa.Verdict += ", …"
+		}
+	}
 }
 
-// accuracyCSV writes accuracy.csv: a row per profile and function.
-func accuracyCSV(profs []ProfileAccuracy, fns [][]functionAccuracy) ([]byte, error) {
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+func pluralIts(n int) string {
+	if n == 1 {
+		return "its"
+	}
+	return "their"
+}
+
+// AccuracyHeader is accuracy.csv's header: a row per profile and
+// function; the profile's own columns (outcome, distance, p) repeat on
+// its rows. A profile without samples has its functions' truth (or one
+// row without a function) and empty numbers.
+var AccuracyHeader = []string{"profile", "machine", "owner_pid", "handle", "source", "function", "samples", "sampled_share", "truth_share",
+	"ci95_low", "ci95_high", "difference", "p_value", "p_holm", "beyond_sampling_error", "profile_outcome", "profile_total_variation", "profile_p_value"}
+
+// accuracyCSV writes accuracy.csv.
+func accuracyCSV(profs []ProfileAccuracy) ([]byte, error) {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
-	_ = w.Write([]string{"profile", "machine", "owner_pid", "handle", "source", "function", "samples", "sampled_share", "truth_share", "ci95_low", "ci95_high", "difference", "beyond_sampling_error"})
+	_ = w.Write(AccuracyHeader)
 	ff := func(v float64) string { return strconv.FormatFloat(v, 'f', 6, 64) }
-	for i, pa := range profs {
-		for _, f := range fns[i] {
-			beyond := "no"
-			if f.outsideInterval {
-				beyond = "yes"
+	fp := func(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }
+	for _, pa := range profs {
+		tv, p := "", ""
+		if pa.TotalVariation != nil {
+			tv, p = ff(*pa.TotalVariation), fp(*pa.PValue)
+		}
+		head := []string{pa.Profile, strconv.Itoa(pa.Machine), strconv.FormatUint(uint64(pa.Owner), 10), pa.Handle, pa.Source}
+		tail := []string{pa.Outcome, tv, p}
+		if len(pa.Rows) == 0 {
+			_ = w.Write(slices.Concat(head, []string{"", "0", "", "", "", "", "", "", "", ""}, tail))
+		}
+		for _, f := range pa.Rows {
+			row := []string{f.Name, strconv.FormatUint(f.Samples, 10), "", ff(f.Truth), "", "", "", "", "", ""}
+			if pa.TotalVariation != nil {
+				beyond := "no"
+				if f.Beyond {
+					beyond = "yes"
+				}
+				row = []string{f.Name, strconv.FormatUint(f.Samples, 10), ff(f.Sampled), ff(f.Truth), ff(f.Low), ff(f.High), ff(f.Sampled - f.Truth), fp(f.P), fp(f.PHolm), beyond}
 			}
-			_ = w.Write([]string{pa.Profile, strconv.Itoa(pa.Machine), strconv.FormatUint(uint64(pa.Owner), 10), pa.Handle, pa.Source, f.name,
-				strconv.FormatUint(f.samples, 10), ff(f.sampled), ff(f.truth), ff(f.low), ff(f.high), ff(f.sampled - f.truth), beyond})
+			_ = w.Write(slices.Concat(head, row, tail))
 		}
 	}
 	w.Flush()
 	return b.Bytes(), w.Error()
+}
+
+// ReadAccuracy reads an accuracy.csv back: each profile with its outcome,
+// distance and p-value, and its functions' rows as written (samples,
+// shares, interval, tests; `proflab compare` needs the samples and truth
+// shares). The verdict's words, the expected distance and the biased
+// functions are not in the file: they stay empty. name names the file in
+// errors.
+func ReadAccuracy(name string, r io.Reader) ([]ProfileAccuracy, error) {
+	cr := csv.NewReader(r)
+	recs, err := cr.ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(recs) == 0 || !slices.Equal(recs[0], AccuracyHeader) {
+		return nil, fmt.Errorf("%s: not an accuracy.csv of this proflab (its header is not %s): rerun the scenario with --out", name, strings.Join(AccuracyHeader, ","))
+	}
+	var out []ProfileAccuracy
+	at := map[string]int{}
+	for i, rec := range recs[1:] {
+		line := i + 2
+		bad := func(col int, what string) error {
+			return fmt.Errorf("%s:%d: %s %q is not %s", name, line, AccuracyHeader[col], rec[col], what)
+		}
+		k, ok := at[rec[0]]
+		if !ok {
+			pa := ProfileAccuracy{Profile: rec[0], Handle: rec[3], Source: rec[4], Outcome: rec[15]}
+			if pa.Machine, err = strconv.Atoi(rec[1]); err != nil {
+				return nil, bad(1, "a machine number")
+			}
+			owner, err := strconv.ParseUint(rec[2], 10, 32)
+			if err != nil {
+				return nil, bad(2, "a process id")
+			}
+			pa.Owner = uint32(owner)
+			if rec[16] != "" {
+				tv, err1 := strconv.ParseFloat(rec[16], 64)
+				p, err2 := strconv.ParseFloat(rec[17], 64)
+				if err1 != nil || err2 != nil {
+					return nil, bad(16, "a distance and a p-value")
+				}
+				pa.TotalVariation, pa.PValue = &tv, &p
+			}
+			k = len(out)
+			at[rec[0]] = k
+			out = append(out, pa)
+		}
+		pa := &out[k]
+		samples, err := strconv.ParseUint(rec[6], 10, 64)
+		if err != nil {
+			return nil, bad(6, "a count")
+		}
+		pa.Samples += samples
+		if rec[5] == "" && samples == 0 {
+			continue // a profile without functions
+		}
+		f := FunctionAccuracy{Name: rec[5], Samples: samples}
+		if f.Truth, err = strconv.ParseFloat(rec[8], 64); err != nil {
+			return nil, bad(8, "a share")
+		}
+		if pa.TotalVariation != nil { // the test's columns are filled
+			for _, c := range []struct {
+				col  int
+				v    *float64
+				what string
+			}{{7, &f.Sampled, "a share"}, {9, &f.Low, "a share"}, {10, &f.High, "a share"}, {12, &f.P, "a p-value"}, {13, &f.PHolm, "a p-value"}} {
+				if *c.v, err = strconv.ParseFloat(rec[c.col], 64); err != nil {
+					return nil, bad(c.col, c.what)
+				}
+			}
+			switch rec[14] {
+			case "yes":
+				f.Beyond = true
+			case "no":
+			default:
+				return nil, bad(14, "yes or no")
+			}
+		}
+		pa.Rows = append(pa.Rows, f)
+		pa.Functions++
+	}
+	return out, nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/proflab/proflab/core/lab/labtest"
 	"github.com/proflab/proflab/core/output"
+	"github.com/proflab/proflab/kernel"
 	"github.com/proflab/proflab/kernel/nt"
 )
 
@@ -20,37 +21,50 @@ import (
 // GB took 4.3 GB and 12 s to write, its untouched pages made whole
 // twice). The outputs are those of the buckets that counted or ran.
 func TestWriteReadsOnlyTheBuffersWrittenPages(t *testing.T) {
-	l := labtest.Inproc(t, 2, 1)
-	reg := &output.Registry{}
-	reg.AddMachine(l.M, l.Sim)
-	l.Profile(t, 0x10000, 64<<20, 2, nt.ProfileTime) // 16 M buckets
-	l.SetInterval(t, nt.ProfileTime, 10000)
-	if _, err := l.Sim.Run(50_000, labtest.ThreeFuncs(l.P)); err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	var a, b runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&a)
-	sum, err := output.Write(dir, reg)
-	runtime.ReadMemStats(&b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := b.TotalAlloc - a.TotalAlloc; n > 16<<20 {
-		t.Errorf("writing the outputs allocated %d MiB; want a few (the buffer's written pages)", n>>20)
-	}
-	csv, err := os.ReadFile(filepath.Join(dir, output.BucketsFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// a row per bucket where the three functions ran (0xC00 bytes: 768
-	// buckets), and the header
-	if rows := strings.Count(string(csv), "\n"); rows != 768+1 {
-		t.Errorf("buckets.csv has %d lines, want 769", rows)
-	}
-	if len(sum.Accuracy) != 1 || sum.Accuracy[0].Samples == 0 {
-		t.Errorf("accuracy %+v", sum.Accuracy)
+	for _, closeIt := range []bool{false, true} {
+		l := labtest.Inproc(t, 2, 1)
+		reg := &output.Registry{}
+		reg.AddMachine(l.M, l.Sim)
+		h := l.Profile(t, 0x10000, 64<<20, 2, nt.ProfileTime) // 16 M buckets
+		l.SetInterval(t, nt.ProfileTime, 10000)
+		if _, err := l.Sim.Run(50_000, labtest.ThreeFuncs(l.P)); err != nil {
+			t.Fatal(err)
+		}
+		var a, b runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&a)
+		if closeIt {
+			// a profile closed during the run keeps its counters as it
+			// closes (the registry's hook): read sparsely too
+			th := l.P.MainThread()
+			if st, err := th.NtStopProfile(h); st != kernel.StatusSuccess || err != nil {
+				t.Fatal(st, err)
+			}
+			if st, err := th.NtClose(h); st != kernel.StatusSuccess || err != nil {
+				t.Fatal(st, err)
+			}
+		}
+		dir := t.TempDir()
+		sum, err := output.Write(dir, reg)
+		runtime.ReadMemStats(&b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := b.TotalAlloc - a.TotalAlloc; n > 16<<20 {
+			t.Errorf("closed %v: writing the outputs allocated %d MiB; want a few (the buffer's written pages)", closeIt, n>>20)
+		}
+		csv, err := os.ReadFile(filepath.Join(dir, output.BucketsFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// a row per bucket where the three functions ran (0xC00 bytes: 768
+		// buckets), and the header
+		if rows := strings.Count(string(csv), "\n"); rows != 768+1 {
+			t.Errorf("closed %v: buckets.csv has %d lines, want 769", closeIt, rows)
+		}
+		if len(sum.Accuracy) != 1 || sum.Accuracy[0].Samples == 0 {
+			t.Errorf("closed %v: accuracy %+v", closeIt, sum.Accuracy)
+		}
 	}
 }
 

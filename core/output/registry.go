@@ -7,7 +7,10 @@
 //
 // A scenario run keeps a [Registry]: the Lua bindings add each machine
 // (with its simulator) and each kernel logger session as they are made,
-// and the runner hands the registry to [Write] at the end.
+// and the runner hands the registry to [Write] at the end. A registered
+// machine shows the registry each profile whose last handle the run
+// closes, so the outputs keep every profile the run made, those a
+// scenario or a tool (kernrate) closed included (profiles.go).
 //
 // # Long runs
 //
@@ -67,8 +70,9 @@ type Machine struct {
 	// Sessions are the kernel logger sessions started on it.
 	Sessions []*kernel.TraceSession
 
-	spools   []*eventSpool // each session's events, on disk
-	switches *switchSpool  // the simulator's scheduling decisions, on disk
+	spools   []*eventSpool   // each session's events, on disk
+	switches *switchSpool    // the simulator's scheduling decisions, on disk
+	closed   []closedProfile // the profiles deleted during the run (profiles.go)
 
 	intervals map[nt.Source]uint32 // see Registry.Capture
 }
@@ -77,7 +81,8 @@ type Machine struct {
 func (r *Registry) AddMachine(m *kernel.Machine, s *sim.Sim) *Machine {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	e := &Machine{Index: len(r.machines) + 1, Kernel: m, Sim: s}
+	e := newMachine(len(r.machines)+1, m)
+	e.Sim = s
 	if s != nil {
 		e.switches = newSwitchSpool()
 		s.ObserveSchedule(e.switches.add)
@@ -102,8 +107,17 @@ func (r *Registry) AddSession(m *kernel.Machine, s *kernel.TraceSession) {
 			return
 		}
 	}
-	e := &Machine{Index: len(r.machines) + 1, Kernel: m, Sessions: []*kernel.TraceSession{s}, spools: []*eventSpool{sp}}
+	e := newMachine(len(r.machines)+1, m)
+	e.Sessions, e.spools = []*kernel.TraceSession{s}, []*eventSpool{sp}
 	r.machines = append(r.machines, e)
+}
+
+// newMachine is the registry's entry for machine m, number index, which
+// from then on keeps the profiles the run closes (keepClosed).
+func newMachine(index int, m *kernel.Machine) *Machine {
+	e := &Machine{Index: index, Kernel: m}
+	m.OnProfileClose(e.keepClosed)
+	return e
 }
 
 // Close releases the spool files of the registry's sessions and

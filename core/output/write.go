@@ -160,7 +160,6 @@ func WriteContext(ctx context.Context, dir string, reg *Registry, opts Options) 
 	buckets := &bucketsFile{path: filepath.Join(dir, BucketsFile), ctx: ctx}
 	var pprofs []string
 	var accs []ProfileAccuracy
-	var fns [][]functionAccuracy
 	err := eachProfile(ctx, reg, func(e *Machine, rows []row, p *namedProfile) error {
 		if err := buckets.write(rows); err != nil {
 			return err
@@ -168,10 +167,7 @@ func WriteContext(ctx context.Context, dir string, reg *Registry, opts Options) 
 		if p == nil {
 			return nil
 		}
-		if pa, f, ok := profileAccuracy(p.file, p.rows, p.truth); ok {
-			accs = append(accs, pa)
-			fns = append(fns, f)
-		}
+		accs = append(accs, profileAccuracy(*p))
 		if !opts.Pprof {
 			return nil
 		}
@@ -195,7 +191,7 @@ func WriteContext(ctx context.Context, dir string, reg *Registry, opts Options) 
 		sum.Files = append(sum.Files, BucketsFile)
 	}
 	sum.Accuracy = accs
-	if err := writeAccuracy(ctx, dir, accs, fns, &sum); err != nil {
+	if err := writeAccuracy(ctx, dir, accs, &sum); err != nil {
 		return sum, err
 	}
 	sum.Files = append(sum.Files, pprofs...)
@@ -304,20 +300,21 @@ type row struct {
 }
 
 type namedProfile struct {
-	file  string
-	prof  *profile.Profile
-	rec   kernel.ProfileRecord // a bucket profile's record,
-	rows  []row                // its buckets
-	truth []sim.FunctionEvents // and its truth per function
+	file    string
+	prof    *profile.Profile
+	machine int                  // a bucket profile's machine,
+	rec     kernel.ProfileRecord // its record,
+	rows    []row                // its buckets
+	truth   []sim.FunctionEvents // and its truth per function
 }
 
-// writeAccuracy writes accuracy.csv for the bucket profiles that have
-// samples and truth, each one's line in the summary.
-func writeAccuracy(ctx context.Context, dir string, accs []ProfileAccuracy, fns [][]functionAccuracy, sum *Summary) error {
-	if len(fns) == 0 {
+// writeAccuracy writes accuracy.csv for the bucket profiles' accuracy
+// (each one's line is in the summary).
+func writeAccuracy(ctx context.Context, dir string, accs []ProfileAccuracy, sum *Summary) error {
+	if len(accs) == 0 {
 		return nil
 	}
-	b, err := accuracyCSV(accs, fns)
+	b, err := accuracyCSV(accs)
 	if err == nil {
 		err = writeFile(ctx, filepath.Join(dir, AccuracyFile), b)
 	}
@@ -436,8 +433,8 @@ func functionTruthFor(s *sim.Sim, rec kernel.ProfileRecord) []sim.FunctionEvents
 	return out
 }
 
-// eachProfile calls fn with every profile of every machine, in order:
-// the machine, the profile's rows of buckets.csv (each bucket with a
+// eachProfile calls fn with every profile of every machine, open or
+// closed (Machine.profiles), in order: the machine, the profile's rows of buckets.csv (each bucket with a
 // count or some ground truth) and, for a profile that counted or was
 // started, the profile with those rows for its pprof profile and
 // accuracy (nil for the others). A profile whose buffer is gone is
@@ -447,11 +444,12 @@ func functionTruthFor(s *sim.Sim, rec kernel.ProfileRecord) []sim.FunctionEvents
 func eachProfile(ctx context.Context, reg *Registry, fn func(e *Machine, rows []row, p *namedProfile) error) error {
 	for _, e := range reg.Machines() {
 		sy := newSymbols(e.Sim)
-		for _, rec := range e.Kernel.Profiles() {
+		for _, pe := range e.profiles() {
+			rec := pe.rec
 			if rec.Info.Size == 0 {
 				continue
 			}
-			rows, total, ok, err := profileRows(ctx, e, sy, rec)
+			rows, total, ok, err := profileRows(ctx, e, sy, pe)
 			if err != nil {
 				return err
 			}
@@ -461,10 +459,11 @@ func eachProfile(ctx context.Context, reg *Registry, fn func(e *Machine, rows []
 			var p *namedProfile
 			if total > 0 || rec.Info.Started {
 				p = &namedProfile{
-					file:  fmt.Sprintf("profile-m%d-pid%d-h%X-%s.pb.gz", e.Index, rec.Owner.ID(), rec.Handle, rec.Info.Source.Name()),
-					rec:   rec,
-					rows:  rows,
-					truth: functionTruthFor(e.Sim, rec),
+					file:    fmt.Sprintf("profile-m%d-pid%d-h%X-%s.pb.gz", e.Index, rec.Owner.ID(), rec.Handle, rec.Info.Source.Name()),
+					machine: e.Index,
+					rec:     rec,
+					rows:    rows,
+					truth:   functionTruthFor(e.Sim, rec),
 				}
 			}
 			if err := fn(e, rows, p); err != nil {
@@ -480,7 +479,8 @@ func eachProfile(ctx context.Context, reg *Registry, fn func(e *Machine, rows []
 // and every bucket where the truth says something executed; total is
 // the sum of the counts. ok is false when the buffer cannot be read (it
 // is gone).
-func profileRows(ctx context.Context, e *Machine, sy *symbols, rec kernel.ProfileRecord) (rows []row, total uint64, ok bool, err error) {
+func profileRows(ctx context.Context, e *Machine, sy *symbols, pe profileEntry) (rows []row, total uint64, ok bool, err error) {
+	rec := pe.rec
 	truth, nTruth := truthFor(e.Sim, rec)
 	counters := int(rec.Info.BufferSize / 4)
 	var executed []int // the buckets the truth has a row for, ascending
@@ -502,7 +502,7 @@ func profileRows(ctx context.Context, e *Machine, sy *symbols, rec kernel.Profil
 	}
 	k := 0 // the next bucket of executed
 	read := false
-	err = rec.EachCounter(func(j int, c uint32) error {
+	err = pe.eachCounter(func(j int, c uint32) error {
 		read = true
 		for ; k < len(executed) && executed[k] <= j; k++ {
 			if executed[k] < j {

@@ -35,8 +35,8 @@ type Options struct {
 	// Log receives the run's log (print, lab.log) as it is written; it is
 	// also kept in Result.Log. nil: kept only.
 	Log io.Writer
-	// Setup is what the configuration gives every run (zero: lua-api.md's
-	// machine defaults and the in-process test HALs).
+	// Setup is what the configuration gives every run (zero: the machine
+	// defaults of docs/scenario-api.md and the in-process test HALs).
 	Setup Setup
 	// HALs, when set, is the HAL provider to use (RunAll sets one per
 	// worker); otherwise Run makes one from Setup.NewHALs for the run.

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+	"github.com/proflab/proflab/core/compare"
 	"github.com/proflab/proflab/core/config"
 	"github.com/proflab/proflab/core/luavm"
 	"github.com/proflab/proflab/core/output"
@@ -29,7 +30,8 @@ const (
 // `proflab run -h`.
 const OutputFiles = `  result.json            scenario, status, seed, params, records, checks, error, interrupts per
                          source and processor (and each processor's KPRCB InterruptCount),
-                         proflab version, HAL plugins (path, sha256, protocol), files, timings
+                         proflab version, HAL plugins (path, sha256, protocol), inputs (the
+                         modules and workload files read, with their sha256), files, timings
   log.txt                the run's log (print, lab.log, plugin log lines), when it logged anything
   config.toml            the configuration in force, every default filled in (HAL settings too)
   workload-mM-rN.toml    the resolved workload of machine M's run N, every default filled in
@@ -37,6 +39,10 @@ const OutputFiles = `  result.json            scenario, status, seed, params, re
   profile-mM-pidP-hH-SOURCE.pb.gz  a pprof profile per profile (output.pprof; go tool pprof -top FILE)
   samples-mM-SOURCE.pb.gz   the kernel logger's samples of a source, by processor, process and
                             thread (output.pprof; go tool pprof -tags FILE)
+  accuracy.csv           each profile against the ground truth, per function: shares, intervals,
+                         the calibrated test (beyond sampling error at p < 0.001, or no samples)
+  comparison.txt         when the run imported a profile as its workload: the lab's profiles
+  comparison.csv         against the source's, per function and module, with both samples' errors
   trace.perfetto-trace   a Perfetto trace when a kernel logger ran (output.trace): a track per
                          processor with thread-run slices and the logger's events, NT processes
                          and threads by id and name`
@@ -78,7 +84,8 @@ func CheckOut(dir string, replace bool) error {
 // never holds a partial or mixed set of files. The files: result.json
 // (scenario, status, seed, params, records, checks, error, the machines'
 // interrupts per source and processor, the proflab version and HAL
-// plugins, the files written, and timings, the only wall-clock field),
+// plugins, the files the run read (inputs), the files written, and
+// timings, the only wall-clock field),
 // log.txt when the run logged anything, the configuration in force
 // (config.toml), each run's resolved workload (workload-mM-rN.toml), and
 // the profile outputs of core/output (buckets.csv, a pprof profile per
@@ -223,6 +230,18 @@ func writeFiles(ctx context.Context, dir string, r Result, o WriteOptions) (warn
 			return nil, err
 		}
 		files = append(files, sum.Files...)
+		if len(r.Imports) > 0 {
+			// the lab's profiles against the profiles the run imported
+			var srcs []compare.Source
+			for _, im := range r.Imports {
+				srcs = append(srcs, compare.SourceOf(im))
+			}
+			written, err := compare.WriteFiles(dir, compare.All(srcs, sum.Accuracy))
+			if err != nil {
+				return nil, err
+			}
+			files = append(files, written...)
+		}
 		warnings = sum.Warnings
 		r.Accuracy = sum.Accuracy
 		r.Summary = nil

@@ -60,11 +60,12 @@ func TestWriteResultOutputs(t *testing.T) {
 		Timings  map[string]any `json:"timings"`
 		Summary  []string       `json:"summary"`
 		Accuracy []struct {
-			Profile string  `json:"profile"`
-			Samples uint64  `json:"samples"`
-			TV      float64 `json:"total_variation"`
-			Bound   float64 `json:"noise_bound"`
-			Verdict string  `json:"verdict"`
+			Profile string   `json:"profile"`
+			Samples uint64   `json:"samples"`
+			Outcome string   `json:"outcome"`
+			TV      *float64 `json:"total_variation"`
+			P       *float64 `json:"p_value"`
+			Verdict string   `json:"verdict"`
 		} `json:"accuracy"`
 	}
 	b, _ := os.ReadFile(filepath.Join(dir, scenario.ResultFile))
@@ -85,7 +86,7 @@ func TestWriteResultOutputs(t *testing.T) {
 	}
 	// how far the profile is from the truth: accuracy.csv, a line per
 	// profile in accuracy and in summary
-	if len(got.Accuracy) != 1 || got.Accuracy[0].Samples != 99 || got.Accuracy[0].Bound <= 0 ||
+	if len(got.Accuracy) != 1 || got.Accuracy[0].Samples != 99 || got.Accuracy[0].TV == nil || got.Accuracy[0].P == nil || got.Accuracy[0].Outcome == "" ||
 		len(got.Summary) != 1 || got.Summary[0] != got.Accuracy[0].Profile+": "+got.Accuracy[0].Verdict {
 		t.Errorf("accuracy %+v, summary %q", got.Accuracy, got.Summary)
 	}

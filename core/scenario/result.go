@@ -9,6 +9,7 @@ import (
 	"github.com/proflab/proflab/core/luart"
 	"github.com/proflab/proflab/core/output"
 	"github.com/proflab/proflab/core/runerr"
+	"github.com/proflab/proflab/core/workload/importer"
 )
 
 // Check is one lab.check: whether it passed, the scenario's file:line and
@@ -35,14 +36,20 @@ type Result struct {
 	// ProflabVersion is the proflab that ran it (core/version).
 	ProflabVersion string `json:"proflab_version"`
 	// Plugins are the configured HALs' plugins: path, sha256, protocol.
-	Plugins  []halhost.Plugin `json:"plugins,omitempty"`
-	Scenario string           `json:"scenario"`
-	Status   Status           `json:"status"`
-	Seed     uint64           `json:"seed"`
-	Params   map[string]any   `json:"params"`
-	Records  map[string]any   `json:"records"`
-	Checks   []Check          `json:"checks"`
-	Error    *Error           `json:"error"`
+	Plugins []halhost.Plugin `json:"plugins,omitempty"`
+	// Inputs are the files the run read besides its scenario and
+	// configuration (modules required from the scenario's folder,
+	// workload files), by absolute path, with the sha256 of what was
+	// read, in hex (JSON writes them sorted by path). A file read twice
+	// has the sha256 of its last reading.
+	Inputs   map[string]string `json:"inputs,omitempty"`
+	Scenario string            `json:"scenario"`
+	Status   Status            `json:"status"`
+	Seed     uint64            `json:"seed"`
+	Params   map[string]any    `json:"params"`
+	Records  map[string]any    `json:"records"`
+	Checks   []Check           `json:"checks"`
+	Error    *Error            `json:"error"`
 	// Machines are the interrupt counts of the machines the run made, per
 	// source and processor.
 	Machines []output.MachineSummary `json:"machines,omitempty"`
@@ -59,10 +66,9 @@ type Result struct {
 	// error: …"), as Accuracy's verdicts.
 	Summary []string `json:"summary,omitempty"`
 	Log     string   `json:"-"`
-	// Inputs are the files the run read besides its scenario and
-	// configuration (modules required from the scenario's folder,
-	// workload files), by absolute path, with their sha256.
-	Inputs map[string]string `json:"-"`
+	// Imports are the profiles the run imported as workloads, for the
+	// output folder's comparison with their source (comparison.txt).
+	Imports []*importer.Imported `json:"-"`
 	// ParamsRead are the parameters the scenario read from lab.params.
 	ParamsRead []string `json:"-"`
 	// Outputs are the machines and trace sessions the run made, for

@@ -1,8 +1,10 @@
 package scenario
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -43,5 +45,67 @@ lab.record{ a = t and t.instructions or 0 }
 	}
 	if edited.Records["a"] != 0.0 {
 		t.Errorf("after the edit leaf_a still ran %v instructions: the run used the old file", edited.Records["a"])
+	}
+}
+
+// result.json's inputs are every file the run read besides its scenario
+// (a module required from the scenario's folder, a workload file), by
+// absolute path, with the sha256 of what was read, sorted by path, as
+// docs/scenario-api.md promises; a run that read no file has none.
+func TestResultJSONHasTheInputs(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"w.folded":   "main;leaf_a 10\n",
+		"helper.lua": "return { duration = 10000 }\n",
+	}
+	want := map[string]string{}
+	for name, content := range files {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256([]byte(content))
+		want[p] = hex.EncodeToString(sum[:])
+	}
+	read := func(src string) (map[string]any, []byte) {
+		t.Helper()
+		r := run(t, src, func(o *Options) { o.File = filepath.Join(dir, "s.lua") })
+		if r.Error != nil {
+			t.Fatalf("run: %+v", r.Error)
+		}
+		out := filepath.Join(t.TempDir(), "out")
+		if err := WriteResult(out, r); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(out, ResultFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got map[string]any
+		if err := json.Unmarshal(b, &got); err != nil {
+			t.Fatal(err)
+		}
+		return got, b
+	}
+	got, b := read(`local lab = require "proflab"
+local helper = require "helper"
+local m = lab.machine{ hal = { "apic" } }
+m:run{ duration_us = helper.duration, workload = "w.folded" }
+`)
+	inputs, ok := got["inputs"].(map[string]any)
+	if !ok || len(inputs) != len(want) {
+		t.Fatalf("result.json's inputs = %v, want %v:\n%s", got["inputs"], want, b)
+	}
+	for p, sum := range want {
+		if inputs[p] != sum {
+			t.Errorf("inputs[%s] = %v, want %s", p, inputs[p], sum)
+		}
+	}
+	// sorted by path: helper.lua before w.folded, whatever the reading order
+	if h, w := bytes.Index(b, []byte(`helper.lua"`)), bytes.Index(b, []byte(`w.folded"`)); h < 0 || w < h {
+		t.Errorf("inputs are not sorted by path:\n%s", b)
+	}
+	if got, b := read(`local lab = require "proflab" lab.record{ x = 1 }`); got["inputs"] != nil {
+		t.Errorf("a run that read no file has inputs:\n%s", b)
 	}
 }

@@ -48,6 +48,10 @@ type Options struct {
 	// per profile, the Perfetto trace: scenario.WriteResult), to compare sampled
 	// profiles with the ground truth run by run.
 	RunOutputs bool
+	// Notes, when not nil, is told what the reports left out to stay
+	// bounded (report.Write's notes: plots past the defaults' limit,
+	// tables the page does not show), a sentence each, for the terminal.
+	Notes func(note string)
 }
 
 // RunsDir is the folder of the runs' output folders (Options.RunOutputs).
@@ -264,7 +268,8 @@ func (e *execution) finish() error {
 	// a [units] or [[plot]] naming nothing the runs recorded is reported
 	// last: the reports are written without it, and the checks below
 	// still apply
-	specErr := report.Write(e.out)
+	notes, specErr := report.Write(e.out)
+	tell(e.opt.Notes, notes)
 	if specErr != nil && !errors.Is(specErr, report.ErrSpecs) {
 		return specErr
 	}
@@ -275,6 +280,15 @@ func (e *execution) finish() error {
 		return fmt.Errorf("%w during the sweep: %s (recorded in %s's mixed); rerun into a new --out with the files left alone, or add --allow-mixed to accept it", ErrMixed, strings.Join(e.man.Mixed, ", "), ManifestName)
 	}
 	return specErr
+}
+
+// tell gives each note to notes, when there is one to tell.
+func tell(notes func(string), each []string) {
+	if notes != nil {
+		for _, n := range each {
+			notes(n)
+		}
+	}
 }
 
 // prepare checks Out against the sweep and returns the shard positions

@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -11,7 +12,7 @@ import (
 )
 
 // plotKeys are the keys of a [[plot]] table.
-var plotKeys = []string{"x", "y", "group", "log_x", "log_y", "title"}
+var plotKeys = []string{"x", "y", "group", "log_x", "log_y", "reference", "slope", "title"}
 
 // parseUnits reads [units]: a parameter or metric = its unit, a string.
 // Whether a name that is not a parameter is a metric is known only once
@@ -29,8 +30,8 @@ func (f *File) parseUnits(p *problems, units map[string]any) {
 }
 
 // parsePlots reads the [[plot]] tables (or one [plot] table): what metric
-// to draw against what parameter. seen are the parameters and their
-// tables.
+// to draw against what parameter or metric, and its reference lines.
+// seen are the parameters and their tables.
 func (f *File) parsePlots(p *problems, raw any, seen map[string]string) {
 	var tables []map[string]any
 	switch x := raw.(type) {
@@ -69,13 +70,14 @@ func (f *File) parsePlots(p *problems, raw any, seen map[string]string) {
 			s, ok := v.(string)
 			switch {
 			case !present && required:
-				bad(k, "missing; a plot needs x (a swept parameter) and y (a metric)")
+				bad(k, "missing; a plot needs x (a swept parameter or a metric) and y (a metric)")
 			case present && !ok:
 				bad(k, "%s, want a string", describe(v))
 			}
 			return s
 		}
 		spec.X, spec.Y, spec.Group, spec.Title = str("x", true), str("y", true), str("group", false), str("title", false)
+		spec.Reference = str("reference", false)
 		for _, k := range []string{"log_x", "log_y"} {
 			if v, present := t[k]; present {
 				b, ok := v.(bool)
@@ -85,18 +87,26 @@ func (f *File) parsePlots(p *problems, raw any, seen map[string]string) {
 				if k == "log_x" {
 					spec.LogX = &b
 				} else {
-					spec.LogY = b
+					spec.LogY = &b
 				}
 			}
+		}
+		if v, present := t["slope"]; present {
+			k, ok := asNumber(v)
+			if !ok || math.IsNaN(k) || math.IsInf(k, 0) {
+				bad("slope", "%s, want a number (the power of x: -0.5 draws a line ∝ 1/√x)", describe(v))
+			}
+			spec.Slope = &k
 		}
 		f.checkPlot(spec, seen, bad)
 		f.Plots = append(f.Plots, spec)
 	}
 }
 
-// checkPlot holds a plot's parameters to the sweep's: x and group are
-// swept ([grid] or [zip]), y is not a parameter, and a log x axis has
-// numbers above 0.
+// checkPlot holds a plot's parameters to the sweep's: x is swept ([grid]
+// or [zip]) or not a parameter (then a metric, which only the runs can
+// tell), group is swept, y and reference are not parameters, and a log x
+// axis or a slope over a parameter has numbers above 0.
 func (f *File) checkPlot(spec report.PlotSpec, seen map[string]string, bad func(k, format string, args ...any)) {
 	swept := func(k, name string) {
 		switch seen[name] {
@@ -107,7 +117,7 @@ func (f *File) checkPlot(spec report.PlotSpec, seen map[string]string, bad func(
 			bad(k, "%q is not a parameter of [grid] or [zip]%s", name, closest(name, seen))
 		}
 	}
-	if spec.X != "" {
+	if seen[spec.X] == "set" {
 		swept("x", spec.X)
 	}
 	if spec.Group != "" {
@@ -116,21 +126,30 @@ func (f *File) checkPlot(spec report.PlotSpec, seen map[string]string, bad func(
 			bad("group", "%q is also x; group by another parameter", spec.Group)
 		}
 	}
-	if _, isParam := seen[spec.Y]; isParam && spec.Y != "" {
-		bad("y", "%q is a parameter; y is a metric the scenario records (lab.record{...})", spec.Y)
+	for _, k := range []string{"y", "reference"} {
+		name := map[string]string{"y": spec.Y, "reference": spec.Reference}[k]
+		if _, isParam := seen[name]; isParam && name != "" {
+			bad(k, "%q is a parameter; %s is a metric the scenario records (lab.record{...})", name, k)
+		}
 	}
-	if spec.LogX != nil && *spec.LogX {
+	positiveX := func(key, why string) {
 		for _, ax := range append(slices.Clone(f.Grid), f.Zip...) {
 			if ax.Name != spec.X {
 				continue
 			}
 			for _, v := range ax.Values {
 				if n, ok := asNumber(v); !ok || n <= 0 {
-					bad("log_x", "x = %q has the value %s, and a log axis holds only numbers above 0", spec.X, literal(v))
+					bad(key, "x = %q has the value %s, and %s", spec.X, literal(v), why)
 					return
 				}
 			}
 		}
+	}
+	if spec.LogX != nil && *spec.LogX {
+		positiveX("log_x", "a log axis holds only numbers above 0")
+	}
+	if spec.Slope != nil {
+		positiveX("slope", "a power law needs numbers above 0")
 	}
 }
 

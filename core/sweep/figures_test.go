@@ -30,7 +30,10 @@ func TestFiguresErrors(t *testing.T) {
 		{"unknown plot key", "[[plot]]\nx = \"interval\"\ny = \"err\"\n[[plot]]\nx = \"source\"\ny = \"err\"\ncolour = \"red\"\n", []string{"s.toml:13", "colour", "unknown key", "known: x, y"}},
 		{"misspelt plot key", "[[plot]]\nx = \"interval\"\ny = \"err\"\nlogx = true\n", []string{"s.toml:10", `logx: unknown key (did you mean "log_x"?)`}},
 		{"x missing", "[[plot]]\ny = \"err\"\n", []string{"s.toml:7", "x: missing"}},
-		{"x not a parameter", "[[plot]]\nx = \"intervall\"\ny = \"err\"\n", []string{"s.toml:8", `"intervall" is not a parameter`, "did you mean interval?"}},
+		{"group not a parameter", "[[plot]]\nx = \"interval\"\ny = \"err\"\ngroup = \"sourc\"\n", []string{"s.toml:10", `"sourc" is not a parameter`, "did you mean source?"}},
+		{"reference a parameter", "[[plot]]\nx = \"interval\"\ny = \"err\"\nreference = \"cpus\"\n", []string{"s.toml:10", "reference", `"cpus" is a parameter`}},
+		{"slope not a number", "[[plot]]\nx = \"interval\"\ny = \"err\"\nslope = \"-1/2\"\n", []string{"s.toml:10", "slope", "want a number"}},
+		{"slope over names", "[[plot]]\nx = \"source\"\ny = \"err\"\nslope = -0.5\n", []string{"s.toml:10", "slope", "power law"}},
 		{"x fixed", "[[plot]]\nx = \"cpus\"\ny = \"err\"\n", []string{"s.toml:8", `"cpus" is fixed`}},
 		{"group is x", "[[plot]]\nx = \"interval\"\ny = \"err\"\ngroup = \"interval\"\n", []string{"s.toml:10", "also x"}},
 		{"y a parameter", "[[plot]]\nx = \"interval\"\ny = \"source\"\n", []string{"s.toml:9", "is a parameter"}},
@@ -61,12 +64,14 @@ func TestFiguresErrors(t *testing.T) {
 }
 
 // A good [units] and [[plot]] are read with their lines, for the
-// report's messages.
+// report's messages; x may name a metric (samples), which only the runs
+// can tell, with a reference metric and a slope.
 func TestFiguresRead(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "s.lua"), nil, 0o644)
 	path := filepath.Join(dir, "s.toml")
-	doc := figuresHead + "[units]\ninterval = \"100 ns\"\nerr = \"%\"\n[[plot]]\nx = \"interval\"\ny = \"err\"\ngroup = \"source\"\nlog_x = true\ntitle = \"Error\"\n"
+	doc := figuresHead + "[units]\ninterval = \"100 ns\"\nerr = \"%\"\n[[plot]]\nx = \"interval\"\ny = \"err\"\ngroup = \"source\"\nlog_x = true\ntitle = \"Error\"\n" +
+		"[[plot]]\nx = \"samples\"\ny = \"err\"\nreference = \"bound\"\nslope = -0.5\nlog_y = false\n"
 	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -74,9 +79,10 @@ func TestFiguresRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	yes := true
+	yes, no, half := true, false, -0.5
 	wantUnits := []report.Unit{{Name: "err", Unit: "%", Line: 9}, {Name: "interval", Unit: "100 ns", Line: 8}}
-	wantPlots := []report.PlotSpec{{X: "interval", Y: "err", Group: "source", LogX: &yes, Title: "Error", Line: 12}}
+	wantPlots := []report.PlotSpec{{X: "interval", Y: "err", Group: "source", LogX: &yes, Title: "Error", Line: 12},
+		{X: "samples", Y: "err", Reference: "bound", Slope: &half, LogY: &no, Line: 18}}
 	if !reflect.DeepEqual(f.Units, wantUnits) || !reflect.DeepEqual(f.Plots, wantPlots) {
 		t.Errorf("units %+v plots %+v", f.Units, f.Plots)
 	}
@@ -101,7 +107,7 @@ func TestFiguresAfterRuns(t *testing.T) {
 	if err := os.WriteFile(path, []byte(strings.Replace(string(doc), `"sample"`, `"samples"`, 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := sweep.ReportFigures(out, path); err != nil {
+	if err := sweep.ReportFigures(out, path, nil); err != nil {
 		t.Fatal(err)
 	}
 	svg, err := os.ReadFile(filepath.Join(out, report.PlotsDir, "samples-vs-interval.svg"))

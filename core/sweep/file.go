@@ -40,10 +40,12 @@ import (
 //	[units]                           # units on the plots' axes
 //	interval = "100 ns"
 //	[[plot]]                          # optional: the plots to draw
-//	x = "interval"
+//	x = "interval"                    # a swept parameter, or a metric
 //	y = "tv_distance"
 //	group = "source"
 //	log_x = true
+//	reference = "expected_tv"         # a metric drawn dashed
+//	slope = -0.5                      # a guide line ∝ x^slope
 type File struct {
 	// Path is where the file was read from.
 	Path string

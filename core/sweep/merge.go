@@ -74,7 +74,9 @@ func Merge(out string, dirs []string, opt MergeOptions) error {
 	if err := writeManifest(out, whole); err != nil {
 		return err
 	}
-	return report.Write(out)
+	notes, err := report.Write(out)
+	tell(opt.Notes, notes)
+	return err
 }
 
 // MergeOptions tune Merge.
@@ -83,6 +85,9 @@ type MergeOptions struct {
 	// of an input (Manifest.Inputs), recording them in the merged
 	// sweep.json's mixed, instead of refusing.
 	AllowMixed bool
+	// Notes, when not nil, is told what the reports left out to stay
+	// bounded, as Options.Notes.
+	Notes func(note string)
 }
 
 // mergeInputs joins the shards' recorded inputs: an input two shards saw

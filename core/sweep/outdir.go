@@ -131,14 +131,15 @@ func checkOwn(dir string) error {
 // Report rewrites the reports of the sweep output folder dir (a finished
 // or merged sweep's: it must hold a sweep.json), holding the folder's
 // lock while it writes; it touches only the files the reports own.
-func Report(dir string) error { return ReportFigures(dir, "") }
+func Report(dir string) error { return ReportFigures(dir, "", nil) }
 
 // ReportFigures is Report, with the [units] and [[plot]] tables of the
 // sweep file at sweepFile (when not "") replacing those the folder's
 // sweep.json recorded: the way to correct a plot after the runs, since
 // only the reports depend on them. The rest of sweepFile is read and
-// checked, but not compared with the runs'.
-func ReportFigures(dir, sweepFile string) error {
+// checked, but not compared with the runs'. notes, when not nil, is told
+// what the reports left out to stay bounded, as Options.Notes.
+func ReportFigures(dir, sweepFile string, notes func(note string)) error {
 	var f *File
 	if sweepFile != "" {
 		var err error
@@ -168,5 +169,7 @@ func ReportFigures(dir, sweepFile string) error {
 			return err
 		}
 	}
-	return report.Write(dir)
+	each, err := report.Write(dir)
+	tell(notes, each)
+	return err
 }

@@ -1,5 +1,5 @@
 -- Sweep scenario: the Windows 8 inclusive-end defect over random profile
--- layouts (nt-profiling.md §3.3 step 3, §7 items 63–64). Each run draws a
+-- layouts (docs/reference/interrupt.md; conformance items 63–64). Each run draws a
 -- layout from its seed: a profiled range, a bucket size and a buffer that
 -- fits exactly, placed at the end of its page or not; then the profile
 -- interrupt hits an instruction pointer drawn in the range or at its end

@@ -1,15 +1,17 @@
 // Package apic is the logic of proflab's shipped APIC HAL: ProfileTime from
 // each processor's local APIC timer, in periodic mode, as ReactOS's APIC
-// HAL and the Windows HALs' default profile interface do (nt-profiling.md
-// §4.3–§4.6). The plugin's main is cmd/proflab-hal-apic; the same logic
-// runs in-process with `transport = "inproc"`.
+// HAL and the Windows HALs' default profile interface do
+// (docs/reference/hal.md). The plugin's main is cmd/proflab-hal-apic; the
+// same logic runs in-process with `transport = "inproc"`.
 //
 // Behaviour: ProfileTime only, described as "Timer", interval in 100 ns
 // units, with the bounds of the timer HAL of the machine's Windows version
 // (hal.TimerBoundsFor): on every 10.0 version default 10000 (1 ms),
-// minimum 1221, maximum 1,000,000, as Windows' own tools report (§4.6);
-// before 10.0 default 39063, minimum 1221, maximum 10,000,000 (§4.5 and
-// the lab's choice of maximum). A bound set in the settings wins over the
+// minimum 1221, maximum 1,000,000, as Windows' own tools report
+// (docs/reference/hal.md#what-windows-10-itself-reports); before 10.0
+// default 39063, minimum 1221, maximum 10,000,000
+// (docs/reference/hal.md#interval-bounds, the maximum the lab's choice). A
+// bound set in the settings wins over the
 // version's. A set outside the bounds is clamped. Each processor keeps its
 // own interval. Starting programs the processor's timer periodic with its
 // interval; stopping masks it; a set on a processor where ProfileTime is

@@ -52,8 +52,9 @@ func TestTimerProgramming(t *testing.T) {
 	}
 }
 
-// The timer HAL follows the machine's version (nt-profiling.md §4.5, §4.6),
-// and a bound set in the settings wins on every version.
+// The timer HAL follows the machine's version
+// (docs/reference/hal.md#the-shipped-hals), and a bound set in the
+// settings wins on every version.
 func TestTimerPerVersion(t *testing.T) {
 	tests := []struct {
 		version, settings string

@@ -99,7 +99,8 @@ type InterruptHook interface {
 // profiling. From 1903 the kernel takes its limit on the counters one ETW
 // logger may collect (SystemPerformanceTraceInformation sub-class 0x0F)
 // from it: the largest count any of the machine's HALs reports
-// (nt-profiling.md §5.1). [Base] implements it (from Base.Counters); a HAL
+// (docs/reference/tracing.md#eventtraceprofilecounterlistinformation-0x0f).
+// [Base] implements it (from Base.Counters); a HAL
 // that is not a CounterReporter reports 0.
 type CounterReporter interface {
 	// NumberOfCounters returns the counters per processor, 0…MaxCounters;
@@ -152,7 +153,8 @@ type Description struct {
 }
 
 // SourceSpec describes one source a HAL supports (what
-// TraceQueryInformation(TraceProfileSourceListInfo) reports, §5.3).
+// TraceQueryInformation(TraceProfileSourceListInfo) reports,
+// docs/reference/tracing.md#traceprofilesourcelistinfo-7).
 type SourceSpec struct {
 	// Source is the KPROFILE_SOURCE value.
 	Source Source
@@ -172,7 +174,8 @@ type SourceSpec struct {
 	Precise bool
 }
 
-// SourceInfo is HAL_PROFILE_SOURCE_INFORMATION's output part (§4.2).
+// SourceInfo is HAL_PROFILE_SOURCE_INFORMATION's output part
+// (docs/reference/hal.md#the-structures).
 type SourceInfo struct {
 	// Supported is the Supported BOOLEAN.
 	Supported bool

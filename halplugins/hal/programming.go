@@ -21,7 +21,8 @@ type Programming struct {
 	// with IA32_PMCx on Intel, PerfEvtSel/PerfCtr on AMD).
 	Counters []CounterProgram
 	// DS programs processors' PEBS DS save areas (the PEBS_DS_SAVE_AREA of
-	// the PROCESSOR_PROFILE_CONTROL_AREA, §2.7).
+	// the PROCESSOR_PROFILE_CONTROL_AREA,
+	// docs/reference/system-information.md#processor_profile_control_area).
 	DS []DSProgram
 	// Log lines go to the run log, attributed to the HAL (why a start was
 	// refused, what was clamped). They are not part of the kernel's HAL
@@ -101,7 +102,8 @@ type CounterProgram struct {
 	// Source is the profile source its overflow interrupts report.
 	Source Source
 	// EventSelect is the event-select register value (EventSelect(vendor,
-	// Source), §4.4); the lab derives the counted event from Source.
+	// Source), docs/reference/hal.md#the-hals-profile-interfaces); the lab
+	// derives the counted event from Source.
 	EventSelect uint32
 	// Reload is the number of events from one overflow to the next: the
 	// interval the kernel set (the counter is loaded with 2^width −
@@ -131,8 +133,9 @@ type SkidWeight struct {
 	Weight uint32
 }
 
-// DSProgram programs one processor's PEBS DS save area (§2.7: the
-// PEBS_DS_SAVE_AREA at offset 0 of the PROCESSOR_PROFILE_CONTROL_AREA).
+// DSProgram programs one processor's PEBS DS save area (the
+// PEBS_DS_SAVE_AREA at offset 0 of the PROCESSOR_PROFILE_CONTROL_AREA,
+// docs/reference/system-information.md#processor_profile_control_area).
 // The lab writes records of RecordSize bytes from PebsBufferBase,
 // advancing PebsIndex, and raises the profile interrupt for each record's
 // source when PebsIndex reaches PebsInterruptThreshold; the handler then

@@ -2,7 +2,7 @@ package hal
 
 import "github.com/proflab/proflab/kernel/nt"
 
-// Source is a KPROFILE_SOURCE value (nt-profiling.md §1.2).
+// Source is a KPROFILE_SOURCE value (docs/reference/constants.md#profile-sources).
 type Source = nt.Source
 
 // Bounds are a source's interval limits and default, in the source's units
@@ -46,21 +46,25 @@ const (
 
 // TimerBounds are ProfileTime's bounds on the shipped APIC HAL before
 // 10.0, in 100 ns units: minimum 1221 (≈122 µs), default 39063 (≈3.9 ms),
-// maximum 10,000,000 (1 s) (nt-profiling.md §4.5). TimerBoundsFor gives a
-// version's.
+// maximum 10,000,000 (1 s) (docs/reference/hal.md#the-shipped-hals).
+// TimerBoundsFor gives a version's.
 func TimerBounds() Bounds { return nt.TimerBounds }
 
 // TimerBoundsFor returns ProfileTime's bounds on the timer HAL of a
 // Windows version ([Machine.Version]): on every 10.0 version minimum 1221,
-// default 10000 (1 ms), maximum 1,000,000 (§4.6); before, TimerBounds.
+// default 10000 (1 ms), maximum 1,000,000
+// (docs/reference/hal.md#what-windows-10-itself-reports); before,
+// TimerBounds.
 func TimerBoundsFor(version string) Bounds { return nt.TimerBoundsFor(version) }
 
 // CounterBounds are every counter source's bounds on the shipped PMU HAL,
-// in events: minimum 4096, default 65536, maximum 0x7FFFFFFF (§4.5, §4.6).
+// in events: minimum 4096, default 65536, maximum 0x7FFFFFFF
+// (docs/reference/hal.md#the-shipped-hals).
 func CounterBounds() Bounds { return nt.CounterBounds }
 
 // CounterSources returns the counter-overflow sources of the vendor's HAL
-// profile interface (§4.4), in source order, ProfileTime excluded, on
+// profile interface (docs/reference/hal.md#the-hals-profile-interfaces),
+// in source order, ProfileTime excluded, on
 // every version: the Emon list on GenuineIntel; on AuthenticAMD the Amd64
 // general sources and the processor-specific ones 0x19–0xBF; nil
 // otherwise. CounterSourcesFor applies a version. The slice is the
@@ -69,7 +73,8 @@ func CounterSources(vendor string) []Source { return nt.VendorCounterSources(ven
 
 // CounterSourcesFor is CounterSources on the machine's version and
 // architecture: nil where that version's HAL has no counter sources (no
-// 32-bit HAL before 6.2, no GenuineIntel x64 HAL before 6.0; §1.2, §3.4).
+// 32-bit HAL before 6.2, no GenuineIntel x64 HAL before 6.0;
+// docs/reference/hal.md#the-shipped-hals).
 func CounterSourcesFor(m Machine) []Source { return nt.CounterSourcesFor(m.Vendor, m.Arch, m.Version) }
 
 // SourceDescription returns the vendor's HAL description string for a
@@ -82,5 +87,7 @@ func SourceDescription(vendor string, s Source) string { return nt.SourceDescrip
 func SourceName(vendor string, s Source) string { return nt.SourceName(vendor, s) }
 
 // EventSelect returns the event-select register value the vendor's HAL
-// interface programs for a source (§4.4), and whether it has one.
+// interface programs for a source
+// (docs/reference/hal.md#the-hals-profile-interfaces), and whether it has
+// one.
 func EventSelect(vendor string, s Source) (uint32, bool) { return nt.EventSelect(vendor, s) }

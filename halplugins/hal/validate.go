@@ -9,7 +9,8 @@ import (
 // Validate reports what is wrong with a description, or nil: a name;
 // sources in ascending order, each once, named as NT names them (a
 // processor-specific source beyond ProfileMaximum is "Profile" + its
-// description, nt-profiling.md §4.4), each with a description, units and
+// description, docs/reference/hal.md#the-hals-profile-interfaces), each
+// with a description, units and
 // bounds 1 <= min <= default <= max; default settings that are a JSON
 // object. The host checks every description a HAL gives it, and the
 // conformance suite (haltest) checks them too.
@@ -26,7 +27,7 @@ func (d Description) Validate() error {
 			errs = append(errs, fmt.Errorf("source 0x%X is named %q, NT names it %q", uint32(s.Source), s.Name, s.Source.Name()))
 		}
 		if s.Source >= 0x18 && s.Name != "Profile"+s.Description {
-			errs = append(errs, fmt.Errorf("source 0x%X is named %q: a processor-specific source's name is \"Profile\" + its description %q (nt-profiling.md §4.4)", uint32(s.Source), s.Name, s.Description))
+			errs = append(errs, fmt.Errorf("source 0x%X is named %q: a processor-specific source's name is \"Profile\" + its description %q (docs/reference/hal.md#the-hals-profile-interfaces)", uint32(s.Source), s.Name, s.Description))
 		}
 		if s.Description == "" {
 			errs = append(errs, fmt.Errorf("%s has no description", s.Name))

@@ -19,7 +19,9 @@
 //   - Starting a source allocates a counter as the pmu HAL does (refused,
 //     with a log line, when all `counters` are busy) and programs it with
 //     PEBS on: no skid, the exact IP, the record written to the
-//     processor's DS save area (nt-profiling.md §2.7) with the interval as
+//     processor's DS save area
+//     (docs/reference/system-information.md#processor_profile_control_area)
+//     with the interval as
 //     the counter's PEBS reset value; and it programs the DS save area:
 //     `record_size` bytes a record, `buffer_records` records, an interrupt
 //     when `threshold_records` records are written.

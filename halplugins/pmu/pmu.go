@@ -1,8 +1,9 @@
 // Package pmu is the logic of proflab's shipped PMU HAL: counter-overflow
 // profile sources from each processor's performance counters, as the Emon
 // (GenuineIntel) and Amd64 (AuthenticAMD) HAL profile interfaces have them
-// (nt-profiling.md §4.4). The plugin's main is cmd/proflab-hal-pmu; the same
-// logic runs in-process with `transport = "inproc"`.
+// (docs/reference/hal.md#the-hals-profile-interfaces). The plugin's main
+// is cmd/proflab-hal-pmu; the same logic runs in-process with
+// `transport = "inproc"`.
 //
 // Behaviour:
 //
@@ -11,11 +12,13 @@
 //     ProfileBranchMispredictions, ProfileTotalCycles and the Emon
 //     processor-specific sources 0x19–0x1F; on AuthenticAMD the Amd64
 //     general sources and the Amd64 processor-specific sources 0x19–0xBF
-//     with their own description strings ("FPDispatchedFPUOps", …, §4.6).
+//     with their own description strings ("FPDispatchedFPUOps", …,
+//     docs/reference/hal.md#what-windows-10-itself-reports).
 //     Not ProfileTime: that is the apic HAL's, so that
 //     `hal = {"apic", "pmu"}` composes.
-//   - The HAL of the machine's version (nt-profiling.md's choices, §1.2,
-//     §3.4): no counter sources on a 32-bit machine before 6.2, none on
+//   - The HAL of the machine's version
+//     (docs/reference/hal.md#the-shipped-hals): no counter sources on a
+//     32-bit machine before 6.2, none on
 //     GenuineIntel x64 before 6.0; AuthenticAMD x64 from 5.2 (the x64 HAL
 //     of 2003 SP1). The setting `every_version` offers the vendor's
 //     sources on every version and architecture instead.
@@ -35,7 +38,8 @@
 //     A later start retries. Stopping frees the counter.
 //   - Skid: `skid`, a distribution of how many instructions after the
 //     overflowing one the reported IP lands, programmed into every counter.
-//   - Interface choice (§4.4, §7 items 95–97), from settings that stand
+//   - Interface choice (docs/reference/hal.md#the-hals-profile-interfaces;
+//     items 95–97 of docs/reference/conformance.md), from settings that stand
 //     for what the HAL reads with CPUID on the boot processor:
 //     `hypervisor_hides_counters` (a Microsoft-compatible hypervisor with
 //     PerformanceMonitorsAvailable clear) demotes both Emon and Amd64 to the
@@ -105,7 +109,8 @@ type Settings struct {
 	EveryVersion bool `json:"every_version"`
 }
 
-// emonEBXBit is the leaf 0x0A EBX bit of each Emon source (§4.4).
+// emonEBXBit is the leaf 0x0A EBX bit of each Emon source
+// (docs/reference/hal.md#emon).
 var emonEBXBit = map[hal.Source]int{
 	hal.ProfileTotalCycles: 0, hal.ProfileTotalIssues: 1, hal.ProfileCacheMisses: 4,
 	hal.ProfileBranchInstructions: 5, hal.ProfileBranchMispredictions: 6,

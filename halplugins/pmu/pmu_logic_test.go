@@ -72,7 +72,8 @@ func TestSettingsChecked(t *testing.T) {
 	}
 }
 
-// TestInterfaceChoice covers §7 items 95–97: the HAL's profile interface
+// TestInterfaceChoice covers items 95–97 of docs/reference/conformance.md:
+// the HAL's profile interface
 // as CPUID (the settings) dictates.
 func TestInterfaceChoice(t *testing.T) {
 	has := func(d hal.Description, s hal.Source) bool {
@@ -127,8 +128,9 @@ func TestInterfaceChoice(t *testing.T) {
 	}
 }
 
-// Counter sources exist where the version's HAL has them (nt-profiling.md
-// §1.2, §3.4), unless every_version says otherwise.
+// Counter sources exist where the version's HAL has them
+// (docs/reference/hal.md#the-shipped-hals), unless every_version says
+// otherwise.
 func TestSourcesPerVersion(t *testing.T) {
 	tests := []struct {
 		vendor, arch, version, settings string
@@ -156,7 +158,8 @@ func TestSourcesPerVersion(t *testing.T) {
 }
 
 // On AuthenticAMD the processor-specific sources carry the Amd64
-// interface's own names and event selects (§4.4, §4.6).
+// interface's own names and event selects (docs/reference/hal.md#amd64 and
+// docs/reference/hal.md#what-windows-10-itself-reports).
 func TestAmd64Sources(t *testing.T) {
 	in := configured(t, hal.VendorAMD, "")
 	d, _ := in.Describe()

@@ -1,7 +1,7 @@
 package nt
 
 // The Amd64 HAL profile interface's processor-specific sources,
-// 0x19–0xBF (nt-profiling.md §4.4, §4.6), with the event-select value the
+// 0x19–0xBF (docs/reference/hal.md#amd64), with the event-select value the
 // HAL loads for each.
 //
 // Sources: the values and event selects are those of Chappell's study of

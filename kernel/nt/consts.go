@@ -1,6 +1,6 @@
 package nt
 
-// System information classes (§1.5).
+// System information classes (docs/reference/constants.md#information-classes).
 const (
 	SystemProcessorPerformanceInformation   uint32 = 0x08
 	SystemInterruptInformation              uint32 = 0x17
@@ -10,7 +10,7 @@ const (
 	SystemSecureKernelProfileInformation    uint32 = 0xB2
 )
 
-// HAL information classes (§1.5, §4.2).
+// HAL information classes (docs/reference/hal.md#information-classes).
 const (
 	HalProfileSourceInformation          uint32 = 0x01 // HAL_QUERY_INFORMATION_CLASS
 	HalQueryProfileSourceList            uint32 = 0x14
@@ -65,7 +65,7 @@ const (
 	MaxEventTraceInfoClass                           uint32 = 0x1A
 )
 
-// Hook IDs of the PERFINFO group (§1.6).
+// Hook IDs of the PERFINFO group (docs/reference/tracing.md#hook-ids).
 const (
 	PERFINFO_LOG_TYPE_SAMPLED_PROFILE              uint16 = 0x0F2E
 	PERFINFO_LOG_TYPE_PMC_INTERRUPT                uint16 = 0x0F2F
@@ -78,7 +78,8 @@ const (
 	PERFINFO_LOG_TYPE_CONTEXTSWAP                  uint16 = 0x0524
 )
 
-// Group masks, enable flags and trace-header constants (§1.6).
+// Group masks, enable flags and trace-header constants
+// (docs/reference/tracing.md#constants).
 const (
 	EVENT_TRACE_FLAG_PROFILE           uint32 = 0x01000000
 	PERF_PROFILE                       uint32 = 0x20000002
@@ -96,14 +97,14 @@ const (
 	PERFINFO_SAMPLED_PROFILE_CACHE_MAX uint32 = 20
 )
 
-// Kernel object types (KOBJECTS, §1.3).
+// Kernel object types (KOBJECTS, docs/reference/constants.md#kernel-object-types).
 const (
 	ProfileObjectOld      uint16 = 0x0F // 3.10 to 3.51
 	ProfileObject         uint16 = 0x17 // 4.0 and higher
 	ProfileCallbackObject uint16 = 0x11 // 6.2 and higher
 )
 
-// Access rights (§1.4).
+// Access rights (docs/reference/constants.md#access-rights-and-privileges).
 const (
 	PROFILE_CONTROL           uint32 = 0x0001
 	STANDARD_RIGHTS_REQUIRED  uint32 = 0x000F0000
@@ -114,7 +115,7 @@ const (
 	PROCESS_ALL_ACCESS        uint32 = STANDARD_RIGHTS_REQUIRED | SYNCHRONIZE | 0xFFFF
 )
 
-// Privilege LUIDs (§1.4).
+// Privilege LUIDs (docs/reference/constants.md#access-rights-and-privileges).
 const (
 	SeSystemProfilePrivilege        = 11
 	SeProfileSingleProcessPrivilege = 13
@@ -143,13 +144,14 @@ func BugCheckName(code uint32) string {
 	return "BUGCHECK"
 }
 
-// Profile interrupt IRQLs (§1.4).
+// Profile interrupt IRQLs (docs/reference/constants.md#irqls).
 const (
 	ProfileLevelX64 = 0x0F
 	ProfileLevelX86 = 0x1F
 )
 
-// Model-specific registers and CPUID bits the kernel's PEBS check reads (§2.7).
+// Model-specific registers and CPUID bits the kernel's PEBS check reads
+// (docs/reference/system-information.md#systemprocessorprofilecontrolarea-0x81).
 const (
 	MSR_IA32_MISC_ENABLE       = 0x1A0
 	MiscEnablePerfMonAvailable = 1 << 7  // bit 7 must be set

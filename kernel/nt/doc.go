@@ -6,5 +6,6 @@
 //
 // It is a leaf: it imports only the standard library, so that both the
 // kernel model and the HAL plugin contract can depend on it. Every value
-// comes from spec/nt-profiling.md (section 1 unless noted).
+// comes from docs/reference/constants.md unless noted (the reference is
+// docs/reference/README.md).
 package nt

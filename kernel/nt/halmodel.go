@@ -6,17 +6,20 @@ import (
 )
 
 // The shipped HALs model the HAL of the machine's Windows version
-// (nt-profiling.md, the choices at the top; §1.2, §3.4, §4.5, §4.6). These
+// (docs/reference/hal.md#the-shipped-hals, and the choices of
+// docs/reference/README.md). These
 // functions are that model, shared by the HAL plugins' logic and the
 // kernel's in-process test HALs. A HAL configuration that sets its values
 // explicitly wins over them.
 
 // TimerDescription is the timer HAL's description string for ProfileTime
-// in every version that lists sources (§4.6).
+// in every version that lists sources
+// (docs/reference/hal.md#what-windows-10-itself-reports).
 const TimerDescription = "Timer"
 
 // Timer10Bounds is ProfileTime on the timer HAL of every 10.0 version
-// (§4.6, as Windows' own tools print it): minimum 1221, maximum 1,000,000
+// (docs/reference/hal.md#what-windows-10-itself-reports, as Windows' own
+// tools print it): minimum 1221, maximum 1,000,000
 // (0.1 s; a larger set is clamped to it), default 10000 (1 ms).
 var Timer10Bounds = Bounds{Min: 1221, Max: 1_000_000, Default: 10000}
 
@@ -30,12 +33,15 @@ func TimerBoundsFor(version string) Bounds {
 }
 
 // HasCounterSources reports whether the HAL of a version and architecture
-// implements counter-overflow sources on a vendor's processors (§1.2,
-// §3.4): no 32-bit HAL before 6.2 implements anything but ProfileTime; the
+// implements counter-overflow sources on a vendor's processors
+// (docs/reference/constants.md#profile-sources,
+// docs/reference/hal.md#the-shipped-hals): no 32-bit HAL before 6.2
+// implements anything but ProfileTime; the
 // x64 HAL has AuthenticAMD sources from its first release (2003 SP1,
 // modelled as 5.2) and GenuineIntel sources from 6.0 (x64 Vista). From
 // 6.2 the 32-bit HAL offers the vendor's sources too: the lab's AMD
-// processors are all 64-bit capable, so §4.4's x86 pre-check (CPUID
+// processors are all 64-bit capable, so the x86 pre-check of
+// docs/reference/hal.md#the-hals-profile-interfaces (CPUID
 // 0x80000001 EDX bit 29) always passes.
 func HasCounterSources(vendor, arch, version string) bool {
 	major, minor := versionNumbers(version)
@@ -93,7 +99,8 @@ func SourceDescription(vendor string, s Source) string {
 }
 
 // SourceName returns the vendor's name for a source: "Profile" + its
-// description string (§4.4), so Profile0x19 is ProfileUnhaltedCoreCycles
+// description string (docs/reference/hal.md#the-hals-profile-interfaces),
+// so Profile0x19 is ProfileUnhaltedCoreCycles
 // on GenuineIntel and ProfileFPDispatchedFPUOps on AuthenticAMD.
 func SourceName(vendor string, s Source) string {
 	if vendor == VendorAMD && s >= Amd64FirstSource && s <= Amd64LastSource {

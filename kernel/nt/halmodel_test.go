@@ -17,7 +17,8 @@ func TestAmd64Table(t *testing.T) {
 			t.Errorf("%#x: select %#x, description %q: want USR|OS and a name", s.Source, s.Select, s.Description)
 		}
 	}
-	// The examples nt-profiling.md §4.4 and §4.6 list.
+	// The examples docs/reference/hal.md#amd64 and
+	// docs/reference/hal.md#what-windows-10-itself-reports list.
 	for _, tc := range []struct {
 		src  Source
 		desc string

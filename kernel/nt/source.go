@@ -5,7 +5,7 @@ import (
 	"sort"
 )
 
-// Source is a KPROFILE_SOURCE (nt-profiling.md §1.2).
+// Source is a KPROFILE_SOURCE (docs/reference/constants.md#profile-sources).
 type Source uint32
 
 // The KPROFILE_SOURCE values. Their numbering has never changed.
@@ -36,7 +36,8 @@ const (
 	ProfileLoadLinkedIssues     Source = 0x17
 	ProfileMaximum              Source = 0x18
 
-	// Emon (GenuineIntel) processor-specific sources, §4.4.
+	// Emon (GenuineIntel) processor-specific sources,
+	// docs/reference/hal.md#emon.
 	ProfileUnhaltedCoreCycles       Source = 0x19
 	ProfileInstructionRetired       Source = 0x1A
 	ProfileUnhaltedReferenceCycles  Source = 0x1B
@@ -95,9 +96,11 @@ func (s Source) Name() string {
 func (s Source) String() string { return s.Name() }
 
 // Description is the HAL's description string for the source: its name
-// without the "Profile" prefix (§4.4: the names are the descriptions with
-// "Profile" put in front), except ProfileTime's, which every HAL that
-// lists sources describes as TimerDescription ("Timer", §4.6).
+// without the "Profile" prefix (the names are the descriptions with
+// "Profile" put in front, docs/reference/hal.md#the-hals-profile-interfaces),
+// except ProfileTime's, which every HAL that lists sources describes as
+// TimerDescription ("Timer",
+// docs/reference/hal.md#what-windows-10-itself-reports).
 func (s Source) Description() string {
 	if s == ProfileTime {
 		return TimerDescription
@@ -135,7 +138,7 @@ type Bounds struct {
 	Min, Max, Default uint32
 }
 
-// Interval bounds of the shipped HALs (nt-profiling.md §4.5, DESIGN.md).
+// Interval bounds of the shipped HALs (docs/reference/hal.md#the-shipped-hals).
 // Windows documents no maximum; 10,000,000 (ReactOS's APIC HAL) and
 // 0x7FFFFFFF are proflab's choices.
 var (
@@ -157,7 +160,8 @@ func (b Bounds) Clamp(v uint32) uint32 {
 }
 
 // IntelCounterSources are the counter sources of the Emon HAL interface
-// (GenuineIntel), §4.4, in source order, ProfileTime excluded.
+// (GenuineIntel, docs/reference/hal.md#emon), in source order, ProfileTime
+// excluded.
 var IntelCounterSources = []Source{
 	ProfileTotalIssues, ProfileBranchInstructions, ProfileCacheMisses,
 	ProfileBranchMispredictions, ProfileTotalCycles,
@@ -167,8 +171,8 @@ var IntelCounterSources = []Source{
 }
 
 // AMDCounterSources are the general sources of the Amd64 HAL interface
-// (AuthenticAMD), §4.4, ProfileTime excluded. The processor-specific
-// sources 0x19–0xBF that follow them are Amd64Sources.
+// (AuthenticAMD, docs/reference/hal.md#amd64), ProfileTime excluded. The
+// processor-specific sources 0x19–0xBF that follow them are Amd64Sources.
 var AMDCounterSources = []Source{
 	ProfileTotalIssues, ProfileBranchInstructions, ProfileDcacheMisses,
 	ProfileIcacheMisses, ProfileBranchMispredictions, ProfileFpInstructions,
@@ -176,7 +180,9 @@ var AMDCounterSources = []Source{
 }
 
 // EventSelect returns the event-select value the vendor's HAL interface
-// programs for a counter source (§4.4), and whether it has one.
+// programs for a counter source
+// (docs/reference/hal.md#the-hals-profile-interfaces), and whether it has
+// one.
 func EventSelect(vendor string, s Source) (uint32, bool) {
 	var t map[Source]uint32
 	switch vendor {

@@ -5,7 +5,8 @@ import "fmt"
 // Status is an NTSTATUS: the 32-bit result of a native service.
 type Status uint32
 
-// NTSTATUS values returned by the model (nt-profiling.md §1.1).
+// NTSTATUS values returned by the model
+// (docs/reference/constants.md#ntstatus-values).
 const (
 	StatusSuccess               Status = 0x00000000
 	StatusDatatypeMisalignment  Status = 0x80000002

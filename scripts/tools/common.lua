@@ -41,6 +41,17 @@ function M.option(arg)
   return name and name:lower() or nil
 end
 
+--- did_you_mean(typed, names [, prefix]) → " (did you mean
+--- PREFIXNAME?)" for the name of names nearest to typed, by the rule of
+--- every "did you mean" of proflab (lab.suggest), or "" when none is
+--- near. A one-letter name gets none, any other letter being as near (as
+--- for proflab's own flags).
+function M.did_you_mean(typed, names, prefix)
+  if #typed < 2 then return "" end
+  local near = lab.suggest(typed, names)
+  return near and (" (did you mean %s%s?)"):format(prefix or "", near) or ""
+end
+
 --- integer(text) → the whole number text holds (decimal, or 0x hex),
 --- else nil.
 function M.integer(text)

@@ -290,7 +290,8 @@ end
 --- (0, 1 failed, 2 refused), error, lines, warnings, sources, msec,
 --- processors, total, kernel, processes, run } (docs/windows-tools.md).
 function M.run(m, args, opts)
-  opts = opts or {}
+  lab.arguments("kernrate.run", { "m:object" }, m)
+  opts = lab.options("kernrate.run", opts, { workload = "string|table", process = "object", quiet = "boolean" })
   local res, say = C.result("kernrate", opts)
   args = C.strings(args, "kernrate")
   local req, p, secs = prepare(m, args, opts)

@@ -28,6 +28,10 @@ function M.sources()
   return out
 end
 
+-- OPTIONS are the options the model honours, then BEYOND's, sorted: the
+-- names a mistyped option is compared with.
+local OPTIONS = { "s", "i", "b", "z", "n", "p", "a" }
+
 local function source_named(text)
   for _, s in ipairs(M.sources()) do
     if s.name:lower() == text:lower() then return s end
@@ -39,6 +43,12 @@ end
 -- value (the next argument), false: an optional number may follow.
 local BEYOND = { j = true, c = true, k = true, m = true, o = true, g = false, v = false, x = false,
   w = false, t = false, e = false, f = false, l = false, lx = false, r = false, rd = false, u = false, d = false }
+do
+  local beyond = {}
+  for name in pairs(BEYOND) do beyond[#beyond + 1] = name end
+  table.sort(beyond)
+  for _, name in ipairs(beyond) do OPTIONS[#OPTIONS + 1] = name end
+end
 
 -- value returns args[i] as a whole number in [lo, hi], or nil and the
 -- message naming the option.
@@ -71,7 +81,8 @@ local function interval(req, args, i)
     if not src then
       local names = {}
       for _, s in ipairs(M.sources()) do names[#names + 1] = s.name end
-      return nil, ("-i %s: kernrate knows no source of that name; the names are %s"):format(args[at], table.concat(names, ", "))
+      return nil, ("-i %s: kernrate knows no source of that name%s; the names are %s"):format(args[at],
+        C.did_you_mean(args[at], names), table.concat(names, ", "))
     end
     at = at + 1
   end
@@ -125,7 +136,8 @@ local function one(req, args, i)
   elseif BEYOND[opt] ~= nil then
     return beyond(req, args, i, opt)
   else
-    return nil, ("%s is not a kernrate option; the model has -s, -i, -b, -z, -a, -n and -p"):format(args[i])
+    return nil, ("%s is not a kernrate option%s; the model has -s, -i, -b, -z, -a, -n and -p"):format(args[i],
+      C.did_you_mean(opt, OPTIONS, "-"))
   end
   if err then return nil, err end
   return i + 2

@@ -1,13 +1,20 @@
 -- tools.sources: the profile source listing that `wpr -pmcsources` and
--- `tracelog -profilesources Help` print (nt-profiling.md §4.6), made the
+-- `tracelog -profilesources Help` print (docs/reference/hal.md#what-windows-10-itself-reports), made the
 -- way they make it: walk TraceQueryInformation class 7
 -- (TraceProfileSourceListInfo), and for each record query the source's
 -- current interval with class 5 (TraceSampledProfileIntervalInfo); then
--- print "%3u %-25s%11u%6u%11u": id, the HAL's description, interval,
--- MinInterval, MaxInterval (a longer name pushes the columns right).
+-- print a header line, a rule of 62 dashes, and a row per source in
+-- "%3u %-25s%11u%6u%11u": id, the HAL's description, interval,
+-- MinInterval, MaxInterval (a longer name pushes the columns right), as
+-- every published capture of the two tools shows them.
 local lab = require "proflab"
 
 local M = {}
+
+--- HEADER and RULE are the listing's first two lines, before the rows,
+--- byte for byte as Windows 10's tracelog and wpr print them.
+M.HEADER = "Id  Name                        Interval  Min      Max"
+M.RULE = ("-"):rep(62)
 
 -- read_wstr reads a NUL-terminated UTF-16 string (ASCII descriptions).
 local function read_wstr(p, at)
@@ -80,7 +87,15 @@ end
 
 --- line(row) → the listing's line for one row.
 function M.line(row)
-  return ("%3d %-25s%11d%6d%11d"):format(row.source, row.name, row.interval, row.min, row.max)
+  return ("%3u %-25s%11u%6u%11u"):format(row.source, row.name, row.interval, row.min, row.max)
+end
+
+--- lines(rows) → the listing as the tools print it: HEADER, RULE, then
+--- a line per row (the header and rule also when there is no row).
+function M.lines(rows)
+  local out = { M.HEADER, M.RULE }
+  for _, r in ipairs(rows) do out[#out + 1] = M.line(r) end
+  return out
 end
 
 --- find(rows, text) → the row whose description is text (any case) or

@@ -31,13 +31,23 @@ local elsewhere = {
   disablepagingexecutive = true, log = true, help = true, ["?"] = true,
 }
 
+-- did_you_mean is C.did_you_mean over wpr's commands, the model's first.
+local function did_you_mean(typed)
+  local names, others = { "profint", "setprofint", "resetprofint", "pmcsources" }, {}
+  for name in pairs(elsewhere) do others[#others + 1] = name end
+  table.sort(others)
+  for _, name in ipairs(others) do names[#names + 1] = name end
+  return C.did_you_mean(typed, names, "-")
+end
+
 --- parse(args) → the request { command = "profint" | "setprofint" |
 --- "resetprofint" | "pmcsources", source = text or nil, interval = n },
 --- or nil and the message.
 function M.parse(args)
   local cmd = C.option(args[1])
   if not cmd then
-    return nil, args[1] and ("%s is not a wpr command; the model has -profint, -setprofint, -resetprofint and -pmcsources"):format(args[1])
+    return nil, args[1] and ("%s is not a wpr command%s; the model has -profint, -setprofint, -resetprofint and -pmcsources"):format(args[1],
+      did_you_mean((args[1]:gsub("^[-/]+", ""))))
       or "give a command: -profint [SOURCE], -setprofint N [SOURCE], -resetprofint [SOURCE] or -pmcsources"
   end
   local req, rest = { command = cmd }, 2
@@ -54,7 +64,8 @@ function M.parse(args)
     if elsewhere[cmd] then
       return nil, ("-%s is out of the model's reach: wpr on the model has -profint, -setprofint, -resetprofint and -pmcsources"):format(cmd)
     end
-    return nil, ("%s is not a wpr command; the model has -profint, -setprofint, -resetprofint and -pmcsources"):format(args[1])
+    return nil, ("%s is not a wpr command%s; the model has -profint, -setprofint, -resetprofint and -pmcsources"):format(args[1],
+      did_you_mean(cmd))
   end
   if cmd ~= "pmcsources" and args[rest] ~= nil then
     req.source, rest = args[rest], rest + 1
@@ -119,7 +130,8 @@ end
 --- interval (the interval queried, after a set), requested (what a set
 --- asked for), rows (-pmcsources) }.
 function M.run(m, args, opts)
-  opts = opts or {}
+  lab.arguments("wpr.run", { "m:object" }, m)
+  opts = lab.options("wpr.run", opts, { process = "object", quiet = "boolean" })
   local res, say = C.result("wpr", opts)
   args = C.strings(args, "wpr")
   local req, msg = M.parse(args)
@@ -132,12 +144,15 @@ function M.run(m, args, opts)
   if not rows then return C.fail(res, C.FAILED, failed) end
   if req.command == "pmcsources" then
     res.rows = rows
-    for _, r in ipairs(rows) do say(S.line(r)) end
+    for _, l in ipairs(S.lines(rows)) do say(l) end
     return res
   end
   local row = S.find(rows, req.source or lab.ProfileTime)
   if not row then
-    return C.fail(res, C.USAGE, ("source %q is not one this machine's HALs offer; they offer %s"):format(req.source, S.names(rows)))
+    local names = {}
+    for _, r in ipairs(rows) do names[#names + 1] = r.name end
+    return C.fail(res, C.USAGE, ("source %q is not one this machine's HALs offer%s; they offer %s"):format(req.source,
+      C.did_you_mean(tostring(req.source), names), S.names(rows)))
   end
   res.source = row
   return interval(m, p, res, say, req, row)

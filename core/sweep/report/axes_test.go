@@ -2,7 +2,9 @@ package report
 
 import (
 	"math"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/plot"
@@ -19,52 +21,68 @@ func labelled(ts []plot.Tick) []plot.Tick {
 	return out
 }
 
-// A log axis labels each swept value and the decades that do not crowd
-// them; a dense sweep turns its labels, and no two labels ever overlap.
-func TestPlaceTicks(t *testing.T) {
+// A log axis labels every decade, and 2 to 5 multiples between them
+// when its data span less than two decades; the other multiples 2…9
+// are unlabelled minor ticks; no two labels overlap, along a horizontal
+// axis (widths) or a vertical one (heights). The y axis over 0.02–0.17
+// labelled only "0.1", the x axis over 1221–100000 no decade.
+func TestLogTicks(t *testing.T) {
 	sty := plot.New().X.Tick.Label
-	length := plotW - axisAllowance
 	for _, tt := range []struct {
-		name   string
-		values []float64
-		turn   bool
-		want   []string // labels that must be there
+		name       string
+		lo, hi     float64
+		horizontal bool
+		want       []string // labels that must be there
+		between    bool     // 2 to 5 labels that are not decades
 	}{
-		{"sampling_error", []float64{2000, 5429, 14736, 40000}, false, []string{"2000", "5429", "10000", "14736", "40000"}},
-		{"decades only", []float64{1, 1000000}, false, []string{"1", "10", "100", "1000", "10000", "100000", "1000000"}},
-		{"dense", logSpaced(100, 1e6, 24), true, []string{"100", "1000000"}},
+		{"y 0.02-0.17", 0.02, 0.17, false, []string{"0.1"}, true},
+		{"x interval 1221-100000", 1221, 100000, true, []string{"1000", "10000", "100000"}, true},
+		{"x 2000-40000", 2000, 40000, true, []string{"10000"}, true},
+		{"decades only", 1, 1000000, true, []string{"1", "10", "100", "1000", "10000", "100000", "1000000"}, false},
+		{"y many decades", 1e-4, 1e9, false, []string{"1e-4", "1", "10000", "1e8"}, false},
+		{"narrow", 0.051, 0.059, false, nil, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			x := param{name: "x", numeric: true}
-			for _, v := range tt.values {
-				x.numbers = append(x.numbers, v)
-				x.values = append(x.values, strconv.FormatFloat(v, 'f', -1, 64))
+			lo, hi := padded(tt.lo, tt.hi, true)
+			length, ext := plotH-axisAllowance, lineHeight(sty)
+			if tt.horizontal {
+				length, ext = plotW-axisAllowance, flatWidth(sty)
 			}
-			lo, hi := padded(tt.values[0], tt.values[len(tt.values)-1], true)
-			cands, _ := numberTicks(x, lo, hi, true)
-			ticks, turn := placeTicks(cands, len(x.numbers), lo, hi, true, length, sty)
-			if turn != tt.turn {
-				t.Errorf("turned %v, want %v", turn, tt.turn)
+			s := span{lo: lo, hi: hi, log: true, length: float64(length)}
+			ticks, ok := logTicks(s, ext)
+			if !ok {
+				t.Errorf("the decades do not fit")
 			}
-			got := map[string]bool{}
 			lab := labelled(ticks)
+			t.Logf("labels %v", lab)
+			got := map[string]bool{}
+			nonDecades := 0
 			for _, tk := range lab {
 				got[tk.Label] = true
+				if e := math.Log10(tk.Value); math.Abs(e-math.Round(e)) > 1e-9 {
+					nonDecades++
+				}
 			}
 			for _, w := range tt.want {
 				if !got[w] {
 					t.Errorf("no label %s in %v", w, lab)
 				}
 			}
-			pos := func(v float64) float64 {
-				return float64(length) * (math.Log10(v) - math.Log10(lo)) / (math.Log10(hi) - math.Log10(lo))
+			if tt.between && (nonDecades < 2 || nonDecades > 5) {
+				t.Errorf("%d labels between the decades, want 2 to 5: %v", nonDecades, lab)
+			}
+			if !tt.between && nonDecades > 0 {
+				t.Errorf("labels between the decades of an axis spanning %g of them: %v", math.Log10(tt.hi/tt.lo), lab)
+			}
+			if len(lab) < 2 {
+				t.Errorf("%d labels: not enough to read a value", len(lab))
+			}
+			if len(ticks) <= len(lab) && hi/lo > 2 && math.Log10(hi/lo) <= 6 {
+				t.Errorf("no minor ticks: %v", ticks)
 			}
 			for i := 1; i < len(lab); i++ {
-				need := fontSlack * float64(sty.Width(lab[i].Label)+sty.Width(lab[i-1].Label)) / 2
-				if turn {
-					need = fontSlack * float64(sty.Height("0")) * math.Sqrt2
-				}
-				if gap := pos(lab[i].Value) - pos(lab[i-1].Value); gap < need {
+				need := (ext(lab[i].Label)+ext(lab[i-1].Label))/2 + labelGap
+				if gap := s.pos(lab[i].Value) - s.pos(lab[i-1].Value); gap < need {
 					t.Errorf("labels %s and %s overlap: %.1f points apart, need %.1f", lab[i-1].Label, lab[i].Label, gap, need)
 				}
 			}
@@ -72,41 +90,58 @@ func TestPlaceTicks(t *testing.T) {
 	}
 }
 
+// A dense linear sweep keeps its smallest and largest values' labels,
+// turning the labels when they would overlap.
+func TestSweptTicks(t *testing.T) {
+	a := plot.New().X
+	x := param{name: "x", numeric: true}
+	for _, v := range logSpaced(100, 1e6, 24) {
+		x.numbers = append(x.numbers, v)
+		x.values = append(x.values, strconv.FormatFloat(v, 'f', -1, 64))
+	}
+	a.Min, a.Max = padded(100, 1e6, false)
+	numericAxis(&a, false, &x, plotW-axisAllowance, true)
+	got := map[string]bool{}
+	for _, tk := range labelled(a.Tick.Marker.Ticks(a.Min, a.Max)) {
+		got[tk.Label] = true
+	}
+	if a.Tick.Label.Rotation == 0 || !got["100"] || !got["1000000"] {
+		t.Errorf("turned %v, labels %v: want turned labels with the ends", a.Tick.Label.Rotation != 0, got)
+	}
+}
+
+// A linear axis's round values are written alike and without needless
+// decimals: "22500", never gonum's "22500.00"; all with as many decimals
+// as the finest needs.
+func TestLinearLabels(t *testing.T) {
+	for _, tt := range []struct {
+		lo, hi   float64
+		want     []string
+		decimals int
+	}{
+		{1500, 23500, []string{"5000", "10000", "15000", "20000"}, 0},
+		{0.2, 2.1, []string{"0.5", "1.0", "1.5", "2.0"}, 1},
+		{-1, 1, []string{"-1.0", "0.0", "1.0"}, 1},
+	} {
+		var got []string
+		for _, c := range linearCandidates(tt.lo, tt.hi) {
+			got = append(got, c.label)
+			if _, frac, _ := strings.Cut(c.label, "."); len(frac) != tt.decimals {
+				t.Errorf("[%g, %g]: label %s, want %d decimals", tt.lo, tt.hi, c.label, tt.decimals)
+			}
+		}
+		for _, w := range tt.want {
+			if !slices.Contains(got, w) {
+				t.Errorf("[%g, %g]: labels %v lack %s", tt.lo, tt.hi, got, w)
+			}
+		}
+	}
+}
+
 func logSpaced(lo, hi float64, n int) []float64 {
 	var out []float64
 	for i := range n {
 		out = append(out, math.Round(lo*math.Pow(hi/lo, float64(i)/float64(n-1))))
-	}
-	return out
-}
-
-// Categories turn their labels when they would not fit, and thin them
-// when even turned ones would touch.
-func TestNominalTicks(t *testing.T) {
-	for _, tt := range []struct {
-		n, width   int
-		turn       bool
-		everyOther bool
-	}{{3, 4, false, false}, {7, 10, true, false}, {80, 4, true, true}} {
-		p := plot.New()
-		var names []string
-		for i := range tt.n {
-			names = append(names, strconv.Itoa(i)+string(make([]byte, 0))+repeat("x", tt.width))
-		}
-		nominalTicks(&p.X, names, plotW-axisAllowance)
-		turned := p.X.Tick.Label.Rotation != 0
-		ticks := p.X.Tick.Marker.Ticks(p.X.Min, p.X.Max)
-		thinned := len(labelled(ticks)) < tt.n
-		if turned != tt.turn || thinned != tt.everyOther {
-			t.Errorf("%d labels of %d characters: turned %v thinned %v, want %v %v", tt.n, tt.width, turned, thinned, tt.turn, tt.everyOther)
-		}
-	}
-}
-
-func repeat(s string, n int) string {
-	out := ""
-	for range n {
-		out += s
 	}
 	return out
 }

@@ -1,8 +1,17 @@
 // Package report writes a finished sweep's reports from its output
 // folder's results.jsonl: results.csv (parameters and metrics flattened),
-// summary.md (per grid point: n, mean, stddev, min, max of each metric
-// over the repeats, and the failures), SVG plots (gonum.org/v1/plot) and
-// report.html, one page that needs no network.
+// summary.md (per grid point: n, mean with its 95% confidence interval,
+// stddev, min, max of each metric over the repeats, and the failures),
+// SVG plots (gonum.org/v1/plot: the sweep file's [[plot]] tables, or
+// defaults a person would choose, their error bars the confidence
+// intervals of summary.md) and report.html, one page that needs no
+// network.
+//
+// What the reports cost is bounded by what they can show, not by the
+// metrics the runs recorded: the default plots, the page's tables and
+// its embedded plots have limits, and what they leave out is said on
+// the page and returned for the terminal; results.csv and summary.md
+// hold everything, written as streams.
 //
 // Every report is a function of the results without their timings, so
 // that a sweep's reports are the same bytes for any number of workers or
@@ -99,6 +108,21 @@ func (s stats) ci() string {
 	}
 	h := tQuantile975(s.n-1) * s.stddev / math.Sqrt(float64(s.n))
 	return "[" + num(s.mean-h) + ", " + num(s.mean+h) + "]"
+}
+
+// halfCI is the half-width of the 95% confidence interval of the mean,
+// t(0.975, n−1)·s/√n, as ci gives it: the error bar of a plotted mean;
+// 0 under two repeats (one run has no interval, and no bar), and for
+// values so near the float's limits that the width overflows.
+func (s stats) halfCI() float64 {
+	if s.n < 2 {
+		return 0
+	}
+	h := tQuantile975(s.n-1) * s.stddev / math.Sqrt(float64(s.n))
+	if math.IsInf(h, 0) || math.IsNaN(h) {
+		return 0 // values near the float's limits: no bar rather than an endless axis
+	}
+	return h
 }
 
 // tQuantile975 is the 0.975 quantile of Student's t with df degrees of

@@ -30,7 +30,7 @@ func withSpecs(t *testing.T, units []report.Unit, plots []report.PlotSpec) strin
 func TestPlotSpecs(t *testing.T) {
 	dir := withSpecs(t, []report.Unit{{Name: "interval", Unit: "100 ns", Line: 3}, {Name: "err", Unit: "%", Line: 4}},
 		[]report.PlotSpec{{X: "interval", Y: "err", Group: "version", Line: 6}})
-	if err := report.Write(dir); err != nil {
+	if _, err := report.Write(dir); err != nil {
 		t.Fatal(err)
 	}
 	svgs, _ := filepath.Glob(filepath.Join(dir, report.PlotsDir, "*.svg"))
@@ -53,7 +53,7 @@ func TestPlotSpecs(t *testing.T) {
 func TestPlotSpecErrors(t *testing.T) {
 	dir := withSpecs(t, []report.Unit{{Name: "intervall", Unit: "100 ns", Line: 3}},
 		[]report.PlotSpec{{X: "interval", Y: "eror", Line: 7}, {X: "interval", Y: "name", Line: 10}, {X: "interval", Y: "err", Line: 13}})
-	err := report.Write(dir)
+	_, err := report.Write(dir)
 	if err == nil || !errors.Is(err, report.ErrSpecs) {
 		t.Fatalf("err %v, want ErrSpecs", err)
 	}
@@ -104,8 +104,8 @@ func joinedSegments(t *testing.T, file string) int {
 // A categorical parameter (version) is drawn as points, never joined by
 // lines; a numeric one (interval) joins its means.
 func TestCategoricalNotJoined(t *testing.T) {
-	dir := fixture(t)
-	if err := report.Write(dir); err != nil {
+	dir := withSpecs(t, nil, []report.PlotSpec{{X: "version", Y: "err"}, {X: "interval", Y: "err"}})
+	if _, err := report.Write(dir); err != nil {
 		t.Fatal(err)
 	}
 	if n := joinedSegments(t, filepath.Join(dir, report.PlotsDir, "err-vs-version.svg")); n != 0 {
@@ -120,7 +120,7 @@ func TestCategoricalNotJoined(t *testing.T) {
 // folded.
 func TestPageOrder(t *testing.T) {
 	dir := fixture(t)
-	if err := report.Write(dir); err != nil {
+	if _, err := report.Write(dir); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(filepath.Join(dir, report.HTMLName))

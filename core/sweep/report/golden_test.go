@@ -18,7 +18,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/go
 // -update rewrites them; look at the page and the plots when they change).
 func TestReportGolden(t *testing.T) {
 	dir := fixture(t)
-	if err := report.Write(dir); err != nil {
+	if _, err := report.Write(dir); err != nil {
 		t.Fatal(err)
 	}
 	var files []string

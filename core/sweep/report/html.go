@@ -1,7 +1,9 @@
 package report
 
 import (
+	"bufio"
 	"encoding/base64"
+	"fmt"
 	"html/template"
 	"os"
 	"path/filepath"
@@ -26,9 +28,9 @@ th, td { border: 1px solid #bbb; padding: 0.2em 0.6em; text-align: right; }
 th { background: #eee; }
 td:first-child, th:first-child { text-align: left; }
 .plots { display: flex; flex-wrap: wrap; gap: 1em; }
-figure { margin: 0; max-width: 100%; }
+figure { margin: 0; display: table; max-width: 100%; }
 figure img { max-width: 100%; height: auto; border: 1px solid #ddd; background: #fff; }
-figcaption { font-size: 0.9em; }
+figcaption { display: table-caption; caption-side: bottom; font-size: 0.9em; padding-top: 0.2em; }
 details { margin: 0.4em 0; }
 summary { cursor: pointer; font-weight: bold; }
 #glance td:nth-child(3), #glance td:nth-child(5), #glance th:nth-child(3), #glance th:nth-child(5) { text-align: left; }
@@ -43,12 +45,15 @@ summary { cursor: pointer; font-weight: bold; }
 <table id="glance">
 <tr><th>metric</th><th>lowest mean</th><th>at</th><th>highest mean</th><th>at</th></tr>
 {{range .Glance}}<tr><td>{{.Metric}}</td><td>{{.Low}}</td><td>{{.LowAt}}</td><td>{{.High}}</td><td>{{.HighAt}}</td></tr>
-{{end}}</table>{{end}}
+{{end}}</table>{{if .GlanceMore}}
+<p>{{.GlanceMore}}</p>{{end}}{{end}}
 <p>Files: {{range .Files}}<a href="{{.}}">{{.}}</a> {{end}}</p>
 </section>
-{{if .Figures}}<h2>Plots</h2>
+<h2>Plots</h2>
+<p id="choosing">{{.Chosen}} To choose the plots, add <code>[[plot]]</code> tables to the sweep file (keys <code>x</code>, <code>y</code>, <code>group</code>, <code>log_x</code>, <code>log_y</code>, <code>reference</code>, <code>slope</code>, <code>title</code>: the README's Plots) and redraw them without running again: <code>proflab report OUT --sweep {{.SweepFile}}</code>, OUT being this folder.</p>{{range .Left}}
+<p class="warn">{{.}}</p>{{end}}{{if .Figures}}
 <div class="plots">
-{{range .Figures}}<figure><img alt="{{.Title}}" src="{{.Data}}"><figcaption><a href="{{.File}}">{{.File}}</a></figcaption></figure>
+{{range .Figures}}<figure>{{if .Data}}<img alt="{{.Title}}" src="{{.Data}}">{{end}}<figcaption><a href="{{.File}}">{{.File}}</a>{{if .Data}} {{.Caption}}{{else}}: {{.Title}} (not embedded){{end}}</figcaption></figure>
 {{end}}</div>
 {{end}}<h2>Tables</h2>
 {{range .Tables}}<details>
@@ -62,19 +67,33 @@ summary { cursor: pointer; font-weight: bold; }
 </html>
 `))
 
-// writeHTML writes report.html: a summary (the outcomes, each metric's
-// lowest and highest mean), the plots, then the tables folded
+// The page's bounds: a sweep recording thousands of metrics still gets a
+// page a browser opens; what is left out is said on it (and on the
+// terminal), and summary.md and results.csv hold everything.
+const (
+	maxHTMLMetrics = 50 // metrics with a table
+	maxGlance      = 12 // metrics with an "at a glance" row, above the plots
+	maxEmbedded    = 40 // plots inlined; the others are linked
+)
+
+// writeHTML writes report.html: a summary (the outcomes, the lowest and
+// highest mean of the first metrics), how the plots were chosen and what was left
+// out, the plots with their captions, then the tables folded
 // (<details>); the plots are inlined as data: URLs so the page stands
 // alone (it also links the files beside it).
-func writeHTML(d *data, figs []figure) error {
+func writeHTML(d *data, figs []figure, c choice, left []string) (err error) {
 	type fig struct {
-		Title, File string
-		Data        template.URL
+		Title, Caption, File string
+		Data                 template.URL
 	}
 	type tab struct {
 		Title  string
 		Header []string
 		Rows   [][]string
+	}
+	shown := d.metricsByRank()
+	if len(shown) > maxHTMLMetrics {
+		shown = shown[:maxHTMLMetrics]
 	}
 	ok, failed, errs := totals(d)
 	v := struct {
@@ -86,37 +105,103 @@ func writeHTML(d *data, figs []figure) error {
 		Glance                   []glance
 		Tables                   []tab
 		Figures                  []fig
-	}{Glance: atAGlance(d), Name: d.sweep, Runs: d.runs, OK: ok, Failed: failed, Errors: errs, Fixed: strings.Join(fixed(d), ", "),
-		Files: []string{results.FileName, CSVName, SummaryName}}
+		GlanceMore               string
+		Chosen, SweepFile        string
+		Left                     []string
+	}{Glance: atAGlance(d, shown[:min(len(shown), maxGlance)]), Name: d.sweep, Runs: d.runs, OK: ok, Failed: failed, Errors: errs, Fixed: strings.Join(fixed(d), ", "),
+		Files: []string{results.FileName, CSVName, SummaryName}, Chosen: chosenText(d, c), SweepFile: d.sweep, Left: left}
 	if v.Name == "" {
 		v.Name = filepath.Base(d.dir)
+	}
+	if n := len(d.metric); n > maxGlance {
+		v.GlanceMore = fmt.Sprintf("The first %d of %d metrics; the tables below have %d, %s has every one.", maxGlance, n, len(shown), SummaryName)
+	}
+	if v.SweepFile == "" {
+		v.SweepFile = "FILE"
 	}
 	if len(d.unread) > 0 {
 		v.Unread = unreadWarning(d.unread)
 	}
-	for _, t := range tables(d) {
+	if err := eachTable(d, shown, func(t table) error {
 		v.Tables = append(v.Tables, tab{t.title, t.header, t.rows})
-	}
-	for _, f := range figs {
-		v.Figures = append(v.Figures, fig{Title: f.title, File: f.file,
-			Data: template.URL("data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString(f.svg))})
-	}
-	var b strings.Builder
-	if err := page.Execute(&b, v); err != nil {
+		return nil
+	}); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(d.dir, HTMLName), []byte(b.String()), 0o644)
+	for i, f := range figs {
+		g := fig{Title: f.title, Caption: f.caption, File: f.file}
+		if i < maxEmbedded {
+			g.Data = template.URL("data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString(f.svg))
+		}
+		v.Figures = append(v.Figures, g)
+	}
+	out, err := os.Create(filepath.Join(d.dir, HTMLName))
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := out.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	b := bufio.NewWriterSize(out, 64<<10)
+	if err := page.Execute(b, v); err != nil {
+		return err
+	}
+	return b.Flush()
+}
+
+// chosenText says how the plots were chosen: by the sweep file, or as
+// the report's defaults, with the metrics those left out as constant.
+func chosenText(d *data, c choice) string {
+	switch {
+	case !c.defaults:
+		return "The plots are those the sweep file's [[plot]] tables ask for, in their order, with a pass/fail matrix per varying non-numeric parameter."
+	case c.x == "":
+		return "No parameter varies, so there is nothing to plot a metric against."
+	}
+	s := fmt.Sprintf("The sweep file has no [[plot]], so these are the report's choice: each metric that varies over the sweep (at most %d: top-level names first, then by name) against %s, the swept parameter with the most values (a numeric one first), one series per combination of the other varying parameters; an axis is logarithmic when its values are above 0 and span a factor of %d or more.", maxDefaultPlots, c.x, logSpan)
+	if len(c.constant) > 0 {
+		s += " Not plotted, as they have one value over the whole sweep: " + listSome(c.constant, 10) + "."
+	}
+	return s
+}
+
+// listSome lists names, the first n of them and how many more.
+func listSome(names []string, n int) string {
+	if len(names) <= n {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
+}
+
+// leftOut says what the reports left out to stay bounded, a sentence
+// each, for report.html and the terminal.
+func leftOut(d *data, figs []figure, c choice) []string {
+	var out []string
+	if len(c.omitted) > 0 {
+		out = append(out, fmt.Sprintf("%d metrics are not plotted (without [[plot]] a sweep gets at most %d plots): %s; choose plots with [[plot]].",
+			len(c.omitted), maxDefaultPlots, listSome(c.omitted, 5)))
+	}
+	if n := len(d.metric); n > maxHTMLMetrics {
+		out = append(out, fmt.Sprintf("report.html shows the tables of %d of the %d metrics (top-level names first, then by name); %s and %s hold every one.",
+			maxHTMLMetrics, n, SummaryName, CSVName))
+	}
+	if len(figs) > maxEmbedded {
+		out = append(out, fmt.Sprintf("report.html embeds %d of the %d plots; the others are linked, in %s/.", maxEmbedded, len(figs), PlotsDir))
+	}
+	return out
 }
 
 // glance is a metric's range over the grid points.
 type glance struct{ Metric, Low, LowAt, High, HighAt string }
 
-// atAGlance gives each numeric metric's lowest and highest mean over the
+// atAGlance gives each of metrics' lowest and highest mean over the
 // grid points, and where they are.
-func atAGlance(d *data) []glance {
+func atAGlance(d *data, metrics []string) []glance {
 	var out []glance
 	vary := d.varying()
-	for _, m := range d.metric {
+	for _, m := range metrics {
 		var lo, hi *point
 		var loV, hiV float64
 		for _, pt := range d.points {

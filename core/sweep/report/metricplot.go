@@ -2,7 +2,10 @@ package report
 
 import (
 	"fmt"
+	"image/color"
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -22,9 +25,13 @@ const (
 	axisAllowance = 3 * vg.Centimeter
 )
 
-// curve is one series of a metric plot: its legend label and its
-// statistics per x value (pooled over the parameters the plot neither
-// draws nor groups by).
+// logSpan is the factor over which positive values get a log axis when
+// neither log_x nor log_y says.
+const logSpan = 20
+
+// curve is one series of a metric plot against a parameter: its legend
+// label and its statistics per x value (pooled over the parameters the
+// plot neither draws nor groups by).
 type curve struct {
 	label string
 	cells map[string]*moments // by the x parameter's value
@@ -83,77 +90,301 @@ func valuesLabel(pt *point, ps []param) string {
 	return strings.Join(parts, ", ")
 }
 
-// metricPlot draws spec.Y against spec.X: the mean over the runs of
-// each point with a ±1 stddev bar, one series per value of the group
-// parameters. A numeric x joins a series' means by a line; a categorical
-// one (source, version: any parameter with a non-number value) draws
-// them as points side by side, never joined.
+// mark is one plotted mean: where it is, and the half-widths of its
+// bars (the 95% confidence interval of each mean; 0: no bar).
+type mark struct{ x, y, dx, dy float64 }
+
+// series is one series of a metric plot.
+type series struct {
+	label string
+	marks []mark      // by x
+	ref   plotter.XYs // the reference metric's means, by x
+	// overlaps is the label of an earlier series this one covers: the
+	// legend says so, since the one under it cannot be seen
+	overlaps string
+}
+
+// layout is what a metric plot draws, before it is drawn.
+type layout struct {
+	spec     PlotSpec
+	x        *param // nil: x is a metric
+	groups   []param
+	pooled   []param
+	series   []*series
+	joined   bool // a line joins each series' means (a numeric parameter on x)
+	logX     bool
+	logY     bool
+	overlaps []string // "b overlaps a", for the caption
+	yBars    []*plotter.YErrorBars
+	xBars    []*plotter.XErrorBars
+}
+
+// metricPlot draws spec.Y against spec.X: the mean of each grid point
+// (pooled over the varying parameters that are neither x nor the
+// group's) with the 95% confidence interval of that mean as its bar, one
+// series per value of the group parameters. A numeric parameter on x
+// joins a series' means by a line; a categorical one (source, version:
+// any parameter with a non-number value) draws them as points side by
+// side, never joined; a metric on x draws each grid point at its mean
+// of both metrics, with bars both ways, not joined (x is measured, not
+// chosen). spec.Reference and spec.Slope add reference lines.
 func metricPlot(d *data, spec PlotSpec) (figure, error) {
-	x := d.param(spec.X)
-	if x == nil {
-		return figure{}, fmt.Errorf("no parameter %q in the results", spec.X)
+	l, err := d.lay(spec)
+	if err != nil {
+		return figure{}, err
 	}
-	groups, pooled := d.roles(spec)
-	cs := curves(d, spec.Y, *x, groups)
 	p := newPlot()
 	p.Title.Text = spec.Title
 	if p.Title.Text == "" {
 		p.Title.Text = fmt.Sprintf("%s against %s", spec.Y, spec.X)
 	}
-	stat := "mean ± 1 stddev over the repeats"
-	if len(pooled) > 0 {
-		stat += " and " + names(pooled)
-	}
-	p.Title.Text += "\n" + stat
+	p.Title.Text += "\n" + l.statLine()
 	p.X.Label.Text = d.axisLabel(spec.X)
 	p.Y.Label.Text = d.axisLabel(spec.Y)
-	logX := x.numeric && logAxis(x.numbers)
-	if spec.LogX != nil {
-		logX = *spec.LogX
-	}
-	if logX && (!x.numeric || !positive(x.numbers)) {
-		return figure{}, fmt.Errorf("log_x: %s has values that are not numbers above 0", x.name)
-	}
 	leg := newLegend()
-	if len(groups) > 0 {
-		leg.Add(names(groups))
+	withLegend := len(l.groups) > 0 || spec.Reference != "" || spec.Slope != nil
+	if len(l.groups) > 0 {
+		leg.Add(names(l.groups))
 	}
-	var bars []*plotter.YErrorBars
-	for i, c := range cs {
-		ep := errPoints{}
-		for j, v := range x.values {
-			m := c.cells[v]
-			if m == nil {
-				continue
-			}
-			s := m.stats()
-			pos := xOf(*x, v)
-			if !x.numeric {
-				pos = float64(j) + dodge(i, len(cs))
-			}
-			ep.XYs = append(ep.XYs, plotter.XY{X: pos, Y: s.mean})
-			ep.YErrors = append(ep.YErrors, struct{ Low, High float64 }{s.stddev, s.stddev})
-		}
-		sortByX(&ep)
-		thumbs, b, err := addSeries(p, ep, i, x.numeric)
+	for i, s := range l.series {
+		thumbs, err := l.addSeries(p, s, i)
 		if err != nil {
 			return figure{}, err
 		}
-		bars = append(bars, b)
-		if len(groups) > 0 {
-			leg.Add(c.label, thumbs...)
+		switch {
+		case len(l.groups) > 0:
+			text := s.label
+			if s.overlaps != "" {
+				text += " (overlaps " + s.overlaps + ")"
+			}
+			leg.Add(text, thumbs...)
+		case withLegend && i == 0:
+			leg.Add(spec.Y, thumbs...)
 		}
 	}
-	if err := d.layoutAxes(p, *x, logX, spec.LogY, cs, spec.Y, bars); err != nil {
-		return figure{}, err
+	if spec.Reference != "" {
+		style := dashed(color.Black)
+		if len(l.series) == 1 {
+			style.Color = plotutil.Color(0)
+		}
+		leg.Add(spec.Reference+" (dashed)", &plotter.Line{LineStyle: style})
 	}
+	if spec.Slope != nil {
+		guide, err := l.slopeLine(*spec.Slope)
+		if err != nil {
+			return figure{}, err
+		}
+		p.Add(guide)
+		leg.Add(slopeText(*spec.Slope, spec.X), guide)
+	}
+	l.axes(p)
 	p.Add(plotter.NewGrid())
 	name := fmt.Sprintf("%s/%s-vs-%s.svg", PlotsDir, fileName(spec.Y), fileName(spec.X))
 	if spec.Group != "" {
 		name = fmt.Sprintf("%s/%s-vs-%s-by-%s.svg", PlotsDir, fileName(spec.Y), fileName(spec.X), fileName(spec.Group))
 	}
-	svg, err := renderBeside(p, leg, len(groups) > 0, plotW, plotH)
-	return figure{title: strings.ReplaceAll(p.Title.Text, "\n", ": "), file: name, svg: svg}, err
+	svg, err := renderBeside(p, leg, withLegend, plotW, plotH)
+	title := strings.ReplaceAll(p.Title.Text, "\n", ": ")
+	return figure{title: title, caption: l.caption(), file: name, svg: svg}, err
+}
+
+// lay computes what a plot draws: its series and their marks, and its
+// axes' scales.
+func (d *data) lay(spec PlotSpec) (*layout, error) {
+	l := &layout{spec: spec, x: d.param(spec.X)}
+	if l.x != nil {
+		l.groups, l.pooled = d.roles(spec)
+		l.series = paramSeries(d, spec, *l.x, l.groups)
+		l.joined = l.x.numeric
+	} else {
+		l.groups = d.metricGroups(spec)
+		l.series = metricSeries(d, spec, l.groups)
+	}
+	var xs, ys []float64
+	for _, s := range l.series {
+		for _, m := range s.marks {
+			xs, ys = append(xs, m.x), append(ys, m.y)
+		}
+		for _, r := range s.ref {
+			ys = append(ys, r.Y)
+		}
+	}
+	if l.x != nil {
+		xs = l.x.numbers
+	}
+	numericX := l.x == nil || l.x.numeric
+	var err error
+	xWhat := "a mean"
+	if l.x != nil {
+		xWhat = "the value"
+	}
+	if l.logX, err = chooseLog(spec.LogX, xs, numericX, "log_x", spec.X, xWhat); err != nil {
+		return nil, err
+	}
+	if l.logY, err = chooseLog(spec.LogY, ys, true, "log_y", spec.Y, "a mean"); err != nil {
+		return nil, err
+	}
+	l.markOverlaps()
+	return l, nil
+}
+
+// chooseLog is whether an axis over values is log: as forced, which
+// needs numbers above 0, or else when they are all above 0 and span a
+// factor of logSpan or more. what names a value in a message.
+func chooseLog(force *bool, values []float64, numeric bool, key, name, what string) (bool, error) {
+	if force == nil {
+		return numeric && logSpread(values), nil
+	}
+	if !*force {
+		return false, nil
+	}
+	if !numeric {
+		return false, fmt.Errorf("%s: %s has values that are not numbers", key, name)
+	}
+	for _, v := range values {
+		if !(v > 0) {
+			return false, fmt.Errorf("%s: %s has %s of %s, and a log axis holds only values above 0", key, name, what, num(v))
+		}
+	}
+	return true, nil
+}
+
+// logSpread: values all above 0, the largest logSpan times the smallest
+// or more.
+func logSpread(values []float64) bool {
+	if len(values) == 0 || !positive(values) {
+		return false
+	}
+	lo, hi := minMax(values)
+	return hi/lo >= logSpan
+}
+
+// paramSeries are the series of a plot against the parameter x: each
+// group's means per value of x, and the reference metric's.
+func paramSeries(d *data, spec PlotSpec, x param, groups []param) []*series {
+	cs := curves(d, spec.Y, x, groups)
+	refs := map[string]*curve{}
+	if spec.Reference != "" {
+		for _, c := range curves(d, spec.Reference, x, groups) {
+			refs[c.label] = c
+		}
+	}
+	var out []*series
+	for i, c := range cs {
+		s := &series{label: c.label}
+		for j, v := range x.values {
+			pos := xOf(x, v)
+			if !x.numeric {
+				pos = float64(j) + dodge(i, len(cs))
+			}
+			if m := c.cells[v]; m != nil {
+				st := m.stats()
+				s.marks = append(s.marks, mark{x: pos, y: st.mean, dy: st.halfCI()})
+			}
+			if r := refs[c.label]; r != nil && r.cells[v] != nil {
+				s.ref = append(s.ref, plotter.XY{X: pos, Y: r.cells[v].stats().mean})
+			}
+		}
+		s.sort()
+		out = append(out, s)
+	}
+	return out
+}
+
+// metricGroups are the series of a plot with a metric on x: the group
+// parameter, or else the varying parameters that are not numbers (a
+// numeric one is likely what moves x).
+func (d *data) metricGroups(spec PlotSpec) []param {
+	if g := d.param(spec.Group); g != nil {
+		return []param{*g}
+	}
+	var out []param
+	for _, p := range d.varying() {
+		if !p.numeric {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// metricSeries are the series of a plot with the metric spec.X on x:
+// each grid point at its means of both metrics.
+func metricSeries(d *data, spec PlotSpec, groups []param) []*series {
+	var out []*series
+	index := map[string]*series{}
+	for _, pt := range d.points {
+		sx, sy := pt.stats(spec.X), pt.stats(spec.Y)
+		if sx.n == 0 || sy.n == 0 {
+			continue
+		}
+		l := valuesLabel(pt, groups)
+		s := index[l]
+		if s == nil {
+			s = &series{label: l}
+			index[l] = s
+			out = append(out, s)
+		}
+		s.marks = append(s.marks, mark{x: sx.mean, y: sy.mean, dx: sx.halfCI(), dy: sy.halfCI()})
+		if spec.Reference != "" {
+			if sr := pt.stats(spec.Reference); sr.n > 0 {
+				s.ref = append(s.ref, plotter.XY{X: sx.mean, Y: sr.mean})
+			}
+		}
+	}
+	for _, s := range out {
+		s.sort()
+	}
+	return out
+}
+
+func (s *series) sort() {
+	slices.SortStableFunc(s.marks, func(a, b mark) int { return cmpFloat(a.x, b.x) })
+	slices.SortStableFunc(s.ref, func(a, b plotter.XY) int { return cmpFloat(a.X, b.X) })
+}
+
+// markOverlaps finds each series drawn over an earlier one: the same x
+// values, and means within a hundredth of the y axis's span of each
+// other (in decades on a log axis), so that the earlier cannot be seen.
+func (l *layout) markOverlaps() {
+	at := func(v float64) float64 {
+		if l.logY {
+			return math.Log10(v)
+		}
+		return v
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, s := range l.series {
+		for _, m := range s.marks {
+			lo, hi = math.Min(lo, at(m.y)), math.Max(hi, at(m.y))
+		}
+	}
+	tol := (hi - lo) / 100
+	for i, s := range l.series {
+		for _, earlier := range l.series[:i] {
+			if l.x != nil && !l.x.numeric {
+				continue // categories stand side by side: nothing hides
+			}
+			if covers(s.marks, earlier.marks, at, tol) {
+				s.overlaps = earlier.label
+				l.overlaps = append(l.overlaps, fmt.Sprintf("%s overlaps %s", s.label, earlier.label))
+				break
+			}
+		}
+	}
+}
+
+// covers: a and b have marks at the same x values with y values within
+// tol of each other (after at).
+func covers(a, b []mark, at func(float64) float64, tol float64) bool {
+	if len(a) != len(b) || len(a) == 0 {
+		return false
+	}
+	for i := range a {
+		if math.Abs(a[i].x-b[i].x) > 1e-9*math.Max(1, math.Abs(a[i].x)) || math.Abs(at(a[i].y)-at(b[i].y)) > tol {
+			return false
+		}
+	}
+	return true
 }
 
 // roles splits the varying parameters other than spec.X into those whose
@@ -182,6 +413,46 @@ func names(ps []param) string {
 	return strings.Join(out, ", ")
 }
 
+// statLine is the title's second line: what a point and its bar are.
+func (l *layout) statLine() string {
+	if l.x == nil {
+		return "each grid point: means ± 95% CI (Student's t) over its repeats"
+	}
+	s := "mean ± 95% CI (Student's t) over the repeats"
+	if len(l.pooled) > 0 {
+		s += " and " + names(l.pooled)
+	}
+	return s
+}
+
+// caption says in words what the plot draws, for report.html.
+func (l *layout) caption() string {
+	var b strings.Builder
+	if l.x == nil {
+		fmt.Fprintf(&b, "Each point is a grid point at its mean %s and mean %s over its repeats", l.spec.X, l.spec.Y)
+	} else {
+		b.WriteString("Each point is the mean over the repeats")
+		if len(l.pooled) > 0 {
+			b.WriteString(" and " + names(l.pooled))
+		}
+	}
+	b.WriteString("; its bars are the 95% confidence interval of the mean (Student's t with n−1 degrees of freedom), as in summary.md; a mean of one run has no bar.")
+	if l.spec.Reference != "" {
+		fmt.Fprintf(&b, " Dashed: the mean %s.", l.spec.Reference)
+	}
+	if l.spec.Slope != nil {
+		fmt.Fprintf(&b, " Dotted: %s, through the geometric mean of the points.", slopeText(*l.spec.Slope, l.spec.X))
+	}
+	if len(l.overlaps) > 0 {
+		fmt.Fprintf(&b, " Series drawn over another: %s.", strings.Join(l.overlaps, "; "))
+	}
+	if l.logX || l.logY {
+		axes := map[[2]bool]string{{true, false}: "x axis is", {false, true}: "y axis is", {true, true}: "x and y axes are"}[[2]bool{l.logX, l.logY}]
+		fmt.Fprintf(&b, " The %s logarithmic.", axes)
+	}
+	return b.String()
+}
+
 // dodge spreads k series around a category's position so that their
 // points and bars stand side by side.
 func dodge(i, k int) float64 {
@@ -192,93 +463,219 @@ func dodge(i, k int) float64 {
 	return -w/2 + w*float64(i)/float64(k-1)
 }
 
-// addSeries adds a series' points with their error bars, joined by a
-// line on a numeric axis, and returns its legend thumbnails.
-func addSeries(p *plot.Plot, ep errPoints, i int, joined bool) ([]plot.Thumbnailer, *plotter.YErrorBars, error) {
-	if len(ep.XYs) == 0 {
-		return nil, nil, nil
-	}
-	points, err := plotter.NewScatter(ep.XYs)
-	if err != nil {
-		return nil, nil, err
-	}
-	points.Color, points.Shape = plotutil.Color(i), plotutil.Shape(i)
-	points.Radius = vg.Points(3)
-	bars, err := plotter.NewYErrorBars(ep)
-	if err != nil {
-		return nil, nil, err
-	}
-	bars.Color = plotutil.Color(i)
-	if !joined {
-		p.Add(bars, points)
-		return []plot.Thumbnailer{points}, bars, nil
-	}
-	line, err := plotter.NewLine(ep.XYs)
-	if err != nil {
-		return nil, nil, err
-	}
-	line.Color = plotutil.Color(i)
-	p.Add(line, bars, points)
-	return []plot.Thumbnailer{line, points}, bars, nil
+// dashed is the line style of a reference metric.
+func dashed(c color.Color) draw.LineStyle {
+	return draw.LineStyle{Color: c, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}}
 }
 
-// layoutAxes sets the x axis (log or linear, labels at the swept values
-// and the decades, never overlapping; or the categories) and the y axis.
-func (d *data) layoutAxes(p *plot.Plot, x param, logX, logY bool, cs []*curve, metric string, bars []*plotter.YErrorBars) error {
-	length := plotW - axisAllowance
-	if !x.numeric {
-		nominalTicks(&p.X, x.values, length)
-	} else {
-		lo, hi := minMax(x.numbers)
-		if logX {
-			p.X.Scale = plot.LogScale{}
-		}
-		p.X.Min, p.X.Max = padded(lo, hi, logX)
-		cands, minor := numberTicks(x, p.X.Min, p.X.Max, logX)
-		ticks, turn := placeTicks(cands, len(x.numbers), p.X.Min, p.X.Max, logX, length, p.X.Tick.Label)
-		setTicks(&p.X, append(ticks, minor...), turn)
+// addSeries adds a series: its points, their error bars (a metric on x:
+// both ways), the line joining them on a numeric parameter, and its
+// reference metric dashed; it returns the legend's thumbnails.
+func (l *layout) addSeries(p *plot.Plot, s *series, i int) ([]plot.Thumbnailer, error) {
+	if len(s.marks) == 0 {
+		return nil, nil
 	}
-	if !logY {
-		if p.Y.Min <= p.Y.Max { // some data: keep the bars' caps off the frame
-			p.Y.Min, p.Y.Max = padded(p.Y.Min, p.Y.Max, false)
+	var xys plotter.XYs
+	var ybars, xbars errPoints
+	for _, m := range s.marks {
+		xys = append(xys, plotter.XY{X: m.x, Y: m.y})
+		if m.dy > 0 {
+			ybars.XYs = append(ybars.XYs, plotter.XY{X: m.x, Y: m.y})
+			ybars.YErrors = append(ybars.YErrors, struct{ Low, High float64 }{m.dy, m.dy})
 		}
-		return nil
-	}
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, c := range cs {
-		for _, m := range c.cells {
-			s := m.stats()
-			if s.mean <= 0 {
-				return fmt.Errorf("log_y: %s has a mean of %s, and a log axis holds only values above 0", metric, num(s.mean))
-			}
-			lo, hi = math.Min(lo, s.mean), math.Max(hi, s.mean+s.stddev)
-			if s.mean-s.stddev > 0 {
-				lo = math.Min(lo, s.mean-s.stddev)
-			}
+		if m.dx > 0 {
+			xbars.XYs = append(xbars.XYs, plotter.XY{X: m.x, Y: m.y})
+			xbars.XErrors = append(xbars.XErrors, struct{ Low, High float64 }{m.dx, m.dx})
 		}
 	}
-	if math.IsInf(lo, 0) {
-		return nil
-	}
-	p.Y.Scale = plot.LogScale{}
-	p.Y.Min, p.Y.Max = padded(lo, hi, true)
-	y := param{name: metric, numeric: true}
-	cands, minor := numberTicks(y, p.Y.Min, p.Y.Max, true)
-	ticks, _ := placeTicks(cands, 0, p.Y.Min, p.Y.Max, true, plotH-axisAllowance, p.Y.Tick.Label)
-	p.Y.Tick.Marker = plot.ConstantTicks(append(ticks, minor...))
-	for _, b := range bars {
-		if b != nil {
-			clampBars(b, p.Y.Min)
+	clr := plotutil.Color(i)
+	var thumbs []plot.Thumbnailer
+	if l.joined {
+		line, err := plotter.NewLine(xys)
+		if err != nil {
+			return nil, err
 		}
+		line.Color = clr
+		p.Add(line)
+		thumbs = append(thumbs, line)
+	}
+	if len(ybars.XYs) > 0 {
+		bars, err := plotter.NewYErrorBars(ybars)
+		if err != nil {
+			return nil, err
+		}
+		bars.Color = clr
+		p.Add(bars)
+		l.yBars = append(l.yBars, bars)
+	}
+	if len(xbars.XYs) > 0 {
+		bars, err := plotter.NewXErrorBars(xbars)
+		if err != nil {
+			return nil, err
+		}
+		bars.Color = clr
+		p.Add(bars)
+		l.xBars = append(l.xBars, bars)
+	}
+	points, err := plotter.NewScatter(xys)
+	if err != nil {
+		return nil, err
+	}
+	points.Color, points.Shape = clr, plotutil.Shape(i)
+	points.Radius = vg.Points(3)
+	p.Add(points)
+	thumbs = append(thumbs, points)
+	if len(s.ref) > 0 {
+		if err := l.addReference(p, s.ref, clr); err != nil {
+			return nil, err
+		}
+	}
+	return thumbs, nil
+}
+
+// addReference draws a series' reference metric dashed: one line over a
+// numeric x, a short dash at each category's point otherwise.
+func (l *layout) addReference(p *plot.Plot, ref plotter.XYs, clr color.Color) error {
+	segments := []plotter.XYs{ref}
+	if !l.joined && l.x != nil {
+		segments = nil
+		for _, r := range ref {
+			segments = append(segments, plotter.XYs{{X: r.X - 0.12, Y: r.Y}, {X: r.X + 0.12, Y: r.Y}})
+		}
+	}
+	for _, seg := range segments {
+		line, err := plotter.NewLine(seg)
+		if err != nil {
+			return err
+		}
+		line.LineStyle = dashed(clr)
+		p.Add(line)
 	}
 	return nil
 }
 
-// clampBars keeps a log axis's error bars above its minimum.
-func clampBars(b *plotter.YErrorBars, floor float64) {
-	for i := range b.YErrors {
-		if b.XYs[i].Y-b.YErrors[i].Low < floor {
-			b.YErrors[i].Low = b.XYs[i].Y - floor
+// slopeLine is the guide y = c·x^k over the points' x range, c putting
+// it through their geometric mean (the least-squares fit of c on log–log
+// axes), dotted in grey.
+func (l *layout) slopeLine(k float64) (*plotter.Line, error) {
+	if l.x != nil && !l.x.numeric {
+		return nil, fmt.Errorf("slope: %s is not numeric, and a power law needs a numeric x", l.spec.X)
+	}
+	var sum float64
+	var n int
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, s := range l.series {
+		for _, m := range s.marks {
+			if !(m.x > 0 && m.y > 0) {
+				return nil, fmt.Errorf("slope: a power law needs x and y above 0, and %s = %s has a mean %s of %s", l.spec.X, num(m.x), l.spec.Y, num(m.y))
+			}
+			sum += math.Log(m.y) - k*math.Log(m.x)
+			n++
+			lo, hi = math.Min(lo, m.x), math.Max(hi, m.x)
+		}
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("slope: no means to draw it through")
+	}
+	c := math.Exp(sum / float64(n))
+	const steps = 64
+	var xys plotter.XYs
+	for i := range steps + 1 {
+		x := lo * math.Pow(hi/lo, float64(i)/steps)
+		xys = append(xys, plotter.XY{X: x, Y: c * math.Pow(x, k)})
+	}
+	line, err := plotter.NewLine(xys)
+	if err != nil {
+		return nil, err
+	}
+	line.LineStyle = draw.LineStyle{Color: color.Gray{Y: 90}, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(1.5), vg.Points(2.5)}}
+	return line, nil
+}
+
+// slopeText names a power law of x: "∝ 1/√samples", "∝ samples^-0.7".
+func slopeText(k float64, x string) string {
+	switch k {
+	case -1:
+		return "∝ 1/" + x
+	case -0.5:
+		return "∝ 1/√" + x
+	case 0.5:
+		return "∝ √" + x
+	case 1:
+		return "∝ " + x
+	}
+	return "∝ " + x + "^" + strconv.FormatFloat(k, 'g', 4, 64)
+}
+
+// axes sets both axes' ranges, scales and ticks from the marks (their
+// bars, the reference means), keeping a log axis's bars above its
+// minimum.
+func (l *layout) axes(p *plot.Plot) {
+	xlo, xhi := math.Inf(1), math.Inf(-1)
+	ylo, yhi := math.Inf(1), math.Inf(-1)
+	for _, s := range l.series {
+		for _, m := range s.marks {
+			xlo, xhi = math.Min(xlo, lower(m.x, m.dx, l.logX)), math.Max(xhi, m.x+m.dx)
+			ylo, yhi = math.Min(ylo, lower(m.y, m.dy, l.logY)), math.Max(yhi, m.y+m.dy)
+		}
+		for _, r := range s.ref {
+			ylo, yhi = math.Min(ylo, r.Y), math.Max(yhi, r.Y)
+		}
+	}
+	if math.IsInf(ylo, 0) { // nothing to draw
+		ylo, yhi, xlo, xhi = 0, 1, 0, 1
+		l.logX, l.logY = false, false
+	}
+	xLength := plotW - axisAllowance
+	switch {
+	case l.x != nil && !l.x.numeric:
+		nominalTicks(&p.X, l.x.values, xLength)
+	default:
+		if l.x != nil {
+			xlo, xhi = minMax(l.x.numbers)
+		}
+		if l.logX {
+			p.X.Scale = plot.LogScale{}
+		}
+		p.X.Min, p.X.Max = padded(xlo, xhi, l.logX)
+		var swept *param
+		if l.x != nil {
+			swept = l.x
+		}
+		numericAxis(&p.X, l.logX, swept, xLength, true)
+	}
+	if l.logY {
+		p.Y.Scale = plot.LogScale{}
+	}
+	p.Y.Min, p.Y.Max = padded(ylo, yhi, l.logY)
+	numericAxis(&p.Y, l.logY, nil, plotH-axisAllowance, false)
+	l.clampBars(p)
+}
+
+// lower is a mark's lowest point: its bar's end, or on a log axis the
+// mark itself when the bar reaches 0 or below.
+func lower(v, half float64, log bool) float64 {
+	if log && v-half <= 0 {
+		return v
+	}
+	return v - half
+}
+
+// clampBars keeps a log axis's error bars above its minimum (a bar
+// reaching 0 or below would have no place on it).
+func (l *layout) clampBars(p *plot.Plot) {
+	for _, b := range l.yBars {
+		for i := range b.YErrors {
+			if l.logY && b.XYs[i].Y-b.YErrors[i].Low < p.Y.Min {
+				b.YErrors[i].Low = b.XYs[i].Y - p.Y.Min
+			}
+		}
+	}
+	for _, b := range l.xBars {
+		for i := range b.XErrors {
+			if l.logX && b.XYs[i].X-b.XErrors[i].Low < p.X.Min {
+				b.XErrors[i].Low = b.XYs[i].X - p.X.Min
+			}
 		}
 	}
 }

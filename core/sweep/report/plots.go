@@ -25,25 +25,31 @@ const PlotsDir = "plots"
 
 // figure is one written plot.
 type figure struct {
-	title string
-	file  string // relative to the output folder
-	svg   []byte
+	title   string
+	caption string // what the plot draws, in words, for report.html
+	file    string // relative to the output folder
+	svg     []byte
 }
 
 // writePlots draws the plots the sweep file's [[plot]] tables ask for,
-// or else each numeric metric against each varying parameter (see
-// metricPlot), and for each varying non-numeric parameter a pass/fail
-// matrix of the runs' outcomes.
-func writePlots(d *data) ([]figure, error) {
+// or else the defaults (plotSpecs), and for each varying non-numeric
+// parameter a pass/fail matrix of the runs' outcomes. It returns the
+// figures, the choice they were drawn from, and why each plot that
+// could not be drawn (a log axis or a slope over a mean of 0) was not,
+// at its sweep file line; the others are drawn all the same.
+func writePlots(d *data) ([]figure, choice, []string, error) {
 	var figs []figure
-	for _, spec := range d.plotSpecs() {
+	var bad []string
+	c := d.plotSpecs()
+	for _, spec := range c.specs {
 		fig, err := metricPlot(d, spec)
 		if err != nil {
 			where := ""
 			if spec.Line > 0 {
 				where = fmt.Sprintf("%s:%d: ", d.sweepPath, spec.Line)
 			}
-			return nil, fmt.Errorf("%splot %s against %s: %w", where, spec.Y, spec.X, err)
+			bad = append(bad, fmt.Sprintf("%s[[plot]] %s against %s: %v", where, spec.Y, spec.X, err))
+			continue
 		}
 		figs = append(figs, fig)
 	}
@@ -54,17 +60,14 @@ func writePlots(d *data) ([]figure, error) {
 		}
 		fig, err := statusMatrix(d, x, others(vary, x))
 		if err != nil {
-			return nil, fmt.Errorf("pass/fail matrix of %s: %w", x.name, err)
+			return nil, c, nil, fmt.Errorf("pass/fail matrix of %s: %w", x.name, err)
 		}
 		figs = append(figs, fig)
 	}
 	if err := replacePlots(d.dir, figs); err != nil {
-		return nil, err
+		return nil, c, nil, err
 	}
-	if len(figs) == 0 {
-		return nil, nil
-	}
-	return figs, nil
+	return figs, c, bad, nil
 }
 
 // plotList is the file in the plots folder that lists the plots the
@@ -132,9 +135,9 @@ func xOf(x param, v string) float64 {
 	return math.NaN()
 }
 
-// series groups points by their values of the other parameters, in run
-// order.
-func series(d *data, rest []param) (labels []string, groups [][]*point) {
+// columns groups points by their values of the other parameters, in
+// run order: the status matrix's columns.
+func columns(d *data, rest []param) (labels []string, groups [][]*point) {
 	index := map[string]int{}
 	for _, pt := range d.points {
 		l := label(pt, rest)
@@ -150,31 +153,12 @@ func series(d *data, rest []param) (labels []string, groups [][]*point) {
 	return labels, groups
 }
 
-// errPoints are a line's means with their error bars.
+// errPoints are means with their error bars, for gonum's error bar
+// plotters.
 type errPoints struct {
 	plotter.XYs
 	plotter.YErrors
-}
-
-func sortByX(ep *errPoints) {
-	for i := 1; i < len(ep.XYs); i++ {
-		for j := i; j > 0 && ep.XYs[j].X < ep.XYs[j-1].X; j-- {
-			ep.XYs[j], ep.XYs[j-1] = ep.XYs[j-1], ep.XYs[j]
-			ep.YErrors[j], ep.YErrors[j-1] = ep.YErrors[j-1], ep.YErrors[j]
-		}
-	}
-}
-
-// logAxis: positive values spanning at least a factor of 20.
-func logAxis(xs []float64) bool {
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, x := range xs {
-		if x <= 0 {
-			return false
-		}
-		lo, hi = math.Min(lo, x), math.Max(hi, x)
-	}
-	return hi/lo >= 20
+	plotter.XErrors
 }
 
 // matrix is a plotter drawing one coloured cell per (column, row): the
@@ -210,7 +194,7 @@ func (m *matrix) Plot(c draw.Canvas, p *plot.Plot) {
 // statusMatrix draws the pass/fail matrix of x: a row per value of x, a
 // column per combination of the other varying parameters.
 func statusMatrix(d *data, x param, rest []param) (figure, error) {
-	labels, groups := series(d, rest)
+	labels, groups := columns(d, rest)
 	m := &matrix{cells: make([][]struct{ ok, n int }, len(x.values))}
 	for r := range m.cells {
 		m.cells[r] = make([]struct{ ok, n int }, len(labels))
@@ -224,8 +208,12 @@ func statusMatrix(d *data, x param, rest []param) (figure, error) {
 	}
 	p := newPlot()
 	p.Title.Text = fmt.Sprintf("runs ok per %s", x.name)
-	p.Y.Label.Text = x.name
-	p.X.Label.Text = names(rest)
+	p.Y.Label.Text = d.axisLabel(x.name)
+	var colNames []string
+	for _, r := range rest {
+		colNames = append(colNames, d.axisLabel(r.name))
+	}
+	p.X.Label.Text = strings.Join(colNames, ", ")
 	p.NominalY(x.values...)
 	p.Y.Min, p.Y.Max = -0.5, float64(len(x.values))-0.5
 	p.Add(m)
@@ -244,7 +232,11 @@ func statusMatrix(d *data, x param, rest []param) (figure, error) {
 	nominalTicks(&p.X, short, w-axisAllowance)
 	thinRows(&p.Y, x.values, h-axisAllowance)
 	svg, err := render(p, w, h)
-	return figure{title: p.Title.Text, file: fmt.Sprintf("%s/status-by-%s.svg", PlotsDir, fileName(x.name)), svg: svg}, err
+	caption := fmt.Sprintf("Each cell: of the runs of one %s (row) and one combination of %s (column), those that ended ok; green all, red none.", x.name, names(rest))
+	if len(rest) == 0 {
+		caption = fmt.Sprintf("Each cell: of the runs of one %s, those that ended ok; green all, red none.", x.name)
+	}
+	return figure{title: p.Title.Text, caption: caption, file: fmt.Sprintf("%s/status-by-%s.svg", PlotsDir, fileName(x.name)), svg: svg}, err
 }
 
 // thinRows labels the rows 0…n−1 of a nominal y axis, every k-th one

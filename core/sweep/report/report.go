@@ -3,42 +3,49 @@ package report
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // ErrSpecs marks a report written without some of the sweep file's
-// [units] or [[plot]] entries, which name nothing the runs recorded.
+// [units] or [[plot]] entries: they name nothing the runs recorded, or
+// ask for a plot the values cannot have (a log axis over a mean of 0).
 var ErrSpecs = errors.New("the reports were written without them")
 
 // Write reads dir's results.jsonl and writes results.csv, summary.md, the
-// plots and report.html beside it. A [units] or [[plot]] entry of the
-// sweep file that names no parameter or metric of the runs is left out,
-// and Write then returns an error (wrapping ErrSpecs) naming each at its
-// line, after writing the rest.
-func Write(dir string) error {
+// plots and report.html beside it. It returns what the reports left out
+// to stay bounded (plots past the defaults' limit, tables the page does
+// not show), a sentence each, which report.html says too: for the
+// terminal. A [units] or [[plot]] entry of the sweep file that names no
+// parameter or metric of the runs, or a plot that cannot be drawn, is
+// left out, and Write then returns an error (wrapping ErrSpecs) naming
+// each at its line, after writing the rest.
+func Write(dir string) ([]string, error) {
 	d, err := load(dir)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	specErr := d.checkSpecs()
+	specErrs := d.checkSpecs()
 	if err := writeCSV(d); err != nil {
-		return err
+		return nil, err
 	}
 	if err := writeSummary(d); err != nil {
-		return err
+		return nil, err
 	}
-	figs, err := writePlots(d)
+	figs, c, undrawn, err := writePlots(d)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if err := writeHTML(d, figs); err != nil {
-		return err
+	specErrs = append(specErrs, undrawn...)
+	left := leftOut(d, figs, c)
+	if err := writeHTML(d, figs, c, left); err != nil {
+		return nil, err
 	}
-	if specErr != nil {
+	if len(specErrs) > 0 {
 		file := d.sweepPath
 		if file == "" {
 			file = "FILE"
 		}
-		return fmt.Errorf("%w\n%w; correct the sweep file, then: proflab report %s --sweep %s", specErr, ErrSpecs, dir, file)
+		return left, fmt.Errorf("%s\n%w; correct the sweep file, then: proflab report %s --sweep %s", strings.Join(specErrs, "\n"), ErrSpecs, dir, file)
 	}
-	return nil
+	return left, nil
 }

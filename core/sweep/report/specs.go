@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -9,20 +10,31 @@ import (
 )
 
 // PlotSpec is one plot a sweep file asks for ([[plot]]): a metric
-// against a parameter, one series per value of another parameter.
+// against a parameter or another metric, one series per value of a
+// parameter, with optional reference lines.
 type PlotSpec struct {
-	// X is the parameter on the horizontal axis.
+	// X is the horizontal axis: a swept parameter, or a metric (a
+	// flattened name), each grid point then drawn at its mean of it.
 	X string `json:"x"`
 	// Y is the metric on the vertical axis (a flattened name, "a.b").
 	Y string `json:"y"`
 	// Group is the parameter whose values are the series ("": one series
-	// per combination of the other varying parameters).
+	// per combination of the other varying parameters, or with a metric
+	// on x, of the non-numeric ones).
 	Group string `json:"group,omitempty"`
 	// LogX forces a log (true) or linear (false) x axis; nil chooses (log
 	// for positive values spanning a factor of 20 or more).
 	LogX *bool `json:"log_x,omitempty"`
-	// LogY draws the metric on a log axis.
-	LogY bool `json:"log_y,omitempty"`
+	// LogY forces a log (true) or linear (false) y axis; nil chooses as
+	// for x, from the means.
+	LogY *bool `json:"log_y,omitempty"`
+	// Reference is a metric drawn as a dashed line against the same x in
+	// each series' colour, without points or bars: a bound, a model.
+	Reference string `json:"reference,omitempty"`
+	// Slope asks for a guide line y = c·x^Slope through the geometric
+	// mean of the plotted means (a straight line of that slope on log–log
+	// axes; −0.5 is 1/√x), drawn dotted in grey.
+	Slope *float64 `json:"slope,omitempty"`
 	// Title replaces the plot's title ("Y against X").
 	Title string `json:"title,omitempty"`
 	// Line is the sweep file's line of the plot's y (else of its [[plot]]
@@ -77,7 +89,7 @@ func (d *data) axisLabel(name string) string {
 // silently draw nothing), and is dropped so that the other reports can
 // still be written. Without any metric (every run failed) the metric
 // names cannot be told apart from typos, and are not checked.
-func (d *data) checkSpecs() error {
+func (d *data) checkSpecs() []string {
 	if len(d.metric) == 0 && len(d.columns) == 0 {
 		return nil
 	}
@@ -95,20 +107,32 @@ func (d *data) checkSpecs() error {
 		}
 	}
 	d.specs = slices.DeleteFunc(d.specs, func(s PlotSpec) bool {
-		switch {
-		case slices.Contains(d.metric, s.Y):
-			return false
-		case slices.Contains(d.columns, s.Y):
-			errs = append(errs, fmt.Sprintf("%s: [[plot]] y = %q: the runs recorded it, but not as a number; a plot needs a numeric metric", where(s.Line), s.Y))
-		default:
-			errs = append(errs, fmt.Sprintf("%s: [[plot]] y = %q is not a metric the runs recorded (%s)", where(s.Line), s.Y, d.namesHint(s.Y)))
+		bad := false
+		metric := func(key, name string) {
+			switch {
+			case slices.Contains(d.metric, name):
+			case slices.Contains(d.columns, name):
+				errs = append(errs, fmt.Sprintf("%s: [[plot]] %s = %q: the runs recorded it, but not as a number; a plot needs a numeric metric", where(s.Line), key, name))
+				bad = true
+			default:
+				what := "is not a metric"
+				if key == "x" {
+					what = "is neither a swept parameter nor a metric"
+				}
+				errs = append(errs, fmt.Sprintf("%s: [[plot]] %s = %q %s the runs recorded (%s)", where(s.Line), key, name, what, d.namesHint(name)))
+				bad = true
+			}
 		}
-		return true
+		metric("y", s.Y)
+		if d.param(s.X) == nil {
+			metric("x", s.X) // a swept parameter, or else a metric
+		}
+		if s.Reference != "" {
+			metric("reference", s.Reference)
+		}
+		return bad
 	})
-	if len(errs) > 0 {
-		return fmt.Errorf("%s", strings.Join(errs, "\n"))
-	}
-	return nil
+	return errs
 }
 
 // namesHint suggests the closest known name and lists the metrics.
@@ -135,17 +159,73 @@ func (d *data) param(name string) *param {
 	return nil
 }
 
-// plotSpecs are the plots to draw: the sweep file's, or else every
-// numeric metric against every varying parameter.
-func (d *data) plotSpecs() []PlotSpec {
+// maxDefaultPlots bounds the metric plots a sweep gets without
+// [[plot]]: a scenario may record thousands of metrics (an imported
+// profile's per-function shares), and a report drawing each would cost
+// gigabytes; the rest are named in the report, and [[plot]] chooses.
+const maxDefaultPlots = 12
+
+// choice is the plots to draw and what the defaults left out.
+type choice struct {
+	specs    []PlotSpec
+	defaults bool     // no [[plot]]: the report's own choice
+	x        string   // the defaults' x
+	constant []string // numeric metrics with one value over the sweep, not plotted
+	omitted  []string // metrics past maxDefaultPlots, not plotted
+}
+
+// plotSpecs are the plots to draw: the sweep file's, or else the
+// defaults a person would choose: each numeric metric that varies over
+// the sweep (top-level names first, then in name order, at most
+// maxDefaultPlots) against the swept parameter best put on x (the
+// numeric one with the most values, else the one with the most values),
+// one series per combination of the others.
+func (d *data) plotSpecs() choice {
 	if len(d.specs) > 0 {
-		return d.specs
+		return choice{specs: d.specs}
 	}
-	var out []PlotSpec
-	for _, m := range d.metric {
-		for _, x := range d.varying() {
-			out = append(out, PlotSpec{X: x.name, Y: m})
+	c := choice{defaults: true}
+	var x *param
+	for _, p := range d.varying() {
+		if x == nil || (p.numeric && !x.numeric) || (p.numeric == x.numeric && len(p.values) > len(x.values)) {
+			x = &p
 		}
 	}
+	if x == nil {
+		return c
+	}
+	c.x = x.name
+	for _, m := range d.metricsByRank() {
+		switch {
+		case d.constant(m):
+			c.constant = append(c.constant, m)
+		case len(c.specs) < maxDefaultPlots:
+			c.specs = append(c.specs, PlotSpec{X: x.name, Y: m})
+		default:
+			c.omitted = append(c.omitted, m)
+		}
+	}
+	return c
+}
+
+// metricsByRank are the numeric metrics, those of fewer levels first
+// ("tv_distance" before "shares.main"), then in name order: the order
+// in which the report shows them when it cannot show them all.
+func (d *data) metricsByRank() []string {
+	out := slices.Clone(d.metric)
+	slices.SortStableFunc(out, func(a, b string) int {
+		return strings.Count(a, ".") - strings.Count(b, ".")
+	})
 	return out
+}
+
+// constant: every run that recorded metric recorded the same value.
+func (d *data) constant(metric string) bool {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, pt := range d.points {
+		if m := pt.metrics[metric]; m != nil && m.n > 0 {
+			lo, hi = math.Min(lo, m.minV), math.Max(hi, m.maxV)
+		}
+	}
+	return lo == hi
 }

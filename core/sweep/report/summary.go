@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bufio"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,9 +19,10 @@ type table struct {
 	rows   [][]string
 }
 
-// tables are the summary's tables: the outcomes per grid point, then one
-// per metric with its statistics over the repeats.
-func tables(d *data) []table {
+// eachTable calls fn with the summary's tables one at a time, so that
+// no more than one is in memory: the outcomes per grid point, then one
+// per metric of metrics with its statistics over the repeats.
+func eachTable(d *data, metrics []string, fn func(table) error) error {
 	vary := d.varying()
 	head := func(extra ...string) []string {
 		var h []string
@@ -42,11 +44,14 @@ func tables(d *data) []table {
 		}
 		return r
 	}
-	out := []table{{title: "Runs per grid point", header: head("n", "ok", "failed", "error")}}
+	runs := table{title: "Runs per grid point", header: head("n", "ok", "failed", "error")}
 	for _, pt := range d.points {
-		out[0].rows = append(out[0].rows, append(keys(pt), strconv.Itoa(pt.n), strconv.Itoa(pt.ok), strconv.Itoa(pt.failed), strconv.Itoa(pt.errors)))
+		runs.rows = append(runs.rows, append(keys(pt), strconv.Itoa(pt.n), strconv.Itoa(pt.ok), strconv.Itoa(pt.failed), strconv.Itoa(pt.errors)))
 	}
-	for _, m := range d.metric {
+	if err := fn(runs); err != nil {
+		return err
+	}
+	for _, m := range metrics {
 		t := table{title: "Metric " + m, header: head("n", "mean", "95% CI", "stddev", "min", "max", "failures")}
 		for _, pt := range d.points {
 			s := pt.stats(m)
@@ -58,9 +63,11 @@ func tables(d *data) []table {
 			}
 			t.rows = append(t.rows, append(row, strconv.Itoa(pt.failed+pt.errors)))
 		}
-		out = append(out, t)
+		if err := fn(t); err != nil {
+			return err
+		}
 	}
-	return out
+	return nil
 }
 
 // fixed lists the parameters every run shares, "name = value".
@@ -82,22 +89,33 @@ func totals(d *data) (ok, failed, errs int) {
 	return
 }
 
-func writeSummary(d *data) error {
-	var b strings.Builder
+// writeSummary writes summary.md as a stream: a table at a time, every
+// metric's.
+func writeSummary(d *data) (err error) {
+	f, err := os.Create(filepath.Join(d.dir, SummaryName))
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	b := bufio.NewWriterSize(f, 64<<10)
 	name := d.sweep
 	if name == "" {
 		name = "sweep"
 	}
 	ok, failed, errs := totals(d)
-	fmt.Fprintf(&b, "# Summary of %s\n\n%d runs: %d ok, %d failed, %d error.\n", name, d.runs, ok, failed, errs)
+	fmt.Fprintf(b, "# Summary of %s\n\n%d runs: %d ok, %d failed, %d error.\n", name, d.runs, ok, failed, errs)
 	if f := fixed(d); len(f) > 0 {
-		fmt.Fprintf(&b, "Fixed parameters: %s.\n", strings.Join(f, ", "))
+		fmt.Fprintf(b, "Fixed parameters: %s.\n", strings.Join(f, ", "))
 	}
 	if len(d.unread) > 0 {
-		fmt.Fprintf(&b, "\n**Warning:** %s\n", unreadWarning(d.unread))
+		fmt.Fprintf(b, "\n**Warning:** %s\n", unreadWarning(d.unread))
 	}
-	for _, t := range tables(d) {
-		fmt.Fprintf(&b, "\n## %s\n\n", t.title)
+	err = eachTable(d, d.metric, func(t table) error {
+		fmt.Fprintf(b, "\n## %s\n\n", t.title)
 		b.WriteString(mdRow(t.header))
 		seps := make([]string, len(t.header))
 		for i := range seps {
@@ -105,16 +123,25 @@ func writeSummary(d *data) error {
 		}
 		b.WriteString(mdRow(seps))
 		for _, r := range t.rows {
-			b.WriteString(mdRow(r))
+			if _, err := b.WriteString(mdRow(r)); err != nil {
+				return err
+			}
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
-	return os.WriteFile(filepath.Join(d.dir, SummaryName), []byte(b.String()), 0o644)
+	return b.Flush()
 }
+
+// mdCell escapes what would break a Markdown table's row.
+var mdCell = strings.NewReplacer("|", `\|`, "\r\n", " ", "\n", " ", "\r", " ")
 
 func mdRow(cells []string) string {
 	esc := make([]string, len(cells))
 	for i, c := range cells {
-		esc[i] = strings.NewReplacer("|", `\|`, "\r\n", " ", "\n", " ", "\r", " ").Replace(c)
+		esc[i] = mdCell.Replace(c)
 	}
 	return "| " + strings.Join(esc, " | ") + " |\n"
 }

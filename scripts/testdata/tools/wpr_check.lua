@@ -76,8 +76,11 @@ local tl = tracelog.run(m, { "-profilesources", "Help" }, { quiet = true })
 A.expect_eq(tl.lines, list.lines, "tracelog prints wpr's listing")
 local hal = {}
 for _, s in ipairs(m:hal_sources()) do hal[#hal + 1] = s end
-A.expect_eq(#list.lines, #hal, "a row per source a HAL has")
-for i, line in ipairs(list.lines) do
+local S = require "tools.sources"
+A.expect_eq({ list.lines[1], list.lines[2] }, { S.HEADER, S.RULE }, "the header line and the rule")
+A.expect_eq(#list.lines, 2 + #hal, "the header, the rule and a row per source a HAL has")
+for i = 1, #hal do
+  local line = list.lines[2 + i]
   local id, name, cur, min, max = line:match("^%s*(%d+) (%S+)%s+(%d+)%s+(%d+)%s+(%d+)$")
   id = tonumber(id)
   A.expect_eq({ id, name, tonumber(cur), tonumber(min), tonumber(max) },

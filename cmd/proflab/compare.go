@@ -1,0 +1,105 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/proflab/proflab/core/compare"
+	"github.com/proflab/proflab/core/input"
+	"github.com/proflab/proflab/core/output"
+	"github.com/proflab/proflab/core/workload/importer"
+)
+
+// compareFlags are `proflab compare`'s flags.
+type compareFlags struct {
+	format, process, profile string
+	dropIdle                 bool
+	rows                     int
+}
+
+func newCompareCmd() *cobra.Command {
+	var f compareFlags
+	cmd := &cobra.Command{
+		Use:   "compare SOURCE RUN_DIR",
+		Short: "Does the lab's profiler agree with the profile you brought? The source against a run's profiles",
+		Long: "Compare a real program's profile (SOURCE, any format `proflab workload import` reads) with the\n" +
+			"profiles of a run that ran it as its workload (RUN_DIR, the folder of `proflab run --out`, or\n" +
+			"its accuracy.csv). The source is a sample too: for each profile of the run that shares\n" +
+			"functions with it, the table gives per module and per function the source's share and the\n" +
+			"lab's, each with its 95% interval, and whether they differ beyond both samples' errors (p <\n" +
+			"0.001, adjusted for the number of functions); the verdict is the calibrated two-sample test\n" +
+			"of the whole profile; and how many of the source's hottest functions are the lab's hottest.\n" +
+			"A run that imported the profile writes the same into its folder (comparison.txt).\n" +
+			"docs/workload-import.md (\"Comparing with the source\") explains it.\n" +
+			"Exit status: 0 every profile agrees with the source, 1 one differs, 2 bad input.",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 2 {
+				return withCode(ExitUsage, fmt.Errorf("compare takes a source profile and a run folder, got %d arguments: proflab compare SOURCE RUN_DIR", len(args)))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runCompare(cmd, args[0], args[1], f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.format, "format", "", "the source's format, as `workload import --format` (default: detected from the content)")
+	fl.StringVar(&f.process, "process", "", "as `workload import --process`: give what the import that made the workload was given")
+	fl.BoolVar(&f.dropIdle, "drop-idle", false, "as `workload import --drop-idle`: give it when the workload was imported with it")
+	fl.StringVar(&f.profile, "profile", "", "compare only the run's profiles whose file name contains this text")
+	fl.IntVar(&f.rows, "rows", compare.TextRows, "functions to list, the hottest of either side, before those that differ (0: all)")
+	return cmd
+}
+
+// runCompare imports the source, reads the run's profiles and prints the
+// comparisons.
+func runCompare(cmd *cobra.Command, source, run string, f compareFlags) error {
+	format, err := importer.ParseFormat(f.format)
+	if err != nil {
+		return withCode(ExitUsage, fmt.Errorf("--format: %w", err))
+	}
+	if f.rows < 0 {
+		return withCode(ExitUsage, fmt.Errorf("--rows %d: give a number of rows, or 0 for all", f.rows))
+	}
+	data, err := input.ReadFile(profileInput, source)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return withCode(ExitUsage, fmt.Errorf("source profile %s does not exist: check the path", source))
+		}
+		return withCode(ExitUsage, err)
+	}
+	im, err := importer.Import(source, data, importer.Options{Format: format, Process: f.process, DropIdle: f.dropIdle})
+	if err != nil {
+		return withCode(ExitUsage, err)
+	}
+	profs, err := compare.ReadRun(run)
+	if err != nil {
+		return withCode(ExitUsage, err)
+	}
+	var chosen []output.ProfileAccuracy
+	for _, p := range profs {
+		if strings.Contains(p.Profile, f.profile) {
+			chosen = append(chosen, p)
+		}
+	}
+	if len(chosen) == 0 {
+		return withCode(ExitUsage, fmt.Errorf("--profile %q: no profile of %s has it in its name (%d profiles)", f.profile, run, len(profs)))
+	}
+	cs := compare.All([]compare.Source{compare.SourceOf(im)}, chosen)
+	if len(cs) == 0 {
+		return withCode(ExitUsage, fmt.Errorf("no profile of %s shares a function with %s: was the run's workload %s, and did its profiles cover its code?", run, source, source))
+	}
+	if err := compare.WriteText(cmd.OutOrStdout(), cs, f.rows); err != nil {
+		return withCode(ExitUsage, fmt.Errorf("writing the comparison: %w", err))
+	}
+	for _, c := range cs {
+		if c.Outcome == compare.Differ {
+			return silentExit(ExitFailed)
+		}
+	}
+	return nil
+}

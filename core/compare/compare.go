@@ -1,0 +1,387 @@
+// Package compare answers the question a researcher brings with a real
+// program's profile: does NT's profiler, on the lab, agree with the
+// profile I brought? The source profile is itself a sample, so each side
+// carries its own sampling error: per function and per module (image),
+// the source's share with its interval, the lab's with its, and whether
+// they differ beyond both samples' errors (core/sampling's two-sample
+// tests, adjusted for the number of functions); for the whole profile,
+// the total-variation distance and its calibrated p-value; and how many
+// of the source's hottest functions are the lab's hottest.
+//
+// `proflab compare SOURCE RUN_DIR` prints it for a run folder's profiles
+// (their accuracy.csv), and a run that imported a profile as its workload
+// writes it into its folder (comparison.txt, comparison.csv).
+package compare
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/proflab/proflab/core/output"
+	"github.com/proflab/proflab/core/sampling"
+	"github.com/proflab/proflab/core/workload"
+	"github.com/proflab/proflab/core/workload/importer"
+)
+
+// Source is a source profile's flat profile: its samples per function.
+type Source struct {
+	// Name is the source file's name.
+	Name string
+	// Format and SampleType say what it is (pprof, cpu/nanoseconds).
+	Format, SampleType string
+	// Samples are its samples, all functions.
+	Samples uint64
+	// Counts are the samples of each function as a leaf, by reference
+	// (name, or image!name where several images define the name).
+	Counts map[string]uint64
+	// Module is each function's image ("" for a process's own).
+	Module map[string]string
+}
+
+// SourceOf reads an imported profile's flat profile as the lab's buckets
+// charge samples: each function's samples are its share of the source's
+// weight that ran its code, its own and that of the functions inlined
+// into it (Imported.CodeFlat: an address belongs to the physical
+// function), times the source's sample count, rounded (exact when every
+// sample weighs the same, as in CPU profiles at a fixed period; for
+// weighted samples, such as perf's cycles at an adaptive period, the
+// samples a share of that weight is worth).
+func SourceOf(im *importer.Imported) Source {
+	s := Source{Name: im.Source, Format: string(im.Format), SampleType: im.SampleType, Counts: map[string]uint64{}, Module: map[string]string{}}
+	// ImageRefs goes through the images' functions in order
+	var refs []string
+	im.Spec.ImageRefs(func(ref string, _ *workload.Function) { refs = append(refs, ref) })
+	i := 0
+	for _, img := range im.Spec.Images {
+		for range img.Functions {
+			s.Module[refs[i]] = img.Name
+			i++
+		}
+	}
+	n := float64(max(im.Samples, 0))
+	for ref, share := range im.CodeFlat() {
+		c := uint64(math.Round(share * n))
+		if c == 0 {
+			continue
+		}
+		s.Counts[ref] = c
+		s.Samples += c
+	}
+	return s
+}
+
+// Share is one side's samples of a function or module, its share and the
+// share's 95% Wilson interval.
+type Share struct {
+	Samples   uint64
+	Share     float64
+	Low, High float64
+}
+
+func shareOf(k, n uint64) Share {
+	s := Share{Samples: k}
+	if n > 0 {
+		s.Share = float64(k) / float64(n)
+	}
+	s.Low, s.High = sampling.Wilson(k, n)
+	return s
+}
+
+// Row is one function's or module's comparison.
+type Row struct {
+	Name string
+	// Module is a function's image ("(not in the source)" for a function
+	// only the lab has).
+	Module      string
+	Source, Lab Share
+	// P is the two-sided test that both shares are one (the conditional
+	// binomial test of the function's samples in both); PHolm is P
+	// adjusted for the number of rows (Holm).
+	P, PHolm float64
+	// Differ is PHolm < 0.001: beyond both samples' errors.
+	Differ bool
+}
+
+// NotInSource is the module of a function only the lab's profile has.
+const NotInSource = "(not in the source)"
+
+// Comparison is a source profile against one lab profile.
+type Comparison struct {
+	// Source is the source's file, format and sample type; Profile the
+	// lab profile's file and LabSource its profile source.
+	Source, Format, SampleType string
+	Profile, LabSource         string
+	// SourceSamples and LabSamples are the samples compared: the
+	// source's in the functions the lab's profile lists, and the lab's.
+	SourceSamples, LabSamples uint64
+	// Coverage is the share of the source's samples in the functions the
+	// lab's profile lists (its range); Outside how many source functions
+	// with samples it does not list.
+	Coverage float64
+	Outside  int
+	// Outcome is Agree, Differ or NoVerdict; Test is the two-sample test
+	// of the functions (nil without a verdict), ModuleTest of the modules.
+	Outcome          string
+	Test, ModuleTest *sampling.Test
+	// Functions are by source share, largest first (then lab share and
+	// name); Modules likewise.
+	Functions, Modules []Row
+	// TopN is how many of the hottest functions are compared (at most
+	// 10); TopShared how many of the source's TopN hottest are among the
+	// lab's TopN hottest; Hottest the source's hottest and LabHottest the
+	// lab's.
+	TopN, TopShared     int
+	Hottest, LabHottest string
+	// Verdict says it in a sentence; Notes say what to keep in mind.
+	Verdict string
+	Notes   []string
+}
+
+// The outcomes of a comparison.
+const (
+	Agree     = "agree within sampling error"
+	Differ    = "differ beyond sampling error"
+	NoVerdict = "no verdict"
+)
+
+// Compare compares a source profile with one lab profile (as accuracy.csv
+// has it: its samples per function). The lab's functions are matched to
+// the source's by name (a name qualified in one and not the other still
+// matches when it is unique). It is an error for the two to have no
+// function in common; a lab profile without samples has no verdict.
+func Compare(src Source, lab output.ProfileAccuracy) (Comparison, error) {
+	c := Comparison{Source: src.Name, Format: src.Format, SampleType: src.SampleType, Profile: lab.Profile, LabSource: lab.Source}
+	match := matcher(src)
+	type pair struct {
+		name, module string
+		a, b         uint64
+	}
+	var pairs []pair
+	used := map[string]bool{}
+	for _, f := range lab.Rows {
+		ref, ok := match(f.Name)
+		p := pair{name: f.Name, module: NotInSource, b: f.Samples}
+		if ok && !used[ref] {
+			used[ref] = true
+			p.a, p.module = src.Counts[ref], src.Module[ref]
+			if p.module == "" {
+				p.module = "(process)"
+			}
+		}
+		pairs = append(pairs, p)
+	}
+	var srcAll uint64
+	for ref, n := range src.Counts {
+		srcAll += n
+		if !used[ref] {
+			c.Outside++
+		}
+	}
+	for _, p := range pairs {
+		c.SourceSamples += p.a
+		c.LabSamples += p.b
+	}
+	if srcAll > 0 {
+		c.Coverage = float64(c.SourceSamples) / float64(srcAll)
+	}
+	if c.SourceSamples == 0 {
+		return c, fmt.Errorf("%s and %s have no function in common: is the run's workload %s, and does the profile cover its code?", src.Name, lab.Profile, src.Name)
+	}
+	if lab.Source != "" && lab.Source != "ProfileTime" {
+		c.Notes = append(c.Notes, fmt.Sprintf("the lab's %s samples its event, not time; the source's samples are %s: their shares agree only where every function has the same rate of that event per unit of the source's (CPI, for instructions against time)", lab.Source, src.SampleType))
+	}
+	if c.Coverage < 0.999 {
+		c.Notes = append(c.Notes, fmt.Sprintf("the lab's profile covers %.1f%% of the source's samples (%d of its functions are outside its range or never ran): the shares below are of that part", 100*c.Coverage, c.Outside))
+	}
+	a, b := make([]uint64, len(pairs)), make([]uint64, len(pairs))
+	for i, p := range pairs {
+		a[i], b[i] = p.a, p.b
+		c.Functions = append(c.Functions, Row{Name: p.name, Module: p.module})
+	}
+	c.Functions = rows(c.Functions, a, b, c.SourceSamples, c.LabSamples)
+	// modules
+	byModule := map[string][2]uint64{}
+	for _, p := range pairs {
+		m := byModule[p.module]
+		m[0] += p.a
+		m[1] += p.b
+		byModule[p.module] = m
+	}
+	var ma, mb []uint64
+	for _, name := range sortedKeys(byModule) {
+		c.Modules = append(c.Modules, Row{Name: name})
+		ma, mb = append(ma, byModule[name][0]), append(mb, byModule[name][1])
+	}
+	c.Modules = rows(c.Modules, ma, mb, c.SourceSamples, c.LabSamples)
+	c.top()
+	if c.LabSamples == 0 {
+		c.Outcome = NoVerdict
+		c.Verdict = "no verdict: the lab's profile counted nothing"
+		return c, nil
+	}
+	t, err := sampling.TwoSample(a, b)
+	if err != nil {
+		return c, err
+	}
+	c.Test = &t
+	if mt, err := sampling.TwoSample(ma, mb); err == nil {
+		c.ModuleTest = &mt
+	}
+	c.verdict()
+	return c, nil
+}
+
+// rows fills each row's shares, intervals and tests, and sorts them. The
+// rows with samples on neither side are no test (p = 1), and do not count
+// in the adjustment.
+func rows(rs []Row, a, b []uint64, na, nb uint64) []Row {
+	var ps []float64
+	var tested []int
+	for i := range rs {
+		rs[i].Source, rs[i].Lab = shareOf(a[i], na), shareOf(b[i], nb)
+		rs[i].P, rs[i].PHolm = 1, 1
+		if a[i]+b[i] > 0 {
+			rs[i].P = sampling.ConditionalTest(a[i], na, b[i], nb)
+			ps, tested = append(ps, rs[i].P), append(tested, i)
+		}
+	}
+	for k, adj := range sampling.Holm(ps) {
+		i := tested[k]
+		rs[i].PHolm, rs[i].Differ = adj, adj < sampling.Alpha
+	}
+	sort.SliceStable(rs, func(i, j int) bool {
+		x, y := rs[i], rs[j]
+		if x.Source.Share != y.Source.Share {
+			return x.Source.Share > y.Source.Share
+		}
+		if x.Lab.Share != y.Lab.Share {
+			return x.Lab.Share > y.Lab.Share
+		}
+		return x.Name < y.Name
+	})
+	return rs
+}
+
+// top compares the hottest functions of both sides.
+func (c *Comparison) top() {
+	var fs []Row
+	for _, f := range c.Functions {
+		if f.Source.Samples > 0 || f.Lab.Samples > 0 {
+			fs = append(fs, f)
+		}
+	}
+	c.TopN = min(10, len(fs))
+	if c.TopN == 0 {
+		return
+	}
+	bySource := fs // sorted by source share already
+	byLab := append([]Row{}, fs...)
+	sort.SliceStable(byLab, func(i, j int) bool {
+		if byLab[i].Lab.Share != byLab[j].Lab.Share {
+			return byLab[i].Lab.Share > byLab[j].Lab.Share
+		}
+		return byLab[i].Name < byLab[j].Name
+	})
+	inLab := map[string]bool{}
+	for _, f := range byLab[:c.TopN] {
+		inLab[f.Name] = true
+	}
+	for _, f := range bySource[:c.TopN] {
+		if inLab[f.Name] {
+			c.TopShared++
+		}
+	}
+	c.Hottest, c.LabHottest = bySource[0].Name, byLab[0].Name
+}
+
+// verdict says the comparison's outcome in a sentence.
+func (c *Comparison) verdict() {
+	t := *c.Test
+	head := fmt.Sprintf("total variation %.4f (both samples' errors alone give %.4f on average), %s", t.TV, t.Expected, sampling.FormatP(t.P, t.Method))
+	var differ []string
+	for _, f := range c.Functions {
+		if f.Differ {
+			differ = append(differ, f.Name)
+		}
+	}
+	if t.Beyond() {
+		c.Outcome = Differ
+		c.Verdict = "the lab and the source differ beyond both samples' errors: " + head
+	} else {
+		c.Outcome = Agree
+		c.Verdict = "the lab agrees with the source within both samples' errors: " + head
+	}
+	if len(differ) > 0 {
+		some := differ[:min(3, len(differ))]
+		c.Verdict += fmt.Sprintf("; %d function%s differ%s on %s own: %s", len(differ), plural(len(differ)), verbS(len(differ)), its(len(differ)), strings.Join(some, ", "))
+		if len(differ) > len(some) {
+			c.Verdict += ", …"
+		}
+	}
+}
+
+// matcher finds the source's reference of a lab function's name, among
+// every function of the source (with samples or not): the same
+// reference, else the one source reference with that bare name, else a
+// qualified lab name's bare name.
+func matcher(src Source) func(name string) (string, bool) {
+	known := map[string]bool{}
+	for ref := range src.Module {
+		known[ref] = true
+	}
+	for ref := range src.Counts {
+		known[ref] = true
+	}
+	bare := map[string][]string{}
+	for ref := range known {
+		_, name, ok := strings.Cut(ref, "!")
+		if !ok {
+			name = ref
+		}
+		bare[name] = append(bare[name], ref)
+	}
+	return func(name string) (string, bool) {
+		if known[name] {
+			return name, true
+		}
+		if refs := bare[name]; len(refs) == 1 {
+			return refs[0], true
+		}
+		if _, b, ok := strings.Cut(name, "!"); ok && known[b] {
+			return b, true
+		}
+		return "", false
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+func verbS(n int) string {
+	if n == 1 {
+		return "s"
+	}
+	return ""
+}
+
+func its(n int) string {
+	if n == 1 {
+		return "its"
+	}
+	return "their"
+}
