@@ -99,7 +99,11 @@ func (fl *sweepFlags) run(cmd *cobra.Command, args []string) error {
 		Progress: progressFor(stderr), RunOutputs: fl.runOutputs, Wait: fl.wait, AllowMixed: fl.allowMixed, StrictParams: fl.strict,
 		Notes: noteTo(stderr),
 	})
-	fmt.Fprintln(cmd.OutOrStdout(), sum)
+	if sum.Started {
+		// a sweep refused before any run (its folder locked, or full
+		// without --resume) has no runs to count: only its error is said
+		fmt.Fprintln(cmd.OutOrStdout(), sum)
+	}
 	if len(sum.Unread) > 0 && !fl.strict {
 		fmt.Fprintf(stderr, "warning: no run read %s from lab.params: a misspelt axis, or a parameter the scenario does not use? (every run ran without it; --strict-params makes this an error)\n", strings.Join(sum.Unread, ", "))
 	}

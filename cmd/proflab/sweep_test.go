@@ -218,3 +218,31 @@ func pluginsFrom(path string) []string {
 	}
 	return out
 }
+
+// A sweep refused before any run — its folder locked by another writer,
+// or finished without --resume — says why (exit 2) and prints no
+// "N runs: 0 ok…" line, which would read as a sweep whose runs all went
+// wrong (issue 29.22).
+func TestRefusedSweepCountsNoRuns(t *testing.T) {
+	file := sweepFixture(t, "repeats = 3\n")
+	out := filepath.Join(filepath.Dir(file), "out")
+	if code, stdout, stderr := runCLI("sweep", file, "--out", out); code != ExitOK || !strings.Contains(stdout, "3 runs: 3 ok") {
+		t.Fatalf("sweep: code %d\n%s\n%s", code, stdout, stderr)
+	}
+	code, stdout, stderr := runCLI("sweep", file, "--out", out)
+	if code != ExitUsage || !strings.Contains(stderr, "--resume") || strings.Contains(stdout, "runs:") {
+		t.Errorf("finished folder without --resume: code %d, stdout %q, stderr %q; want 2, the error, and no count of runs", code, stdout, stderr)
+	}
+	lock, err := os.OpenFile(filepath.Join(out, ".lock"), os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = runCLI("sweep", file, "--out", out, "--resume")
+	if code != ExitUsage || !strings.Contains(stderr, "another proflab is writing") || strings.Contains(stdout, "runs:") {
+		t.Errorf("locked folder: code %d, stdout %q, stderr %q; want 2, the error, and no count of runs", code, stdout, stderr)
+	}
+}

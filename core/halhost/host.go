@@ -18,8 +18,10 @@ import (
 	"log/slog"
 	"maps"
 	"reflect"
+	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/proflab/proflab/core/config"
 	"github.com/proflab/proflab/halplugins/hal"
@@ -46,7 +48,35 @@ type Host struct {
 	closed  bool
 
 	described descriptions // what configured instances described
+
+	startTimeouts atomic.Int64 // starts that did not complete their handshake in time
 }
+
+// maxStarts is how many plugin processes this process starts at once,
+// over all its hosts: a sweep's workers starting theirs all together
+// would make each start slow enough to miss its handshake timeout. A
+// start waits for its turn before its start budget begins.
+var maxStarts = max(2, runtime.NumCPU())
+
+// starts are the turns to start a plugin (maxStarts of them).
+var starts = make(chan struct{}, maxStarts)
+
+// startSlot waits for a turn to start a plugin, until ctx ends, and
+// returns the function that gives the turn back.
+func startSlot(ctx context.Context) (release func(), err error) {
+	select {
+	case starts <- struct{}{}:
+		return func() { <-starts }, nil
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+}
+
+// StartTimeouts is the number of the host's plugin starts that did not
+// complete their handshake in time (halrpc.ErrStartTimeout). On a busy
+// machine that is the machine's fault, not the run's: a sweep runs a run
+// during which one happened again (package sweep).
+func (h *Host) StartTimeouts() int64 { return h.startTimeouts.Load() }
 
 // New returns a host for the configured HALs. Nothing starts until a HAL
 // is opened.
@@ -70,7 +100,7 @@ func New(hals map[string]config.HAL, opts Options) *Host {
 // rejects, or a machine it cannot serve.
 type ConfigureError struct {
 	HAL   string // the HAL's config name
-	Where string // "plugin /path, pid 123" or "in-process"
+	Where string // "plugin /path" or "in-process"
 	Err   error
 }
 
@@ -99,6 +129,10 @@ func (h *Host) client(ctx context.Context, name string, spec config.HAL) (*halrp
 		return nil, fmt.Errorf("hal %q: %w", name, err)
 	}
 	warnIfWritable(path, h.log)
+	release, err := startSlot(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("hal %q: plugin %s: start: %w: %w", name, path, halrpc.ErrCanceled, err)
+	}
 	c, err := halrpc.Start(halrpc.Options{
 		Path:    path,
 		SHA256:  spec.SHA256,
@@ -106,7 +140,11 @@ func (h *Host) client(ctx context.Context, name string, spec config.HAL) (*halrp
 		Context: ctx,
 		Logger:  h.log.With("hal", name),
 	})
+	release()
 	if err != nil {
+		if errors.Is(err, halrpc.ErrStartTimeout) {
+			h.startTimeouts.Add(1)
+		}
 		return nil, fmt.Errorf("hal %q: %w", name, err)
 	}
 	h.clients[name] = c
@@ -158,7 +196,9 @@ func (h *Host) open(ctx context.Context, name string, m hal.Machine, hw Hardware
 		if err != nil {
 			return nil, err
 		}
-		inst, where, proc = c.NewInstanceIn(ctx, pipe), fmt.Sprintf("plugin %s, pid %d", c.Path(), c.Pid()), c
+		// no pid in where: it reaches errors and so results, which are
+		// the same bytes whatever process ran them (the log has the pid)
+		inst, where, proc = c.NewInstanceIn(ctx, pipe), "plugin "+c.Path(), c
 	}
 	key := describedKey(name, proc, m, settings)
 	if later, ok := inst.(halrpc.Pipelined); ok && pipe != nil {

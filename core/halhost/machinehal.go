@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/proflab/proflab/core/config"
 	"github.com/proflab/proflab/halplugins/hal"
 	"github.com/proflab/proflab/halplugins/halrpc"
 	"github.com/proflab/proflab/kernel"
@@ -21,7 +22,7 @@ import (
 // that makes no sense is an error, never a panic.
 type MachineHAL struct {
 	name    string
-	where   string // "plugin /path (pid 123)" or "in-process"
+	where   string // "plugin /path" or "in-process"
 	inst    hal.Instance
 	machine hal.Machine
 	hw      Hardware
@@ -130,6 +131,22 @@ func (h *MachineHAL) canDefer() bool {
 type process interface {
 	Done() <-chan struct{}
 	Err() error
+	Path() string   // the executable, as started
+	SHA256() string // the sha256 of the bytes it was started from
+}
+
+// Plugin says what serves this HAL: its configuration name and the HAL's
+// own name and version, and for a plugin the executable its process was
+// started from — the path and the sha256 of the bytes that process runs,
+// taken when it was started (halrpc.Client.SHA256), not when the run or
+// the sweep began: a plugin rebuilt since, and restarted after a crash,
+// says so. In-process, the transport is "inproc" and there is no file.
+func (h *MachineHAL) Plugin() Plugin {
+	p := Plugin{HAL: h.name, Transport: config.TransportInproc, Name: h.desc.Name, Version: h.desc.Version}
+	if h.proc != nil {
+		p.Transport, p.Path, p.SHA256, p.Protocol = config.TransportPlugin, h.proc.Path(), h.proc.SHA256(), halrpc.ProtocolVersion
+	}
+	return p
 }
 
 // Done is closed when the plugin process serving this HAL has exited (nil,
@@ -155,6 +172,11 @@ func (h *MachineHAL) Err() error {
 }
 
 func (h *MachineHAL) wrap(call string, err error) error {
+	var pe *hal.PanicError
+	if errors.As(err, &pe) && h.log != nil {
+		// in-process: the stack goes to the log, as a plugin's does
+		h.log.Error(pe.Error(), "stack", string(pe.Stack))
+	}
 	return fmt.Errorf("hal %q (%s): %s: %w", h.name, h.where, call, err)
 }
 
@@ -162,7 +184,15 @@ func (h *MachineHAL) wrap(call string, err error) error {
 // because an earlier one did (a configure answered after it was sent)
 // reports the earlier one.
 func (h *MachineHAL) fail(call string, err error) error {
-	err = h.wrap(call, err)
+	if errors.Is(err, halrpc.ErrExited) {
+		// Which call finds a dead plugin depends on timing (a deferred
+		// call's answer may be lost with the process): the error says
+		// that it died, as between calls (Err), and the log which call.
+		h.log.Warn("the plugin process was found gone", "call", call)
+		err = fmt.Errorf("hal %q (%s) died during the run: %w", h.name, h.where, err)
+	} else {
+		err = h.wrap(call, err)
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.failed == nil {

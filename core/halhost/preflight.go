@@ -14,7 +14,10 @@ import (
 )
 
 // Plugin is what a run records of one configured HAL: where its code came
-// from and what it speaks (result.json's "plugins").
+// from and what it speaks (result.json's "plugins"). For a HAL the run's
+// machines opened, Path and SHA256 are those of the executable that
+// served them, hashed when its process was started from it
+// (MachineHAL.Plugin); for the others, as Preflight found them.
 type Plugin struct {
 	// HAL is the configuration's name for it ([hal.NAME]).
 	HAL string `json:"hal"`
@@ -23,13 +26,18 @@ type Plugin struct {
 	// Path is the plugin executable's absolute path, the one executed
 	// (empty in-process).
 	Path string `json:"path,omitempty"`
-	// SHA256 is the executable's sha256 in hex (empty in-process).
+	// SHA256 is the sha256 in hex of the bytes the plugin process was
+	// started from (halrpc.Client.SHA256; empty in-process).
 	SHA256 string `json:"sha256,omitempty"`
 	// Protocol is the HAL plugin protocol version spoken (0 in-process).
 	Protocol int `json:"protocol,omitempty"`
 	// Name and Version are what the HAL says of itself.
 	Name    string `json:"name"`
 	Version string `json:"version"`
+	// Served says a run's machine opened the HAL, so the executable is
+	// the one that served the run (not written: a run's result.json lists
+	// every configured HAL, the others as the command found them).
+	Served bool `json:"-"`
 }
 
 // ErrConfig marks a Preflight error that is the configuration's fault (a
@@ -116,11 +124,7 @@ func preflightOne(h *Host, cfg *config.Config, name string) (Plugin, map[string]
 			return p, nil, configErrorf("%s: %v", where("hal."+name+".plugin"), err)
 		}
 		warnIfWritable(path, h.log)
-		sum, err := halrpc.FileSHA256(path)
-		if err != nil {
-			return p, nil, fmt.Errorf("%s: %v", where("hal."+name+".plugin"), err)
-		}
-		p.Path, p.SHA256, p.Protocol = path, sum, halrpc.ProtocolVersion
+		p.Path, p.Protocol = path, halrpc.ProtocolVersion
 	}
 	mh, err := h.Open(name, MachineOf(cfg.Machine), Discard{})
 	if err != nil {
@@ -150,8 +154,10 @@ func preflightOne(h *Host, cfg *config.Config, name string) (Plugin, map[string]
 		return p, nil, fmt.Errorf("%s: %w", where("hal."+name+".plugin"), err)
 	}
 	defer mh.Close()
+	// the executable's path and sha256 as the started process has them:
+	// the bytes it runs, hashed when it was started from them
+	p = mh.Plugin()
 	d := mh.Description()
-	p.Name, p.Version = d.Name, d.Version
 	eff := map[string]any{}
 	if d.Settings != "" {
 		if err := json.Unmarshal([]byte(d.Settings), &eff); err != nil {

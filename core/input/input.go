@@ -57,6 +57,29 @@ var ErrTooLarge = errors.New("file too large")
 // it is or how large, and what to do; errors.Is matches [ErrNotRegular],
 // [ErrTooLarge] and the [fs] errors (fs.ErrNotExist for a missing file).
 func ReadFile(k Kind, path string) ([]byte, error) {
+	f, err := Open(k, path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, k.Limit+1))
+	if err != nil {
+		return nil, &fs.PathError{Op: "read", Path: path, Err: err}
+	}
+	if int64(len(data)) > k.Limit {
+		return nil, fmt.Errorf("%s %s: %w: it grew past the limit of %s while being read; a %s is read only up to %s",
+			k.Name, path, ErrTooLarge, Size(k.Limit), k.Name, Size(k.Limit))
+	}
+	return data, nil
+}
+
+// Open opens the file at path, an input of kind k, to be read as a
+// stream: with ReadFile's checks (a regular file once symlinks are
+// followed, no larger than k.Limit; give a Limit of math.MaxInt64 for a
+// file whose size is not bounded, whose reader bounds what it keeps
+// instead), but without reading it. A FIFO is refused without waiting
+// for a writer.
+func Open(k Kind, path string) (*os.File, error) {
 	// Stat first, so that a FIFO is refused without opening it (opening a
 	// FIFO for reading blocks until a writer comes).
 	fi, err := os.Stat(path)
@@ -72,22 +95,15 @@ func ReadFile(k Kind, path string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
 	if fi, err = f.Stat(); err != nil {
+		f.Close()
 		return nil, err
 	}
 	if err := check(k, path, fi); err != nil {
+		f.Close()
 		return nil, err
 	}
-	data, err := io.ReadAll(io.LimitReader(f, k.Limit+1))
-	if err != nil {
-		return nil, &fs.PathError{Op: "read", Path: path, Err: err}
-	}
-	if int64(len(data)) > k.Limit {
-		return nil, fmt.Errorf("%s %s: %w: it grew past the limit of %s while being read; a %s is read only up to %s",
-			k.Name, path, ErrTooLarge, Size(k.Limit), k.Name, Size(k.Limit))
-	}
-	return data, nil
+	return f, nil
 }
 
 // Read reads an input of kind k from r (standard input, a pipe), named

@@ -74,6 +74,11 @@ func Run(ctx context.Context, opt Options) (res Result) {
 		return res
 	}
 	defer release()
+	if hals != nil {
+		served := &servedBy{HALProvider: hals}
+		hals = served
+		defer func() { res.Plugins = served.plugins(opt.Setup.Plugins) }()
+	}
 	res.Outputs, res.Config = &output.Registry{}, opt.Setup.Config
 	rt := luart.New(luart.Config{
 		Outputs: res.Outputs,

@@ -1,12 +1,14 @@
 package sweep
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/proflab/proflab/core/config"
 	"github.com/proflab/proflab/core/halhost"
 	"github.com/proflab/proflab/core/lab"
+	"github.com/proflab/proflab/halplugins/halrpc"
 )
 
 // checked is a configuration of the plan as Check found it: in force
@@ -51,6 +53,11 @@ func (plan *Plan) Check() error {
 			hosts[hk], closes = h, append(closes, closeHost)
 		}
 		inForce, plugins, err := halhost.Preflight(h.Host, cfg)
+		for try := 0; errors.Is(err, halrpc.ErrStartTimeout) && try < startRetries; try++ {
+			// a plugin too slow to start on a busy machine: as a run
+			// would, the check tries again before it says so
+			inForce, plugins, err = halhost.Preflight(h.Host, cfg)
+		}
 		if err != nil {
 			return plan.configError(key, cfg, err)
 		}

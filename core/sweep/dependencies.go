@@ -4,12 +4,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"maps"
-	"os"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/proflab/proflab/core/input"
 	"github.com/proflab/proflab/core/scenario"
 	"github.com/proflab/proflab/core/version"
 )
@@ -39,29 +41,43 @@ func newDependencies(plan *Plan) *dependencies {
 }
 
 // runUse is what a run used: its inputs (Manifest.Inputs, with files by
-// absolute path) and the parameters it read.
+// absolute path), those of which it used two versions itself (a plugin
+// rebuilt and restarted within the run), and the parameters it read.
 type runUse struct {
 	inputs map[string]string
+	mixed  []string
 	params []string
 }
 
 // used is what the run res used: the proflab that ran it, its HALs'
 // plugin executables, the files it read, and the parameters it read.
 func (w *worker) used(res scenario.Result) runUse {
-	return runUse{inputs: usedInputs(res), params: res.ParamsRead}
+	inputs, mixed := usedInputs(res)
+	return runUse{inputs: inputs, mixed: mixed, params: res.ParamsRead}
 }
 
-// usedInputs are the inputs of the run res.
-func usedInputs(res scenario.Result) map[string]string {
+// usedInputs are the inputs of the run res, and those it saw in two
+// versions. A plugin is an input of the runs it served, by the sha256 of
+// the bytes its process was started from (halhost.Plugin.Served): not
+// the configured plugins' sums as the sweep began, since a worker starts
+// its processes later, and again after a crash, from whatever the file
+// is then.
+func usedInputs(res scenario.Result) (map[string]string, []string) {
 	out := make(map[string]string, 1+len(res.Plugins)+len(res.Inputs))
 	out[ProflabInput] = res.ProflabVersion
+	var mixed []string
 	for _, p := range res.Plugins {
-		if p.SHA256 != "" {
-			out[PluginInput+p.Path] = p.SHA256
+		if !p.Served || p.SHA256 == "" {
+			continue
 		}
+		k := PluginInput + p.Path
+		if old, ok := out[k]; ok && old != p.SHA256 {
+			mixed = append(mixed, k)
+		}
+		out[k] = p.SHA256
 	}
 	maps.Copy(out, res.Inputs)
-	return out
+	return out, mixed
 }
 
 // key names a used input in the manifest: a file by its path relative to
@@ -81,8 +97,11 @@ func (d *dependencies) key(k string) string {
 }
 
 // add records a run's used inputs; one already recorded with another
-// version is mixed.
-func (d *dependencies) add(used map[string]string) {
+// version is mixed, and so are those the run itself saw mixed.
+func (d *dependencies) add(used map[string]string, mixed []string) {
+	for _, k := range mixed {
+		d.mixed[d.key(k)] = true
+	}
 	for k, v := range used {
 		k = d.key(k)
 		if old, ok := d.inputs[k]; ok && old != v {
@@ -137,10 +156,18 @@ func (d *dependencies) current(k string) (string, bool) {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(d.base, path)
 	}
-	b, err := os.ReadFile(path)
+	f, err := input.Open(hashedKind, path)
 	if err != nil {
+		return "", true // gone, or no longer a file: not the version recorded
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
 		return "", true
 	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:]), true
+	return hex.EncodeToString(h.Sum(nil)), true
 }
+
+// hashedKind is an input whose sha256 --resume compares: a regular file
+// (a FIFO is not waited on), hashed as a stream whatever its size.
+var hashedKind = input.Kind{Name: "input", Limit: math.MaxInt64}

@@ -29,9 +29,13 @@
 //   - Status: ok (no error, every check passed), failed (a check failed,
 //     a HAL plugin crashed, hung or answered nonsense, or the run ran out
 //     of time), error (a Lua error, an unreadable scenario, a proflab bug).
-//   - Results name the scenario as the sweep file does, and a plugin's
-//     process id in a message reads "pid N", so that a result does not
-//     depend on the folder, worker or shard it ran in.
+//   - Results name the scenario as the sweep file does, and hold no
+//     process id or Go stack (those are in the run's log; a plugin's own
+//     message is scrubbed: results.Scrub), so that a result does not
+//     depend on the folder, worker, process or shard it ran in.
+//   - A plugin is an input of the runs it served, by the sha256 of the
+//     bytes its process was started from; a run during which a plugin
+//     start timed out runs again alone (the busy machine's fault).
 //
 // [Execute] runs the runs on workers, each with a fresh machine and Lua
 // state per run through the scenario runner (core/scenario), and HAL
@@ -40,6 +44,8 @@
 // run is appended to results.jsonl (package results) by one write; when
 // the context ends, runs in progress are dropped and the plugins are
 // stopped; --resume ([Options.Resume]) skips the finished ids and drops a
-// torn last line. [Merge] joins shards. At the end the reports (package
+// torn last line. [Merge] joins shards. A run found twice in a results
+// file is refused by every reader (results.DuplicateError), never
+// resolved by keeping one of its lines. At the end the reports (package
 // report) are written.
 package sweep

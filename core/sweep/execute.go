@@ -59,6 +59,10 @@ const RunsDir = "runs"
 
 // Summary counts a sweep's runs.
 type Summary struct {
+	// Started: the sweep got past its checks (its configurations, its
+	// output folder) and went to its runs. A sweep refused before any
+	// run is not started, and its counts mean nothing yet.
+	Started bool
 	// Runs in the shard; Skipped of them were already done (--resume).
 	Runs, Skipped int
 	// OK, Failed and Errors count every finished run of the shard, the
@@ -124,6 +128,7 @@ func Execute(ctx context.Context, plan *Plan, opt Options) (Summary, error) {
 		return e.sum, err
 	}
 	defer unlock()
+	e.sum.Started = true
 	interrupted, err := e.runAll(ctx)
 	if err != nil {
 		return e.sum, err
@@ -165,9 +170,6 @@ func (e *execution) begin(ctx context.Context) (unlock func(), err error) {
 		return nil, err
 	}
 	fail := func(err error) (func(), error) { unlock(); return nil, err }
-	if err := checkOwn(out); err != nil {
-		return fail(err)
-	}
 	e.out, e.opt.Out = out, out
 	e.path = filepath.Join(out, results.FileName)
 	e.man = Manifest{Format: manifestFormat, Sweep: filepath.ToSlash(e.plan.File.Path), Hash: e.plan.Hash,
@@ -239,11 +241,17 @@ func (e *execution) runAll(ctx context.Context) (interrupted bool, err error) {
 				return
 			}
 		}
-		if writeErr = app.Append(l); writeErr != nil {
+		writeErr = app.Append(l)
+		if errors.Is(writeErr, results.ErrLineTooLong) {
+			// the run's fault, not the sweep's: its line says so
+			l = tooLong(l, writeErr)
+			writeErr = app.Append(l)
+		}
+		if writeErr != nil {
 			writeErr = fmt.Errorf("writing %s: %w", e.path, writeErr)
 			return
 		}
-		e.deps.add(used.inputs)
+		e.deps.add(used.inputs, used.mixed)
 		e.read.add(used.params)
 		e.sum.count(l.Status)
 		progress.Add(l)
@@ -328,7 +336,7 @@ func prepare(opt Options, man Manifest, path string, plan *Plan, sum *Summary) (
 		if pos < 0 || plan.Run(l.Index).ID != l.ID {
 			return false, fmt.Errorf("%s: run %s is not a run of this sweep's shard %s; choose another --out", path, l.ID, man.Shard)
 		}
-		if done.has(pos) || (opt.RetryFailed && l.Status != results.StatusOK) {
+		if opt.RetryFailed && l.Status != results.StatusOK {
 			return false, nil
 		}
 		done.set(pos)
@@ -336,7 +344,9 @@ func prepare(opt Options, man Manifest, path string, plan *Plan, sum *Summary) (
 		kept++
 		return true, nil
 	}
-	if err := results.Filter(path, keep); err != nil {
+	// a run twice is refused (results.DuplicateError), as everywhere:
+	// which of its lines is right cannot be told
+	if err := results.Filter(path, plan.Len(), keep); err != nil {
 		return nil, nil, err
 	}
 	sum.Skipped = kept
@@ -389,12 +399,23 @@ func pool(ctx context.Context, plan *Plan, source []byte, todo iter.Seq[Run], co
 			defer w.close()
 			for r := range next {
 				solo.RLock()
-				res := w.run(ctx, r)
+				res, slow := w.run(ctx, r)
 				solo.RUnlock()
+				// A plugin that missed its handshake timeout while the run
+				// ran may have missed it for the load the other runs make
+				// (-j): the run runs again alone, up to startRetries times,
+				// so that its result does not depend on -j. A start that
+				// still times out alone is the plugin's, and recorded.
+				for try := 0; slow && try < startRetries && ctx.Err() == nil; try++ {
+					res.Outputs.Close()
+					solo.Lock()
+					res, slow = w.run(ctx, r)
+					solo.Unlock()
+				}
 				if jobs > 1 && res.Error != nil && res.Error.Kind == runerr.KindMemory {
 					res.Outputs.Close()
 					solo.Lock()
-					res = w.run(ctx, r)
+					res, _ = w.run(ctx, r)
 					solo.Unlock()
 				}
 				if res.Error != nil && res.Error.Kind == runerr.KindInterrupted {
@@ -409,7 +430,7 @@ func pool(ctx context.Context, plan *Plan, source []byte, todo iter.Seq[Run], co
 					dir := filepath.Join(runsDir, r.ID)
 					err := os.RemoveAll(dir)
 					if err == nil {
-						err = scenario.WriteResult(dir, res)
+						err = scenario.WriteResult(dir, scrubbed(res))
 					}
 					if err != nil {
 						if line.Error == nil {
@@ -444,6 +465,33 @@ func pool(ctx context.Context, plan *Plan, source []byte, todo iter.Seq[Run], co
 	}
 	return n < count
 }
+
+// tooLong is the line of a run whose own line would be longer than a
+// results line may be (err says how long): its metrics, checks and
+// message are dropped, and its error says why.
+func tooLong(l results.Line, err error) results.Line {
+	l.Status = results.StatusError
+	l.Metrics, l.Checks, l.Interrupts = map[string]any{}, []results.Check{}, map[string]uint64{}
+	l.Error = &results.Error{Kind: "output", Message: err.Error() + "; record fewer or shorter metrics"}
+	return l
+}
+
+// scrubbed is res as its result.json holds it in a sweep: the same bytes
+// whatever worker ran it, so its error without what the process or
+// plugin put there that differs each time (results.Scrub); the run's log
+// keeps it whole.
+func scrubbed(res scenario.Result) scenario.Result {
+	if res.Error != nil {
+		e := *res.Error
+		e.Message, e.Where, e.Traceback = results.Scrub(e.Message), results.Scrub(e.Where), results.Scrub(e.Traceback)
+		res.Error = &e
+	}
+	return res
+}
+
+// startRetries is how many times a run during which a plugin start timed
+// out runs again, alone.
+const startRetries = 2
 
 // runLog is what the log file of a run that did not end ok holds: its
 // log, its failed checks and its error with the traceback.

@@ -3,6 +3,9 @@ package sweep_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -246,8 +249,8 @@ func TestPluginCrash(t *testing.T) {
 		if bad != (l.Status == results.StatusFailed) {
 			t.Errorf("interval %v: status %s", iv, l.Status)
 		}
-		if bad && (l.Error == nil || l.Error.Kind != "plugin" || !strings.Contains(l.Error.Message, "pid N")) {
-			t.Errorf("interval %s: the run's error is %+v, want a plugin error", iv, l.Error)
+		if bad && (l.Error == nil || l.Error.Kind != "plugin" || strings.Contains(l.Error.Message, "pid")) {
+			t.Errorf("interval %s: the run's error is %+v, want a plugin error without a pid", iv, l.Error)
 		}
 		if iv == "4343" && !strings.Contains(l.Error.Message, "did not answer in time") {
 			t.Errorf("hang: %s", l.Error.Message)
@@ -517,5 +520,251 @@ func TestRunsReleaseTheirSpools(t *testing.T) {
 	run(t, p, filepath.Join(dir, "out"), sweep.Options{Jobs: 1})
 	if after := openFiles(t); after-before > 4 {
 		t.Errorf("%d file descriptors still open after %d runs with a logger (before %d, after %d)", after-before, p.Len(), before, after)
+	}
+}
+
+// A run twice in results.jsonl (a doctored copy appended) is refused by
+// report, --resume, --retry-failed and merge alike, naming the run and
+// the repair, and nothing is rewritten: report used to put the last line
+// into results.csv and --resume to keep the first (issue 29.6). The
+// repair the message gives works.
+func TestDuplicateRunRefusedEverywhere(t *testing.T) {
+	dir := t.TempDir()
+	p := plan(t, writeSweep(t, dir, "repeats = 4\n"))
+	whole := filepath.Join(dir, "whole")
+	run(t, p, whole, sweep.Options{})
+	var shards []string
+	for k := range 2 {
+		d := filepath.Join(dir, fmt.Sprintf("s%d", k))
+		run(t, p, d, sweep.Options{Shard: sweep.Shard{Index: k, Count: 2}})
+		shards = append(shards, d)
+	}
+	// a copy of run 2's line with a doctored value, appended
+	doctor := func(dir string, index int) string {
+		path := filepath.Join(dir, results.FileName)
+		lines, _, err := results.Read(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var id string
+		for _, l := range lines {
+			if l.Index == index {
+				l.Metrics["draw"] = 123456.0
+				b, _ := l.Marshal()
+				f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+				f.Write(b)
+				f.Close()
+				id = l.ID
+			}
+		}
+		return id
+	}
+	id := doctor(whole, 2)
+	doctor(shards[0], 2)
+	csvBefore := readFile(t, filepath.Join(whole, "results.csv"))
+	for name, cmd := range map[string]func() error{
+		"report":         func() error { return sweep.Report(whole) },
+		"--resume":       func() error { _, err := execute(p, whole, sweep.Options{Resume: true}); return err },
+		"--retry-failed": func() error { _, err := execute(p, whole, sweep.Options{RetryFailed: true}); return err },
+		"merge":          func() error { return sweep.Merge(filepath.Join(t.TempDir(), "m"), shards, sweep.MergeOptions{}) },
+	} {
+		before := readFile(t, filepath.Join(whole, results.FileName))
+		err := cmd()
+		var dup *results.DuplicateError
+		if !errors.As(err, &dup) || dup.ID != id || !strings.Contains(err.Error(), "run "+id+" (index 2) is there twice") || !strings.Contains(err.Error(), "delete both lines") {
+			t.Errorf("%s: %v, want run %s refused as a duplicate with the repair", name, err, id)
+		}
+		if after := readFile(t, filepath.Join(whole, results.FileName)); after != before {
+			t.Errorf("%s rewrote results.jsonl", name)
+		}
+	}
+	if csv := readFile(t, filepath.Join(whole, "results.csv")); csv != csvBefore || strings.Contains(csv, "123456") {
+		t.Error("report wrote results.csv from a file with a run twice")
+	}
+	// the repair the message gives: both lines go, --resume runs it again
+	var dup *results.DuplicateError
+	if !errors.As(sweep.Report(whole), &dup) {
+		t.Fatal("report no longer refuses the duplicate")
+	}
+	repair := exec.Command("sed", "-i", fmt.Sprintf("%dd;%dd", dup.Lines[0], dup.Lines[1]), dup.Path)
+	if out, err := repair.CombinedOutput(); err != nil {
+		t.Skipf("no sed here: %v %s", err, out)
+	}
+	if sum := run(t, p, whole, sweep.Options{Resume: true}); sum.Skipped != 3 || sum.OK != 4 {
+		t.Errorf("--resume after the repair: %v", sum)
+	}
+	fresh := filepath.Join(dir, "fresh")
+	run(t, p, fresh, sweep.Options{})
+	if stripped(t, whole) != stripped(t, fresh) {
+		t.Error("the repaired sweep differs from a fresh one")
+	}
+}
+
+// A plugin's failure reads the same in every process: a crash and a
+// panic in the plugin give the same results.jsonl and result.json bytes
+// (timings aside) with -j 1 and -j 2, holding no pid and no goroutine
+// dump; the pid and the stack belong in the logs (issue 29.8).
+func TestPluginFailuresAreDeterministic(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a plugin")
+	}
+	dir := t.TempDir()
+	plugin, err := haltest.Build(dir, "github.com/proflab/proflab/core/sweep/testdata/crashhal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "lab.toml"), []byte("[machine]\nhal = [\"crashy\"]\n[hal.crashy]\nplugin = "+quote(plugin)+"\n"), 0o644)
+	path := filepath.Join(dir, "sweep.toml")
+	os.WriteFile(path, []byte("scenario = "+quote(probe(t))+"\nconfig_file = \"lab.toml\"\nrepeats = 2\n[set]\nhal = \"crashy\"\n[grid]\ninterval = [5000, 4242, 4444]\n"), 0o644)
+	p := plan(t, path)
+	var outs []string
+	for _, j := range []int{1, 2} {
+		out := filepath.Join(dir, fmt.Sprintf("j%d", j))
+		if sum := run(t, p, out, sweep.Options{Jobs: j, RunOutputs: true}); sum.OK != 2 || sum.Failed != 4 {
+			t.Fatalf("-j %d: %v, want 2 ok and the 2 crashes and 2 panics failed", j, sum)
+		}
+		outs = append(outs, out)
+	}
+	one, two := stripped(t, outs[0]), stripped(t, outs[1])
+	if one != two {
+		t.Errorf("results.jsonl differs between -j 1 and -j 2:\n%s\n----\n%s", one, two)
+	}
+	for _, w := range []string{"pid", "goroutine", "0x"} {
+		if strings.Contains(one, w) {
+			t.Errorf("results.jsonl holds %q:\n%s", w, one)
+		}
+	}
+	if !strings.Contains(one, "the HAL panicked: assignment to entry in nil map") {
+		t.Errorf("the panic's message is not in the results:\n%s", one)
+	}
+	for r := range p.ShardRuns(sweep.Whole) {
+		var results [2]string
+		for i, out := range outs {
+			results[i] = withoutTimings(t, filepath.Join(out, sweep.RunsDir, r.ID, "result.json"))
+		}
+		if results[0] != results[1] {
+			t.Errorf("run %s: result.json differs between -j 1 and -j 2:\n%s\n----\n%s", r.ID, results[0], results[1])
+		}
+		if strings.Contains(results[0], "pid ") || strings.Contains(results[0], "goroutine") {
+			t.Errorf("run %s: result.json holds a pid or a stack:\n%s", r.ID, results[0])
+		}
+	}
+}
+
+// withoutTimings is the JSON file at path without its "timings".
+func withoutTimings(t *testing.T, path string) string {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(readFile(t, path)), &m); err != nil {
+		t.Fatal(err)
+	}
+	delete(m, "timings")
+	b, _ := json.MarshalIndent(m, "", " ")
+	return string(b)
+}
+
+// A plugin rebuilt in the middle of a sweep is recorded as what ran: each
+// run's result.json names the sha256 of the bytes its plugin process was
+// started from (the worker restarts the plugin after a crash, from the
+// rebuilt file), and the sweep reports the two versions its runs used
+// (ErrMixed, sweep.json's mixed) instead of recording the sum taken when
+// it began (issue 29.2).
+func TestRebuiltPluginIsRecordedAsRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a plugin")
+	}
+	dir := t.TempDir()
+	plugin, err := haltest.Build(dir, "github.com/proflab/proflab/core/sweep/testdata/crashhal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(plugin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rebuilt := plugin + ".new" // the same plugin, other bytes
+	if err := os.WriteFile(rebuilt, append(b, 0), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sum := func(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
+	before, after := sum(b), sum(append(b, 0))
+	t.Setenv("CRASHHAL_REBUILD", rebuilt+":"+plugin) // the crash at 4242 renames it into place
+	os.WriteFile(filepath.Join(dir, "lab.toml"), []byte("[machine]\nhal = [\"crashy\"]\n[hal.crashy]\nplugin = "+quote(plugin)+"\n"), 0o644)
+	path := filepath.Join(dir, "sweep.toml")
+	os.WriteFile(path, []byte("scenario = "+quote(probe(t))+"\nconfig_file = \"lab.toml\"\n[set]\nhal = \"crashy\"\n[grid]\ninterval = [5000, 4242, 6000, 7000]\n"), 0o644)
+	p := plan(t, path)
+	out := filepath.Join(dir, "out")
+	sum4, err := sweep.Execute(context.Background(), p, sweep.Options{Out: out, Jobs: 1, RunOutputs: true})
+	if !errors.Is(err, sweep.ErrMixed) || sum4.OK != 3 || sum4.Failed != 1 {
+		t.Errorf("%v, %v: want the 3 ok runs and the crash, and the two versions of the plugin reported", sum4, err)
+	}
+	want := map[string]string{"5000": before, "4242": before, "6000": after, "7000": after}
+	for r := range p.ShardRuns(sweep.Whole) {
+		var res struct {
+			Plugins []struct{ HAL, Path, SHA256 string } `json:"plugins"`
+		}
+		if err := json.Unmarshal([]byte(readFile(t, filepath.Join(out, sweep.RunsDir, r.ID, "result.json"))), &res); err != nil {
+			t.Fatal(err)
+		}
+		iv := fmt.Sprint(r.Params["interval"])
+		var got []string
+		for _, pl := range res.Plugins {
+			if pl.HAL == "crashy" {
+				got = append(got, pl.SHA256)
+			}
+		}
+		if len(got) != 1 || got[0] != want[iv] {
+			t.Errorf("interval %s: result.json records crashy at %v, want %.12s", iv, got, want[iv])
+		}
+	}
+	m, err := sweep.ReadManifest(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Mixed) != 1 || !strings.HasPrefix(m.Mixed[0], sweep.PluginInput) {
+		t.Errorf("sweep.json's mixed: %v, want the plugin", m.Mixed)
+	}
+}
+
+// A plugin start that misses its handshake timeout is the busy machine's
+// fault, not the run's: the run runs again, alone, and its result is the
+// one it has on an idle machine, for any -j (issue 29.5). The test plugin
+// waits 3 s before its handshake (its timeout is 500 ms) in as many starts
+// as it finds tokens for.
+func TestStartTimeoutsAreRetried(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a plugin")
+	}
+	dir := t.TempDir()
+	plugin, err := haltest.Build(dir, "github.com/proflab/proflab/core/sweep/testdata/crashhal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "lab.toml"), []byte("[machine]\nhal = [\"crashy\"]\n[hal.crashy]\nplugin = "+quote(plugin)+"\ntimeout = \"500ms\"\n"), 0o644)
+	path := filepath.Join(dir, "sweep.toml")
+	os.WriteFile(path, []byte("scenario = "+quote(probe(t))+"\nconfig_file = \"lab.toml\"\nrepeats = 3\n[set]\nhal = \"crashy\"\ninterval = 5000\n"), 0o644)
+	p := plan(t, path)
+	if err := p.Check(); err != nil { // before the tokens: the slow starts are the workers'
+		t.Fatal(err)
+	}
+	tokens := filepath.Join(dir, "tokens")
+	t.Setenv("CRASHHAL_SLOW_STARTS", tokens)
+	var outs []string
+	for _, j := range []int{1, 2} {
+		os.MkdirAll(tokens, 0o755)
+		for k := range 2 { // -j 1: a run's first two starts; -j 2: each worker's first
+			os.WriteFile(filepath.Join(tokens, strconv.Itoa(k)), nil, 0o644)
+		}
+		out := filepath.Join(dir, fmt.Sprintf("j%d", j))
+		if sum := run(t, p, out, sweep.Options{Jobs: j}); sum.OK != 3 {
+			t.Errorf("-j %d: %v, want every run ok once its plugin started", j, sum)
+		}
+		if left, _ := os.ReadDir(tokens); len(left) != 0 {
+			t.Errorf("-j %d: %d slow starts did not happen: the test proved nothing", j, len(left))
+		}
+		outs = append(outs, out)
+	}
+	if a, b := stripped(t, outs[0]), stripped(t, outs[1]); a != b {
+		t.Errorf("-j 1 and -j 2 differ:\n%s\n----\n%s", a, b)
 	}
 }

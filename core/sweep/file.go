@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"math/big"
 	"os"
 	"path/filepath"
 	"slices"
@@ -443,6 +444,26 @@ func (p *problems) rangeValues(key toml.Key, t map[string]any) ([]any, bool) {
 		return nil, false
 	}
 	out := make([]any, 0, steps)
+	if fromInt && toInt {
+		// integers are computed as integers: a float64 holds them exactly
+		// only below 2^53, and its rounding must not turn the endpoints
+		// into other numbers, nor 2^63-1 into -2^63
+		ends := [2]int64{t["from"].(int64), t["to"].(int64)}
+		for i := range steps {
+			var v int64
+			if scale == "log" {
+				v = logStep(ends, i, steps)
+			} else {
+				v = linearStep(ends, i, steps)
+			}
+			if len(out) > 0 && out[len(out)-1] == any(v) {
+				p.add(key, "%d integer steps between %d and %d repeat a value; use fewer steps or a wider range", steps, ends[0], ends[1])
+				return nil, false
+			}
+			out = append(out, v)
+		}
+		return out, true
+	}
 	for i := range steps {
 		frac := float64(i) / float64(steps-1)
 		v := from + frac*(to-from)
@@ -456,18 +477,49 @@ func (p *problems) rangeValues(key toml.Key, t map[string]any) ([]any, bool) {
 			p.add(key, "the range from %v to %v overflows a float64 (value %d is %v); use a narrower range", from, to, i+1, v)
 			return nil, false
 		}
-		if fromInt && toInt {
-			r := int64(math.Round(v))
-			if len(out) > 0 && out[len(out)-1] == any(r) {
-				p.add(key, "%d integer steps between %v and %v repeat a value; use fewer steps or a wider range", steps, from, to)
-				return nil, false
-			}
-			out = append(out, r)
-			continue
-		}
 		out = append(out, v)
 	}
 	return out, true
+}
+
+// linearStep is value i of the n evenly spaced integers from ends[0] to
+// ends[1]: from + i·(to−from)/(n−1), rounded half away from zero, computed
+// exactly (the span of two int64 may not fit one).
+func linearStep(ends [2]int64, i, n int64) int64 {
+	from, to := big.NewInt(ends[0]), big.NewInt(ends[1])
+	den := big.NewInt(n - 1)
+	// v·den = from·(n−1) + i·(to−from)
+	num := new(big.Int).Sub(to, from)
+	num.Mul(num, big.NewInt(i))
+	num.Add(num, new(big.Int).Mul(from, den))
+	q, r := new(big.Int).QuoRem(num, den, new(big.Int)) // truncated toward 0
+	if r.Abs(r).Lsh(r, 1).Cmp(den) >= 0 {
+		q.Add(q, big.NewInt(int64(num.Sign())))
+	}
+	return q.Int64() // between from and to
+}
+
+// logStep is value i of the n integers from ends[0] to ends[1] (both
+// above 0) spaced evenly on a log scale, rounded: the endpoints exactly,
+// the values between through float64 and kept between the endpoints.
+func logStep(ends [2]int64, i, n int64) int64 {
+	switch i {
+	case 0:
+		return ends[0]
+	case n - 1:
+		return ends[1]
+	}
+	from, to := float64(ends[0]), float64(ends[1])
+	frac := float64(i) / float64(n-1)
+	v := math.Round(math.Exp(math.Log(from) + frac*(math.Log(to)-math.Log(from))))
+	lo, hi := min(ends[0], ends[1]), max(ends[0], ends[1])
+	switch {
+	case v <= float64(lo): // also where float64(lo) rounded up
+		return lo
+	case v >= float64(hi): // float64(hi) may be 2^63, which no int64 holds
+		return hi
+	}
+	return int64(v)
 }
 
 // value accepts the parameter values a run can have: a scalar, or a list

@@ -1,6 +1,7 @@
 package sweep_test
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -195,5 +196,43 @@ func TestParseShard(t *testing.T) {
 	env["SLURM_ARRAY_TASK_ID"] = "5"
 	if _, _, err := sweep.ParseShard("auto/3", getenv); err == nil || !strings.Contains(err.Error(), "SLURM_ARRAY_TASK_ID") {
 		t.Errorf("index 5 of 3: %v", err)
+	}
+}
+
+// Integer ranges are computed as integers: the endpoints are the values
+// written, however large (a float64 holds integers exactly only below
+// 2^53, and 2^63-1 rounded to one overflows into -2^63), and the values
+// between are the exact evenly spaced ones, rounded half away from zero
+// (issue 29.4).
+func TestIntegerRangesAreExact(t *testing.T) {
+	for _, tt := range []struct {
+		rng  string
+		want []int64
+	}{
+		{"{ from = 0, to = 9223372036854775807, steps = 2 }", []int64{0, math.MaxInt64}},
+		{"{ from = -9223372036854775808, to = 9223372036854775807, steps = 3 }", []int64{math.MinInt64, -1, math.MaxInt64}}, // -0.5 rounds to -1
+		{"{ from = 9007199254740993, to = 9007199254740997, steps = 3 }", []int64{9007199254740993, 9007199254740995, 9007199254740997}},
+		{"{ from = 9223372036854775807, to = 9223372036854775805, steps = 3 }", []int64{math.MaxInt64, math.MaxInt64 - 1, math.MaxInt64 - 2}},
+		{"{ from = 1, to = 9223372036854775807, steps = 3, scale = \"log\" }", []int64{1, 3037000500, math.MaxInt64}},
+		{"{ from = 9007199254740993, to = 9223372036854775807, steps = 2, scale = \"log\" }", []int64{9007199254740993, math.MaxInt64}},
+		// halves round away from zero, as math.Round does: -28.5 is -29
+		// (float64 arithmetic made it -28.499999999999996, so -28): -60 + 3.5·i
+		{"{ from = -60, to = -11, steps = 15 }", []int64{-60, -57, -53, -50, -46, -43, -39, -36, -32, -29, -25, -22, -18, -15, -11}},
+		{"{ from = 0, to = 5, steps = 3 }", []int64{0, 3, 5}},
+	} {
+		t.Run(tt.rng, func(t *testing.T) {
+			p := plan(t, writeSweep(t, t.TempDir(), "[grid]\na = "+tt.rng+"\n"))
+			var got []int64
+			for r := range p.ShardRuns(sweep.Whole) {
+				v, ok := r.Params["a"].(int64)
+				if !ok {
+					t.Fatalf("run %d: a = %#v, want an int64", r.Index, r.Params["a"])
+				}
+				got = append(got, v)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("values %v, want %v", got, tt.want)
+			}
+		})
 	}
 }

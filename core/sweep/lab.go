@@ -37,7 +37,10 @@ func newWorker(plan *Plan, source []byte) *worker {
 
 // run runs r in a fresh machine and Lua state. This is the one place the
 // sweep calls the scenario runner (and so the lab assembly beneath it).
-func (w *worker) run(ctx context.Context, r Run) scenario.Result {
+// startTimedOut says a plugin start of the run's HALs did not complete
+// its handshake in time during the run: the machine's load, not the
+// run, may have decided its result.
+func (w *worker) run(ctx context.Context, r Run) (res scenario.Result, startTimedOut bool) {
 	setup := w.setup(r)
 	over := scenario.Overrides{Seed: &r.Seed}
 	if t := w.plan.File.Timeout; t > 0 {
@@ -46,10 +49,18 @@ func (w *worker) run(ctx context.Context, r Run) scenario.Result {
 	opt := setup.Options(over)
 	opt.File, opt.Source, opt.Params = w.plan.File.Scenario, w.source, r.Params
 	opt.NoOutputFolder = !w.runOutputs
-	if hals, err := w.provider(setup); err == nil {
-		opt.HALs = hals
-	} // else: Run makes its own and reports the error
-	return scenario.Run(ctx, opt)
+	hals, err := w.provider(setup)
+	if err != nil {
+		return scenario.Run(ctx, opt), false // Run makes its own and reports the error
+	}
+	opt.HALs = hals
+	host, _ := hals.(*lab.HostHALs)
+	if host == nil {
+		return scenario.Run(ctx, opt), false
+	}
+	before := host.Host.StartTimeouts()
+	res = scenario.Run(ctx, opt)
+	return res, host.Host.StartTimeouts() > before
 }
 
 // setup returns the Setup of r's configuration.

@@ -3,9 +3,9 @@ package sweep
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 
+	"github.com/proflab/proflab/core/input"
 	"github.com/proflab/proflab/core/sweep/report"
 )
 
@@ -72,14 +72,21 @@ func writeManifest(dir string, m Manifest) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, ManifestName), append(b, '\n'), 0o644)
+	// whole or not at all: a torn sweep.json would make the folder
+	// nobody's
+	return writeFileAtomic(filepath.Join(dir, ManifestName), append(b, '\n'))
 }
 
 // ReadManifest reads the manifest of the output folder dir.
 func ReadManifest(dir string) (*Manifest, error) { return readManifest(dir) }
 
+// manifestKind is what sweep.json is to core/input: a regular file of at
+// most 16 MiB (a sweep's runs reading a hundred thousand files record
+// about 10 MiB of inputs).
+var manifestKind = input.Kind{Name: "sweep manifest", Limit: 16 << 20}
+
 func readManifest(dir string) (*Manifest, error) {
-	b, err := os.ReadFile(filepath.Join(dir, ManifestName))
+	b, err := input.ReadFile(manifestKind, filepath.Join(dir, ManifestName))
 	if err != nil {
 		return nil, err
 	}

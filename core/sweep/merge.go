@@ -43,9 +43,6 @@ func Merge(out string, dirs []string, opt MergeOptions) error {
 	if m, err := readManifest(out); err == nil && m != nil {
 		return fmt.Errorf("merge: %s already holds a sweep's results; choose an empty folder", out)
 	}
-	if err := checkOwn(out); err != nil {
-		return fmt.Errorf("merge: %w", err)
-	}
 	path := filepath.Join(out, results.FileName)
 	seen := newBitset(first.Runs)
 	if err := results.Create(path, func(w io.Writer) error {
@@ -208,8 +205,7 @@ func copyShard(w io.Writer, dir string, seen *bitset) error {
 			return fmt.Errorf("merge: %s: run %s (index %d) is not a run of shard %s", file, l.ID, l.Index, m.Shard)
 		}
 		if seen.has(l.Index) {
-			return fmt.Errorf("merge: %s: run %d (%s) is there twice (two writers on one folder?): proflab sweep ... --shard %s --resume --out %s keeps one line per run, then merge again",
-				file, l.Index, l.ID, m.Shard, dir)
+			return fmt.Errorf("merge: %w; then merge again", results.Duplicate(file, l.Index))
 		}
 		seen.set(l.Index)
 		n++

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/proflab/proflab/core/input"
 	"github.com/proflab/proflab/core/scenario"
 	"github.com/proflab/proflab/core/sweep/report"
 	"github.com/proflab/proflab/core/sweep/results"
@@ -25,22 +26,20 @@ const LockName = ".lock"
 // another proflab is writing.
 var ErrLocked = errors.New("another proflab is writing this folder")
 
-// own are the entries a sweep writes into its output folder; a folder
-// holding anything else is not a sweep's, and a sweep refuses to write
-// there (it would overwrite or delete what it does not own).
-var own = []string{ManifestName, results.FileName, report.CSVName, report.SummaryName, report.HTMLName,
-	report.PlotsDir, "logs", RunsDir, LockName}
-
 // prepareOut resolves the output folder (following a symbolic link, a
-// dangling one included, to where it points), makes it, checks that it
-// can be written, and takes its lock: one writer per folder. With wait,
-// it waits for the folder's current writer to finish (until ctx ends);
-// without, a folder being written is an error naming the writer. The
-// returned function releases the lock; a writer that dies releases it
-// with its process.
+// dangling one included, to where it points), checks that it is a new or
+// empty folder or a sweep's own (checkOwn) before writing anything there,
+// makes it, checks that it can be written, and takes its lock: one writer
+// per folder. With wait, it waits for the folder's current writer to
+// finish (until ctx ends); without, a folder being written is an error
+// naming the writer. The returned function releases the lock; a writer
+// that dies releases it with its process.
 func prepareOut(ctx context.Context, dir string, wait bool) (string, func(), error) {
 	dir, err := scenario.ResolveOut(dir)
 	if err != nil {
+		return "", nil, err
+	}
+	if err := checkOwn(dir); err != nil {
 		return "", nil, err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -53,15 +52,26 @@ func prepareOut(ctx context.Context, dir string, wait bool) (string, func(), err
 	if err != nil {
 		return "", nil, err
 	}
+	// again under the lock: what the check saw may have changed before
+	if err := checkOwn(dir); err != nil {
+		unlock()
+		return "", nil, err
+	}
 	return dir, unlock, nil
 }
 
 // lockFolder takes dir's lock (an advisory flock on dir/.lock).
 func lockFolder(ctx context.Context, dir string, wait bool) (func(), error) {
 	path := filepath.Join(dir, LockName)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	// never through a symbolic link (the holder line would truncate
+	// whatever file it names), never a FIFO or device
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o644)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w (the lock is a regular file a sweep makes; remove what is there)", path, err)
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w: the lock is a regular file a sweep makes; remove what is there", path, input.ErrNotRegular)
 	}
 	for {
 		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
@@ -73,9 +83,10 @@ func lockFolder(ctx context.Context, dir string, wait bool) (func(), error) {
 			return nil, fmt.Errorf("locking %s: %w", path, err)
 		}
 		if !wait {
-			holder, _ := os.ReadFile(path)
+			holder := make([]byte, 256) // "pid N on HOST since TIME"
+			n, _ := f.ReadAt(holder, 0)
 			f.Close()
-			who := strings.TrimSpace(string(holder))
+			who, _, _ := strings.Cut(strings.TrimSpace(string(holder[:n])), "\n")
 			if who == "" {
 				who = "another process"
 			}
@@ -97,35 +108,41 @@ func lockFolder(ctx context.Context, dir string, wait bool) (func(), error) {
 	}, nil
 }
 
-// checkOwn refuses an output folder that holds entries a sweep does not
-// write, unless it is this sweep's own (it has a sweep.json: prepare then
-// checks that the sweep is the same). An empty folder, or one holding only
-// a lock, is a new sweep's.
+// checkOwn refuses an output folder that is not a sweep's own: only a
+// folder holding a sweep.json (prepare then checks that the sweep is the
+// same) may be written into, besides a new or empty one. A folder
+// holding a summary.md and a plots/ of someone else's but no sweep.json
+// is not a sweep's, whatever the names (a sweep would overwrite them).
+// What a sweep's writer leaves before its sweep.json (the lock, a
+// temporary results file) does not count.
 func checkOwn(dir string) error {
 	ents, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil // a new folder
+	}
 	if err != nil {
 		return err
 	}
 	var foreign []string
-	mine := false
 	for _, e := range ents {
 		name := e.Name()
 		switch {
 		case name == ManifestName:
-			mine = true
-		case slices.Contains(own, name), strings.HasPrefix(name, "."+results.FileName+"."), strings.HasPrefix(name, ".results-"):
+			return nil
+		case name == LockName, name == ManifestName+".tmp", strings.HasPrefix(name, "."+results.FileName+".") && strings.HasSuffix(name, ".tmp"):
 		default:
 			foreign = append(foreign, name)
 		}
 	}
-	if mine || len(foreign) == 0 {
+	if len(foreign) == 0 {
 		return nil
 	}
 	slices.Sort(foreign)
 	if len(foreign) > 5 {
 		foreign = append(foreign[:5], fmt.Sprintf("and %d more", len(foreign)-5))
 	}
-	return fmt.Errorf("%s holds files that are not a sweep's (%s): a sweep writes into a new or empty folder, or its own to --resume; choose another --out", dir, strings.Join(foreign, ", "))
+	return fmt.Errorf("%s is not a sweep's output folder: it holds %s and no %s; a sweep writes only into a new or empty folder, or into its own (with its %s) to --resume; nothing was written there: choose another --out",
+		dir, strings.Join(foreign, ", "), ManifestName, ManifestName)
 }
 
 // Report rewrites the reports of the sweep output folder dir (a finished

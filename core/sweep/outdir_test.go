@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -160,9 +161,15 @@ func TestARunLogWriteErrorIsAnError(t *testing.T) {
 	dir := t.TempDir()
 	p := plan(t, writeSweep(t, dir, "repeats = 2\n[set]\nmode = \"fail\"\n"))
 	out := filepath.Join(dir, "out")
-	os.MkdirAll(out, 0o755)
+	// the sweep's own folder (a sweep stopped before its first run), with
+	// a file where its logs folder goes
+	stopped, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := sweep.Execute(stopped, p, sweep.Options{Out: out}); !errors.Is(err, sweep.ErrInterrupted) {
+		t.Fatalf("a sweep stopped before its first run: %v", err)
+	}
 	os.WriteFile(filepath.Join(out, "logs"), []byte("a file where the logs folder goes"), 0o644)
-	_, err := execute(p, out, sweep.Options{Jobs: 1})
+	_, err := execute(p, out, sweep.Options{Jobs: 1, Resume: true})
 	if err == nil || !strings.Contains(err.Error(), "writing the log of run") {
 		t.Fatalf("a log that cannot be written: %v", err)
 	}
@@ -285,5 +292,135 @@ func TestMixedInputs(t *testing.T) {
 	}
 	if _, err := execute(p, out, sweep.Options{Resume: true, AllowMixed: true}); err != nil {
 		t.Errorf("--resume --allow-mixed: %v", err)
+	}
+}
+
+// A folder holding someone's summary.md and plots/figure1.svg but no
+// sweep.json is not a sweep's, though a sweep writes files of those
+// names: sweep and merge refuse it before writing anything there, not
+// even their lock (issue 29.9).
+func TestOutWithASweepsNamesButNoManifest(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p := plan(t, writeSweep(t, dir, "repeats = 2\n"))
+	paper := filepath.Join(dir, "paper")
+	os.MkdirAll(filepath.Join(paper, "plots"), 0o755)
+	os.WriteFile(filepath.Join(paper, "summary.md"), []byte("my summary"), 0o644)
+	os.WriteFile(filepath.Join(paper, "plots", "figure1.svg"), []byte("<svg/>"), 0o644)
+	before := tree(t, paper)
+	_, err := execute(p, paper, sweep.Options{})
+	if err == nil || !strings.Contains(err.Error(), "summary.md") || !strings.Contains(err.Error(), "no sweep.json") || !strings.Contains(err.Error(), "choose another --out") {
+		t.Errorf("sweep into it: %v", err)
+	}
+	if _, err := execute(p, paper, sweep.Options{Resume: true}); err == nil {
+		t.Error("--resume into it was accepted")
+	}
+	var shards []string
+	for k := range 2 {
+		d := filepath.Join(dir, "shard"+strconv.Itoa(k))
+		run(t, p, d, sweep.Options{Shard: sweep.Shard{Index: k, Count: 2}})
+		shards = append(shards, d)
+	}
+	if err := sweep.Merge(paper, shards, sweep.MergeOptions{}); err == nil || !strings.Contains(err.Error(), "no sweep.json") {
+		t.Errorf("merge into it: %v", err)
+	}
+	if after := tree(t, paper); after != before {
+		t.Errorf("the refused commands changed the folder:\nbefore %s\nafter  %s", before, after)
+	}
+}
+
+// tree lists the files under dir with their contents, for comparisons.
+func tree(t *testing.T, dir string) string {
+	t.Helper()
+	var b strings.Builder
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		b.WriteString(rel)
+		if !d.IsDir() {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			b.WriteString("=" + string(data))
+		}
+		b.WriteString("; ")
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// report, merge and --resume read a sweep's folder within bounds: a
+// results.jsonl or sweep.json that is a FIFO or a link to /dev/zero is
+// refused at once, naming it, instead of hanging or filling memory; a
+// .lock that is a symbolic link is refused, and what it names is left
+// alone (issue 29.13).
+func TestFolderReadsAreBounded(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p := plan(t, writeSweep(t, dir, "repeats = 2\n"))
+	victim := filepath.Join(dir, "victim.txt")
+	os.WriteFile(victim, []byte("someone's file"), 0o644)
+	for _, c := range []struct {
+		name, file, want string
+		plant            func(path string) error
+	}{
+		{"results FIFO", results.FileName, "FIFO", func(p string) error { return syscall.Mkfifo(p, 0o644) }},
+		{"results /dev/zero", results.FileName, "character device", func(p string) error { return os.Symlink("/dev/zero", p) }},
+		{"manifest FIFO", sweep.ManifestName, "FIFO", func(p string) error { return syscall.Mkfifo(p, 0o644) }},
+		{"manifest /dev/zero", sweep.ManifestName, "character device", func(p string) error { return os.Symlink("/dev/zero", p) }},
+		{"lock symlink", sweep.LockName, "lock", func(p string) error { return os.Symlink(victim, p) }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var shards []string
+			for k := range 2 {
+				d := filepath.Join(t.TempDir(), "shard")
+				run(t, p, d, sweep.Options{Shard: sweep.Shard{Index: k, Count: 2}})
+				shards = append(shards, d)
+			}
+			bad := shards[1]
+			os.Remove(filepath.Join(bad, c.file))
+			if err := c.plant(filepath.Join(bad, c.file)); err != nil {
+				t.Skipf("cannot plant it: %v", err)
+			}
+			for name, cmd := range map[string]func() error{
+				"--resume": func() error {
+					_, err := execute(p, bad, sweep.Options{Resume: true, Shard: sweep.Shard{Index: 1, Count: 2}})
+					return err
+				},
+				"merge":  func() error { return sweep.Merge(filepath.Join(t.TempDir(), "m"), shards, sweep.MergeOptions{}) },
+				"report": func() error { return sweep.Report(bad) },
+			} {
+				if c.name == "lock symlink" && name == "merge" {
+					continue // merge takes no lock on its shards
+				}
+				var err error
+				within(t, 10*time.Second, func() { err = cmd() })
+				if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), c.file) {
+					t.Errorf("%s: %v, want an error naming %s and saying %q", name, err, c.file, c.want)
+				}
+			}
+			if b, _ := os.ReadFile(victim); string(b) != "someone's file" {
+				t.Errorf("the file a .lock link names was changed: %q", b)
+			}
+		})
+	}
+}
+
+// within runs fn and fails the test if it has not returned after d: a
+// read that hangs on a FIFO must fail the test, not hang it.
+func within(t *testing.T, d time.Duration, fn func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { defer close(done); fn() }()
+	select {
+	case <-done:
+	case <-time.After(d):
+		t.Fatalf("still running after %s", d)
 	}
 }

@@ -66,6 +66,20 @@ func Local(f Factory) Instance {
 	return &local{factory: f}
 }
 
+// PanicError is the error of a call in which the HAL panicked (Local
+// recovers it). Its message is the call and the panic's value, the same
+// each time the HAL panics the same way; the goroutine's stack, which
+// differs from one process to the next (goroutine ids, addresses), is
+// kept apart in Stack, for a log: a plugin's server sends it after the
+// message, and the host takes it off into the run's log.
+type PanicError struct {
+	Call  string // the call, as the instance's errors name it ("set")
+	Value any    // what the HAL panicked with
+	Stack []byte // the panicking goroutine's stack (runtime/debug.Stack)
+}
+
+func (e *PanicError) Error() string { return fmt.Sprintf("%s: the HAL panicked: %v", e.Call, e.Value) }
+
 type local struct {
 	mu         sync.Mutex
 	factory    Factory
@@ -90,7 +104,7 @@ func (l *local) guard(call string, needConfig bool, fn func() error) (err error)
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("%s: the HAL panicked: %v\n%s", call, r, debug.Stack())
+			err = &PanicError{Call: call, Value: r, Stack: debug.Stack()}
 		}
 	}()
 	return fn()

@@ -2,8 +2,6 @@ package halrpc
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -32,11 +30,19 @@ const killWait = 5 * time.Second
 // exitPoll is how often a client looks whether its process has exited.
 const exitPoll = 50 * time.Millisecond
 
+// exitWait bounds the wait of a call that found the process gone for its
+// exit to be seen (its status).
+const exitWait = time.Second
+
 // Errors a call can wrap; test with errors.Is.
 var (
 	// ErrTimeout: the plugin did not answer within the timeout (it is
 	// then killed).
 	ErrTimeout = errors.New("the plugin did not answer in time")
+	// ErrStartTimeout: the plugin did not complete its handshake within
+	// the start budget (it is then killed). A machine too busy to start
+	// it in time causes it as well as a plugin that never will.
+	ErrStartTimeout = errors.New("did not complete the handshake in time")
 	// ErrExited: the plugin process is gone (it crashed or was killed).
 	ErrExited = errors.New("the plugin process exited")
 	// ErrCanceled: the caller's context ended during the call (Ctrl-C, the
@@ -55,14 +61,16 @@ type Options struct {
 	// Args are extra command-line arguments (rarely needed).
 	Args []string
 	// SHA256 is the expected sha256 of the executable, in hex; empty skips
-	// the check. It is verified before the executable runs.
+	// the check. Start opens the executable once, hashes that open file
+	// and, when the sums agree, starts the process from that same open
+	// file: a path swapped in between cannot run unchecked.
 	SHA256 string
 	// Timeout bounds each call (DefaultTimeout if 0). A call that takes
 	// longer kills the plugin.
 	Timeout time.Duration
 	// StartTimeout bounds the start, handshake and connection (Timeout if
-	// 0). A plugin that has not connected by then is killed with everything
-	// it started.
+	// 0). A plugin that has not connected by then is killed with its
+	// process group and its descendants.
 	StartTimeout time.Duration
 	// Context, when set, cancels the start (Ctrl-C, a run's budget): the
 	// plugin is killed and Start fails with ErrCanceled. It does not
@@ -77,9 +85,10 @@ type Options struct {
 // serves many instances at once (Client.NewInstance) and is safe for
 // concurrent use. Every call has a deadline (Options.Timeout), and so has
 // Kill: a plugin that does not answer, or does not exit, is killed with
-// everything it started.
+// its process group and its descendants.
 type Client struct {
 	path     string
+	sum      string // hex sha256 of the bytes the process was started from
 	timeout  time.Duration
 	pc       *plugin.Client
 	cmd      *exec.Cmd
@@ -89,6 +98,7 @@ type Client struct {
 	next     atomic.Uint64
 	once     sync.Once
 	killProc func()        // kills the process group while the process runs (its command's context)
+	cleanup  func()        // removes what starting it made (a private copy), once it has exited
 	killing  atomic.Bool   // Kill was called: an exit from now on is expected
 	done     chan struct{} // closed when the process has exited
 	exitErr  error         // why it exited, if not through Kill; set before done closes
@@ -107,13 +117,26 @@ func Start(opts Options) (*Client, error) {
 		return nil, errors.New("halrpc: no plugin path")
 	}
 	opts.withDefaults()
-	secure, want, err := checksum(opts)
+	exe, err := openExecutable(opts.Path)
 	if err != nil {
 		return nil, err
 	}
-	c := newClient(opts, secure)
-	if err := c.connect(opts, want); err != nil {
+	defer exe.close() // the process has its own once started
+	if err := exe.check(opts.SHA256); err != nil {
 		return nil, err
+	}
+	c, err := newClient(opts, exe)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.connect(opts); err != nil {
+		return nil, err
+	}
+	if !exe.unchanged() {
+		// rewritten in place between the hash and the start: what runs
+		// may not be what was hashed
+		c.kill(0)
+		return nil, fmt.Errorf("plugin %s: the file changed while the plugin was being started (rebuilt in place?); start again once it is rebuilt", opts.Path)
 	}
 	return c, nil
 }
@@ -132,22 +155,10 @@ func (opts *Options) withDefaults() {
 	}
 }
 
-// checksum is go-plugin's check of the executable against opts.SHA256,
-// and the sum wanted (nil when none is given).
-func checksum(opts Options) (*plugin.SecureConfig, []byte, error) {
-	if opts.SHA256 == "" {
-		return nil, nil, nil
-	}
-	want, err := hex.DecodeString(strings.TrimSpace(opts.SHA256))
-	if err != nil || len(want) != sha256.Size {
-		return nil, nil, fmt.Errorf("plugin %s: sha256 %q is not 64 hex digits", opts.Path, opts.SHA256)
-	}
-	return &plugin.SecureConfig{Checksum: want, Hash: sha256.New()}, want, nil
-}
-
 // newClient prepares the plugin's command, in a process group of its own,
-// and go-plugin's client for it; nothing is started yet.
-func newClient(opts Options, secure *plugin.SecureConfig) *Client {
+// starting the open executable exe, and go-plugin's client for it;
+// nothing is started yet.
+func newClient(opts Options, exe *executable) (*Client, error) {
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -157,21 +168,28 @@ func newClient(opts Options, secure *plugin.SecureConfig) *Client {
 	// time after the process started (go-plugin owns cmd.Process until its
 	// start returns, so it cannot be read here before).
 	life, killProc := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(life, opts.Path, opts.Args...)
+	cmd := exec.CommandContext(life, opts.Path, opts.Args...) // argv[0] is the path people gave
+	cleanup, err := exe.command(cmd)
+	if err != nil {
+		killProc()
+		return nil, err
+	}
 	setProcessAttrs(cmd)
-	cmd.Cancel = func() error { killGroup(cmd.Process.Pid); return nil }
-	cmd.WaitDelay = time.Second // then Wait closes the pipes whoever holds them
+	cmd.Cancel = func() error { killAll(cmd.Process.Pid); return nil } // not waited for yet: the pid is the plugin's
+	cmd.WaitDelay = time.Second                                        // then Wait closes the pipes whoever holds them
 	pc := plugin.NewClient(&plugin.ClientConfig{
 		HandshakeConfig:  handshake(ProtocolVersion),
 		VersionedPlugins: PluginSets(nil),
 		Cmd:              cmd,
-		SecureConfig:     secure,
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
-		StartTimeout:     opts.StartTimeout,
-		GRPCDialOptions:  dialOptions(),
-		Logger:           newSlogLogger(opts.Logger, "plugin"),
+		// connect keeps the start budget; go-plugin's own, later, must
+		// not kill the plugin alone first (its children would become
+		// init's before connect could stop them)
+		StartTimeout:    opts.StartTimeout + killWait,
+		GRPCDialOptions: dialOptions(),
+		Logger:          newSlogLogger(opts.Logger, "plugin"),
 	})
-	return &Client{path: opts.Path, timeout: opts.Timeout, pc: pc, cmd: cmd, log: log, killProc: killProc, done: make(chan struct{})}
+	return &Client{path: opts.Path, sum: exe.sum, timeout: opts.Timeout, pc: pc, cmd: cmd, log: log, killProc: killProc, cleanup: cleanup, done: make(chan struct{})}, nil
 }
 
 // connect starts the process, completes the handshake, connects and
@@ -179,7 +197,7 @@ func newClient(opts Options, secure *plugin.SecureConfig) *Client {
 // a plugin that printed a handshake but does not serve it, or whose
 // children hold its stdout, cannot hold the host. On failure everything
 // the plugin started is killed.
-func (c *Client) connect(opts Options, want []byte) error {
+func (c *Client) connect(opts Options) error {
 	type connected struct {
 		hc  pb.HALClient
 		err error
@@ -187,7 +205,7 @@ func (c *Client) connect(opts Options, want []byte) error {
 	ch := make(chan connected, 1)
 	go func() {
 		if _, err := c.pc.Start(); err != nil {
-			ch <- connected{nil, startError(opts.Path, want, err)}
+			ch <- connected{nil, startError(opts.Path, err)}
 			return
 		}
 		hc, err := dispense(c.pc, opts.Path)
@@ -206,7 +224,7 @@ func (c *Client) connect(opts Options, want []byte) error {
 		}
 		fail = r.err
 	case <-time.After(opts.StartTimeout):
-		fail = fmt.Errorf("plugin %s: did not complete the handshake in time (%s; is it a proflab HAL plugin built with halrpc.Serve?); it was stopped with everything it started", opts.Path, opts.StartTimeout)
+		fail = fmt.Errorf("plugin %s: %w (%s; is it a proflab HAL plugin built with halrpc.Serve?); it was killed with its process group and the processes it had started (one it started and left, by setsid and exit, is out of reach)", opts.Path, ErrStartTimeout, opts.StartTimeout)
 	case <-opts.Context.Done():
 		fail = fmt.Errorf("plugin %s: start: %w: %w", opts.Path, ErrCanceled, context.Cause(opts.Context))
 	}
@@ -267,33 +285,36 @@ func (c *Client) watchExit() {
 		if st := c.cmd.ProcessState; st != nil {
 			how = st.String()
 		}
-		c.exitErr = fmt.Errorf("%w (pid %d, %s)", ErrExited, c.pid, how)
+		// the pid goes to the log, not the error: errors end up in
+		// results, which must be the same bytes in every process
+		c.log.Warn("the plugin process exited", "pid", c.pid, "status", how)
+		c.exitErr = fmt.Errorf("%w (%s)", ErrExited, how)
 	}
+	c.cleanup()
 	close(c.done)
 }
 
-func startError(path string, want []byte, err error) error {
+func startError(path string, err error) error {
 	msg := err.Error()
 	lower := strings.ToLower(msg)
 	switch {
-	case errors.Is(err, plugin.ErrChecksumsDoNotMatch):
-		got := "unknown"
-		if sum, e := fileSHA256(path); e == nil {
-			got = sum
-		}
-		return fmt.Errorf("plugin %s: %w: the file's sha256 is %s, the configuration wants %s (rebuild the plugin or update sha256)",
-			path, ErrChecksum, got, hex.EncodeToString(want))
 	case strings.Contains(lower, "incompatible api version"):
 		return fmt.Errorf("plugin %s: %w (%s); this proflab speaks HAL protocol %d: rebuild the plugin against this proflab's halplugins (make build)",
 			path, ErrProtocol, msg, ProtocolVersion)
 	case strings.Contains(lower, "timeout while waiting for plugin to start"):
-		return fmt.Errorf("plugin %s: did not complete the handshake in time (is it a proflab HAL plugin built with halrpc.Serve?): %w", path, err)
+		return fmt.Errorf("plugin %s: %w (is it a proflab HAL plugin built with halrpc.Serve?): %w", path, ErrStartTimeout, err)
 	}
 	return fmt.Errorf("plugin %s: could not start: %w (is it a proflab HAL plugin? `make build` builds the shipped ones)", path, err)
 }
 
-// Path is the plugin executable.
+// Path is the plugin executable, as given to Start.
 func (c *Client) Path() string { return c.path }
+
+// SHA256 is the hex sha256 of the bytes the process was started from:
+// Start opened the executable once, hashed that open file and started the
+// process from it, so this is what runs even if the path names another
+// file since (a plugin rebuilt, a symbolic link swapped).
+func (c *Client) SHA256() string { return c.sum }
 
 // Pid is the plugin's process id.
 func (c *Client) Pid() int { return c.pid }
@@ -318,10 +339,14 @@ func (c *Client) Err() error {
 	}
 }
 
-// Kill ends the plugin process and everything it started, and waits for
-// it: a graceful shutdown first, and after ShutdownTimeout (a frozen or
-// stopped plugin) SIGKILL to its process group. Calls in flight fail with
-// ErrExited. Kill is idempotent and always returns.
+// Kill ends the plugin process and what it started, and waits for it: a
+// graceful shutdown first, and after ShutdownTimeout (a frozen or stopped
+// plugin) SIGKILL to its process group; then SIGKILL to whatever is left
+// of its group and of its descendants as they were when Kill was called
+// (on Linux: a child it moved out of its group with setsid included).
+// A program the plugin had started and left before (setsid, and its
+// parent exited) is out of reach. Calls in flight fail with ErrExited.
+// Kill is idempotent and always returns.
 func (c *Client) Kill() { c.kill(ShutdownTimeout) }
 
 // kill is Kill with the grace period given; 0 kills at once (a plugin that
@@ -329,6 +354,13 @@ func (c *Client) Kill() { c.kill(ShutdownTimeout) }
 func (c *Client) kill(grace time.Duration) {
 	c.once.Do(func() {
 		c.killing.Store(true)
+		// what the plugin started, listed while it runs: a child it
+		// moved out of its process group (setsid) would be nobody's once
+		// the plugin exited
+		var tree processTree
+		if !c.pc.Exited() {
+			tree = treeOf(c.pid)
+		}
 		c.closeStreams()
 		if grace <= 0 {
 			c.killProc()
@@ -349,8 +381,11 @@ func (c *Client) kill(grace time.Duration) {
 			c.log.Error("the plugin's process group was killed but its clean-up did not finish", "pid", c.pid)
 		}
 		// Whatever the plugin started and left behind (its group outlives
-		// it while any member runs).
+		// it while any member runs, and a child out of its group does not
+		// die with it).
 		c.killProc()
 		killGroup(c.pid)
+		tree.kill()
+		c.cleanup()
 	})
 }

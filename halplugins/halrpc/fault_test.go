@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -84,8 +86,12 @@ func TestCancelledCallReturnsAndLeavesThePluginRunning(t *testing.T) {
 	}
 }
 
+// A plugin that dies between calls closes Done, and Err says how it
+// ended; its pid is in the log, not the error, since errors reach
+// results, which must be the same bytes whatever process ran them.
 func TestDoneAndErrNoticeADeathBetweenCalls(t *testing.T) {
-	c := start(t, halrpc.Options{Path: apicPlugin})
+	var log lockedBuffer
+	c := start(t, halrpc.Options{Path: apicPlugin, Logger: slog.New(slog.NewTextHandler(&log, nil))})
 	if err := c.Err(); err != nil {
 		t.Fatalf("Err of a running plugin: %v", err)
 	}
@@ -98,8 +104,11 @@ func TestDoneAndErrNoticeADeathBetweenCalls(t *testing.T) {
 		t.Fatal("Done not closed 5 s after the plugin was killed")
 	}
 	err := c.Err()
-	if !errors.Is(err, halrpc.ErrExited) || !strings.Contains(err.Error(), "signal: killed") || !strings.Contains(err.Error(), strconv.Itoa(c.Pid())) {
-		t.Fatalf("Err %v, want ErrExited with the pid and the signal", err)
+	if !errors.Is(err, halrpc.ErrExited) || !strings.Contains(err.Error(), "signal: killed") || strings.Contains(err.Error(), strconv.Itoa(c.Pid())) {
+		t.Fatalf("Err %v, want ErrExited with the signal and without the pid", err)
+	}
+	if got := log.String(); !strings.Contains(got, "pid="+strconv.Itoa(c.Pid())) {
+		t.Errorf("the log does not name the pid:\n%s", got)
 	}
 
 	k := start(t, halrpc.Options{Path: apicPlugin})
@@ -200,4 +209,75 @@ func TestCancelledStartKillsThePlugin(t *testing.T) {
 		t.Fatalf("error %v, want ErrCanceled naming the script", err)
 	}
 	waitGone(t, grandchildPid(t, pidFile))
+}
+
+// reapLater kills pid at the end of the test if it still runs: a child
+// the code under test failed to stop must not outlive the test.
+func reapLater(t *testing.T, pid int) {
+	t.Cleanup(func() {
+		if alive(pid) {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+}
+
+// A plugin's child that left its process group (setsid) is stopped with
+// the plugin while it is the plugin's: when a start times out (the plugin
+// is killed) and when the host kills a plugin that runs (after its
+// graceful shutdown, when the child is no longer the plugin's). The
+// start's error says what was stopped, not "everything it started"
+// (issue 29.21).
+func TestDetachedChildIsReaped(t *testing.T) {
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("no setsid here")
+	}
+	t.Run("start timed out", func(t *testing.T) {
+		dir := t.TempDir()
+		script, pidFile := filepath.Join(dir, "hal-detach"), filepath.Join(dir, "child.pid")
+		body := fmt.Sprintf("#!/bin/sh\nsetsid sleep 1000 &\necho $! > %s.tmp && mv %s.tmp %s\nsleep 1000\n", pidFile, pidFile, pidFile)
+		if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		var err error
+		within(t, 4*time.Second, "a start that times out", func() {
+			_, err = halrpc.Start(halrpc.Options{Path: script, StartTimeout: time.Second})
+		})
+		child := grandchildPid(t, pidFile)
+		reapLater(t, child)
+		if err == nil || strings.Contains(err.Error(), "everything it started") || !strings.Contains(err.Error(), "process group") {
+			t.Errorf("error %v, want one saying what was stopped", err)
+		}
+		waitGone(t, child)
+	})
+	t.Run("killed", func(t *testing.T) {
+		pidFile := filepath.Join(t.TempDir(), "child.pid")
+		c := start(t, halrpc.Options{Path: testPlugin, Args: []string{"-mode", "detach", "-pidfile", pidFile}})
+		child := grandchildPid(t, pidFile)
+		reapLater(t, child)
+		if !alive(child) {
+			t.Fatal("the detached child is not running: the test would prove nothing")
+		}
+		c.Kill()
+		waitGone(t, child)
+	})
+}
+
+// A HAL's panic reaches the host as its call's error, saying what
+// panicked; the goroutine dump (ids and addresses that differ in every
+// process) goes to the log, not into the error, which ends up in a run's
+// results (issue 29.8).
+func TestPanicStackGoesToTheLog(t *testing.T) {
+	var log lockedBuffer
+	c := start(t, halrpc.Options{Path: testPlugin, Args: []string{"-mode", "nodescribe"}, Logger: slog.New(slog.NewTextHandler(&log, nil))})
+	in := c.NewInstance()
+	err := in.Configure(machine, nil)
+	if err == nil {
+		_, err = in.Describe()
+	}
+	if err == nil || !strings.Contains(err.Error(), "the HAL panicked: testplugin: no description, as asked") || strings.Contains(err.Error(), "goroutine") {
+		t.Fatalf("error %q, want what panicked and no stack", err)
+	}
+	if got := log.String(); !strings.Contains(got, "the plugin's HAL panicked") || !strings.Contains(got, "goroutine") {
+		t.Errorf("the stack is not in the log:\n%s", got)
+	}
 }

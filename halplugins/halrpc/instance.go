@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"time"
 
 	"google.golang.org/grpc/codes"
@@ -62,19 +63,29 @@ func (c *Client) callWithin(base context.Context, timeout time.Duration, what st
 	case base.Err() != nil:
 		return fmt.Errorf("%s: %w: %w", what, ErrCanceled, context.Cause(base))
 	case errors.Is(ctx.Err(), context.DeadlineExceeded) || code == codes.DeadlineExceeded:
+		c.log.Warn("the plugin did not answer in time; killing it", "call", what, "timeout", timeout, "pid", c.pid)
 		c.kill(0)
-		return fmt.Errorf("%s: %w within %s; the plugin (pid %d) was killed (raise its timeout in the config if it needs longer)", what, ErrTimeout, timeout, c.pid)
+		return fmt.Errorf("%s: %w within %s; the plugin was killed (raise its timeout in the config if it needs longer)", what, ErrTimeout, timeout)
 	case code == codes.Unavailable || code == codes.Canceled || c.pc.Exited():
+		// The process is gone, or going. Which call finds it so, and
+		// what the transport says, depend on timing (an answer lost with
+		// the process); how it ended does not: wait for its exit, briefly,
+		// and say that. The rest goes to the log.
+		select {
+		case <-c.done:
+		case <-time.After(exitWait):
+		}
 		gone := c.Err()
+		c.log.Warn("a call found the plugin process gone", "call", what, "transport", status.Convert(err).Message(), "pid", c.pid)
 		c.Kill()
 		if gone == nil {
-			gone = fmt.Errorf("%w (pid %d)", ErrExited, c.pid)
+			gone = ErrExited
 		}
-		return fmt.Errorf("%s: %w; its last log lines are in the run log: %s", what, gone, status.Convert(err).Message())
+		return fmt.Errorf("%w; its last log lines are in the run log", gone)
 	case code == codes.Unimplemented:
 		return fmt.Errorf("%s: %w: %s", what, hal.ErrUnsupported, status.Convert(err).Message())
 	}
-	return fmt.Errorf("%s: %s", what, status.Convert(err).Message())
+	return fmt.Errorf("%s: %s", what, c.withoutStack(what, status.Convert(err).Message()))
 }
 
 // remote is one instance in a plugin process.
@@ -433,4 +444,22 @@ func (r *remote) Close() error {
 	r.c.trips.Add(1)
 	_, err := r.waitWithin(context.WithoutCancel(r.ctx), min(closeTimeout, r.c.timeout), c)
 	return err
+}
+
+// stackRe finds a Go goroutine dump in a plugin's error message: the
+// stack of a HAL that panicked (the SDK's hal.PanicError, which the
+// server sends after its message).
+var stackRe = regexp.MustCompile(`\n+goroutine \d+ \[[^\]\n]*\]:\n`)
+
+// withoutStack is a plugin's error message msg for the call what without
+// the goroutine dump it may end with, which goes to the log (the run's,
+// as the call is the run's): its goroutine ids and addresses differ from
+// one process to the next, and an error ends up in a run's results.
+func (c *Client) withoutStack(what, msg string) string {
+	loc := stackRe.FindStringIndex(msg)
+	if loc == nil {
+		return msg
+	}
+	c.log.Error("the plugin's HAL panicked", "call", what, "stack", msg[loc[0]:])
+	return msg[:loc[0]]
 }

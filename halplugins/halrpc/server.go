@@ -119,10 +119,16 @@ func (s *server) get(id string) (hal.Instance, error) {
 	return in, nil
 }
 
-// toStatus keeps ErrUnsupported recognisable across the wire.
+// toStatus keeps ErrUnsupported recognisable across the wire. A panic's
+// stack follows its message (the host's client takes it off into the
+// run's log, so that the error says what panicked, the same every time).
 func toStatus(err error) error {
 	if err == nil {
 		return nil
+	}
+	var pe *hal.PanicError
+	if errors.As(err, &pe) {
+		return status.Error(codes.Unknown, err.Error()+"\n"+string(pe.Stack))
 	}
 	if errors.Is(err, hal.ErrUnsupported) {
 		return status.Error(codes.Unimplemented, err.Error())

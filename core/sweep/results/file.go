@@ -6,30 +6,22 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"syscall"
+
+	"github.com/proflab/proflab/core/input"
 )
 
-// Read reads a results file. A last line without its newline is a run
-// that was being written when the sweep was killed: it is left out and
-// torn reports it (Truncate drops it from the file). Any other line that
-// is not a result is an error naming the file and line.
+// Read reads a results file whole, with Each's bounds. A last line
+// without its newline is a run that was being written when the sweep was
+// killed: it is left out and torn reports it. Any other line that is not
+// a result is an error naming the file and line.
 func Read(path string) (lines []Line, torn bool, err error) {
-	data, err := os.ReadFile(path)
+	torn, err = Each(path, func(l Line, _ []byte, _ int64) error {
+		lines = append(lines, l)
+		return nil
+	})
 	if err != nil {
 		return nil, false, err
-	}
-	complete := data
-	if i := bytes.LastIndexByte(data, '\n'); i+1 < len(data) {
-		complete, torn = data[:i+1], true
-	}
-	for n, raw := range bytes.SplitAfter(complete, []byte("\n")) {
-		if len(bytes.TrimSpace(raw)) == 0 {
-			continue
-		}
-		l, err := Parse(raw)
-		if err != nil {
-			return nil, false, fmt.Errorf("%s:%d: not a result line (%v); the file was edited or is not a proflab results file", path, n+1, err)
-		}
-		lines = append(lines, l)
 	}
 	return lines, torn, nil
 }
@@ -75,20 +67,29 @@ type Appender struct {
 }
 
 // OpenAppender opens (creating it if needed) the results file at path for
-// appending.
+// appending. Only a regular file is appended to: a FIFO is refused, not
+// waited on, and a symbolic link is not followed.
 func OpenAppender(path string) (*Appender, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o644)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w (a results file is a regular file)", path, err)
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w: a results file is a regular file", path, input.ErrNotRegular)
 	}
 	return &Appender{f: f}, nil
 }
 
-// Append writes l.
+// Append writes l. A line longer than MaxLine is not written: the error
+// wraps ErrLineTooLong.
 func (a *Appender) Append(l Line) error {
 	b, err := l.Marshal()
 	if err != nil {
 		return fmt.Errorf("run %s: %w", l.ID, err)
+	}
+	if len(b) > MaxLine {
+		return fmt.Errorf("run %s: %w: its line would be %s, and a results line holds at most %s", l.ID, ErrLineTooLong, input.Size(int64(len(b))), input.Size(MaxLine))
 	}
 	_, err = a.f.Write(b)
 	return err

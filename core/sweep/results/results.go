@@ -135,12 +135,22 @@ func sanitize(v any) any {
 	return v
 }
 
-var pidRe = regexp.MustCompile(`\bpid \d+`)
+var (
+	pidRe   = regexp.MustCompile(`\bpid \d+`)
+	stackRe = regexp.MustCompile(`\n+goroutine \d+ \[[^\]\n]*\]:\n(?s:.*)`)
+)
 
-// Scrub removes what varies between identical runs from an error message:
-// the process id of a HAL plugin ("pid 1234" becomes "pid N"), so that a
-// plugin failure reads the same whatever worker hit it.
-func Scrub(msg string) string { return pidRe.ReplaceAllString(msg, "pid N") }
+// Scrub removes what varies between identical runs from an error message,
+// so that a failure reads the same whatever worker or process hit it: a
+// process id ("pid 1234" becomes "pid N"), and a Go goroutine dump (a
+// plugin that put its panic's stack into its error: goroutine ids and
+// addresses), which is cut with a pointer to the run's log. proflab's
+// own messages hold neither (pids and stacks go to the logs); this is
+// for plugins that do.
+func Scrub(msg string) string {
+	msg = stackRe.ReplaceAllString(msg, " (a Go stack followed; the run's log has it)")
+	return pidRe.ReplaceAllString(msg, "pid N")
+}
 
 // SortByIndex sorts lines by their index in the sweep.
 func SortByIndex(ls []Line) {

@@ -82,8 +82,17 @@ func TestReadAppend(t *testing.T) {
 	}
 }
 
+// Scrub takes out of a message what differs between two processes
+// failing the same way: pids and a goroutine dump.
 func TestScrub(t *testing.T) {
-	if got := Scrub("plugin /x/proflab-hal-apic, pid 12345: exited; pid 7"); got != "plugin /x/proflab-hal-apic, pid N: exited; pid N" {
-		t.Errorf("Scrub: %q", got)
+	for _, c := range []struct{ in, want string }{
+		{"plugin /x/proflab-hal-apic, pid 12345: exited; pid 7", "plugin /x/proflab-hal-apic, pid N: exited; pid N"},
+		{"set: the HAL panicked: boom\ngoroutine 39 [running]:\nruntime/debug.Stack()\n\t/usr/local/go/src/runtime/debug/stack.go:26 +0x5e\nmain.f(0xc000012345)\n",
+			"set: the HAL panicked: boom (a Go stack followed; the run's log has it)"},
+		{"no goroutine here: goroutine 5 is a word", "no goroutine here: goroutine 5 is a word"},
+	} {
+		if got := Scrub(c.in); got != c.want {
+			t.Errorf("Scrub(%q) = %q, want %q", c.in, got, c.want)
+		}
 	}
 }

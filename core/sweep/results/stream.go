@@ -7,29 +7,59 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sync/atomic"
+
+	"github.com/proflab/proflab/core/input"
 )
+
+// MaxLine is the longest results line proflab writes and reads: 64 MiB,
+// room for a run recording a million metrics. Reading lines only up to it
+// keeps a damaged file (8 GB without a newline) from exhausting memory.
+const MaxLine = 64 << 20
+
+// ErrLineTooLong is wrapped by the error of a line longer than MaxLine.
+var ErrLineTooLong = errors.New("results line too long")
+
+// kind is what a results file is to core/input: a regular file (a FIFO
+// or a device is refused, not waited on or read forever), of any size
+// (a million runs make a large one; its lines are bounded instead).
+var kind = input.Kind{Name: "results file", Limit: math.MaxInt64}
+
+// open opens the results file at path for reading.
+func open(path string) (*os.File, error) { return input.Open(kind, path) }
 
 // Each calls fn with every complete line of the results file at path, in
 // file order, with the line's byte offset, reading it as a stream: memory
 // does not grow with the file. It reports a torn last line (a run being
 // written when the sweep was killed) instead of passing it on; any other
-// line that is not a result is an error naming the file and line. fn's
-// error stops the walk and is returned.
+// line that is not a result, and a line longer than MaxLine, is an error
+// naming the file and line. A path that is not a regular file (a FIFO, a
+// device) is refused. raw is valid only during the call. fn's error
+// stops the walk and is returned.
 func Each(path string, fn func(l Line, raw []byte, offset int64) error) (torn bool, err error) {
-	f, err := os.Open(path)
+	return each(path, func(l Line, raw []byte, at int64, _ int) error { return fn(l, raw, at) })
+}
+
+// each is Each that also passes each line's number (from 1).
+func each(path string, fn func(l Line, raw []byte, offset int64, n int) error) (torn bool, err error) {
+	f, err := open(path)
 	if err != nil {
 		return false, err
 	}
 	defer f.Close()
 	r := bufio.NewReaderSize(f, 64<<10)
 	var offset int64
+	var buf []byte
 	for n := 1; ; n++ {
-		raw, err := r.ReadBytes('\n')
+		raw, err := readLine(r, &buf)
 		if errors.Is(err, io.EOF) {
 			return len(raw) > 0, nil
+		}
+		if errors.Is(err, ErrLineTooLong) {
+			return false, fmt.Errorf("%s:%d: %w: more than %s without a newline; the file is damaged or is not a proflab results file", path, n, err, input.Size(MaxLine))
 		}
 		if err != nil {
 			return false, err
@@ -43,8 +73,32 @@ func Each(path string, fn func(l Line, raw []byte, offset int64) error) (torn bo
 		if err != nil {
 			return false, fmt.Errorf("%s:%d: not a result line (%v); the file was edited or is not a proflab results file", path, n, err)
 		}
-		if err := fn(l, raw, at); err != nil {
+		if err := fn(l, raw, at, n); err != nil {
 			return false, err
+		}
+	}
+}
+
+// readLine reads the next line, its newline included, into *buf (reused
+// between calls), up to MaxLine bytes: a longer one is ErrLineTooLong,
+// read no further. At the end of the file it returns what is left (a
+// torn line, or nothing) with io.EOF.
+func readLine(r *bufio.Reader, buf *[]byte) ([]byte, error) {
+	*buf = (*buf)[:0]
+	for {
+		chunk, err := r.ReadSlice('\n')
+		need := len(*buf) + len(chunk)
+		if need > MaxLine {
+			return nil, ErrLineTooLong
+		}
+		if need > cap(*buf) { // doubling: a long line costs twice its size, not five times
+			grown := make([]byte, len(*buf), min(max(2*cap(*buf), need), MaxLine))
+			copy(grown, *buf)
+			*buf = grown
+		}
+		*buf = append(*buf, chunk...)
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return *buf, err
 		}
 	}
 }
@@ -58,11 +112,20 @@ func Count(path string) (n int, torn bool, err error) {
 
 // Filter keeps the lines of the results file at path for which keep says
 // true, in their order, and drops a torn last line: the file is rewritten
-// (atomically, as Write does) only when a line goes. keep's error stops
-// it and is returned, the file unchanged.
-func Filter(path string, keep func(Line) (bool, error)) error {
+// (atomically, as Write does) only when a line goes. The lines are runs
+// 0…runs-1 of a sweep, each at most once: a line of another index is an
+// error, and a run found twice is a [DuplicateError]. keep's error stops
+// it and is returned; on any error the file is unchanged.
+func Filter(path string, runs int, keep func(Line) (bool, error)) error {
 	var drop []int64 // offsets of the lines that go
+	seen := newRunSet(runs)
 	torn, err := Each(path, func(l Line, _ []byte, at int64) error {
+		if l.Index < 0 || l.Index >= runs {
+			return fmt.Errorf("%s: run %s (index %d) is not a run of this sweep of %d runs", path, l.ID, l.Index, runs)
+		}
+		if seen.add(l.Index) {
+			return duplicate(path, l.Index)
+		}
 		ok, err := keep(l)
 		if !ok && err == nil {
 			drop = append(drop, at)
@@ -87,8 +150,8 @@ func Filter(path string, keep func(Line) (bool, error)) error {
 
 // SortFile rewrites the results file at path in run order: the line of
 // the run at position pos(index) first for pos 0, 1, … n-1 (a line whose
-// pos is outside 0…n-1 is an error). Where two lines have one position,
-// the later one is kept. It keeps each line's place in a table on disk
+// pos is outside 0…n-1 is an error, and two lines of one position are a
+// [DuplicateError], the file unchanged). It keeps each line's place in a table on disk
 // (orderTable) rather than in memory, so sorting a million runs costs no
 // more memory than sorting ten.
 func SortFile(path string, n int, pos func(index int) int) error {
@@ -108,7 +171,8 @@ func SortFile(path string, n int, pos func(index int) int) error {
 // EachInRunOrder is Each in the order of the runs' indexes, whatever the
 // order of the file (a sweep that was interrupted or resumed appends
 // lines as runs finish), with the memory of Each; a torn last line is
-// left out and reported. Of two lines with one index, the later is kept.
+// left out and reported. A run found twice is a [DuplicateError], before
+// fn sees any line.
 func EachInRunOrder(path string, fn func(l Line) error) (torn bool, err error) {
 	sorted, last := true, -1
 	torn, err = Each(path, func(l Line, _ []byte, _ int64) error {
@@ -146,7 +210,8 @@ func EachInRunOrder(path string, fn func(l Line) error) (torn bool, err error) {
 const orderSlot = 12
 
 // orderTable writes, into an unlinked temporary file beside path, the
-// place of each complete line of the results file at slot pos(index).
+// place of each complete line of the results file at slot pos(index). A
+// slot already taken is a run twice: a DuplicateError.
 func orderTable(path string, n int, pos func(index int) int) (*os.File, error) {
 	table, err := os.CreateTemp(filepath.Dir(path), ".results-order-*")
 	if err != nil {
@@ -158,6 +223,12 @@ func orderTable(path string, n int, pos func(index int) int) (*os.File, error) {
 		p := pos(l.Index)
 		if p < 0 || p >= n {
 			return fmt.Errorf("%s: run %s (index %d) is not a run of this sweep", path, l.ID, l.Index)
+		}
+		// a slot never written reads as zeros (a hole, or past the end)
+		if n, err := table.ReadAt(rec[:], int64(p)*orderSlot); n == orderSlot && binary.LittleEndian.Uint32(rec[8:]) != 0 {
+			return duplicate(path, l.Index)
+		} else if err != nil && !errors.Is(err, io.EOF) {
+			return err
 		}
 		binary.LittleEndian.PutUint64(rec[:8], uint64(at))
 		binary.LittleEndian.PutUint32(rec[8:], uint32(len(raw)))
@@ -173,7 +244,7 @@ func orderTable(path string, n int, pos func(index int) int) (*os.File, error) {
 // eachInOrder calls fn with the raw lines of the results file at path in
 // the order of the n slots of table (orderTable).
 func eachInOrder(path string, table *os.File, n int, fn func(raw []byte) error) error {
-	src, err := os.Open(path)
+	src, err := open(path)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
+	"strconv"
 	"time"
 
 	hclog "github.com/hashicorp/go-hclog"
@@ -16,7 +18,7 @@ import (
 
 // Faulty is the name under which Install links the misbehaving plugin:
 //
-//	faulty [-mode ok|crash|hang|nonsense|counters|old|nodescribe|seeded|unary] [-protocol N]
+//	faulty [-mode ok|crash|hang|nonsense|counters|old|nodescribe|seeded|unary|detach] [-protocol N] [-pidfile FILE]
 //
 // Linked as hal-MODE (FaultyAs), it takes its mode from its name, so a
 // host configuration can choose it without arguments. ok behaves as the
@@ -28,7 +30,9 @@ import (
 // nodescribe panics in Describe (so configure cannot answer for it);
 // seeded puts the machine's seed in its version, which a HAL must not do
 // (hal.HAL's Describe); unary behaves as the apic HAL but serves the
-// unary RPCs only, as a plugin built before the Session stream did.
+// unary RPCs only, as a plugin built before the Session stream did;
+// detach starts `setsid sleep 1000`, a child out of its process group,
+// writes the child's pid to -pidfile, and then serves as ok.
 // -protocol serves another protocol version than halrpc's.
 const Faulty = "testplugin"
 
@@ -95,9 +99,21 @@ func (f *faulty) QuerySource(cpus []int, src hal.Source) ([]hal.SourceInfo, erro
 func serveFaulty(def string, args []string) {
 	fs := flag.NewFlagSet(Faulty, flag.ExitOnError)
 	fs.SetOutput(os.Stderr)
-	mode := fs.String("mode", def, "ok, crash, hang, nonsense, counters, old, nodescribe, seeded, unary or chatty (a plain line on stderr at start)")
+	mode := fs.String("mode", def, "ok, crash, hang, nonsense, counters, old, nodescribe, seeded, unary, detach, or chatty (a plain line on stderr at start)")
 	protocol := fs.Int("protocol", halrpc.ProtocolVersion, "protocol version to serve")
+	pidFile := fs.String("pidfile", "", "where detach writes its child's pid")
 	_ = fs.Parse(args)
+	if *mode == "detach" {
+		child := exec.Command("setsid", "sleep", "1000")
+		if err := child.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, "testplugin: detach:", err)
+			os.Exit(2)
+		}
+		if err := os.WriteFile(*pidFile, []byte(strconv.Itoa(child.Process.Pid)), 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, "testplugin: detach:", err)
+			os.Exit(2)
+		}
+	}
 	factory := func() hal.HAL { return &faulty{HAL: apic.New(), mode: *mode} }
 	if *mode == "chatty" {
 		fmt.Fprintln(os.Stderr, "testplugin: a plain line on stderr")
