@@ -53,10 +53,11 @@ func newWorkloadImportCmd() *cobra.Command {
 			"itself); a one-line summary and the import's notes go to standard error. FILE - reads standard\n" +
 			"input (perf script | proflab workload import -).\n\n" +
 			"Limits: a profile may have 256 MiB (gzipped: once inflated; a gzip whose trailer says more is\n" +
-			"refused before inflating), and the import holds at least 3 bytes of memory per byte of it; the\n" +
-			"import has a memory budget (--memory, 1 GiB by default, as a run's) and stops when it is\n" +
-			"exceeded; a workload whose TOML would pass 256 MiB, what m:run reads, is refused. Nothing is\n" +
-			"written when an import fails. docs/workload-import.md describes what is kept and left out.\n\n" +
+			"refused before inflating). The import has a memory budget (--memory, 1 GiB by default, as a\n" +
+			"run's): it holds at least 3 bytes per byte of profile (a binary pprof profile, 10), so a larger\n" +
+			"profile is refused at once, and it stops when it exceeds the budget. A workload whose TOML\n" +
+			"would pass 256 MiB, what m:run reads, is refused. Nothing is written when an import fails.\n" +
+			"docs/workload-import.md describes what is kept and left out.\n\n" +
 			formatList() +
 			"Exit status: 0 done, 2 bad input (the message names the file, and the line of a text format),\n" +
 			"a profile too large for a limit or the budget, or an -o that cannot be written.",
@@ -77,7 +78,7 @@ func newWorkloadImportCmd() *cobra.Command {
 	fl.StringVar(&f.arch, "arch", "x64", "the target machine's architecture, x86 or x64: images are relocated into its address space")
 	fl.StringVar(&f.process, "process", "", "pprof, folded and one-process formats: the process's name (default: the main binary's or the file's name); perf, chrome-trace, gecko: import only the processes of this name")
 	fl.BoolVar(&f.dropIdle, "drop-idle", false, "drop idle samples (idle-loop functions, perf's swapper) instead of keeping them as busy time of those functions")
-	fl.Var(&f.memory, "memory", "the import's memory budget, like 1GiB or 512MiB (0: none); a profile may have at most a third of it")
+	fl.Var(&f.memory, "memory", "the import's memory budget, like 1GiB or 512MiB (0: none); a profile may have at most a third of it (a binary pprof profile, a tenth)")
 	return cmd
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/proflab/proflab/core/input"
 	"github.com/proflab/proflab/core/workload"
 	"github.com/proflab/proflab/core/workload/importer"
+	"github.com/proflab/proflab/core/workload/importer/importtest"
 )
 
 // allocated is the bytes fn allocates (runtime.MemStats.TotalAlloc: an
@@ -99,6 +100,15 @@ func TestMemoryBudgetCapsTheContent(t *testing.T) {
 	}
 	if _, err := importer.Import("members.gz", members, opt); err == nil || !strings.Contains(err.Error(), "inflates past 1 MiB") {
 		t.Errorf("two gzip members, more than the budget reads: error %v", err)
+	}
+	// a binary (pprof) profile: its parser holds ten bytes per byte
+	synth := importtest.Synthetic(2000, 20000, 5) // 2.3 MiB of proto once inflated
+	if _, err := importer.Import("cpu.pb.gz", synth, importer.Options{Memory: 12 << 20}); err == nil ||
+		!strings.Contains(err.Error(), "cpu.pb.gz: the profile is 2.3 MiB of binary (pprof) profile, and pprof's parser holds about 10 bytes of memory per byte of it, which cannot be stopped half way: a memory budget of 12 MiB reads at most 1.2 MiB of it") {
+		t.Errorf("pprof under 12 MiB: %v", err)
+	}
+	if _, err := importer.Import("cpu.pb.gz", synth, importer.Options{Memory: 24 << 20}); err != nil {
+		t.Errorf("pprof under 24 MiB: %v", err)
 	}
 	if importer.MaxDecompressed != input.Workload.Limit {
 		t.Errorf("MaxDecompressed %d, the workload files' limit %d: a profile may have what a workload file may", importer.MaxDecompressed, input.Workload.Limit)
