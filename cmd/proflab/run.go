@@ -41,7 +41,9 @@ func newRunCmd() *cobra.Command {
 			"Before the run, every configured HAL is started and configured with its settings, so that a\n" +
 			"wrong setting or a missing plugin is reported at once, with its file, line and key. The run\n" +
 			"has a time and a memory budget (--timeout, --memory; by default the configuration's [run]\n" +
-			"timeout and memory; 0: none): exceeding one fails it (exit 1) at the scenario's line.\n\n" +
+			"timeout and memory; 0: none): exceeding one fails it (exit 1) at the scenario's line. Writing\n" +
+			"--out has the same budgets (the time budget again, from the end of the run): past one, nothing\n" +
+			"is written and the run fails (exit 1), its error naming --out.\n\n" +
 			"--out DIR (or the configuration's output.dir) writes the run's outputs into DIR, which must be\n" +
 			"new or empty (--force replaces its contents); the files appear all at once when the run ends:\n" +
 			scenario.OutputFiles,
