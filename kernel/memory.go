@@ -269,6 +269,20 @@ func (v memView) read(addr uint64, buf []byte) error {
 	})
 }
 
+// present calls fn with each piece of [addr, addr+n) on a page that was
+// written at least once, in ascending order: lo is the piece's offset
+// from addr, b its bytes (the page's own: fn must neither keep nor
+// change them). A page never written reads as zeros: it is skipped, and
+// not allocated. Like read, it fails, calling nothing, when a page
+// cannot be read.
+func (v memView) present(addr uint64, n int, fn func(lo int, b []byte)) error {
+	return v.access(addr, n, false, func(f *frame, off uint64, lo, hi int) {
+		if f.b != nil {
+			fn(lo, f.b[off:off+uint64(hi-lo)])
+		}
+	})
+}
+
 func (v memView) write(addr uint64, data []byte) error {
 	return v.access(addr, len(data), true, func(f *frame, off uint64, lo, hi int) {
 		copy(f.bytes()[off:], data[lo:hi])

@@ -115,6 +115,9 @@ func (m *Machine) Profiles() []ProfileRecord {
 // Counters reads a profile's bucket counters through its system mapping
 // while it is started, or from its owner's buffer while stopped. n is the
 // number of whole ULONGs in the buffer.
+//
+// Counters makes every counter, zero or not: a buffer of 2 GB makes 512 M
+// of them. The lab's outputs read [ProfileRecord.EachCounter].
 func (r ProfileRecord) Counters() ([]uint32, error) {
 	n := int(r.Info.BufferSize / 4)
 	b := make([]byte, 4*n)
@@ -129,4 +132,45 @@ func (r ProfileRecord) Counters() ([]uint32, error) {
 		out[i] = binary.LittleEndian.Uint32(b[4*i:])
 	}
 	return out, err
+}
+
+// EachCounter calls fn with the index and value of every counter of the
+// profile's buffer that is not zero, in ascending order, reading only
+// the buffer's pages that were ever written: a page never written holds
+// zeros, and is neither read nor allocated, so that reading a buffer
+// costs what its counted pages cost, not its size. It stops at fn's
+// first error and returns it. A buffer that cannot be read (it was
+// freed) fails before fn is called, as [ProfileRecord.Counters] fails.
+func (r ProfileRecord) EachCounter(fn func(i int, count uint32) error) error {
+	n := int(r.Info.BufferSize / 4)
+	view, base := r.Owner.MainThread().view(), r.Info.Buffer
+	if r.Info.MappedBuffer != 0 {
+		view, base = r.Owner.m.sysView(), r.Info.MappedBuffer
+	}
+	var ferr error
+	last := -1 // the last counter handed to fn's test
+	err := view.present(base, 4*n, func(lo int, b []byte) {
+		for i := lo / 4; 4*i < lo+len(b) && ferr == nil; i++ {
+			if i <= last {
+				continue // it straddled the page before, and was read whole
+			}
+			last = i
+			var c uint32
+			if at := 4*i - lo; at >= 0 && at+4 <= len(b) {
+				c = binary.LittleEndian.Uint32(b[at:])
+			} else {
+				// it straddles a page boundary (a buffer not 4-aligned)
+				var w [4]byte
+				_ = view.read(base+uint64(4*i), w[:])
+				c = binary.LittleEndian.Uint32(w[:])
+			}
+			if c != 0 {
+				ferr = fn(i, c)
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	return ferr
 }

@@ -41,7 +41,9 @@ func newRunCmd() *cobra.Command {
 			"Before the run, every configured HAL is started and configured with its settings, so that a\n" +
 			"wrong setting or a missing plugin is reported at once, with its file, line and key. The run\n" +
 			"has a time and a memory budget (--timeout, --memory; by default the configuration's [run]\n" +
-			"timeout and memory; 0: none): exceeding one fails it (exit 1) at the scenario's line.\n\n" +
+			"timeout and memory; 0: none): exceeding one fails it (exit 1) at the scenario's line. Writing\n" +
+			"--out has the same budgets (the time budget again, from the end of the run): past one, nothing\n" +
+			"is written and the run fails (exit 1), its error naming --out.\n\n" +
 			"--out DIR (or the configuration's output.dir) writes the run's outputs into DIR, which must be\n" +
 			"new or empty (--force replaces its contents); the files appear all at once when the run ends:\n" +
 			scenario.OutputFiles,
@@ -95,7 +97,7 @@ func newRunCmd() *cobra.Command {
 					fmt.Fprintf(cmd.ErrOrStderr(), "writing outputs into %s… (Ctrl-C again stops at once)\n", out)
 				}
 				warnings, err := scenario.WriteResultWith(out, r, scenario.WriteOptions{Replace: force, MaxTrace: int64(maxTrace)})
-				if err != nil {
+				if err != nil && !outputsOverBudget(cmd, &r, out, err) {
 					return withCode(ExitUsage, fmt.Errorf("--out %s: %w", out, err))
 				}
 				for _, w := range warnings {
@@ -168,6 +170,25 @@ func newTestCmd() *cobra.Command {
 	cmd.Flags().IntVarP(&jobs, "jobs", "j", runtime.NumCPU(), "scenarios run at once")
 	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "also print each scenario's log")
 	return cmd
+}
+
+// outputsOverBudget reports whether err, writing --out out, is the run's
+// budget exceeded while writing its outputs (scenario.OutputBudgetError):
+// the run then failed of it (its error, when it had none; otherwise the
+// message goes to standard error), and nothing was written.
+func outputsOverBudget(cmd *cobra.Command, r *scenario.Result, out string, err error) bool {
+	var be *scenario.OutputBudgetError
+	if !errors.As(err, &be) {
+		return false
+	}
+	msg := fmt.Sprintf("--out %s: %s", out, be.Message)
+	if r.Error == nil {
+		r.Error = &scenario.Error{Kind: be.Kind, Message: msg}
+		r.Status = scenario.StatusError
+	} else {
+		fmt.Fprintf(cmd.ErrOrStderr(), "proflab: %s\n", msg)
+	}
+	return true
 }
 
 // checkRunOut resolves --out (through a symbolic link to where it

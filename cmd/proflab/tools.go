@@ -177,7 +177,7 @@ func (f *toolFlags) run(cmd *cobra.Command, name string, toolArgs []string) erro
 	defer r.Outputs.Close()
 	if out != "" {
 		warnings, err := scenario.WriteResultWith(out, r, scenario.WriteOptions{Replace: f.force})
-		if err != nil {
+		if err != nil && !outputsOverBudget(cmd, &r, out, err) {
 			return withCode(ExitUsage, fmt.Errorf("--out %s: %w", out, err))
 		}
 		for _, w := range warnings {

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bufio"
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -10,7 +13,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/proflab/proflab/core/config"
 	"github.com/proflab/proflab/core/input"
+	"github.com/proflab/proflab/core/luavm"
+	"github.com/proflab/proflab/core/output"
 	"github.com/proflab/proflab/core/workload/importer"
 )
 
@@ -30,11 +36,12 @@ func newWorkloadCmd() *cobra.Command {
 // importFlags are `workload import`'s flags.
 type importFlags struct {
 	out, format, arch, process string
-	dropIdle                   bool
+	dropIdle, force            bool
+	memory                     byteSize
 }
 
 func newWorkloadImportCmd() *cobra.Command {
-	var f importFlags
+	f := importFlags{memory: byteSize(config.Default().Run.Memory)}
 	cmd := &cobra.Command{
 		Use:   "import FILE|-",
 		Short: "Turn a profile (pprof, perf script text, folded stacks, V8, speedscope, Firefox, stackprof…) into a workload TOML",
@@ -42,11 +49,18 @@ func newWorkloadImportCmd() *cobra.Command {
 			"runs: the source's functions (at its addresses, relocated into the --arch machine's address\n" +
 			"space), its weighted calling contexts, its processes and threads, and with several perf events\n" +
 			"per-function rates. The format is detected from the content (--format forces it). The TOML\n" +
-			"goes to standard output, or to -o FILE; a one-line summary and the import's notes go to\n" +
-			"standard error. FILE - reads standard input (perf script | proflab workload import -).\n" +
-			"docs/workload-import.md describes what is kept and what is left out.\n" +
+			"goes to standard output, or to -o FILE (a new file; --force replaces one, never the profile\n" +
+			"itself); a one-line summary and the import's notes go to standard error. FILE - reads standard\n" +
+			"input (perf script | proflab workload import -).\n\n" +
+			"Limits: a profile may have 256 MiB (gzipped: once inflated; a gzip whose trailer says more is\n" +
+			"refused before inflating). The import has a memory budget (--memory, 1 GiB by default, as a\n" +
+			"run's): it holds at least 3 bytes per byte of profile (a binary pprof profile, 10), so a larger\n" +
+			"profile is refused at once, and it stops when it exceeds the budget. A workload whose TOML\n" +
+			"would pass 256 MiB, what m:run reads, is refused. Nothing is written when an import fails.\n" +
+			"docs/workload-import.md describes what is kept and left out.\n\n" +
 			formatList() +
-			"Exit status: 0 done, 2 bad input (the message names the file, and the line of a text format).",
+			"Exit status: 0 done, 2 bad input (the message names the file, and the line of a text format),\n" +
+			"a profile too large for a limit or the budget, or an -o that cannot be written.",
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return withCode(ExitUsage, fmt.Errorf("workload import takes one profile file, got %d arguments: proflab workload import FILE [-o OUT.toml]", len(args)))
@@ -58,11 +72,13 @@ func newWorkloadImportCmd() *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVarP(&f.out, "out", "o", "", "write the workload TOML to this file instead of standard output")
+	fl.StringVarP(&f.out, "out", "o", "", "write the workload TOML to this new file instead of standard output")
+	fl.BoolVar(&f.force, "force", false, "with -o: replace an existing file (never the profile being imported)")
 	fl.StringVar(&f.format, "format", "", "the profile's format, one of those listed below (default: detected from the content)")
 	fl.StringVar(&f.arch, "arch", "x64", "the target machine's architecture, x86 or x64: images are relocated into its address space")
 	fl.StringVar(&f.process, "process", "", "pprof, folded and one-process formats: the process's name (default: the main binary's or the file's name); perf, chrome-trace, gecko: import only the processes of this name")
 	fl.BoolVar(&f.dropIdle, "drop-idle", false, "drop idle samples (idle-loop functions, perf's swapper) instead of keeping them as busy time of those functions")
+	fl.Var(&f.memory, "memory", "the import's memory budget, like 1GiB or 512MiB (0: none); a profile may have at most a third of it (a binary pprof profile, a tenth)")
 	return cmd
 }
 
@@ -80,7 +96,11 @@ func formatList() string {
 	return b.String()
 }
 
-// runImport imports file with the flags and writes the TOML.
+// runImport imports file with the flags and writes the TOML. Before it
+// reads anything, it checks that -o can be written; the import runs
+// under the memory budget (the watchdog of runs, which stops it), and a
+// workload whose TOML would be larger than a workload file may be is
+// refused before anything is written.
 func runImport(cmd *cobra.Command, file string, f importFlags) error {
 	format, err := importer.ParseFormat(f.format)
 	if err != nil {
@@ -88,6 +108,11 @@ func runImport(cmd *cobra.Command, file string, f importFlags) error {
 	}
 	if f.arch != "x86" && f.arch != "x64" {
 		return withCode(ExitUsage, fmt.Errorf("--arch %q: give x86 or x64", f.arch))
+	}
+	if f.out != "" {
+		if err := checkImportOut(cmd, file, f.out, f.force); err != nil {
+			return withCode(ExitUsage, fmt.Errorf("-o %s: %w", f.out, err))
+		}
 	}
 	var data []byte
 	if file == "-" {
@@ -103,19 +128,46 @@ func runImport(cmd *cobra.Command, file string, f importFlags) error {
 		}
 		return withCode(ExitUsage, err)
 	}
-	im, err := importer.Import(file, data, importer.Options{Format: format, Arch: f.arch, Process: f.process, DropIdle: f.dropIdle})
+	ctx := cmd.Context()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	stop := luavm.WatchMemory(int64(f.memory), cancel)
+	defer stop()
+	budget := func(err error) error {
+		var m *luavm.MemoryBudgetError
+		if errors.As(err, &m) {
+			return withCode(ExitUsage, fmt.Errorf("workload import of %s exceeded its memory budget of %s (--memory; the heap reached %s), and nothing was written: raise --memory (0: none), or import a smaller profile (perf script --pid/--tid/--time, pprof -focus/-tagfocus, --process NAME)",
+				file, luavm.FormatBytes(m.Limit), luavm.FormatBytes(m.Heap)))
+		}
+		return nil
+	}
+	im, err := importer.ImportContext(ctx, file, data, importer.Options{Format: format, Arch: f.arch, Process: f.process, DropIdle: f.dropIdle, Memory: int64(f.memory)})
+	data = nil // the profile is no longer needed: its memory goes back to the budget
 	if err != nil {
+		if b := budget(err); b != nil {
+			return b
+		}
 		return withCode(ExitUsage, err)
 	}
-	text, err := im.TOML()
-	if err != nil {
-		return withCode(ExitInternal, err)
+	if err := im.CheckSize(); err != nil {
+		return withCode(ExitUsage, err)
 	}
+	write := func(w io.Writer) error { return im.WriteTOML(output.ContextWriter{Ctx: ctx, W: w}) }
 	if f.out == "" {
-		if _, err := cmd.OutOrStdout().Write(text); err != nil {
+		err = write(cmd.OutOrStdout())
+	} else {
+		err = writeAtomically(f.out, write)
+	}
+	if err != nil {
+		if b := budget(err); b != nil {
+			return b
+		}
+		if f.out == "" {
 			return withCode(ExitUsage, fmt.Errorf("writing the workload to standard output: %w", err))
 		}
-	} else if err := writeAtomically(f.out, text); err != nil {
 		return withCode(ExitUsage, fmt.Errorf("-o %s: %w", f.out, err))
 	}
 	w := cmd.ErrOrStderr()
@@ -129,17 +181,81 @@ func runImport(cmd *cobra.Command, file string, f importFlags) error {
 	return nil
 }
 
-// writeAtomically writes data to path through a temporary file in the
+// checkImportOut checks, before the import, that out can receive the
+// workload: a new file in a folder that exists, or with force an
+// existing regular file that is not the profile in (compared by
+// identity, so that a symbolic or hard link to the profile is refused
+// too); a device or FIFO (-o /dev/null) is written to as it is.
+func checkImportOut(cmd *cobra.Command, in, out string, force bool) error {
+	fi, err := os.Stat(out)
+	switch {
+	case err == nil && fi.IsDir():
+		return errors.New("it is a folder: give the path of a file to write")
+	case err == nil && fi.Mode().IsRegular():
+		if same(cmd, in, fi) {
+			return fmt.Errorf("it is the profile being imported (%s): give another file, or the TOML would replace the profile", profileName(in))
+		}
+		if !force {
+			return errors.New("the file exists: give a new file, or --force to replace it")
+		}
+		return nil
+	case err == nil:
+		return nil // a device or a FIFO: written to
+	case !errors.Is(err, fs.ErrNotExist):
+		return err
+	}
+	dir := filepath.Dir(out)
+	if target, err := filepath.EvalSymlinks(filepath.Dir(out)); err == nil {
+		dir = target
+	}
+	switch di, err := os.Stat(dir); {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("the folder %s does not exist: create it first", filepath.Dir(out))
+	case err != nil:
+		return err
+	case !di.IsDir():
+		return fmt.Errorf("%s is not a folder", filepath.Dir(out))
+	}
+	return nil
+}
+
+// same says whether the profile in (a path, or - for standard input) is
+// the file out.
+func same(cmd *cobra.Command, in string, out fs.FileInfo) bool {
+	var fi fs.FileInfo
+	var err error
+	if in == "-" {
+		f, ok := cmd.InOrStdin().(*os.File)
+		if !ok {
+			return false
+		}
+		fi, err = f.Stat()
+	} else {
+		fi, err = os.Stat(in)
+	}
+	return err == nil && os.SameFile(fi, out)
+}
+
+// profileName names the profile in messages.
+func profileName(in string) string {
+	if in == "-" {
+		return "standard input"
+	}
+	return in
+}
+
+// writeAtomically writes path with write through a temporary file in the
 // same folder, so that a failed write leaves no half a workload. A path
 // that is not a regular file (-o /dev/null, a pipe) is written to, not
 // replaced, and a symbolic link's target is replaced, not the link.
-func writeAtomically(path string, data []byte) error {
+// Errors name path, never the temporary file.
+func writeAtomically(path string, write func(io.Writer) error) error {
 	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
 		f, err := os.OpenFile(path, os.O_WRONLY, 0)
 		if err != nil {
 			return err
 		}
-		_, werr := f.Write(data)
+		werr := write(f)
 		if cerr := f.Close(); werr == nil {
 			werr = cerr
 		}
@@ -150,9 +266,13 @@ func writeAtomically(path string, data []byte) error {
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
-		return err
+		return userPath(err, path)
 	}
-	_, werr := tmp.Write(data)
+	bw := bufio.NewWriterSize(tmp, 1<<20)
+	werr := write(bw)
+	if werr == nil {
+		werr = bw.Flush()
+	}
 	if werr == nil {
 		werr = tmp.Chmod(0o644)
 	}
@@ -166,5 +286,22 @@ func writeAtomically(path string, data []byte) error {
 	if werr != nil {
 		os.Remove(tmp.Name())
 	}
-	return werr
+	return userPath(werr, path)
+}
+
+// userPath is err with the path of a file operation (the temporary
+// file's) left out: the caller names the user's path.
+func userPath(err error, path string) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		if errors.Is(pe.Err, fs.ErrNotExist) {
+			return fmt.Errorf("cannot create it: the folder %s does not exist", filepath.Dir(path))
+		}
+		return fmt.Errorf("cannot write it: %w", pe.Err)
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return fmt.Errorf("cannot write it: %w", le.Err)
+	}
+	return err
 }

@@ -96,8 +96,8 @@ lab.check(busy > 0, "the imported workload ran")
 }
 
 // -o to a device writes to it and leaves it a device (a rename over
-// /dev/null once made it a regular file); -o through a symbolic link
-// replaces the link's target and keeps the link.
+// /dev/null once made it a regular file); -o --force through a symbolic
+// link replaces the link's target and keeps the link.
 func TestWorkloadImportOutputIsWrittenNotReplaced(t *testing.T) {
 	dir := t.TempDir()
 	folded := writeScenario(t, dir, "app.folded", "app;main;work 30\n")
@@ -132,7 +132,8 @@ func TestWorkloadImportOutputIsWrittenNotReplaced(t *testing.T) {
 	if err := os.Symlink(target, link); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, errOut := runCLI("workload", "import", folded, "-o", link); code != ExitOK {
+	// the target exists: --force replaces it
+	if code, _, errOut := runCLI("workload", "import", folded, "-o", link, "--force"); code != ExitOK {
 		t.Fatalf("-o a link: code %d: %s", code, errOut)
 	}
 	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {

@@ -60,6 +60,16 @@ type watchedRun struct {
 
 var heapWatch = &watchdog{runs: map[*watchedRun]struct{}{}}
 
+// WatchMemory puts work done outside a Lua state for a run (writing its
+// outputs, a workload import) under the memory watchdog, with a budget
+// of limit bytes (<= 0: none), in the pool of the runs in progress: when
+// the heap outgrows the pool, cancel is called with a
+// *MemoryBudgetError, as a run's context is. The work looks at its
+// context and stops. The returned function takes it out again.
+func WatchMemory(limit int64, cancel context.CancelCauseFunc) (stop func()) {
+	return heapWatch.watch(limit, cancel)
+}
+
 // watch puts a run under the watchdog until the returned function is
 // called. limit <= 0 leaves it unwatched.
 func (w *watchdog) watch(limit int64, cancel context.CancelCauseFunc) (stop func()) {

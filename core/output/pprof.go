@@ -1,6 +1,7 @@
 package output
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strconv"
@@ -144,7 +145,8 @@ func (g *callGraph) mappingName(fn string) string {
 // counted on), process (the profiled process, or "all"). A bucket counts
 // addresses, not threads, so there is no thread label; per-thread samples
 // are in the Perfetto trace.
-func buildPprof(e *Machine, rec kernel.ProfileRecord, rows []row) *profile.Profile {
+// It stops with ctx's cause once ctx has ended.
+func buildPprof(ctx context.Context, e *Machine, rec kernel.ProfileRecord, rows []row) (*profile.Profile, error) {
 	per := periodOf(e, rec.Info.Source)
 	p := &profile.Profile{
 		SampleType: []*profile.ValueType{
@@ -186,14 +188,20 @@ func buildPprof(e *Machine, rec kernel.ProfileRecord, rows []row) *profile.Profi
 	} else {
 		labels["process"] = []string{"all"}
 	}
-	for _, r := range rows {
+	for i, r := range rows {
+		if err := stopped(ctx, i+1); err != nil {
+			return nil, err
+		}
 		if r.fn.Name != "" {
-			b.plan(rec.Info.Source, rec.Info.Process, r.fn, int64(r.count), truthValue(r))
+			b.plan(rec.Info.Source, rec.Info.Process, *r.fn, int64(r.count), truthValue(r))
 		}
 	}
-	for _, r := range rows {
+	for i, r := range rows {
+		if err := stopped(ctx, i+1); err != nil {
+			return nil, err
+		}
 		if r.fn.Name != "" {
-			if parts, ok := b.split(rec.Info.Source, rec.Info.Process, r.addr, r.fn, int64(r.count), truthValue(r)); ok {
+			if parts, ok := b.split(rec.Info.Source, rec.Info.Process, r.addr, *r.fn, int64(r.count), truthValue(r)); ok {
 				for _, s := range parts {
 					p.Sample = append(p.Sample, &profile.Sample{Location: s.loc, Value: []int64{s.count, s.count * per.per, s.truth}, Label: labels})
 				}
@@ -206,7 +214,7 @@ func buildPprof(e *Machine, rec kernel.ProfileRecord, rows []row) *profile.Profi
 			Label:    labels,
 		})
 	}
-	return p
+	return p, nil
 }
 
 // profileBuilder makes a profile's mappings, functions and locations from

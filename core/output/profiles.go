@@ -16,11 +16,10 @@ import (
 // that memory grows with the hits, not with the buffers.
 
 // closedProfile is a profile deleted during the run: its record as its
-// last handle showed it, the number of counters of its buffer, and its
-// counters that were not zero.
+// last handle showed it (its buffer's size with it), and its counters
+// that were not zero.
 type closedProfile struct {
 	rec  kernel.ProfileRecord
-	n    int
 	hits []bucketHit // ascending index
 }
 
@@ -30,17 +29,16 @@ type bucketHit struct {
 	count uint32
 }
 
-// keepClosed is the machine's kernel.ProfileCloseHook.
+// keepClosed is the machine's kernel.ProfileCloseHook. It reads the
+// buffer's written pages only (kernel.ProfileRecord.EachCounter).
 func (e *Machine) keepClosed(rec kernel.ProfileRecord) {
-	counts, err := rec.Counters()
+	c := closedProfile{rec: rec}
+	err := rec.EachCounter(func(i int, v uint32) error {
+		c.hits = append(c.hits, bucketHit{i, v})
+		return nil
+	})
 	if err != nil {
 		return // its buffer is gone: nothing to report, as for an open one
-	}
-	c := closedProfile{rec: rec, n: len(counts)}
-	for i, v := range counts {
-		if v != 0 {
-			c.hits = append(c.hits, bucketHit{i, v})
-		}
 	}
 	e.closed = append(e.closed, c)
 }
@@ -53,16 +51,19 @@ type profileEntry struct {
 	closed *closedProfile
 }
 
-// counters are the profile's bucket counters.
-func (p profileEntry) counters() ([]uint32, error) {
+// eachCounter calls fn with every counter of the profile that is not
+// zero, in ascending order (see kernel.ProfileRecord.EachCounter); it
+// fails before calling fn when an open profile's buffer is gone.
+func (p profileEntry) eachCounter(fn func(i int, count uint32) error) error {
 	if p.closed == nil {
-		return p.rec.Counters()
+		return p.rec.EachCounter(fn)
 	}
-	out := make([]uint32, p.closed.n)
 	for _, h := range p.closed.hits {
-		out[h.index] = h.count
+		if err := fn(h.index, h.count); err != nil {
+			return err
+		}
 	}
-	return out, nil
+	return nil
 }
 
 // profiles are every profile of the machine's run, the open ones and the

@@ -178,7 +178,7 @@ func buildSamples(e *Machine, src nt.Source, counts map[sampleKey]int64, keys []
 	}
 	for _, k := range keys {
 		if f, ok := b.sy.lookup(k.ip, k.ip+1); ok {
-			b.plan(src, pids[k.tid], f, counts[k], 0)
+			b.plan(src, pids[k.tid], *f, counts[k], 0)
 		}
 	}
 	for _, k := range keys {
@@ -190,7 +190,7 @@ func buildSamples(e *Machine, src nt.Source, counts map[sampleKey]int64, keys []
 			labelSets[w] = labels
 		}
 		if f, ok := b.sy.lookup(k.ip, k.ip+1); ok {
-			if parts, ok := b.split(src, pids[k.tid], k.ip, f, n, 0); ok {
+			if parts, ok := b.split(src, pids[k.tid], k.ip, *f, n, 0); ok {
 				for _, s := range parts {
 					if s.count > 0 {
 						p.Sample = append(p.Sample, &profile.Sample{Location: s.loc, Value: []int64{s.count, s.count * k.weight}, Label: labels})

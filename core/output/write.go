@@ -1,9 +1,11 @@
 package output
 
 import (
-	"bytes"
+	"bufio"
+	"context"
 	"encoding/csv"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -137,49 +139,77 @@ func Write(dir string, reg *Registry) (Summary, error) { return WriteWith(dir, r
 // WriteWith is Write with the optional outputs opts chooses (buckets.csv
 // is always written).
 func WriteWith(dir string, reg *Registry, opts Options) (Summary, error) {
+	return WriteContext(context.Background(), dir, reg, opts)
+}
+
+// WriteContext is WriteWith that stops soon after ctx ends (the run's
+// time and memory budgets, which writing its outputs is part of): the
+// error then wraps context.Cause(ctx), and dir holds what was written so
+// far (core/scenario writes into a temporary folder that it removes).
+//
+// The outputs are streamed: a profile at a time, its buckets read from
+// the pages of its buffer that were ever written (a buffer's untouched
+// pages stay untouched: see kernel.ProfileRecord.EachCounter), its rows
+// of buckets.csv written as they are made, its pprof profile built,
+// written and let go before the next profile's.
+func WriteContext(ctx context.Context, dir string, reg *Registry, opts Options) (Summary, error) {
 	sum := Summarize(reg)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return sum, fmt.Errorf("cannot create the output folder: %w", err)
 	}
-	rows, profs, err := collect(reg)
+	buckets := &bucketsFile{path: filepath.Join(dir, BucketsFile), ctx: ctx}
+	var pprofs []string
+	var accs []ProfileAccuracy
+	err := eachProfile(ctx, reg, func(e *Machine, rows []row, p *namedProfile) error {
+		if err := buckets.write(rows); err != nil {
+			return err
+		}
+		if p == nil {
+			return nil
+		}
+		accs = append(accs, profileAccuracy(*p))
+		if !opts.Pprof {
+			return nil
+		}
+		prof, err := buildPprof(ctx, e, p.rec, p.rows)
+		if err != nil {
+			return err
+		}
+		if err := writeProfile(ctx, dir, p.file, prof); err != nil {
+			return err
+		}
+		pprofs = append(pprofs, p.file)
+		return nil
+	})
+	if cerr := buckets.close(); err == nil {
+		err = cerr
+	}
 	if err != nil {
 		return sum, err
 	}
-	if len(rows) > 0 {
-		b, err := bucketsCSV(rows)
-		if err != nil {
-			return sum, err
-		}
-		if err := os.WriteFile(filepath.Join(dir, BucketsFile), b, 0o644); err != nil {
-			return sum, fmt.Errorf("cannot write %s: %w", BucketsFile, err)
-		}
+	if buckets.f != nil {
 		sum.Files = append(sum.Files, BucketsFile)
 	}
-	if err := writeAccuracy(dir, profs, &sum); err != nil {
+	sum.Accuracy = accs
+	if err := writeAccuracy(ctx, dir, accs, &sum); err != nil {
 		return sum, err
 	}
-	if !opts.Pprof {
-		profs = nil
-	}
+	sum.Files = append(sum.Files, pprofs...)
 	for _, e := range reg.Machines() {
-		if opts.Pprof {
-			profs = append(profs, samplesProfiles(e)...)
+		if !opts.Pprof {
+			break
 		}
-	}
-	for _, p := range profs {
-		var b bytes.Buffer
-		if err := p.prof.Write(&b); err != nil {
-			return sum, fmt.Errorf("cannot encode %s: %w", p.file, err)
+		for _, p := range samplesProfiles(e) {
+			if err := writeProfile(ctx, dir, p.file, p.prof); err != nil {
+				return sum, err
+			}
+			sum.Files = append(sum.Files, p.file)
 		}
-		if err := os.WriteFile(filepath.Join(dir, p.file), b.Bytes(), 0o644); err != nil {
-			return sum, fmt.Errorf("cannot write %s: %w", p.file, err)
-		}
-		sum.Files = append(sum.Files, p.file)
 	}
 	if !opts.Trace {
 		return sum, nil
 	}
-	info, err := writeTraceFile(filepath.Join(dir, TraceFile), reg, opts.MaxTrace)
+	info, err := writeTraceFile(ctx, filepath.Join(dir, TraceFile), reg, opts.MaxTrace)
 	if err != nil {
 		return sum, err
 	}
@@ -191,6 +221,53 @@ func WriteWith(dir string, reg *Registry, opts Options) (Summary, error) {
 			TraceFile, byteSize(info.Bytes), info.Events))
 	}
 	return sum, nil
+}
+
+// writeProfile writes a pprof profile to dir/file.
+func writeProfile(ctx context.Context, dir, file string, p *profile.Profile) error {
+	f, err := os.Create(filepath.Join(dir, file))
+	if err != nil {
+		return fmt.Errorf("cannot write %s: %w", file, err)
+	}
+	werr := p.Write(ContextWriter{ctx, f})
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		return fmt.Errorf("cannot write %s: %w", file, werr)
+	}
+	return nil
+}
+
+// ContextWriter is W that fails with the cause of Ctx once Ctx has
+// ended, so that an output written under a run's budgets stops when the
+// budgets end Ctx.
+type ContextWriter struct {
+	Ctx context.Context
+	W   io.Writer
+}
+
+var _ io.Writer = ContextWriter{}
+
+// Write writes p to W, unless Ctx has ended.
+func (c ContextWriter) Write(p []byte) (int, error) {
+	if c.Ctx.Err() != nil {
+		return 0, context.Cause(c.Ctx)
+	}
+	return c.W.Write(p)
+}
+
+// checkEvery is how many rows the loops make between looks at their
+// context.
+const checkEvery = 4096
+
+// stopped is ctx's cause once it has ended, looked at on every
+// checkEvery-th n.
+func stopped(ctx context.Context, n int) error {
+	if n%checkEvery != 0 || ctx.Err() == nil {
+		return nil
+	}
+	return context.Cause(ctx)
 }
 
 // byteSize renders n bytes in the largest binary unit that keeps one
@@ -207,14 +284,16 @@ func byteSize(n int64) string {
 	return fmt.Sprintf("%.1f %s", v, units[u])
 }
 
-// row is one bucket of one profile.
+// row is one bucket of one profile. A profile can have millions, each
+// held until its profile is written: its record and function are
+// shared.
 type row struct {
 	machine   int
-	rec       kernel.ProfileRecord
+	rec       *kernel.ProfileRecord
 	bucket    int
 	addr      uint64
 	function  string
-	fn        workload.Func // the function at the bucket's start ("" name: none)
+	fn        *workload.Func // the function at the bucket's start ("" name: none; never nil)
 	count     uint32
 	truth     sim.BucketTruth
 	haveTruth bool
@@ -229,24 +308,29 @@ type namedProfile struct {
 	truth   []sim.FunctionEvents // and its truth per function
 }
 
-// writeAccuracy writes accuracy.csv for the bucket profiles, and puts
-// each one's line in the summary.
-func writeAccuracy(dir string, profs []namedProfile, sum *Summary) error {
-	for _, p := range profs {
-		sum.Accuracy = append(sum.Accuracy, profileAccuracy(p))
-	}
-	if len(sum.Accuracy) == 0 {
+// writeAccuracy writes accuracy.csv for the bucket profiles' accuracy
+// (each one's line is in the summary).
+func writeAccuracy(ctx context.Context, dir string, accs []ProfileAccuracy, sum *Summary) error {
+	if len(accs) == 0 {
 		return nil
 	}
-	b, err := accuracyCSV(sum.Accuracy)
+	b, err := accuracyCSV(accs)
 	if err == nil {
-		err = os.WriteFile(filepath.Join(dir, AccuracyFile), b, 0o644)
+		err = writeFile(ctx, filepath.Join(dir, AccuracyFile), b)
 	}
 	if err != nil {
 		return fmt.Errorf("cannot write %s: %w", AccuracyFile, err)
 	}
 	sum.Files = append(sum.Files, AccuracyFile)
 	return nil
+}
+
+// writeFile writes data to path, unless ctx has ended.
+func writeFile(ctx context.Context, path string, data []byte) error {
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	return os.WriteFile(path, data, 0o644)
 }
 
 // symbols maps addresses to the functions of every workload a machine ran.
@@ -276,20 +360,23 @@ func newSymbols(s *sim.Sim) *symbols {
 	return sy
 }
 
-// lookup names the function at addr, or the first one starting inside
-// [addr, end).
-func (sy *symbols) lookup(addr, end uint64) (workload.Func, bool) {
+// lookup is the function at addr, or the first one starting inside
+// [addr, end) (the symbols' own: not to be changed).
+func (sy *symbols) lookup(addr, end uint64) (*workload.Func, bool) {
 	i := sort.Search(len(sy.funcs), func(i int) bool { return sy.funcs[i].Addr > addr })
 	if i > 0 {
-		if f := sy.funcs[i-1]; addr-f.Addr < f.Size {
+		if f := &sy.funcs[i-1]; addr-f.Addr < f.Size {
 			return f, true
 		}
 	}
 	if i < len(sy.funcs) && sy.funcs[i].Addr < end {
-		return sy.funcs[i], true
+		return &sy.funcs[i], true
 	}
-	return workload.Func{}, false
+	return &noFunction, false
 }
+
+// noFunction is a row's function where its bucket holds none.
+var noFunction workload.Func
 
 // truthFor sums a profile's bucket truth over every run: by bucket
 // number, the buckets where something executed, and how many buckets the
@@ -346,12 +433,15 @@ func functionTruthFor(s *sim.Sim, rec kernel.ProfileRecord) []sim.FunctionEvents
 	return out
 }
 
-// collect reads every profile of the run, open or closed
-// (Machine.profiles), into buckets.csv's rows and a pprof profile per
-// profile that counted or is still started.
-func collect(reg *Registry) ([]row, []namedProfile, error) {
-	var rows []row
-	var profs []namedProfile
+// eachProfile calls fn with every profile of every machine, open or
+// closed (Machine.profiles), in order: the machine, the profile's rows of buckets.csv (each bucket with a
+// count or some ground truth) and, for a profile that counted or was
+// started, the profile with those rows for its pprof profile and
+// accuracy (nil for the others). A profile whose buffer is gone is
+// skipped. The rows of one profile are made at a time, from its
+// buffer's written pages and its truth; fn's error, or ctx's cause,
+// stops it.
+func eachProfile(ctx context.Context, reg *Registry, fn func(e *Machine, rows []row, p *namedProfile) error) error {
 	for _, e := range reg.Machines() {
 		sy := newSymbols(e.Sim)
 		for _, pe := range e.profiles() {
@@ -359,48 +449,108 @@ func collect(reg *Registry) ([]row, []namedProfile, error) {
 			if rec.Info.Size == 0 {
 				continue
 			}
-			counts, err := pe.counters()
+			rows, total, ok, err := profileRows(ctx, e, sy, pe)
 			if err != nil {
+				return err
+			}
+			if !ok {
 				continue // its buffer is gone: nothing to report
 			}
-			truth, nTruth := truthFor(e.Sim, rec)
-			bs := uint64(rec.Info.BucketSize)
-			var total uint64
-			var prow []row
-			for j, c := range counts {
-				addr := rec.Info.Base + uint64(j)<<bs
-				t, ht := truth[j], j < nTruth
-				if c == 0 && (!ht || (t.Events == 0 && t.Cycles == 0)) {
-					continue
+			var p *namedProfile
+			if total > 0 || rec.Info.Started {
+				p = &namedProfile{
+					file:    fmt.Sprintf("profile-m%d-pid%d-h%X-%s.pb.gz", e.Index, rec.Owner.ID(), rec.Handle, rec.Info.Source.Name()),
+					machine: e.Index,
+					rec:     rec,
+					rows:    rows,
+					truth:   functionTruthFor(e.Sim, rec),
 				}
-				r := row{machine: e.Index, rec: rec, bucket: j, addr: addr, count: c, truth: t, haveTruth: ht}
-				if f, ok := sy.lookup(addr, addr+1<<bs); ok {
-					r.function, r.fn = f.Name, f
-				}
-				prow = append(prow, r)
-				total += uint64(c)
 			}
-			rows = append(rows, prow...)
-			if total == 0 && !rec.Info.Started {
-				continue
+			if err := fn(e, rows, p); err != nil {
+				return err
 			}
-			profs = append(profs, namedProfile{
-				file:    fmt.Sprintf("profile-m%d-pid%d-h%X-%s.pb.gz", e.Index, rec.Owner.ID(), rec.Handle, rec.Info.Source.Name()),
-				prof:    buildPprof(e, rec, prow),
-				machine: e.Index,
-				rec:     rec,
-				rows:    prow,
-				truth:   functionTruthFor(e.Sim, rec),
-			})
 		}
 	}
-	return rows, profs, nil
+	return nil
 }
 
-func bucketsCSV(rows []row) ([]byte, error) {
-	var b bytes.Buffer
-	w := csv.NewWriter(&b)
-	_ = w.Write([]string{"machine", "owner_pid", "handle", "profiled_pid", "source", "base", "bucket_log2", "bucket", "address", "function", "count", "truth_instructions", "truth_cycles", "truth_events"})
+// profileRows are the rows of one profile, by bucket: every bucket
+// whose counter is not zero (read from the buffer's written pages only),
+// and every bucket where the truth says something executed; total is
+// the sum of the counts. ok is false when the buffer cannot be read (it
+// is gone).
+func profileRows(ctx context.Context, e *Machine, sy *symbols, pe profileEntry) (rows []row, total uint64, ok bool, err error) {
+	rec := pe.rec
+	truth, nTruth := truthFor(e.Sim, rec)
+	counters := int(rec.Info.BufferSize / 4)
+	var executed []int // the buckets the truth has a row for, ascending
+	for j, t := range truth {
+		if j < nTruth && j < counters && (t.Events != 0 || t.Cycles != 0) {
+			executed = append(executed, j)
+		}
+	}
+	sort.Ints(executed)
+	bs := uint64(rec.Info.BucketSize)
+	add := func(j int, c uint32) error {
+		addr := rec.Info.Base + uint64(j)<<bs
+		r := row{machine: e.Index, rec: &rec, bucket: j, addr: addr, count: c, truth: truth[j], haveTruth: j < nTruth}
+		r.fn, _ = sy.lookup(addr, addr+1<<bs)
+		r.function = r.fn.Name
+		rows = append(rows, r)
+		total += uint64(c)
+		return stopped(ctx, len(rows))
+	}
+	k := 0 // the next bucket of executed
+	read := false
+	err = pe.eachCounter(func(j int, c uint32) error {
+		read = true
+		for ; k < len(executed) && executed[k] <= j; k++ {
+			if executed[k] < j {
+				if err := add(executed[k], 0); err != nil {
+					return err
+				}
+			}
+		}
+		return add(j, c)
+	})
+	if err != nil && !read && ctx.Err() == nil {
+		return nil, 0, false, nil
+	}
+	if err != nil {
+		return nil, 0, false, err
+	}
+	for ; k < len(executed); k++ {
+		if err := add(executed[k], 0); err != nil {
+			return nil, 0, false, err
+		}
+	}
+	return rows, total, true, nil
+}
+
+// bucketsFile is buckets.csv, made on its first row and written as the
+// rows come.
+type bucketsFile struct {
+	path string
+	ctx  context.Context
+	f    *os.File
+	b    *bufio.Writer
+	w    *csv.Writer
+}
+
+// write writes rows.
+func (bf *bucketsFile) write(rows []row) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	if bf.f == nil {
+		f, err := os.Create(bf.path)
+		if err != nil {
+			return fmt.Errorf("cannot write %s: %w", BucketsFile, err)
+		}
+		bf.f, bf.b = f, bufio.NewWriterSize(ContextWriter{bf.ctx, f}, 256<<10)
+		bf.w = csv.NewWriter(bf.b)
+		_ = bf.w.Write([]string{"machine", "owner_pid", "handle", "profiled_pid", "source", "base", "bucket_log2", "bucket", "address", "function", "count", "truth_instructions", "truth_cycles", "truth_events"})
+	}
 	ff := func(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
 	for _, r := range rows {
 		rec := []string{
@@ -412,14 +562,34 @@ func bucketsCSV(rows []row) ([]byte, error) {
 		if r.haveTruth {
 			rec[11], rec[12], rec[13] = ff(r.truth.Instructions), ff(r.truth.Cycles), ff(r.truth.Events)
 		}
-		_ = w.Write(rec)
+		if err := bf.w.Write(rec); err != nil {
+			return fmt.Errorf("cannot write %s: %w", BucketsFile, err)
+		}
 	}
-	w.Flush()
-	return b.Bytes(), w.Error()
+	return nil
+}
+
+// close flushes and closes the file, if it was made.
+func (bf *bucketsFile) close() error {
+	if bf.f == nil {
+		return nil
+	}
+	bf.w.Flush()
+	err := bf.w.Error()
+	if err == nil {
+		err = bf.b.Flush()
+	}
+	if cerr := bf.f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("cannot write %s: %w", BucketsFile, err)
+	}
+	return nil
 }
 
 // writeTraceFile writes the trace to path when a kernel logger ran.
-func writeTraceFile(path string, reg *Registry, max int64) (TraceInfo, error) {
+func writeTraceFile(ctx context.Context, path string, reg *Registry, max int64) (TraceInfo, error) {
 	ok := false
 	for _, e := range reg.Machines() {
 		ok = ok || len(e.Sessions) > 0
@@ -431,7 +601,7 @@ func writeTraceFile(path string, reg *Registry, max int64) (TraceInfo, error) {
 	if err != nil {
 		return TraceInfo{OK: true}, fmt.Errorf("cannot write %s: %w", TraceFile, err)
 	}
-	info, err := WriteTraceLimited(f, reg, max)
+	info, err := WriteTraceLimited(ContextWriter{ctx, f}, reg, max)
 	if err != nil {
 		f.Close()
 		return info, err

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/proflab/proflab/core/lab"
+	"github.com/proflab/proflab/core/luavm"
 )
 
 // DefaultTimeout is the wall-clock budget of a run when Options.Timeout is
@@ -50,6 +51,17 @@ type Options struct {
 	// every source's interval at the end of the run (the pprof periods),
 	// a round trip per source that a sweep's result line does not use.
 	NoOutputFolder bool
+}
+
+// memory returns the effective memory budget in bytes (0: none).
+func (o Options) memory() int64 {
+	switch {
+	case o.Memory == 0:
+		return luavm.DefaultMemoryLimit
+	case o.Memory < 0:
+		return 0
+	}
+	return o.Memory
 }
 
 // budget returns the effective timeout (0: none).

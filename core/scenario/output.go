@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,7 +13,9 @@ import (
 	"github.com/BurntSushi/toml"
 	"github.com/proflab/proflab/core/compare"
 	"github.com/proflab/proflab/core/config"
+	"github.com/proflab/proflab/core/luavm"
 	"github.com/proflab/proflab/core/output"
+	"github.com/proflab/proflab/core/runerr"
 	"github.com/proflab/proflab/core/workload"
 )
 
@@ -117,6 +120,39 @@ func WriteResultWith(dir string, r Result, o WriteOptions) ([]string, error) {
 	return writeResult(dir, r, o)
 }
 
+// OutputBudgetError is WriteResult's error when writing a run's outputs
+// went past the run's time or memory budget (writing the outputs is part
+// of the run): nothing was written, the temporary folder is gone, and
+// the message says what to do. A command makes it the run's error: the
+// run failed (exit status 1).
+type OutputBudgetError struct {
+	// Kind is runerr.KindTimeout or runerr.KindMemory.
+	Kind    runerr.Kind
+	Message string
+}
+
+func (e *OutputBudgetError) Error() string { return e.Message }
+
+// watchMemory puts the writing under the memory watchdog (a variable
+// for the tests).
+var watchMemory = luavm.WatchMemory
+
+// errOutputTime is the cause of the writing's context when its time
+// budget runs out.
+var errOutputTime = errors.New("the outputs' time budget exceeded")
+
+// exceeded is the error of writing outputs whose context ctx ended.
+func (b budget) exceeded(ctx context.Context) *OutputBudgetError {
+	smaller := "or write less: output.pprof = false, fewer or smaller profiles (a larger bucket, a smaller range), output.trace = false or a lower --max-trace"
+	var m *luavm.MemoryBudgetError
+	if errors.As(context.Cause(ctx), &m) {
+		return &OutputBudgetError{Kind: runerr.KindMemory, Message: fmt.Sprintf("writing the run's outputs exceeded its memory budget of %s (--memory; the heap reached %s), and nothing was written: raise --memory (0: none), %s",
+			luavm.FormatBytes(m.Limit), luavm.FormatBytes(m.Heap), smaller)}
+	}
+	return &OutputBudgetError{Kind: runerr.KindTimeout, Message: fmt.Sprintf("writing the run's outputs took longer than its time budget of %s (--timeout, counted again from the end of the run), and nothing was written: raise --timeout (0: none), %s",
+		formatDuration(b.timeout), smaller)}
+}
+
 func writeResult(dir string, r Result, o WriteOptions) (warnings []string, err error) {
 	dir = filepath.Clean(dir)
 	parent := filepath.Dir(dir)
@@ -131,7 +167,21 @@ func writeResult(dir string, r Result, o WriteOptions) (warnings []string, err e
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return nil, err
 	}
-	if warnings, err = writeFiles(tmp, r, o); err != nil {
+	// Writing has the run's budgets: its time budget again, counted from
+	// now (a run that timed out still writes what it did), and its
+	// memory budget, under the watchdog of the runs in progress.
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	if r.budget.timeout > 0 {
+		var stop context.CancelFunc
+		ctx, stop = context.WithTimeoutCause(ctx, r.budget.timeout, errOutputTime)
+		defer stop()
+	}
+	defer watchMemory(r.budget.memory, cancel)()
+	if warnings, err = writeFiles(ctx, tmp, r, o); err != nil {
+		if ctx.Err() != nil {
+			return nil, r.budget.exceeded(ctx)
+		}
 		return nil, err
 	}
 	if _, err := os.Stat(dir); err == nil {
@@ -148,7 +198,7 @@ func writeResult(dir string, r Result, o WriteOptions) (warnings []string, err e
 	return warnings, nil
 }
 
-func writeFiles(dir string, r Result, o WriteOptions) (warnings []string, err error) {
+func writeFiles(ctx context.Context, dir string, r Result, o WriteOptions) (warnings []string, err error) {
 	cfg := r.Config
 	if cfg == nil {
 		cfg = config.Default()
@@ -159,7 +209,7 @@ func writeFiles(dir string, r Result, o WriteOptions) (warnings []string, err er
 		return nil, fmt.Errorf("cannot encode the configuration: %w", err)
 	}
 	files := []string{ConfigFile}
-	if err := os.WriteFile(filepath.Join(dir, ConfigFile), cb.Bytes(), 0o644); err != nil {
+	if err := writeFile(ctx, filepath.Join(dir, ConfigFile), cb.Bytes()); err != nil {
 		return nil, fmt.Errorf("cannot write the configuration: %w", err)
 	}
 	if r.Outputs != nil {
@@ -168,18 +218,14 @@ func writeFiles(dir string, r Result, o WriteOptions) (warnings []string, err er
 				continue
 			}
 			for i, res := range m.Sim.Results() {
-				b, err := workload.Encode(&res.Workload.Spec)
-				if err != nil {
-					return nil, fmt.Errorf("cannot encode a workload: %w", err)
-				}
 				name := fmt.Sprintf("workload-m%d-r%d.toml", m.Index, i+1)
-				if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+				if err := writeWorkload(ctx, filepath.Join(dir, name), &res.Workload.Spec); err != nil {
 					return nil, fmt.Errorf("cannot write %s: %w", name, err)
 				}
 				files = append(files, name)
 			}
 		}
-		sum, err := output.WriteWith(dir, r.Outputs, output.Options{Pprof: cfg.Output.Pprof, Trace: cfg.Output.Trace, MaxTrace: o.MaxTrace})
+		sum, err := output.WriteContext(ctx, dir, r.Outputs, output.Options{Pprof: cfg.Output.Pprof, Trace: cfg.Output.Trace, MaxTrace: o.MaxTrace})
 		if err != nil {
 			return nil, err
 		}
@@ -209,15 +255,37 @@ func writeFiles(dir string, r Result, o WriteOptions) (warnings []string, err er
 	if err != nil {
 		return nil, fmt.Errorf("cannot encode the result: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, ResultFile), append(b, '\n'), 0o644); err != nil {
+	if err := writeFile(ctx, filepath.Join(dir, ResultFile), append(b, '\n')); err != nil {
 		return nil, fmt.Errorf("cannot write the result: %w", err)
 	}
 	if r.Log != "" {
-		if err := os.WriteFile(filepath.Join(dir, LogFile), []byte(r.Log), 0o644); err != nil {
+		if err := writeFile(ctx, filepath.Join(dir, LogFile), []byte(r.Log)); err != nil {
 			return nil, fmt.Errorf("cannot write the log: %w", err)
 		}
 	}
 	return warnings, nil
+}
+
+// writeFile writes data to path, unless ctx has ended.
+func writeFile(ctx context.Context, path string, data []byte) error {
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	return os.WriteFile(path, data, 0o644)
+}
+
+// writeWorkload streams a resolved workload's TOML to path (an imported
+// workload's can be hundreds of MiB), stopping when ctx ends.
+func writeWorkload(ctx context.Context, path string, s *workload.Spec) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	werr := workload.WriteTOML(output.ContextWriter{Ctx: ctx, W: f}, s)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	return werr
 }
 
 // ResolveOut follows dir while it is a symbolic link, a dangling one

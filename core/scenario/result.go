@@ -77,6 +77,17 @@ type Result struct {
 	// Config is the resolved configuration of the run (nil: the default).
 	Config  *config.Config `json:"-"`
 	Timings Timings        `json:"timings"`
+
+	// budget is the run's time and memory budgets, which WriteResult
+	// keeps while it writes the outputs (Run sets it; zero: none).
+	budget budget
+}
+
+// budget is a run's budgets: its wall-clock time (0: none) and memory in
+// bytes (0: none).
+type budget struct {
+	timeout time.Duration
+	memory  int64
 }
 
 // Timings are the wall-clock measurements of a run: the only part of a

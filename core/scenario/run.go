@@ -34,7 +34,8 @@ var errBudget = errors.New("time budget exceeded")
 // budget runs out (kind timeout).
 func Run(ctx context.Context, opt Options) (res Result) {
 	start := time.Now()
-	res = Result{ProflabVersion: version.String(), Plugins: opt.Setup.Plugins, Scenario: opt.File, Seed: opt.Seed, Params: opt.Params, Records: map[string]any{}, Checks: []Check{}}
+	res = Result{ProflabVersion: version.String(), Plugins: opt.Setup.Plugins, Scenario: opt.File, Seed: opt.Seed, Params: opt.Params, Records: map[string]any{}, Checks: []Check{},
+		budget: budget{timeout: opt.budget(), memory: opt.memory()}}
 	if res.Params == nil {
 		res.Params = map[string]any{}
 	}

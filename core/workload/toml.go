@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 
-	"github.com/BurntSushi/toml"
 	"github.com/proflab/proflab/core/input"
 	"github.com/proflab/proflab/core/tomlstrict"
 )
@@ -32,10 +31,11 @@ func Parse(name string, data []byte) (*Spec, error) {
 	return &s, nil
 }
 
-// Encode writes s as TOML (the resolved-config output).
+// Encode is s as TOML (the resolved-config output): what [WriteTOML]
+// writes.
 func Encode(s *Spec) ([]byte, error) {
 	var b bytes.Buffer
-	if err := toml.NewEncoder(&b).Encode(s); err != nil {
+	if err := WriteTOML(&b, s); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil

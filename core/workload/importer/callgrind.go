@@ -119,7 +119,7 @@ func readCallgrind(r *reading) error {
 	cr := &callgrindReader{r: r, posN: 1, addrAt: -1, last: make([]uint64, 1),
 		names:  map[string]map[string]string{"ob": {}, "fl": {}, "fn": {}},
 		graphs: map[string]*callGraph{}, funcs: map[[2]string]*cgFunc{}}
-	if err := eachLine(r.data, cr.line); err != nil {
+	if err := eachLine(r.ctx, r.data, cr.line); err != nil {
 		return err
 	}
 	if cr.callLine > 0 {

@@ -10,11 +10,32 @@ import (
 	"unicode/utf16"
 
 	"github.com/google/pprof/profile"
+
+	"github.com/proflab/proflab/core/input"
 )
 
-// MaxDecompressed is the largest size a gzipped source may decompress to
-// (a guard against a small file that inflates without bound).
-const MaxDecompressed = 1 << 30
+// MaxDecompressed is the largest content an import reads, gzipped or
+// not: the size limit of a workload file (256 MiB), which a plain
+// profile file has too. A gzipped file is inflated at most that far, and
+// one whose gzip trailer says it inflates further is refused before it
+// is inflated at all. (A test keeps it input.Workload.Limit.)
+const MaxDecompressed = 256 << 20
+
+// MemoryPerByte is the least memory an import holds per byte of content:
+// the content itself, its lines as text and the model of the profile
+// (measured: 2 to 4 bytes besides the content on repetitive perf and
+// folded profiles, 40 on folded stacks that are all distinct). With a
+// memory budget (Options.Memory), the content may have at most
+// Memory / MemoryPerByte bytes: a larger one is refused at once, and the
+// budget's watchdog stops whatever grows past it while importing.
+const MemoryPerByte = 3
+
+// PprofMemoryPerByte is what a binary (pprof) profile costs per byte of
+// its decompressed profile.proto: github.com/google/pprof/profile's
+// parser holds 8.3 bytes per byte (measured on profiles of 20 to 80 MB),
+// and cannot be stopped half way, so with a memory budget a binary
+// profile may have at most Memory / PprofMemoryPerByte bytes.
+const PprofMemoryPerByte = 10
 
 // Detect names the format of a profile from its content: a gzipped or
 // plain profile.proto, or a legacy form pprof reads, is [Pprof]; lines
@@ -24,7 +45,8 @@ const MaxDecompressed = 1 << 30
 // ([CPUProfile], [ChromeTrace], [Speedscope], [Gecko], [Stackprof]) are
 // recognised by their top-level keys.
 func Detect(data []byte) (Format, error) {
-	data, err := gunzip("", data)
+	max, why := Options{}.maxContent()
+	data, err := gunzip("", data, max, why)
 	if err != nil {
 		return "", errors.New(err.(*Error).Msg)
 	}
@@ -36,25 +58,86 @@ func Detect(data []byte) (Format, error) {
 	return d.format.name, nil
 }
 
-// gunzip decompresses gzipped data (up to MaxDecompressed bytes) and
-// returns other data as it is.
-func gunzip(name string, data []byte) ([]byte, error) {
-	if len(data) < 2 || data[0] != 0x1f || data[1] != 0x8b {
+// gunzip decompresses gzipped data, up to max bytes of content, and
+// returns other data as it is. The gzip trailer's ISIZE (the last
+// member's size modulo 4 GiB, so at most its size) refuses a content
+// larger than max before anything is inflated, and sizes the buffer, so
+// that the content is held once; a trailer that understates is caught
+// while inflating, at max bytes.
+func gunzip(name string, data []byte, max int64, why string) ([]byte, error) {
+	if !isGzip(data) {
 		return data, nil
 	}
 	zr, err := gzip.NewReader(bytes.NewReader(data))
 	if err != nil {
 		return nil, &Error{Source: name, Msg: fmt.Sprintf("the file starts as gzip but its header is broken (%v): give an intact file", err)}
 	}
-	out, err := io.ReadAll(io.LimitReader(zr, MaxDecompressed+1))
-	if err != nil {
-		return nil, &Error{Source: name, Msg: fmt.Sprintf("the gzipped content is broken or truncated (%v): give an intact file", err)}
+	var hint int64
+	if len(data) >= 18 {
+		hint = int64(binary.LittleEndian.Uint32(data[len(data)-4:]))
 	}
-	if len(out) > MaxDecompressed {
-		return nil, &Error{Source: name, Msg: fmt.Sprintf("the gzipped content inflates past %d MiB: refused (is it really a profile?)", MaxDecompressed>>20)}
+	if hint > max {
+		return nil, &Error{Source: name, Msg: fmt.Sprintf("the gzip trailer says the content inflates to at least %s, more than the %s an import reads (check a truncated file with gzip -t: its trailer is then nonsense); nothing was inflated: %s",
+			input.Size(hint), input.Size(max), why)}
+	}
+	broken := func(err error) error {
+		return &Error{Source: name, Msg: fmt.Sprintf("the gzipped content is broken or truncated (%v): give an intact file", err)}
+	}
+	out, more, err := inflate(zr, hint)
+	if err != nil {
+		return nil, broken(err)
+	}
+	if !more {
+		return out, nil
+	}
+	// The trailer understates (several gzip members, or a lie): count
+	// the content, up to max, then inflate it again into a buffer of its
+	// size, so that it is held once and no buffer is grown by copying.
+	tooLarge := &Error{Source: name, Msg: fmt.Sprintf("the gzipped content inflates past %s, the most an import reads (is it really a profile?): %s",
+		input.Size(max), why)}
+	if hint >= max {
+		return nil, tooLarge
+	}
+	n, err := io.Copy(io.Discard, io.LimitReader(zr, max-hint-1))
+	if err != nil {
+		return nil, broken(err)
+	}
+	if n += hint + 1; n >= max {
+		if extra, err := zr.Read(make([]byte, 1)); extra > 0 || err != io.EOF {
+			return nil, tooLarge
+		}
+	}
+	out = nil
+	if err := zr.Reset(bytes.NewReader(data)); err != nil {
+		return nil, broken(err)
+	}
+	if out, more, err = inflate(zr, n); err != nil || more {
+		return nil, broken(fmt.Errorf("it inflated differently twice: %v", err))
 	}
 	return out, nil
 }
+
+// inflate reads n bytes from zr; more says that the content goes on.
+func inflate(zr *gzip.Reader, n int64) (out []byte, more bool, err error) {
+	out = make([]byte, n)
+	if _, err := io.ReadFull(zr, out); err != nil {
+		return nil, false, err
+	}
+	k, err := zr.Read(make([]byte, 1))
+	if k > 0 {
+		return out, true, nil
+	}
+	if err != io.EOF {
+		return nil, false, err
+	}
+	return out, false, nil
+}
+
+// isGzip says whether data starts as gzip does.
+func isGzip(data []byte) bool { return len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b }
+
+// trimAdvice says how to make a profile smaller.
+const trimAdvice = "import a smaller profile (perf script --pid/--tid/--time/--cpu, pprof -focus/-tagfocus/-nodecount -proto, fewer seconds recorded)"
 
 // parsePprof parses data (not gzipped) as pprof does, turning a panic of
 // the parser on hostile input into an error.
@@ -116,8 +199,15 @@ func looksText(data []byte) bool {
 	return control*100 <= len(head)
 }
 
+// maxDetectLine is how much of a line detection looks at: a longer
+// line is seen as its first and last maxDetectLine/2 bytes, so that a
+// file of one huge line (a JSON document, a gigantic folded stack) is not
+// copied whole, while a folded line keeps the count at its end.
+const maxDetectLine = 8 << 10
+
 // firstLines are up to n of data's first non-blank lines that are not
-// comments (perf script prints `#` header lines with --header).
+// comments (perf script prints `#` header lines with --header), each cut
+// to its ends when longer than maxDetectLine.
 func firstLines(data []byte, n int) []string {
 	var out []string
 	for len(data) > 0 && len(out) < n {
@@ -125,6 +215,11 @@ func firstLines(data []byte, n int) []string {
 		line, data, _ = bytes.Cut(data, []byte{'\n'})
 		line = bytes.TrimRight(line, "\r")
 		if len(bytes.TrimSpace(line)) == 0 || line[0] == '#' {
+			continue
+		}
+		if len(line) > maxDetectLine {
+			half := maxDetectLine / 2
+			out = append(out, string(line[:half])+string(line[len(line)-half:]))
 			continue
 		}
 		out = append(out, string(line))

@@ -148,7 +148,7 @@ func readDTrace(r *reading) error {
 	d := &dtraceReader{r: r, frameBy: map[string]int32{}}
 	var pend string
 	pendLn := 0
-	err := eachLine(r.data, func(ln int, line string) error {
+	err := eachLine(r.ctx, r.data, func(ln int, line string) error {
 		if pendLn > 0 {
 			if err := d.line(pendLn, pend, isDTraceFrame(line)); err != nil {
 				return err

@@ -81,6 +81,9 @@ func importFolded(r *reading) error {
 	var total float64
 	var frames []frame
 	for ln := 1; len(data) > 0; ln++ {
+		if err := stopped(r.ctx, ln); err != nil {
+			return err
+		}
 		var raw []byte
 		raw, data, _ = bytes.Cut(data, []byte{'\n'})
 		line := strings.TrimSpace(string(raw))

@@ -89,7 +89,7 @@ func readGHCProf(r *reading) error {
 	var idle int
 	var frames []frame
 	var th *thread
-	err := eachLine(r.data, func(ln int, line string) error {
+	err := eachLine(r.ctx, r.data, func(ln int, line string) error {
 		trimmed := strings.TrimSpace(line)
 		switch {
 		case trimmed == "":

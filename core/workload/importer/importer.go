@@ -16,11 +16,13 @@
 package importer
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"path/filepath"
 
+	"github.com/proflab/proflab/core/input"
 	"github.com/proflab/proflab/core/workload"
 )
 
@@ -54,6 +56,23 @@ type Options struct {
 	// [IdleFunctions]) and perf's swapper (pid 0) samples, instead of
 	// keeping them as busy time of those functions.
 	DropIdle bool
+	// Memory is the import's memory budget in bytes (0: none; `proflab
+	// workload import --memory`): the content may have at most
+	// Memory/[MemoryPerByte] bytes (and [MaxDecompressed]), a larger one
+	// is refused before it is read. The budget itself is kept by whoever
+	// watches the heap and ends [ImportContext]'s context.
+	Memory int64
+}
+
+// maxContent is the most content, decompressed, the import reads, and
+// what to say of a larger one.
+func (o Options) maxContent() (int64, string) {
+	if o.Memory > 0 && o.Memory/MemoryPerByte < MaxDecompressed {
+		max := o.Memory / MemoryPerByte
+		return max, fmt.Sprintf("an import holds at least %d bytes of memory per byte of profile, so a memory budget of %s reads at most %s: raise the budget (--memory), or %s",
+			MemoryPerByte, input.Size(o.Memory), input.Size(max), trimAdvice)
+	}
+	return MaxDecompressed, fmt.Sprintf("a profile may have at most %s (a workload file's limit), gzipped or not: %s", input.Size(MaxDecompressed), trimAdvice)
 }
 
 // Imported is an imported workload with where it came from.
@@ -90,16 +109,31 @@ type Imported struct {
 // workload. Errors are [*Error]s naming the file (and the line, for the
 // text formats) and saying what to do.
 func Import(name string, data []byte, opt Options) (*Imported, error) {
+	return ImportContext(context.Background(), name, data, opt)
+}
+
+// ImportContext is [Import] that stops soon after ctx ends (the
+// watchdog of a memory budget, Ctrl-C): its error then wraps
+// context.Cause(ctx) (errors.Is and errors.As find it).
+func ImportContext(ctx context.Context, name string, data []byte, opt Options) (*Imported, error) {
 	t, err := targetOf(opt.Arch)
 	if err != nil {
 		return nil, &Error{Source: name, Msg: err.Error()}
 	}
 	sum := sha256.Sum256(data)
-	data, err = gunzip(name, data)
+	max, why := opt.maxContent()
+	if int64(len(data)) > max && !isGzip(data) {
+		return nil, &Error{Source: name, Msg: fmt.Sprintf("the profile has %s, more than the %s an import reads: %s", input.Size(int64(len(data))), input.Size(max), why)}
+	}
+	data, err = gunzip(name, data, max, why)
 	if err != nil {
 		return nil, err
 	}
 	data, enc := decodeText(data)
+	if opt.Memory > 0 && (opt.Format == Pprof || opt.Format == "" && !looksText(data)) && int64(len(data)) > opt.Memory/PprofMemoryPerByte {
+		return nil, &Error{Source: name, Msg: fmt.Sprintf("the profile is %s of binary (pprof) profile, and pprof's parser holds about %d bytes of memory per byte of it, which cannot be stopped half way: a memory budget of %s reads at most %s of it: raise the budget (--memory), or trim the profile (pprof -focus/-tagfocus/-nodecount -proto, fewer seconds recorded)",
+			input.Size(int64(len(data))), PprofMemoryPerByte, input.Size(opt.Memory), input.Size(opt.Memory/PprofMemoryPerByte))}
+	}
 	var det detected
 	if opt.Format == "" {
 		if det, err = detect(data); err != nil {
@@ -109,25 +143,40 @@ func Import(name string, data []byte, opt Options) (*Imported, error) {
 		return nil, &Error{Source: name, Msg: fmt.Sprintf("unknown format %q: give %s", opt.Format, formatNames())}
 	}
 	im := &Imported{Format: det.format.name, Source: name, SHA256: hex.EncodeToString(sum[:])}
-	m := newModel()
+	m := newModel(ctx)
 	if enc != "" {
 		m.note("the text is in %s: read as such", enc)
 	}
-	r := &reading{name: name, data: data, state: det.state, opt: opt, m: m, im: im}
+	r := &reading{name: name, data: data, state: det.state, opt: opt, m: m, im: im, ctx: ctx}
 	if err := det.format.read(r); err != nil {
+		if ctx.Err() != nil {
+			return nil, stoppedError(name, ctx)
+		}
 		return nil, err
+	}
+	if m.stop != nil || ctx.Err() != nil {
+		return nil, stoppedError(name, ctx)
 	}
 	if err := m.layout(t); err != nil {
 		return nil, &Error{Source: name, Msg: err.Error()}
 	}
 	m.nameUnknown()
+	wname := m.valid(workloadName(name))
 	if m.invalid > 0 {
 		m.note("%d names had bytes that are not UTF-8; they are replaced by U+FFFD", m.invalid)
 	}
-	im.Spec = m.spec(workloadName(name))
+	if ctx.Err() != nil {
+		return nil, stoppedError(name, ctx)
+	}
+	im.Spec = m.spec(wname)
 	im.Notes = append(im.Notes, m.notes...)
 	im.Warnings = append(im.Warnings, m.warns...)
 	return im, nil
+}
+
+// stoppedError is the error of an import whose ctx ended.
+func stoppedError(name string, ctx context.Context) error {
+	return fmt.Errorf("%s: the import stopped: %w", name, context.Cause(ctx))
 }
 
 // Error is an import error: the source file, the line (0: none) and what

@@ -159,7 +159,7 @@ func readInstruments(r *reading) error {
 	base := -1
 	kind := instrumentsKind("")
 	kindLine := 0
-	err := eachLine(r.data, func(ln int, line string) error {
+	err := eachLine(r.ctx, r.data, func(ln int, line string) error {
 		if strings.TrimSpace(line) == "" {
 			return nil
 		}

@@ -27,6 +27,14 @@ func Load(path, arch string) (spec *workload.Spec, im *Imported, err error) {
 // parse makes the workload of a file's content: a workload TOML, or a
 // profile imported for arch.
 func parse(path string, data []byte, arch string) (spec *workload.Spec, im *Imported, err error) {
+	if isGzip(data) {
+		// never a TOML: a gzipped profile, or what its gzip says
+		im, err = Import(path, data, Options{Arch: arch})
+		if err != nil {
+			return nil, nil, err
+		}
+		return im.Spec, im, nil
+	}
 	spec, tomlErr := workload.Parse(path, data)
 	if tomlErr == nil {
 		return spec, nil, nil

@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"slices"
@@ -22,6 +23,12 @@ type model struct {
 	notes   []string
 	warns   []string // Imported.Warnings
 	invalid int      // names with bytes that are not UTF-8
+
+	// ctx ends the import (a memory budget): add stops adding once it
+	// has ended, and stop holds why.
+	ctx  context.Context
+	adds int
+	stop error
 }
 
 // image is an image being built.
@@ -121,8 +128,8 @@ func physical(frames []frame) int {
 	return i
 }
 
-func newModel() *model {
-	return &model{imageBy: map[string]*image{}, names: map[string]int{}, procBy: map[string]*proc{}}
+func newModel(ctx context.Context) *model {
+	return &model{imageBy: map[string]*image{}, names: map[string]int{}, procBy: map[string]*proc{}, ctx: ctx}
 }
 
 // image returns the image of key, making it with name (made unique by a
@@ -150,8 +157,16 @@ func (m *model) fn(img *image, name string) *fn {
 	if f := img.fnBy[name]; f != nil {
 		return f
 	}
-	f := &fn{id: m.nfuncs, name: m.valid(name), img: img}
+	valid := m.valid(name)
+	if f := img.fnBy[valid]; f != nil && valid != name {
+		// two names that differ only in bytes that are not UTF-8 are
+		// one name once those bytes are U+FFFD: one function
+		img.fnBy[name] = f
+		return f
+	}
+	f := &fn{id: m.nfuncs, name: valid, img: img}
 	m.nfuncs++
+	img.fnBy[valid] = f
 	img.fnBy[name] = f
 	img.funcs = append(img.funcs, f)
 	return f
@@ -193,6 +208,13 @@ func (f *fn) see(addr uint64) {
 // and address of its physical frame (the leaf itself unless it is
 // inlined).
 func (m *model) add(t *thread, frames []frame, w float64) {
+	m.adds++
+	if m.stop == nil {
+		m.stop = stopped(m.ctx, m.adds)
+	}
+	if m.stop != nil {
+		return
+	}
 	frames[len(frames)-1].inlined = false // the outermost has nothing to be inlined into
 	var key []byte
 	anyInlined := false

@@ -22,7 +22,7 @@ var perfFormat = format{
 // event (cycles, else the file's first event) become stacks of threads of
 // processes; the other events give per-function rates.
 func importPerf(name string, data []byte, opt Options, m *model, im *Imported) error {
-	samples, skipped, records, err := parsePerf(name, data)
+	samples, skipped, records, err := parsePerf(m.ctx, name, data)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package importer
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"regexp"
 	"slices"
@@ -124,9 +125,12 @@ type perfFrame struct {
 // (indented) up to a blank line or the next header. Side-band records
 // (`PERF_RECORD_MMAP2 …` lines of --show-mmap-events and the like) are
 // skipped and counted in records.
-func parsePerf(name string, data []byte) (out []perfSample, skipped, records int, err error) {
+func parsePerf(ctx context.Context, name string, data []byte) (out []perfSample, skipped, records int, err error) {
 	var cur *perfSample
 	for ln := 1; len(data) > 0; ln++ {
+		if err := stopped(ctx, ln); err != nil {
+			return nil, 0, 0, err
+		}
 		var raw []byte
 		raw, data, _ = bytes.Cut(data, []byte{'\n'})
 		line := strings.TrimRight(string(raw), "\r")

@@ -78,7 +78,7 @@ func readPmcstat(r *reading) error {
 	var path indentPath[int]
 	var image string
 	skipped, firstSkipped := 0, 0
-	err := eachLine(r.data, func(ln int, line string) error {
+	err := eachLine(r.ctx, r.data, func(ln int, line string) error {
 		trimmed := strings.TrimSpace(line)
 		if trimmed == "" || strings.HasPrefix(trimmed, "#") {
 			return nil

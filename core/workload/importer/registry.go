@@ -2,6 +2,7 @@ package importer
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -84,7 +85,10 @@ type reading struct {
 	state any
 	opt   Options
 	m     *model
-	im    *Imported
+	// ctx ends the import (see ImportContext): the loops over lines look
+	// at it (see stopped).
+	ctx context.Context
+	im  *Imported
 }
 
 // errorf is an error of the source (not of a line).

@@ -23,6 +23,7 @@ func (m *model) spec(name string) *workload.Spec {
 		wi := workload.Image{Name: img.name, Base: workload.Address(img.base), Kernel: img.kernel}
 		fs := slices.Clone(img.funcs)
 		slices.SortFunc(fs, func(a, b *fn) int { return cmp.Compare(a.offset, b.offset) })
+		wi.Functions = make([]workload.Function, 0, len(fs))
 		for _, f := range fs {
 			wi.Functions = append(wi.Functions, f.function())
 		}

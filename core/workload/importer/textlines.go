@@ -2,14 +2,29 @@ package importer
 
 import (
 	"bytes"
+	"context"
 	"strings"
 )
 
+// stopped is the cause of ctx's end (nil while it goes on), looked at on
+// every 4096th call (n counts the calls): the loops over a profile's
+// lines and samples call it, so that an import stops soon after its
+// memory budget's watchdog or Ctrl-C ends ctx.
+func stopped(ctx context.Context, n int) error {
+	if n%4096 != 0 || ctx.Err() == nil {
+		return nil
+	}
+	return context.Cause(ctx)
+}
+
 // eachLine calls fn with every line of data: its number (from 1) and its
 // text without the "\n" and a trailing "\r" (CRLF files). It stops at
-// fn's first error and returns it.
-func eachLine(data []byte, fn func(ln int, line string) error) error {
+// fn's first error and returns it, or when ctx ends (see [stopped]).
+func eachLine(ctx context.Context, data []byte, fn func(ln int, line string) error) error {
 	for ln := 1; len(data) > 0; ln++ {
+		if err := stopped(ctx, ln); err != nil {
+			return err
+		}
 		var raw []byte
 		raw, data, _ = bytes.Cut(data, []byte{'\n'})
 		if err := fn(ln, strings.TrimSuffix(string(raw), "\r")); err != nil {

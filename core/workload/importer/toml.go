@@ -1,41 +1,100 @@
 package importer
 
 import (
+	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/proflab/proflab/core/input"
 	"github.com/proflab/proflab/core/workload"
 )
 
-// TOML writes the workload as TOML: a header comment naming the source
-// file, its sha256, format, sample type, period and sample count and the
-// notes, then [workload.Encode]'s TOML. [Imported.Check] verifies that
-// the text reads back strictly as the same workload (the package's tests
-// check it on every import they make).
+// TOML is the workload as TOML: what [Imported.WriteTOML] writes.
 func (im *Imported) TOML() ([]byte, error) {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "# Imported by `proflab workload import` from %s\n", oneLine(im.Source))
-	fmt.Fprintf(&b, "# sha256: %s\n", im.SHA256)
-	fmt.Fprintf(&b, "# format: %s; sample type: %s\n", im.Format, oneLine(im.SampleType))
-	fmt.Fprintf(&b, "# period: %s\n", im.periodText())
-	fmt.Fprintf(&b, "# samples: %d\n", im.Samples)
+	if err := im.WriteTOML(&b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// WriteTOML writes the workload as TOML to w, as it goes: a header
+// comment naming the source file, its sha256, format, sample type,
+// period and sample count and the notes, then [workload.WriteTOML]'s
+// TOML. Every text of the header is one comment line without control
+// characters, and every name in the TOML is UTF-8, so that what it
+// writes reads back ([Imported.Check] verifies that the text reads back
+// strictly as the same workload; the package's tests check it on every
+// import they make). It returns w's first error.
+func (im *Imported) WriteTOML(w io.Writer) error {
+	b := bufio.NewWriter(w)
+	fmt.Fprintf(b, "# Imported by `proflab workload import` from %s\n", oneLine(im.Source))
+	fmt.Fprintf(b, "# sha256: %s\n", oneLine(im.SHA256))
+	fmt.Fprintf(b, "# format: %s; sample type: %s\n", oneLine(string(im.Format)), oneLine(im.SampleType))
+	fmt.Fprintf(b, "# period: %s\n", im.periodText())
+	fmt.Fprintf(b, "# samples: %d\n", im.Samples)
 	for _, n := range im.Warnings {
-		fmt.Fprintf(&b, "# warning: %s\n", oneLine(n))
+		fmt.Fprintf(b, "# warning: %s\n", oneLine(n))
 	}
 	for _, n := range im.Notes {
-		fmt.Fprintf(&b, "# note: %s\n", oneLine(n))
+		fmt.Fprintf(b, "# note: %s\n", oneLine(n))
 	}
 	b.WriteString("\n")
-	body, err := workload.Encode(im.Spec)
-	if err != nil {
-		return nil, fmt.Errorf("writing the workload of %s: %w", im.Source, err)
+	if err := b.Flush(); err != nil {
+		return err
 	}
-	b.Write(body)
-	return b.Bytes(), nil
+	if err := workload.WriteTOML(w, im.Spec); err != nil {
+		return fmt.Errorf("writing the workload of %s: %w", oneLine(im.Source), err)
+	}
+	return nil
+}
+
+// CheckSize refuses a workload whose TOML would be larger than a
+// workload file may be ([input.Workload]'s limit, 256 MiB), which m:run
+// would refuse: the error says how large it is and how to import less.
+// It writes the TOML to count its bytes, up to the limit; `proflab
+// workload import` calls it before it writes anything.
+func (im *Imported) CheckSize() error { return im.checkSize(input.Workload.Limit) }
+
+// checkSize is CheckSize with the limit max.
+func (im *Imported) checkSize(max int64) error {
+	c := &sizeCounter{max: max}
+	err := im.WriteTOML(c)
+	if !errors.Is(err, errTooLarge) {
+		return err
+	}
+	var funcs, stacks int
+	for _, img := range im.Spec.Images {
+		funcs += len(img.Functions)
+	}
+	for _, p := range im.Spec.Processes {
+		stacks += len(p.Stacks)
+		for _, t := range p.Threads {
+			stacks += len(t.Stacks)
+		}
+	}
+	return &Error{Source: im.Source, Msg: fmt.Sprintf("the workload (%d functions, %d stacks) would be more than %s of TOML, the most a workload file may have (m:run could not read it), and nothing was written: "+
+		"import less of the profile: --process NAME, --drop-idle, perf script --pid/--tid/--time/--cpu, pprof -focus/-tagfocus/-nodecount -proto, or fewer seconds recorded",
+		funcs, stacks, input.Size(max))}
+}
+
+// errTooLarge is sizeCounter's error past its limit.
+var errTooLarge = errors.New("too large")
+
+// sizeCounter counts the bytes written to it and fails past max.
+type sizeCounter struct{ n, max int64 }
+
+func (c *sizeCounter) Write(p []byte) (int, error) {
+	if c.n += int64(len(p)); c.n > c.max {
+		return 0, errTooLarge
+	}
+	return len(p), nil
 }
 
 // Check verifies that text, the workload's TOML, parses back strictly
