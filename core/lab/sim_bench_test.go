@@ -1,8 +1,10 @@
 package lab_test
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +15,7 @@ import (
 	"github.com/proflab/proflab/core/lab/labtest"
 	"github.com/proflab/proflab/core/sim"
 	"github.com/proflab/proflab/core/workload"
+	"github.com/proflab/proflab/core/workload/importer"
 	"github.com/proflab/proflab/halplugins/halrpc/halrpctest"
 	"github.com/proflab/proflab/kernel"
 	"github.com/proflab/proflab/kernel/nt"
@@ -261,6 +264,96 @@ func BenchmarkResolveLarge(b *testing.B) {
 		if _, err := w.Resolve(sim.Target(kernel.X64)); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkRunLoop is a loop of 20 runs over one workload file, as a
+// scenario looping over m:run or a sweep's worker makes them: each run a
+// fresh 4-processor machine with the timer at its fastest rate and a
+// profile in 16-byte buckets, the file read through one importer.Cache
+// (parsed once per loop, as in a fresh process). "large" is
+// BenchmarkSecondLarge's large workload (5,000 functions, 30,000
+// stacks) written as a workload file, "small" the 3-function one. "0s"
+// runs no simulated time: its cost is the fixed cost of a run; "1s" runs
+// one simulated second. "uncached" prepares the workload at every run
+// (Sim.RunContext), "cached" keeps it in one sim.Cache per loop
+// (Sim.RunCached, as m:run does). ms/run is the loop's wall time per
+// run, ms/later-run that of the 19 runs after the first, cpu-ms/run and
+// cpu-ms/later-run the processor time the process used (the garbage
+// collector's included; wall time on a shared machine also counts other
+// processes').
+func BenchmarkRunLoop(b *testing.B) {
+	const runs = 20
+	dir := b.TempDir()
+	files := map[string]string{}
+	for name, spec := range map[string]*workload.Spec{"small": labtest.ThreeFuncs(nil), "large": labtest.Large(nil, 5000, 30000, 1)} {
+		spec.CreateProcesses = true // as an imported workload says
+		text, err := workload.Encode(spec)
+		if err != nil {
+			b.Fatal(err)
+		}
+		files[name] = filepath.Join(dir, name+".toml")
+		if err := os.WriteFile(files[name], text, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, load := range []string{"small", "large"} {
+		for _, secs := range []uint64{0, 1} {
+			for _, mode := range []string{"uncached", "cached"} {
+				b.Run(fmt.Sprintf("%s/%ds/%s", load, secs, mode), func(b *testing.B) {
+					benchRunLoop(b, files[load], load == "large", secs, mode == "cached", runs)
+				})
+			}
+		}
+	}
+}
+
+// benchRunLoop is BenchmarkRunLoop's loop of runs over file.
+func benchRunLoop(b *testing.B, file string, large bool, secs uint64, cached bool, runs int) {
+	host := halhost.New(labtest.HALs(config.TransportInproc), halhost.Options{})
+	b.Cleanup(host.Close)
+	base, size := uint64(0x10000), uint64(0xC00)
+	if large {
+		base, size = 0x400000, 0x400000
+	}
+	var later time.Duration
+	var laterCPU int64
+	cpu0, cpuKnown := cpuTime()
+	for b.Loop() {
+		files := importer.NewCache(256 << 20) // a process's: the loop's first run parses the file
+		var prepared *sim.Cache
+		if cached {
+			prepared = sim.NewCache(256 << 20)
+		}
+		for i := range runs {
+			start, startCPU := time.Now(), int64(0)
+			if i > 0 {
+				startCPU, _ = cpuTime()
+			}
+			l := labtest.New(b, host, 4, 1, "apic", "pmu", "pebs")
+			l.Profile(b, base, size, 4, nt.ProfileTime)
+			l.SetInterval(b, nt.ProfileTime, 1221)
+			ld, err := files.Load(file, "x64")
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := l.Sim.RunCached(context.Background(), prepared, ld.Key, secs*1_000_000, ld.Spec); err != nil {
+				b.Fatal(err)
+			}
+			l.Close()
+			if i > 0 {
+				later += time.Since(start)
+				endCPU, _ := cpuTime()
+				laterCPU += endCPU - startCPU
+			}
+		}
+	}
+	n := float64(b.N * runs)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/n/1e6, "ms/run")
+	b.ReportMetric(float64(later.Nanoseconds())/float64(b.N*(runs-1))/1e6, "ms/later-run")
+	if cpu1, ok := cpuTime(); ok && cpuKnown {
+		b.ReportMetric(float64(cpu1-cpu0)/n/1e6, "cpu-ms/run")
+		b.ReportMetric(float64(laterCPU)/float64(b.N*(runs-1))/1e6, "cpu-ms/later-run")
 	}
 }
 

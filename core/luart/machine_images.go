@@ -41,8 +41,8 @@ func (rt *Runtime) machineImages(L *lua.LState) int {
 	if !f.Has("workload") {
 		f.Errorf("workload", "is required: a workload file's path or a table, as m:run takes")
 	}
-	spec := rt.workloadSpec(L, f, m)
-	r, err := spec.Resolve(sim.Target(m.km.Arch()))
+	spec, key := rt.workloadSpec(L, f, m)
+	r, err := rt.cfg.Prepared.Resolve(key, spec, sim.Target(m.km.Arch()))
 	if err != nil {
 		f.Errorf("workload", "%v", err)
 	}

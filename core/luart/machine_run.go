@@ -37,14 +37,14 @@ func (rt *Runtime) machineRun(L *lua.LState) int {
 	if !f.Has("workload") {
 		f.Errorf("workload", "is required: a workload file's path or a table { process = p, functions = { ... } }")
 	}
-	spec := rt.workloadSpec(L, f, m)
+	spec, key := rt.workloadSpec(L, f, m)
 	checkWorkloadFits(f, spec, m)
 	rt.mustRun(L, m, fn)
 	ctx := L.Context()
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	res, err := m.sim.RunContext(ctx, dur, spec)
+	res, err := m.sim.RunCached(ctx, rt.cfg.Prepared, key, dur, spec)
 	if err != nil {
 		rt.raiseRunError(L, m, fn, ctx, err)
 	}
@@ -79,8 +79,9 @@ func (rt *Runtime) raiseRunError(L *lua.LState, m *machine, fn string, ctx conte
 // scenario's folder, inside the folders it may read: workload_path.go)
 // or a table (workloadTable). A file that cannot be read is bad input
 // (exit status 2); one that reads but is not a workload is the
-// scenario's error.
-func (rt *Runtime) workloadSpec(L *lua.LState, f *luavm.Fields, m *machine) *workload.Spec {
+// scenario's error. key names a file's content (importer.Loaded.Key; ""
+// for a table, made for its run).
+func (rt *Runtime) workloadSpec(L *lua.LState, f *luavm.Fields, m *machine) (spec *workload.Spec, key string) {
 	switch v := f.Get("workload").(type) {
 	case lua.LString:
 		// a workload TOML, or a profile imported as it is read
@@ -98,17 +99,17 @@ func (rt *Runtime) workloadSpec(L *lua.LState, f *luavm.Fields, m *machine) *wor
 		rt.noteInputSum(path, ld.SHA256)
 		rt.warnImport(string(v), ld)
 		rt.noteImport(ld.Imported)
-		return ld.Spec
+		return ld.Spec, ld.Key
 	case *lua.LTable:
 		spec, err := workloadTable(v, m)
 		if err != nil {
 			f.Errorf("workload", "%v", err)
 		}
-		return spec
+		return spec, ""
 	default:
 		f.Errorf("workload", "expected a workload file's path or a table, got %s", luavm.TypeName(v))
 	}
-	return nil
+	return nil, ""
 }
 
 // warnImport writes to the run log, once per file and content, the

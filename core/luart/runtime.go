@@ -14,6 +14,7 @@ import (
 	"github.com/proflab/proflab/core/luavm"
 	"github.com/proflab/proflab/core/output"
 	"github.com/proflab/proflab/core/runerr"
+	"github.com/proflab/proflab/core/sim"
 	"github.com/proflab/proflab/core/workload/importer"
 	"github.com/proflab/proflab/scripts"
 )
@@ -52,6 +53,10 @@ type Config struct {
 	// once for all the runs that share it; nil parses a file every time
 	// it is named.
 	Workloads *importer.Cache
+	// Prepared keeps what m:run derives from the workload files it reads
+	// (their resolution and classes), by content, for all the runs that
+	// share it; nil prepares a workload at every m:run.
+	Prepared *sim.Cache
 	// WorkloadDirs are the folders besides Dir that the scenario may read
 	// workload files from (--workload-dir, [run] workload_dirs); a path
 	// outside Dir and them is refused (workload_path.go).

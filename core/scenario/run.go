@@ -17,6 +17,7 @@ import (
 	"github.com/proflab/proflab/core/luavm"
 	"github.com/proflab/proflab/core/output"
 	"github.com/proflab/proflab/core/runerr"
+	"github.com/proflab/proflab/core/sim"
 	"github.com/proflab/proflab/core/version"
 	"github.com/proflab/proflab/core/workload/importer"
 )
@@ -91,6 +92,7 @@ func Run(ctx context.Context, opt Options) (res Result) {
 
 		MemoryLimit:  opt.Memory,
 		Workloads:    workloads,
+		Prepared:     prepared,
 		WorkloadDirs: opt.WorkloadDirs,
 	})
 	rt.SetContext(ctx)
@@ -132,6 +134,11 @@ func Run(ctx context.Context, opt Options) (res Result) {
 // scenario's m:run calls, a sweep's runs on every worker): each is parsed
 // or imported once, while its content stays the same.
 var workloads = importer.NewCache(256 << 20)
+
+// prepared keeps what this process's runs derive from those workload
+// files before any simulated time (resolution, classes): each is
+// prepared once, while its content stays the same.
+var prepared = sim.NewCache(256 << 20)
 
 // scenarioSource is the scenario's text: Options.Source, or its file.
 func scenarioSource(opt Options) ([]byte, *Error) {

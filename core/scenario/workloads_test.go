@@ -5,9 +5,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 )
 
 // Runs of this process share one cache of workload files, by content: a
@@ -45,6 +48,63 @@ lab.record{ a = t and t.instructions or 0 }
 	}
 	if edited.Records["a"] != 0.0 {
 		t.Errorf("after the edit leaf_a still ran %v instructions: the run used the old file", edited.Records["a"])
+	}
+}
+
+// A workload file's runs after the first take its preparation from the
+// process's cache (prepared): the output folder of a run with a warm
+// cache is the same, byte for byte, as the first run's, with the cache
+// cold.
+func TestWarmRunsWriteTheSameFolder(t *testing.T) {
+	dir := t.TempDir()
+	// folded stacks of 40 functions, with a frame unique to this test's
+	// run so that no earlier run of the process has prepared it
+	var folded strings.Builder
+	fmt.Fprintf(&folded, "main;unique_%d 1\n", time.Now().UnixNano())
+	for i := range 400 {
+		fmt.Fprintf(&folded, "main;mid_%d;inner_%d;leaf_%d %d\n", i%7, i%50, (i*13)%40, 1+(i*31)%97)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "w.folded"), []byte(folded.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src := `local lab, P = require "proflab", require "profile"
+local m = lab.machine{ cpus = 2, hal = { "apic", "pmu" } }
+local img = m:images{ workload = "w.folded" }.images[1]
+local p = m:process{ privileges = { "SeSystemProfilePrivilege" } }
+local pr = P.create_and_start(p, { process = false, base = img.base, size = img.size, bucket = 4 })
+p:NtSetIntervalProfile(1221, lab.ProfileTime)
+local res = m:run{ duration_us = 200000, workload = "w.folded" }
+local again = m:run{ duration_us = 100000, workload = "w.folded" }
+lab.record{ hits = P.buckets(pr)[1] or 0, stacks = #res.stacks }
+lab.check(#res.stacks > 100 and #again.stacks == #res.stacks, "the stacks ran")
+`
+	write := func(name string) []string {
+		t.Helper()
+		r := run(t, src, func(o *Options) { o.File = filepath.Join(dir, "s.lua") })
+		if r.Error != nil || !r.Passed() {
+			t.Fatalf("run: %+v %+v", r.Error, r.Checks)
+		}
+		r.Timings = Timings{} // the only wall-clock field
+		out := filepath.Join(t.TempDir(), name)
+		if err := WriteResult(out, r); err != nil {
+			t.Fatal(err)
+		}
+		files, err := filepath.Glob(filepath.Join(out, "*"))
+		if err != nil || len(files) < 3 {
+			t.Fatalf("the run wrote %v (%v)", files, err)
+		}
+		return files
+	}
+	cold, warm := write("cold"), write("warm")
+	if len(cold) != len(warm) {
+		t.Fatalf("the cold run wrote %d files, the warm one %d", len(cold), len(warm))
+	}
+	for i := range cold {
+		a, errA := os.ReadFile(cold[i])
+		b, errB := os.ReadFile(warm[i])
+		if errA != nil || errB != nil || !bytes.Equal(a, b) {
+			t.Errorf("%s differs between a cold and a warm run (%v, %v)", filepath.Base(cold[i]), errA, errB)
+		}
 	}
 }
 

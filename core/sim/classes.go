@@ -71,6 +71,14 @@ type classSet struct {
 	emax        []float64 // per counter, the most events of a segment
 }
 
+// runClassSet is a class set as one run uses it: with the run's
+// segments of each class in calling contexts whose stacks are not drawn
+// yet, per leaf (settleStacks).
+type runClassSet struct {
+	*classSet
+	pending [][]uint64 // per class with a leaf split, per leaf
+}
+
 // classSetKey identifies a class set: the types (a thread's slice, shared
 // by the threads of the same mix) and the events of the enabled counters,
 // in order.
@@ -95,7 +103,7 @@ func (rs *runState) buildClasses(c *cpuRun) {
 		// it was, finds its classes as it left them)
 		c.gen = rs.s.hwGen
 		rs.enabledCounters(c)
-		c.classSet = rs.classSetOf(c.th.types, c.ctrs)
+		c.runClassSet = rs.classSetOf(c.th.types, c.ctrs)
 		c.classesOf = c.th
 	}
 	c.deferred = append(c.deferred[:0], make([]uint64, len(c.classes))...)
@@ -105,9 +113,10 @@ func (rs *runState) buildClasses(c *cpuRun) {
 	c.built = true
 }
 
-// classSetOf is the class set of types with counters ctrs enabled, made
-// the first time it is asked for.
-func (rs *runState) classSetOf(types []segType, ctrs []*counterHW) *classSet {
+// classSetOf is the class set of types with counters ctrs enabled: the
+// one the run's prepared workload keeps, else made the first time it is
+// asked for (and kept).
+func (rs *runState) classSetOf(types []segType, ctrs []*counterHW) *runClassSet {
 	ev := make([]byte, len(ctrs))
 	for i, k := range ctrs {
 		ev[i] = byte(k.event)
@@ -116,18 +125,28 @@ func (rs *runState) classSetOf(types []segType, ctrs []*counterHW) *classSet {
 	if len(types) > 0 {
 		key.types = &types[0]
 	}
-	if cs, ok := rs.classSets[key]; ok {
-		return cs
+	if rcs, ok := rs.classSets[key]; ok {
+		return rcs
 	}
-	cs := &classSet{}
-	rs.groupTypes(cs, types, ctrs)
-	rs.classOdds(cs, types, len(ctrs))
-	rs.classSetList = append(rs.classSetList, cs)
+	cs := rs.prep.classSet(key)
+	if cs == nil {
+		cs = &classSet{}
+		rs.groupTypes(cs, types, ctrs)
+		rs.classOdds(cs, types, len(ctrs))
+		cs = rs.prep.keep(key, cs)
+	}
+	rcs := &runClassSet{classSet: cs, pending: make([][]uint64, len(cs.classes))}
+	for gi := range cs.classes {
+		if sp := cs.classes[gi].split; sp != nil {
+			rcs.pending[gi] = make([]uint64, len(sp.leaves))
+		}
+	}
+	rs.classSetList = append(rs.classSetList, rcs)
 	if rs.classSets == nil {
-		rs.classSets = map[classSetKey]*classSet{}
+		rs.classSets = map[classSetKey]*runClassSet{}
 	}
-	rs.classSets[key] = cs
-	return cs
+	rs.classSets[key] = rcs
+	return rcs
 }
 
 // enabledCounters lists c's enabled counters, every bank's, in order.

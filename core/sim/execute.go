@@ -48,7 +48,7 @@ type cpuRun struct {
 	gen       uint64
 	ctrs      []*counterHW
 	ctrRefs   []counterRef
-	*classSet
+	*runClassSet
 	deferred []uint64
 	seg      segment
 
@@ -346,7 +346,7 @@ func (rs *runState) flushDeferred(c *cpuRun) {
 			continue
 		}
 		if cl.split != nil {
-			rs.flushLeaves(c, cl, n)
+			rs.flushLeaves(c, g, n)
 			continue
 		}
 		p := rs.probs[:0]

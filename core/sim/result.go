@@ -56,6 +56,8 @@ type StackTruth struct {
 	Frames []string
 	// Inlined says, per frame, whether it is inlined into the frame
 	// after it (nil: none is); see workload.Stack.Inlined.
+	// (Frames and Inlined are shared by the results of every run of the
+	// workload, and with Workload: read them, do not modify them.)
 	Inlined []bool
 	// Instructions executed and Cycles spent in the stack's leaf (in its
 	// physical function's code, when the leaf is inlined) while it ran
@@ -207,6 +209,7 @@ func (rs *runState) finish() {
 	}
 	w := rs.w
 	inl := rs.inlinedTruth()
+	res.Functions = make([]FunctionTruth, 0, len(w.Funcs))
 	for fi, f := range w.Funcs {
 		ft := FunctionTruth{Name: f.Name, Image: f.Image, Addr: f.Addr, Size: f.Size}
 		var code tally
@@ -246,24 +249,10 @@ func (rs *runState) finish() {
 			}
 		}
 	}
-	refs := make([]string, len(w.Funcs))
-	nFrames := 0
-	for _, st := range w.Stacks {
-		nFrames += len(st.Frames)
-	}
-	all := make([]string, nFrames) // every stack's frames, in one array
-	res.Stacks = make([]StackTruth, 0, len(w.Stacks))
+	res.Stacks = make([]StackTruth, len(w.Stacks))
 	for si, st := range w.Stacks {
-		t := rs.stackTallies[si]
-		frames := all[:len(st.Frames):len(st.Frames)]
-		all = all[len(st.Frames):]
-		for i, f := range st.Frames {
-			if refs[f] == "" {
-				refs[f] = w.Ref(f)
-			}
-			frames[i] = refs[f]
-		}
-		res.Stacks = append(res.Stacks, StackTruth{Frames: frames, Inlined: st.Inlined, Instructions: t.instr, Cycles: t.cycles})
+		t := &rs.stackTallies[si]
+		res.Stacks[si] = StackTruth{Frames: rs.prep.frames[si], Inlined: st.Inlined, Instructions: t.instr, Cycles: t.cycles}
 	}
 	for _, p := range rs.s.m.Profiles() {
 		if !p.Info.Started || p.Info.Size == 0 {
@@ -407,7 +396,7 @@ func (rs *runState) profileTruth(p kernel.ProfileRecord) ProfileTruth {
 			inside += win.spread(in.Base, bs, f, c, t.instr, t.cyc, t.val)
 		}
 		if inside > 0 {
-			pt.Functions = append(pt.Functions, FunctionEvents{Name: rs.w.Funcs[t.fi].Name, Ref: rs.w.Funcs[t.fi].Ref(), Events: t.val * inside})
+			pt.Functions = append(pt.Functions, FunctionEvents{Name: rs.w.Funcs[t.fi].Name, Ref: rs.prep.refs[t.fi], Events: t.val * inside})
 		}
 	}
 	ran0 := 0

@@ -25,6 +25,8 @@ type runState struct {
 	s              *Sim
 	res            *Result
 	w              *workload.Resolved
+	spec           *workload.Spec // the run's workload (its Process.Proc handles are the run's)
+	prep           *prepared
 	fns            []fnInfo
 	threads        []*thread
 	ready          []*thread
@@ -42,8 +44,8 @@ type runState struct {
 	hooks          map[string][]hal.Interrupt
 	halByNm        map[string]Driver
 	stopErr        error
-	classSets      map[classSetKey]*classSet
-	classSetList   []*classSet // in the order made (settleStacks)
+	classSets      map[classSetKey]*runClassSet
+	classSetList   []*runClassSet // in the order first used (settleStacks)
 	classBuild     classBuild
 	bucketScratch  []BucketTruth // profileTruth's dense sums
 	counts         []uint64      // scratch for multinomial draws
@@ -65,6 +67,20 @@ func (s *Sim) Run(durationUS uint64, w *workload.Spec) (*Result, error) {
 // RunContext is Run that stops with ctx's error when ctx ends (a run's
 // wall-clock budget); the simulated time reached so far stays.
 func (s *Sim) RunContext(ctx context.Context, durationUS uint64, w *workload.Spec) (*Result, error) {
+	return s.RunCached(ctx, nil, "", durationUS, w)
+}
+
+// RunCached is RunContext for a workload whose content key says what it
+// is (a workload file's path, sha256 and architecture:
+// importer.Loaded.Key):
+// the workload's resolution and classes come from c, made by the first
+// run that needs them and shared by every run after it, in this process,
+// that gives the same key (see [Cache]). Runs that give the same key
+// must give workloads of the same content; only their processes' Proc
+// handles may differ (they are the run's, never kept). A nil c or an
+// empty key is RunContext. The results are the same, bit for bit, as
+// RunContext's.
+func (s *Sim) RunCached(ctx context.Context, c *Cache, key string, durationUS uint64, w *workload.Spec) (*Result, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -74,14 +90,15 @@ func (s *Sim) RunContext(ctx context.Context, durationUS uint64, w *workload.Spe
 	if w == nil {
 		return nil, errors.New("sim: run needs a workload")
 	}
-	r, err := s.checkRun(durationUS, w)
+	p, err := s.checkRun(durationUS, c, key, w)
 	if err != nil {
 		return nil, err
 	}
+	r := p.r
 	s.inRun.Store(true)
 	defer s.inRun.Store(false)
 	s.syncedNow()
-	rs := &runState{ctx: ctx, s: s, w: r, fns: prepare(r), nf: len(r.Funcs), hooks: map[string][]hal.Interrupt{}, halByNm: map[string]Driver{}}
+	rs := &runState{ctx: ctx, s: s, w: r, spec: w, prep: p, fns: p.fns, nf: len(r.Funcs), hooks: map[string][]hal.Interrupt{}, halByNm: map[string]Driver{}}
 	for _, h := range s.hals {
 		if h != nil {
 			rs.halByNm[h.Name()] = h
@@ -123,19 +140,19 @@ func (s *Sim) RunContext(ctx context.Context, durationUS uint64, w *workload.Spe
 // checkRun checks a run's duration, the machine and the workload, and
 // reads the answers of the HAL calls sent without waiting (their
 // programming must be in place before the processors run); it returns
-// the resolved workload.
-func (s *Sim) checkRun(durationUS uint64, w *workload.Spec) (*workload.Resolved, error) {
+// the workload prepared (from c, when it holds it under key).
+func (s *Sim) checkRun(durationUS uint64, c *Cache, key string, w *workload.Spec) (*prepared, error) {
 	if durationUS > 3600e6 {
 		return nil, fmt.Errorf("duration %d µs is more than an hour of simulated time", durationUS)
 	}
 	if err := s.m.Err(); err != nil {
 		return nil, fmt.Errorf("the machine has stopped: %w", err)
 	}
-	r, err := w.Resolve(Target(s.m.Arch()))
+	p, err := c.prepared(key, w, Target(s.m.Arch()))
 	if err != nil {
 		return nil, err
 	}
-	for _, t := range r.Threads {
+	for _, t := range p.r.Threads {
 		if t.Affinity != 0 && t.Affinity&allMask(s.ncpu) == 0 {
 			return nil, fmt.Errorf("workload: a thread's affinity 0x%X selects none of the machine's %d processors", t.Affinity, s.ncpu)
 		}
@@ -148,7 +165,7 @@ func (s *Sim) checkRun(durationUS uint64, w *workload.Spec) (*workload.Resolved,
 			return nil, s.m.HALFailed(h.Name(), "a call the kernel does not wait for", err)
 		}
 	}
-	return r, nil
+	return p, nil
 }
 
 // wrapUp ends the run's processors (their last segments, thread

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"github.com/proflab/proflab/core/workload"
 	"math"
 
 	"github.com/proflab/proflab/kernel"
@@ -47,10 +46,12 @@ func (rs *runState) setup() error {
 			}
 		}
 		var kp *kernel.Process
-		if p.Proc != nil {
+		// (the run's own workload holds the run's processes: a prepared
+		// workload shared by runs holds none)
+		if proc := rs.spec.Processes[i].Proc; proc != nil {
 			var ok bool
-			if kp, ok = p.Proc.(*kernel.Process); !ok {
-				return fmt.Errorf("workload: process %q is a %T, not a machine's process", p.Name, p.Proc)
+			if kp, ok = proc.(*kernel.Process); !ok {
+				return fmt.Errorf("workload: process %q is a %T, not a machine's process", p.Name, proc)
 			}
 		}
 		if kp == nil {
@@ -67,13 +68,6 @@ func (rs *runState) setup() error {
 		rs.ctxPID = append(rs.ctxPID, kp.ID())
 	}
 	perProc := map[int]int{}
-	// threads of the same mix (a process's stacks) share their types,
-	// and so their classes (classSetOf)
-	type mixKey struct {
-		first *workload.Weighted
-		n     int
-	}
-	typesOf := map[mixKey][]segType{}
 	for i, t := range r.Threads {
 		kp := procs[t.Process]
 		j := perProc[t.Process]
@@ -87,19 +81,8 @@ func (rs *runState) setup() error {
 				return fmt.Errorf("workload: process %q thread %d: %w", kp.Name(), j+1, err)
 			}
 		}
-		var types []segType
-		if len(t.Mix) > 0 {
-			k := mixKey{&t.Mix[0], len(t.Mix)}
-			var ok bool
-			if types, ok = typesOf[k]; !ok {
-				types = segTypes(r, t.Mix)
-				typesOf[k] = types
-			}
-		} else {
-			types = segTypes(r, t.Mix)
-		}
 		th := &thread{idx: i, kt: kt, ctx: t.Process + 1, affinity: t.Affinity & allMask(s.ncpu), busy: t.Busy,
-			types: types, loopPos: map[int]uint64{}}
+			types: rs.prep.types[i], loopPos: map[int]uint64{}}
 		if th.affinity == 0 {
 			th.affinity = allMask(s.ncpu)
 		}

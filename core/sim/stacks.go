@@ -12,12 +12,13 @@ package sim
 // have its distribution; the work is proportional to the leaves and
 // stacks, not to the segments.
 
-// leafSplit is a class's members grouped by leaf.
+// leafSplit is a class's members grouped by leaf. (The segments of each
+// leaf whose stacks a run has not drawn yet are the run's:
+// runClassSet.pending.)
 type leafSplit struct {
-	leaves  []leafGroup
-	p       []float64 // each leaf's probability within the class
-	pick    aliasTable
-	pending []uint64 // per leaf, segments whose stack is not drawn yet
+	leaves []leafGroup
+	p      []float64 // each leaf's probability within the class
+	pick   aliasTable
 }
 
 // leafGroup is the members of a class that run the same function as the
@@ -106,7 +107,6 @@ func (rs *runState) newLeafSplit(cl *segClass, types []segType, w []float64) *le
 		sp.p[g] /= tot
 	}
 	sp.pick.build(sp.p)
-	sp.pending = make([]uint64, len(sp.leaves))
 	return sp
 }
 
@@ -133,17 +133,18 @@ func (rs *runState) drawCounts(n uint64, p []float64, pick *aliasTable) []uint64
 	return counts
 }
 
-// flushLeaves settles n deferred segments of cl, a class in calling
-// contexts, on c: per leaf into c's truth, their stacks left for
+// flushLeaves settles n deferred segments of c's class gi, a class in
+// calling contexts: per leaf into c's truth, their stacks left for
 // settleStacks.
-func (rs *runState) flushLeaves(c *cpuRun, cl *segClass, n uint64) {
-	sp := cl.split
+func (rs *runState) flushLeaves(c *cpuRun, gi int, n uint64) {
+	cl := &c.classes[gi]
+	sp, pending := cl.split, c.pending[gi]
 	for g, k := range rs.drawCounts(n, sp.p, &sp.pick) {
 		if k > 0 {
 			ty := sp.leaves[g].ty
 			ty.stack = -1 // settleStacks keeps the stacks' truth
 			rs.commit(c, ty, k*cl.n, k*cl.cycles)
-			sp.pending[g] += k
+			pending[g] += k
 		}
 	}
 }
@@ -158,12 +159,12 @@ func (rs *runState) settleStacks() {
 			if cl.split == nil {
 				continue
 			}
-			sp := cl.split
-			for g, m := range sp.pending {
+			sp, pending := cl.split, cs.pending[gi]
+			for g, m := range pending {
 				if m == 0 {
 					continue
 				}
-				sp.pending[g] = 0
+				pending[g] = 0
 				lg := &sp.leaves[g]
 				for j, k := range rs.drawCounts(m, lg.p, &lg.pick) {
 					if st := lg.stacks[j]; k > 0 && st >= 0 {

@@ -23,6 +23,18 @@ type Lab struct {
 	Sim  *sim.Sim
 	P    *kernel.Process
 	HALs []*halhost.MachineHAL
+
+	lab *lab.Lab
+}
+
+// Close releases the lab's HALs now (the test's cleanup does otherwise)
+// and lets go of its machine and simulator, so that a benchmark making
+// lab after lab keeps none of them alive. It is idempotent.
+func (l *Lab) Close() {
+	if l.lab != nil {
+		l.lab.Close()
+	}
+	*l = Lab{}
 }
 
 // Calls is the number of calls the machine's HALs have answered (plugin
@@ -72,14 +84,15 @@ func newLab(tb testing.TB, host *halhost.Host, cpus int, seed uint64, o lab.Over
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tb.Cleanup(l.Close)
 	m, s := l.Machine, l.Sim
 	var mh []*halhost.MachineHAL
 	for _, h := range m.Config().HALs {
 		mh = append(mh, h.(*halhost.MachineHAL))
 	}
 	p := m.NewProcess("app", kernel.Token{Privileges: map[int]bool{nt.SeSystemProfilePrivilege: true, nt.SeProfileSingleProcessPrivilege: true}, Integrity: kernel.IntegrityHigh})
-	return &Lab{M: m, Sim: s, P: p, HALs: mh}
+	lb := &Lab{M: m, Sim: s, P: p, HALs: mh, lab: l}
+	tb.Cleanup(lb.Close)
+	return lb
 }
 
 // Inproc is New with the shipped HALs in-process.
@@ -141,9 +154,14 @@ func (l *Lab) Counters(tb testing.TB, h uint64) []uint32 {
 	return nil
 }
 
-// ThreeFuncs is a minimal workload of three functions at 0x10000.
+// ThreeFuncs is a minimal workload of three functions at 0x10000. p may
+// be nil (a process named "app").
 func ThreeFuncs(p *kernel.Process) *workload.Spec {
-	return workload.OneProcess("", p, []workload.Function{
+	name, proc := "app", workload.ProcessHandle(nil)
+	if p != nil {
+		proc = p
+	}
+	return workload.OneProcess(name, proc, []workload.Function{
 		{Name: "alpha", Base: 0x10000, Size: 0x400, Weight: 5},
 		{Name: "beta", Base: 0x10400, Size: 0x400, Weight: 3},
 		{Name: "gamma", Base: 0x10800, Size: 0x400, Weight: 2, CacheMissRate: 0.05},

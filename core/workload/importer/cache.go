@@ -4,18 +4,23 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"strconv"
 	"sync"
 
 	"github.com/proflab/proflab/core/input"
 	"github.com/proflab/proflab/core/workload"
 )
 
-// A Cache keeps the workloads [Load] made from files, by their content
-// and target architecture, so that a scenario's m:run calls and a sweep's
-// runs that name the same file read it each time but parse or import it
-// once: a 15 MB imported workload takes about a second to parse and
-// milliseconds to hash. The file is always read again, so a changed file
-// is never answered from the cache. It is safe for concurrent use.
+// A Cache keeps the workloads [Load] made from files, by their path,
+// content and target architecture, so that a scenario's m:run calls and
+// a sweep's runs that name the same file read it each time but parse or
+// import it once: a 15 MB imported workload takes about a second to
+// parse and milliseconds to hash. The file is always read again, so a
+// changed file is never answered from the cache. The path is part of
+// the key because an import names the workload (and, in some formats,
+// its process) after the file and records it as the source: a copy of
+// the file under another name is imported as itself. It is safe for
+// concurrent use.
 //
 // The workloads it returns are shared: callers must not modify them
 // (workload.Spec.Resolve does not).
@@ -36,6 +41,7 @@ type cached struct {
 
 // cacheKey is what a cached workload was made from.
 type cacheKey struct {
+	path string
 	sum  [sha256.Size]byte
 	arch string
 }
@@ -55,6 +61,13 @@ type Loaded struct {
 	Imported *Imported
 	// SHA256 is the hex sha256 of the file's content as it was read.
 	SHA256 string
+	// Key names what the workload was made from: the file's path, the
+	// sha256 of its content and the architecture. Two loads with the
+	// same Key give workloads of the same content (the same Spec,
+	// through one Cache), so what a run derives from the workload may be
+	// kept under it (core/sim's Cache and Sim.RunCached); an edited file
+	// has a new Key.
+	Key string
 }
 
 // Load is [Load] through the cache: the file at path is read and hashed,
@@ -68,8 +81,9 @@ func (c *Cache) Load(path, arch string) (Loaded, error) {
 	if err != nil {
 		return Loaded{}, fmt.Errorf("workload: %w", err)
 	}
-	key := cacheKey{sum: sha256.Sum256(data), arch: arch}
+	key := cacheKey{path: path, sum: sha256.Sum256(data), arch: arch}
 	out := Loaded{SHA256: hex.EncodeToString(key.sum[:])}
+	out.Key = strconv.Quote(path) + " " + out.SHA256 + " " + arch
 	if c != nil {
 		if e, ok := c.find(key); ok {
 			out.Spec, out.Imported = e.spec, e.im

@@ -33,27 +33,33 @@ func TestCacheParsesOnceWhileTheContentStays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again.Spec != first.Spec || again.SHA256 != first.SHA256 || first.Imported == nil {
+	if again.Spec != first.Spec || again.SHA256 != first.SHA256 || again.Key != first.Key || first.Imported == nil {
 		t.Errorf("the same bytes were not answered from the cache (spec %p then %p)", first.Spec, again.Spec)
 	}
-	if x86, err := c.Load(path, "x86"); err != nil || x86.Spec == first.Spec {
-		t.Errorf("x86 was answered with the x64 workload (err %v)", err)
+	if x86, err := c.Load(path, "x86"); err != nil || x86.Spec == first.Spec || x86.Key == first.Key {
+		t.Errorf("x86 was answered with the x64 workload, or under its key %q (err %v)", first.Key, err)
 	}
 	writeFolded(t, dir, "a.folded", "other")
 	changed, err := c.Load(path, "x64")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if changed.Spec == first.Spec || changed.SHA256 == first.SHA256 {
+	if changed.Spec == first.Spec || changed.SHA256 == first.SHA256 || changed.Key == first.Key {
 		t.Fatal("a changed file was answered with its old workload")
 	}
 	if s := fmt.Sprintf("%+v", *changed.Spec); !strings.Contains(s, "other") || strings.Contains(s, "work") {
 		t.Errorf("the changed file's workload is %s", s)
 	}
-	// the same content under another name is the same workload
+	// the same content under another name has the same sum, but is
+	// imported as itself: the workload, its process and its provenance
+	// are named after the file
 	copyPath := writeFolded(t, dir, "b.folded", "work")
-	if b, err := c.Load(copyPath, "x64"); err != nil || b.SHA256 != first.SHA256 {
-		t.Errorf("identical content: sha256 %s, want %s (err %v)", b.SHA256, first.SHA256, err)
+	b, err := c.Load(copyPath, "x64")
+	if err != nil || b.SHA256 != first.SHA256 {
+		t.Fatalf("identical content: sha256 %s, want %s (err %v)", b.SHA256, first.SHA256, err)
+	}
+	if b.Key == first.Key || b.Spec.Name != "b.folded" || b.Spec.Processes[0].Name != "b.folded" || b.Imported.Source != copyPath {
+		t.Errorf("a copy named b.folded was answered as %q (process %q, source %q, key %q)", b.Spec.Name, b.Spec.Processes[0].Name, b.Imported.Source, b.Key)
 	}
 }
 
