@@ -8,6 +8,7 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // ChromeTrace is a Chrome trace (the Trace Event Format's JSON) holding
@@ -121,6 +122,7 @@ func readChromeTrace(r *reading) error {
 	unique := uniqueProcessNames{}
 	procName := map[int64]string{}
 	var st v8Stats
+	var empty []string
 	for _, tp := range tr.profiles {
 		base := tr.processName(tp.pid)
 		if !keep(base) {
@@ -128,6 +130,12 @@ func readChromeTrace(r *reading) error {
 		}
 		if err := tp.assemble(r); err != nil {
 			return err
+		}
+		if len(tp.p.Nodes) == 0 && len(tp.p.Samples) == 0 {
+			// a recording stopped before its first sample: Chrome writes
+			// the Profile and a last ProfileChunk without data
+			empty = append(empty, v8Where(tp.pid, tp.tid, tp.id))
+			continue
 		}
 		pkey := strconv.FormatInt(tp.pid, 10)
 		if _, ok := procName[tp.pid]; !ok {
@@ -139,12 +147,18 @@ func readChromeTrace(r *reading) error {
 		}
 	}
 	if st.samples == 0 {
+		if len(empty) > 0 && st.idle == 0 && st.zero == 0 {
+			return r.errorf("the trace's CPU profiles have no sample (%s): record for longer, or with the trace category disabled-by-default-v8.cpu_profiler on", strings.TrimSuffix(empty[0], ": "))
+		}
 		return r.errorf("the trace's CPU profiles have no sample to import (%d idle samples dropped, %d of no time)", st.idle, st.zero)
 	}
 	if err := b.finish(r); err != nil {
 		return err
 	}
 	v8Notes(r.m, r.im, &st)
+	if len(empty) > 0 {
+		r.m.note("%d CPU profiles of the trace have no node and no sample (a recording stopped before its first sample) and were skipped (the first: %s)", len(empty), strings.TrimSuffix(empty[0], ": "))
+	}
 	if orphans > 0 {
 		r.m.note("%d ProfileChunk events belong to no Profile event of their pid and id and were skipped", orphans)
 	}

@@ -85,6 +85,26 @@ func TestChromeTraceNode(t *testing.T) {
 	}
 }
 
+// TestChromeTraceEmptyProfile: Chrome writes a Profile event and a last
+// ProfileChunk without args.data for a recording stopped before its
+// first sample (and a data-less last chunk after a recording's samples):
+// the empty profile is skipped with a note, the others are read.
+func TestChromeTraceEmptyProfile(t *testing.T) {
+	t.Parallel()
+	im := importFile(t, "chrome_trace_empty_profile.json", importer.Options{})
+	equalWeights(t, "stack", stackWeights(im.Spec), map[string]float64{"tick": 300})
+	if !strings.Contains(strings.Join(im.Notes, "\n"), "1 CPU profiles of the trace have no node and no sample") {
+		t.Errorf("notes %q do not count the empty profile", im.Notes)
+	}
+	// a trace whose only profile is empty is an error saying so
+	data := readTestdata(t, "chrome_trace_empty_profile.json")
+	only := bytes.Replace(data, []byte(`"samples":[2,2,2]},"timeDeltas":[100,100,100]`), []byte(`"samples":[]},"timeDeltas":[]`), 1)
+	only = bytes.Replace(only, []byte(`"nodes":[{"callFrame"`), []byte(`"x":[{"callFrame"`), 1)
+	if _, err := importer.Import("e.json", only, importer.Options{}); err == nil || !strings.Contains(err.Error(), "have no sample") {
+		t.Errorf("a trace of empty profiles: %v, want an error saying they have no sample", err)
+	}
+}
+
 // TestChromeTraceErrors: damaged traces are errors naming the file and
 // what is wrong.
 func TestChromeTraceErrors(t *testing.T) {
