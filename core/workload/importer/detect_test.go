@@ -51,6 +51,7 @@ func TestDetect(t *testing.T) {
 		{"cachegrind", []byte("desc: I1 cache: 32768 B, 64 B, 8-way associative\ncmd: ./a\nevents: Ir I1mr ILmr\nfl=a.c\nfn=main\n3 4 0 0\n"), importer.Callgrind, ""},
 		{"ghc .prof", readTestdata(t, "ghc_p.prof"), importer.GHCProf, ""},
 		{"ghc .prof, GHC 7", readTestdata(t, "ghc7.prof"), importer.GHCProf, ""},
+		{"ghc JSON .prof (+RTS -pj)", readTestdata(t, "ghc_pj.prof"), importer.GHCProf, ""},
 		{"pmcstat -G", readTestdata(t, "pmcstat.txt"), importer.Pmcstat, ""},
 		{"dtrace ustack()", readTestdata(t, "dtrace_ustack.txt"), importer.DTrace, ""},
 		{"dtrace keys", readTestdata(t, "dtrace_keys.txt"), importer.DTrace, ""},
