@@ -41,7 +41,7 @@ var chromeTraceFormat = format{
 	detect: func(c *content) (any, bool) {
 		j := c.jsonTop()
 		events := j.kind == '[' && j.first.has("ph", '"') || j.has("traceEvents", '[')
-		return nil, events && (bytes.Contains(c.data, []byte(`"ProfileChunk"`)) || bytes.Contains(c.data, []byte(`"CpuProfile"`)))
+		return nil, events && (hasProfileEvents(c.data) || hasTraceSamples(j) || hasSpanEvents(c.data))
 	},
 	read: readChromeTrace,
 }
@@ -53,7 +53,7 @@ type traceEvent struct {
 	Pid  flexInt         `json:"pid"`
 	Tid  flexInt         `json:"tid"`
 	ID   flexString      `json:"id"`
-	Ts   float64         `json:"ts"`
+	Ts   flexFloat       `json:"ts"`
 	Args json.RawMessage `json:"args"`
 }
 
@@ -90,13 +90,32 @@ type traceReader struct {
 	procNames map[int64]string
 	events    int
 	truncated bool
+	// spans says the trace has no CPU profile: its duration events are
+	// read instead (chrometrace_spans.go).
+	spans    bool
+	spanEvs  []spanEvent
+	asyncEvs int
 }
 
-// readChromeTrace reads a Chrome trace's CPU profiles.
+// hasProfileEvents says whether a trace holds V8's CPU profile events.
+func hasProfileEvents(data []byte) bool {
+	return bytes.Contains(data, []byte(`"ProfileChunk"`)) || bytes.Contains(data, []byte(`"CpuProfile"`)) || bytes.Contains(data, []byte(`"Profile"`))
+}
+
+// readChromeTrace reads a Chrome trace's CPU profiles; in a trace
+// without them, its samples and stack frames (chrometrace_samples.go),
+// else its duration events (chrometrace_spans.go).
 func readChromeTrace(r *reading) error {
 	tr := &traceReader{r: r, byID: map[string]*traceProfile{}, chunks: map[string][]traceChunk{}, procNames: map[int64]string{}}
+	tr.spans = !hasProfileEvents(r.data)
+	if tr.spans && hasTraceSamples(sniffJSON(r.data)) {
+		return readTraceSamples(r)
+	}
 	if err := tr.read(); err != nil {
 		return err
+	}
+	if tr.spans {
+		return tr.readSpans()
 	}
 	orphans := 0
 	for key, cs := range tr.chunks {
@@ -248,6 +267,9 @@ func (tr *traceReader) toEvents(dec *json.Decoder) error {
 // event reads one event (raw, at byte start of the file) when it is a
 // profile or metadata event.
 func (tr *traceReader) event(raw []byte, start int64) error {
+	if tr.spans {
+		return tr.spanEvent(raw, start)
+	}
 	if !bytes.Contains(raw, []byte(`Profile`)) && !bytes.Contains(raw, []byte(`process_name`)) {
 		return nil
 	}
@@ -287,7 +309,7 @@ func (tr *traceReader) event(raw []byte, start int64) error {
 		tr.byID[key] = tp
 		tr.profiles = append(tr.profiles, tp)
 	case "ProfileChunk":
-		c := traceChunk{ts: ev.Ts, line: line}
+		c := traceChunk{ts: ev.Ts.v, line: line}
 		if err := tr.args(ev.Args, &c, base, line); err != nil {
 			return err
 		}
