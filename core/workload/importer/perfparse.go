@@ -349,7 +349,9 @@ func parsePerfHeader(name, line string, ln int) (s perfSample, ok, record bool, 
 	const (
 		comm, pid, tid, cpu, secs, frac, period, event, rest = 1, 2, 3, 4, 5, 6, 7, 8, 9
 	)
-	if strings.HasPrefix(g[rest], "PERF_RECORD_") && g[event] == "" {
+	// A side-band record's type can look like an event (`PERF_RECORD_COMM
+	// exec: p:123/123`, `PERF_RECORD_MMAP -1/0: […]`).
+	if strings.HasPrefix(g[rest], "PERF_RECORD_") && g[event] == "" || strings.HasPrefix(strings.TrimSpace(g[event]), "PERF_RECORD_") {
 		return s, false, true, nil
 	}
 	// Without a time, a header is `comm tid event:` (perf 3.x records no

@@ -255,6 +255,26 @@ func TestPerfSideBandRecords(t *testing.T) {
 	}
 }
 
+// TestPerfSideBandTimes: perf 6.1's --show-mmap-events
+// --show-task-events (testdata/perf_sideband.txt, in its layout) prints
+// records whose type looks like an event (`PERF_RECORD_COMM exec:`,
+// `PERF_RECORD_MMAP -1/0:`), some at time 0: they are records, not
+// samples, and their times are not the profile's span (which made every
+// thread's busy share about 0).
+func TestPerfSideBandTimes(t *testing.T) {
+	t.Parallel()
+	im := importFile(t, "perf_sideband.txt", importer.Options{})
+	if im.Samples != 60 || len(notesWith(im, "6 side-band records")) != 1 {
+		t.Errorf("%d samples, notes %q: want 60 and a note on 6 records skipped", im.Samples, im.Notes)
+	}
+	// 40 ms of main's and 20 of worker's samples over the 40 ms the
+	// samples span (39 ms between the first and the last, plus a period)
+	b := busies(im.Spec)["p"]
+	if len(b) != 2 || !near(b[0], 1) || !near(b[1], 0.5) {
+		t.Errorf("busy %v, want p [1 0.5]", busies(im.Spec))
+	}
+}
+
 // TestPerfJITAndVDSO: frames of a JIT's /tmp/perf-PID.map keep their
 // names as perf prints them (spaces, colons and all) in an image named
 // by the map file; [vdso] is a user image of its own.
