@@ -2,6 +2,7 @@ package importer
 
 import (
 	"bytes"
+	"regexp"
 	"strings"
 )
 
@@ -63,6 +64,15 @@ var otherProfiles = []otherProfile{
 		func(c *content) bool {
 			return c.text && len(c.lines) > 1 && strings.HasPrefix(c.lines[0], "desc:") && bytes.Contains(c.data, []byte("\nsnapshot="))
 		}},
+	{"perf script's output without the fields a sample header needs (-F without comm and tid, or with neither time nor event): run `perf script -F comm,pid,tid,time,event,ip,sym,dso` (or perf script's default fields) and import that",
+		func(c *content) bool {
+			for _, l := range c.lines {
+				if perfFrameOnly.MatchString(l) {
+					return true
+				}
+			}
+			return false
+		}},
 	{"perf report's table (percentages per symbol): it has no stacks or samples to replay; import the output of `perf script` instead",
 		func(c *content) bool {
 			head := c.data[:min(len(c.data), 16384)]
@@ -74,6 +84,10 @@ var otherProfiles = []otherProfile{
 			return c.text && (strings.HasPrefix(head, "<?xml") || strings.HasPrefix(head, "<svg") || strings.HasPrefix(head, "<!doctype html") || strings.HasPrefix(head, "<html"))
 		}},
 }
+
+// perfFrameOnly is a frame line of perf script (a tab, a hexadecimal ip
+// and a symbol).
+var perfFrameOnly = regexp.MustCompile(`^\t\s*[0-9a-f]+ \S`)
 
 // hasPrefix says whether data starts with one of the prefixes.
 func hasPrefix(data []byte, prefixes ...string) bool {
