@@ -83,6 +83,7 @@ func TestDetect(t *testing.T) {
 		{"a flame graph SVG", []byte("<?xml version=\"1.0\"?>\n<svg></svg>\n"), "", "flame graph drawing"},
 		{"perf script -F comm,pid,tid,ip,sym", []byte("p 21312/21312 \n\t          108a40 __init_misc\n\n"), "", "perf script's output without"},
 		{"perf script -F ip,sym", []byte("\t          108a40 __init_misc\n\n\t          108a41 __init_misc\n"), "", "perf script's output without"},
+		{"perf's flame graph JSON", []byte(`{"n": "all", "l": "root", "v": 0, "c": [{"n": "p (21312)", "l": "", "v": 3, "c": []}]}`), "", "d3-flame-graph"},
 		{"perf report", []byte("# Samples: 10  of event 'cpu-clock'\n# Overhead  Command  Shared Object  Symbol\n    50.00%  a  a  [.] main\n"), "", "perf report's table"},
 		{"a JFR recording", []byte("FLR\x00\x00\x02\x00\x01"), "", "Java Flight Recorder"},
 		{"JSON of no format", []byte(`{"name":"x","values":[1,2,3]}`), "", "--format"},

@@ -56,6 +56,11 @@ var otherProfiles = []otherProfile{
 			j := c.jsonTop()
 			return j.kind == '[' && j.first.has("ph", '"') || j.has("traceEvents", '[')
 		}},
+	{"a flame graph's JSON tree (d3-flame-graph's {n, v, c}: perf script report flamegraph --format json): its nodes' values are not a profile's samples; import the output of `perf script` (or `perf script report stackcollapse`'s folded stacks) instead",
+		func(c *content) bool {
+			j := c.jsonTop()
+			return j.has("n", '"') && j.has("v", '0') && j.has("c", '[')
+		}},
 	{"V8's log (node --prof, isolate-*.log): not read; record with node --cpu-prof and import the .cpuprofile",
 		func(c *content) bool {
 			return c.text && len(c.lines) > 0 && strings.HasPrefix(c.lines[0], "v8-version,")
