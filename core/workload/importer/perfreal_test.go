@@ -219,6 +219,10 @@ func TestPerfHeaderLayouts(t *testing.T) {
 		{"dsoff", "prog 1234 1.5: 250000 cycles: \n\t  401000 main+0x10 (/bin/prog+0x1000)\n", "prog", "cycles", 250000, true},
 		{"no event", "prog 1234 1.5: \n\t  401000 main (/bin/prog)\n", "prog", "samples", 1, true},
 		{"no event, decimal ip", "prog 1234 1.5: 401000 main (/bin/prog)\n", "prog", "samples", 1, true},
+		// Node's worker threads and Firefox's content processes name their
+		// threads with a number at the end
+		{"comm ending in a number", "node:worker 1  900/902 [000] 1234.500300:     250000 cpu-clock:pppH: \n\t  401000 main+0x10 (/bin/prog)\n", "node:worker 1", "cpu-clock:pppH", 250000, true},
+		{"comm ending in a number, tid only", "Web Content 2  4730 1234.500300:     250000 cpu-clock: \n\t  401000 main+0x10 (/bin/prog)\n", "Web Content 2", "cpu-clock", 250000, true},
 	} {
 		im, err := importer.Import("h.txt", []byte(c.text), importer.Options{})
 		if err != nil {
