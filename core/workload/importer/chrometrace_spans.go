@@ -88,8 +88,13 @@ type traceSpan struct {
 
 // spanStats counts what reading the spans left out or mended.
 type spanStats struct {
-	orphanEnds, unclosed, mismatched, negative, idle int
+	orphanEnds, unclosed, mismatched, negative, idle, deep int
 }
+
+// maxSpanDepth bounds a stack of spans, innermost kept (perf's call
+// chains stop at 127 frames by default): a thread of N nested spans
+// would otherwise make stacks of N² frames in all.
+const maxSpanDepth = 256
 
 // readSpans turns the trace's duration events into r.m's stacks.
 func (tr *traceReader) readSpans() error {
@@ -144,8 +149,13 @@ func (tr *traceReader) readSpans() error {
 				st.idle++
 				return
 			}
+			outer := 0
+			if len(stack) > maxSpanDepth {
+				outer = len(stack) - maxSpanDepth
+				st.deep++
+			}
 			frames = frames[:0]
-			for i := len(stack) - 1; i >= 0; i-- {
+			for i := len(stack) - 1; i >= outer; i-- {
 				frames = append(frames, b.fn(srcFunc{img: img, name: stack[i].name}))
 			}
 			b.add(t, frames, w)
@@ -176,6 +186,9 @@ func (tr *traceReader) readSpans() error {
 	}
 	if st.idle > 0 {
 		m.note("%d stacks' times with an idle leaf were dropped (--drop-idle)", st.idle)
+	}
+	if st.deep > 0 {
+		m.note("%d stretches of time had more than %d nested spans open: their stacks keep the innermost %d", st.deep, maxSpanDepth, maxSpanDepth)
 	}
 	if tr.asyncEvs > 0 {
 		m.note("%d async and flow events (b/e, n, S/T/F…) were left out: they span threads and do not nest", tr.asyncEvs)

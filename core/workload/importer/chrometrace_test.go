@@ -2,6 +2,7 @@ package importer_test
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -184,6 +185,36 @@ func TestChromeTraceErrors(t *testing.T) {
 		_, err := importer.Import("in.json", []byte(c.data), importer.Options{Format: importer.ChromeTrace})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want one saying %q", c.name, err, c.want)
+		}
+	}
+}
+
+// TestChromeTraceDeepSpans: a thread of more nested spans than
+// maxSpanDepth keeps the innermost 256 in its stacks, with a note: the
+// leaf's time is whole, the outermost callers are cut.
+func TestChromeTraceDeepSpans(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	b.WriteString("[")
+	for i := range 300 {
+		fmt.Fprintf(&b, `{"pid":1,"tid":1,"ph":"B","name":"f%d","ts":%d},`, i, i)
+	}
+	b.WriteString(`{"pid":1,"tid":1,"ph":"E","ts":1000}]`)
+	im, err := importer.Import("deep.json", []byte(b.String()), importer.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf := leafWeights(im.Spec)
+	if !near(leaf["f299"], 701) || len(notesWith(im, "more than 256 nested spans")) != 1 {
+		t.Errorf("f299 %v µs (want 701), notes %q", leaf["f299"], im.Notes)
+	}
+	for _, p := range im.Spec.Processes {
+		for _, th := range p.Threads {
+			for _, s := range th.Stacks {
+				if len(s.Frames) > 256 {
+					t.Fatalf("a stack of %d frames, want at most 256", len(s.Frames))
+				}
+			}
 		}
 	}
 }
