@@ -2,6 +2,7 @@ package importer
 
 import (
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 )
@@ -17,8 +18,14 @@ import (
 // thread's next sample (the last one its thread's mean interval), in
 // microseconds; its stack is its frame and the frame's parents, named
 // exactly, in the image of the frame's url when it has one, else
-// NoFileImage. Processes are named by their process_name metadata
+// NoFileImage. Hermes names a JavaScript frame `name(url:line:column)`:
+// the function is name, in the url's image (told apart from another of
+// its name there by funcLine and funcColumn). Processes are named by their process_name metadata
 // event, threads busy for their samples' time over the samples' span.
+
+// hermesFrame is a Hermes JavaScript frame's name: the function's name
+// and, in parentheses, where the code runs (`render(http://host/index.bundle?platform=android:418874:4)`).
+var hermesFrame = regexp.MustCompile(`^(.*)\((.+):\d+:\d+\)$`)
 
 // hasTraceSamples says whether a trace carries samples and stackFrames.
 func hasTraceSamples(j *jsonTop) bool {
@@ -42,9 +49,12 @@ type traceSampleFile struct {
 		SF  flexString `json:"sf"`
 	} `json:"samples"`
 	StackFrames map[string]struct {
-		Name   string     `json:"name"`
-		URL    string     `json:"url"`
-		Parent flexString `json:"parent"`
+		Name       string     `json:"name"`
+		URL        string     `json:"url"`
+		Category   string     `json:"category"`
+		FuncLine   flexInt    `json:"funcLine"`
+		FuncColumn flexInt    `json:"funcColumn"`
+		Parent     flexString `json:"parent"`
 	} `json:"stackFrames"`
 }
 
@@ -102,7 +112,13 @@ func readTraceSamples(r *reading) error {
 			}
 			fid, ok := fids[id]
 			if !ok {
-				fid = b.fn(srcFunc{img: b.fileImage(fr.URL), name: fr.Name})
+				sf := srcFunc{name: fr.Name, line: int(fr.FuncLine.v), col: int(fr.FuncColumn.v)}
+				url := fr.URL
+				if m := hermesFrame.FindStringSubmatch(fr.Name); m != nil && url == "" && fr.Category == "JavaScript" {
+					sf.name, url = m[1], m[2]
+				}
+				sf.img = b.fileImage(url)
+				fid = b.fn(sf)
 				fids[id] = fid
 			}
 			frames = append(frames, fid)

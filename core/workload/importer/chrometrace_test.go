@@ -142,7 +142,9 @@ func TestChromeTraceSpans(t *testing.T) {
 }
 
 // TestChromeTraceSamples reads a hand-made trace of Hermes' form: samples
-// naming their innermost stack frame, the frames their parents; a sample
+// naming their innermost stack frame, the frames their parents (a
+// JavaScript frame named `name(url:line:column)` is the function name in
+// the url's image); a sample
 // weighs the time to its thread's next one (the last, the thread's mean
 // interval), timestamps written as strings.
 func TestChromeTraceSamples(t *testing.T) {
@@ -152,12 +154,12 @@ func TestChromeTraceSamples(t *testing.T) {
 		t.Errorf("format %s, %d samples; want chrome-trace, 5 (a sample of a bare root frame is one too)", im.Format, im.Samples)
 	}
 	equalWeights(t, "stack", stackWeights(im.Spec), map[string]float64{
-		"render(app.js:3:1) <- [root]": 100 + 200, "[GC Young Gen] <- [root]": 100, "[root]": 400.0 / 3,
+		"render <- [root]": 100 + 200, "[GC Young Gen] <- [root]": 100, "[root]": 400.0 / 3,
 		// thread 2's one sample: 1 µs
 		"[root thread 2]": 1,
 	})
-	if got := strings.Join(sortStrings(imageNames(im.Spec)), ","); got != "(no file),app.js" {
-		t.Errorf("images %s, want (no file) and app.js (the frame's url)", got)
+	if got := strings.Join(sortStrings(imageNames(im.Spec)), ","); got != "(no file),index.bundle" {
+		t.Errorf("images %s, want (no file) and index.bundle (the url in Hermes' frame name)", got)
 	}
 	if p := im.Spec.Processes; len(p) != 1 || p[0].Name != "hermes" || len(p[0].Threads) != 2 {
 		t.Errorf("processes %+v, want hermes with two threads", p)
