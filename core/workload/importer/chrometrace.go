@@ -114,6 +114,14 @@ func readChromeTrace(r *reading) error {
 	if err := tr.read(); err != nil {
 		return err
 	}
+	if !tr.spans && len(tr.profiles) == 0 && hasSpanEvents(r.data) {
+		// "Profile" was the name of something else (a span): read the
+		// trace's duration events
+		tr = &traceReader{r: r, procNames: map[int64]string{}, spans: true}
+		if err := tr.read(); err != nil {
+			return err
+		}
+	}
 	if tr.spans {
 		return tr.readSpans()
 	}
@@ -293,6 +301,9 @@ func (tr *traceReader) event(raw []byte, start int64) error {
 			tr.procNames[ev.Pid.v] = a.Name
 		}
 	case "Profile":
+		if ev.Ph != "P" && ev.Ph != "" {
+			return nil // a span or mark of that name, not V8's profile
+		}
 		var a struct {
 			Data struct {
 				StartTime *float64 `json:"startTime"`

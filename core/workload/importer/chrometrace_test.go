@@ -133,6 +133,13 @@ func TestChromeTraceSpans(t *testing.T) {
 	if len(b) != 2 || !near(b[0], 0.5) || !near(b[1], 0.9) {
 		t.Errorf("busy %v, want [0.5 0.9]", busies(im.Spec))
 	}
+	// a span named "Profile" is a span, not V8's Profile event
+	named := `[{"pid":1,"tid":1,"ph":"X","name":"Profile","ts":0,"dur":10},{"pid":1,"tid":1,"ph":"X","name":"Load","ts":10,"dur":5}]`
+	if p, err := importer.Import("named.json", []byte(named), importer.Options{}); err != nil {
+		t.Errorf("a trace with a span named Profile: %v", err)
+	} else {
+		equalWeights(t, "named stack", stackWeights(p.Spec), map[string]float64{"Profile": 10, "Load": 5})
+	}
 	notes := strings.Join(im.Notes, "\n")
 	for _, want := range []string{"instrumented profile", "1 E events closed no open B", "1 E events name another span", "1 B events were never closed", "1 async and flow events"} {
 		if !strings.Contains(notes, want) {
