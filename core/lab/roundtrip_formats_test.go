@@ -36,6 +36,8 @@ func TestRoundTripJSONFormats(t *testing.T) {
 		{"cpuprofile on x86", "v8_small.cpuprofile", importer.Options{Arch: "x86"}},
 		{"chrome trace", "chrome_trace_small.json", importer.Options{}},
 		{"node inspector trace", "node_trace.json", importer.Options{}},
+		{"trace of duration events", "chrome_trace_spans.json", importer.Options{}},
+		{"trace of Hermes' samples", "chrome_trace_samples.json", importer.Options{}},
 		{"speedscope, sampled and evented", "speedscope_small.json", importer.Options{}},
 		{"speedscope of py-spy, two processes", "speedscope_pyspy.json", importer.Options{}},
 		{"gecko", "gecko_small.json", importer.Options{}},

@@ -21,6 +21,7 @@ func TestRoundTripTextFormats(t *testing.T) {
 		{"callgrind, two threads", "callgrind_threads.out.gz", "x64"},
 		{"ghc +RTS -P", "ghc_pP.prof", "x64"},
 		{"ghc 7 +RTS -p", "ghc7.prof", "x64"},
+		{"ghc +RTS -pj (JSON)", "ghc_pj.prof", "x64"},
 		{"pmcstat -G with CPIs", "pmcstat.txt", "x64"},
 		{"dtrace ustack()", "dtrace_ustack.txt", "x64"},
 		{"dtrace keyed by process", "dtrace_keys.txt", "x64"},

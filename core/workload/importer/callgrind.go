@@ -98,6 +98,7 @@ type callgrindReader struct {
 	threadOrder  []string
 	funcs        map[[2]string]*cgFunc
 	cmd          string
+	creator      string
 	// part is the first event's self cost since the last totals: line;
 	// badTotals the first totals: line that differs from it.
 	part             float64
@@ -187,6 +188,8 @@ func (cr *callgrindReader) header(ln int, key, val string) error {
 		cr.thread = val
 	case "cmd":
 		cr.cmd = val
+	case "creator":
+		cr.creator = val
 	case "totals":
 		f := strings.Fields(val)
 		if len(f) == 0 {
@@ -497,7 +500,13 @@ func (cr *callgrindReader) build() error {
 	if cr.events[0] == "Ir" {
 		im.PeriodType = "instructions"
 	}
-	m.note("callgrind counts every %s (it does not sample): the weights are exact counts, and the sample count is their total", cr.events[0])
+	if c := strings.ToLower(cr.creator); c == "" || strings.Contains(c, "valgrind") || strings.Contains(c, "callgrind") || strings.Contains(c, "cachegrind") {
+		m.note("callgrind counts every %s (it does not sample): the weights are exact counts, and the sample count is their total", cr.events[0])
+	} else {
+		// another tool's profile in callgrind's format (xdebug, yappi…):
+		// its costs are its own measure, taken as they are
+		m.note("the file was written by %s, not valgrind: each function's self %s, as that tool measured it, is its weight, and the sample count is their total", clip(cr.creator), cr.events[0])
+	}
 	return nil
 }
 

@@ -237,3 +237,25 @@ func TestCallgrindControlCharacters(t *testing.T) {
 		t.Errorf("TOML header: %v\n%s", err, text)
 	}
 }
+
+// TestCallgrindXdebug reads a hand-made profile in xdebug's layout (PHP's
+// profiler writes callgrind's format, its first event time in 10 ns
+// units): the self cost of the first event is the weight, the note says
+// which tool measured it (not valgrind, which counts), and the process is
+// the cmd's script.
+func TestCallgrindXdebug(t *testing.T) {
+	t.Parallel()
+	im := importFile(t, "callgrind_xdebug.txt", importer.Options{})
+	if im.SampleType != "Time_(10ns)" || im.Samples != 500 {
+		t.Errorf("sample type %q, %d samples; want Time_(10ns), 500", im.SampleType, im.Samples)
+	}
+	equalWeights(t, "stack", stackWeights(im.Spec), map[string]float64{
+		"php::str_repeat <- render <- {main}": 120, "render <- {main}": 300, "{main}": 80,
+	})
+	if len(notesWith(im, "written by xdebug 3.2.1 (PHP 8.2.7), not valgrind")) != 1 || len(notesWith(im, "counts every")) != 0 {
+		t.Errorf("notes %q: want one saying xdebug measured the weights, none saying valgrind counted them", im.Notes)
+	}
+	if p := im.Spec.Processes[0].Name; p != "index.php" {
+		t.Errorf("process %q, want index.php (the cmd's base name)", p)
+	}
+}

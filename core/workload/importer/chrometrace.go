@@ -8,6 +8,7 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // ChromeTrace is a Chrome trace (the Trace Event Format's JSON) holding
@@ -40,7 +41,7 @@ var chromeTraceFormat = format{
 	detect: func(c *content) (any, bool) {
 		j := c.jsonTop()
 		events := j.kind == '[' && j.first.has("ph", '"') || j.has("traceEvents", '[')
-		return nil, events && (bytes.Contains(c.data, []byte(`"ProfileChunk"`)) || bytes.Contains(c.data, []byte(`"CpuProfile"`)))
+		return nil, events && (hasProfileEvents(c.data) || hasTraceSamples(j) || hasSpanEvents(c.data))
 	},
 	read: readChromeTrace,
 }
@@ -52,7 +53,7 @@ type traceEvent struct {
 	Pid  flexInt         `json:"pid"`
 	Tid  flexInt         `json:"tid"`
 	ID   flexString      `json:"id"`
-	Ts   float64         `json:"ts"`
+	Ts   flexFloat       `json:"ts"`
 	Args json.RawMessage `json:"args"`
 }
 
@@ -89,13 +90,40 @@ type traceReader struct {
 	procNames map[int64]string
 	events    int
 	truncated bool
+	// spans says the trace has no CPU profile: its duration events are
+	// read instead (chrometrace_spans.go).
+	spans    bool
+	spanEvs  []spanEvent
+	asyncEvs int
 }
 
-// readChromeTrace reads a Chrome trace's CPU profiles.
+// hasProfileEvents says whether a trace holds V8's CPU profile events.
+func hasProfileEvents(data []byte) bool {
+	return bytes.Contains(data, []byte(`"ProfileChunk"`)) || bytes.Contains(data, []byte(`"CpuProfile"`)) || bytes.Contains(data, []byte(`"Profile"`))
+}
+
+// readChromeTrace reads a Chrome trace's CPU profiles; in a trace
+// without them, its samples and stack frames (chrometrace_samples.go),
+// else its duration events (chrometrace_spans.go).
 func readChromeTrace(r *reading) error {
 	tr := &traceReader{r: r, byID: map[string]*traceProfile{}, chunks: map[string][]traceChunk{}, procNames: map[int64]string{}}
+	tr.spans = !hasProfileEvents(r.data)
+	if tr.spans && hasTraceSamples(sniffJSON(r.data)) {
+		return readTraceSamples(r)
+	}
 	if err := tr.read(); err != nil {
 		return err
+	}
+	if !tr.spans && len(tr.profiles) == 0 && hasSpanEvents(r.data) {
+		// "Profile" was the name of something else (a span): read the
+		// trace's duration events
+		tr = &traceReader{r: r, procNames: map[int64]string{}, spans: true}
+		if err := tr.read(); err != nil {
+			return err
+		}
+	}
+	if tr.spans {
+		return tr.readSpans()
 	}
 	orphans := 0
 	for key, cs := range tr.chunks {
@@ -121,6 +149,7 @@ func readChromeTrace(r *reading) error {
 	unique := uniqueProcessNames{}
 	procName := map[int64]string{}
 	var st v8Stats
+	var empty []string
 	for _, tp := range tr.profiles {
 		base := tr.processName(tp.pid)
 		if !keep(base) {
@@ -128,6 +157,12 @@ func readChromeTrace(r *reading) error {
 		}
 		if err := tp.assemble(r); err != nil {
 			return err
+		}
+		if len(tp.p.Nodes) == 0 && len(tp.p.Samples) == 0 {
+			// a recording stopped before its first sample: Chrome writes
+			// the Profile and a last ProfileChunk without data
+			empty = append(empty, v8Where(tp.pid, tp.tid, tp.id))
+			continue
 		}
 		pkey := strconv.FormatInt(tp.pid, 10)
 		if _, ok := procName[tp.pid]; !ok {
@@ -139,12 +174,18 @@ func readChromeTrace(r *reading) error {
 		}
 	}
 	if st.samples == 0 {
+		if len(empty) > 0 && st.idle == 0 && st.zero == 0 {
+			return r.errorf("the trace's CPU profiles have no sample (%s): record for longer, or with the trace category disabled-by-default-v8.cpu_profiler on", strings.TrimSuffix(empty[0], ": "))
+		}
 		return r.errorf("the trace's CPU profiles have no sample to import (%d idle samples dropped, %d of no time)", st.idle, st.zero)
 	}
 	if err := b.finish(r); err != nil {
 		return err
 	}
 	v8Notes(r.m, r.im, &st)
+	if len(empty) > 0 {
+		r.m.note("%d CPU profiles of the trace have no node and no sample (a recording stopped before its first sample) and were skipped (the first: %s)", len(empty), strings.TrimSuffix(empty[0], ": "))
+	}
 	if orphans > 0 {
 		r.m.note("%d ProfileChunk events belong to no Profile event of their pid and id and were skipped", orphans)
 	}
@@ -234,6 +275,9 @@ func (tr *traceReader) toEvents(dec *json.Decoder) error {
 // event reads one event (raw, at byte start of the file) when it is a
 // profile or metadata event.
 func (tr *traceReader) event(raw []byte, start int64) error {
+	if tr.spans {
+		return tr.spanEvent(raw, start)
+	}
 	if !bytes.Contains(raw, []byte(`Profile`)) && !bytes.Contains(raw, []byte(`process_name`)) {
 		return nil
 	}
@@ -257,6 +301,9 @@ func (tr *traceReader) event(raw []byte, start int64) error {
 			tr.procNames[ev.Pid.v] = a.Name
 		}
 	case "Profile":
+		if ev.Ph != "P" && ev.Ph != "" {
+			return nil // a span or mark of that name, not V8's profile
+		}
 		var a struct {
 			Data struct {
 				StartTime *float64 `json:"startTime"`
@@ -273,7 +320,7 @@ func (tr *traceReader) event(raw []byte, start int64) error {
 		tr.byID[key] = tp
 		tr.profiles = append(tr.profiles, tp)
 	case "ProfileChunk":
-		c := traceChunk{ts: ev.Ts, line: line}
+		c := traceChunk{ts: ev.Ts.v, line: line}
 		if err := tr.args(ev.Args, &c, base, line); err != nil {
 			return err
 		}

@@ -17,7 +17,8 @@ func FuzzImport(f *testing.F) {
 		f.Add(readTestdata(f, name))
 	}
 	for _, name := range []string{"v8_small.cpuprofile", "v8_old.cpuprofile", "chrome_trace_small.json", "chrome_trace_cpuprofile_event.json",
-		"speedscope_small.json", "speedscope_pyspy.json", "gecko_small.json", "gecko_processed.json", "stackprof_small.json", "stackprof_noraw.json"} {
+		"speedscope_small.json", "speedscope_pyspy.json", "gecko_small.json", "gecko_processed.json", "stackprof_small.json", "stackprof_noraw.json",
+		"ghc_pj.prof", "chrome_trace_spans.json", "chrome_trace_samples.json", "chrome_trace_empty_profile.json", "gecko_processed_old.json", "callgrind_xdebug.txt", "perf_sideband.txt"} {
 		f.Add(readTestdata(f, name))
 	}
 	f.Add(importtest.LegacyExample())

@@ -3,7 +3,6 @@ package importer
 import (
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -559,15 +558,21 @@ func (gr *geckoReader) processedFrame(p geckoPart, t *geckoThread, f int, str fu
 	return gf, nil
 }
 
-// geckoLibName is a library's image name.
+// geckoLibName is a library's image name: its name, the base name of a
+// path (older profiles name their libraries by their path:
+// "/Applications/Firefox.app/Contents/MacOS/firefox", "C:\\app\\xul.dll").
 func geckoLibName(l geckoLib) string {
-	switch {
-	case l.Name != "":
-		return l.Name
-	case l.Path != "":
-		return filepath.Base(l.Path)
+	name := l.Name
+	if name == "" {
+		name = l.Path
 	}
-	return "[unknown]"
+	if i := strings.LastIndexAny(name, `/\`); i >= 0 && i+1 < len(name) {
+		name = name[i+1:]
+	}
+	if name == "" {
+		return "[unknown]"
+	}
+	return name
 }
 
 // notes sets the sample type and period and says what was read.

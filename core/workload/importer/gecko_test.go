@@ -189,3 +189,19 @@ func TestGeckoInlined(t *testing.T) {
 		t.Errorf("code flat %v: RunScript's samples run ProcessNextEvent's code", code)
 	}
 }
+
+// TestGeckoProcessedOld reads a hand-made processed profile of the
+// oldest layout (meta.version 3, no preprocessedProfileVersion, libs per
+// thread): its libraries are named by their paths (POSIX and Windows),
+// and their images by the paths' base names.
+func TestGeckoProcessedOld(t *testing.T) {
+	t.Parallel()
+	im := importFile(t, "gecko_processed_old.json", importer.Options{})
+	if got := strings.Join(sortStrings(imageNames(im.Spec)), ","); got != "(no file),app.js,firefox,xul.dll" {
+		t.Errorf("images %s, want (no file), app.js, firefox and xul.dll", got)
+	}
+	equalWeights(t, "stack", stackWeights(im.Spec), map[string]float64{
+		"0x200001004 <- 0x100000f84 <- (root)": 3, "0x100001a45 <- 0x100000f84 <- (root)": 2,
+		"0x100000f84 <- (root)": 1, "frobnicate <- (root)": 1, "(root)": 1,
+	})
+}

@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -10,7 +11,7 @@ import (
 )
 
 // GHCProf is the cost-centre profile a GHC program writes with
-// `+RTS -p` (or -P, -pa): prog.prof.
+// `+RTS -p` (or -P, -pa), or as JSON with `+RTS -pj`: prog.prof.
 const GHCProf Format = "ghcprof"
 
 // ghcprofFormat reads a GHC time and allocation profiling report: its
@@ -34,10 +35,18 @@ const GHCProf Format = "ghcprof"
 //   - Idle: --drop-idle drops the IDLE cost centre (and the usual idle
 //     names).
 //   - Left out: allocation, entries, SRC, the inherited columns.
+//
+// The JSON report of `+RTS -pj` (GHC 8.4 on; what speedscope reads) is
+// the same tree: cost_centres (id, label, module, src_loc) and profile,
+// a tree of nodes (id, ticks, children), with total_ticks and
+// tick_interval (µs); see readGHCJSON.
 var ghcprofFormat = format{
 	name:  GHCProf,
-	about: "GHC cost-centre profiles, prog.prof from `+RTS -p` (-P, -pa; GHC 6 to 9 column sets)",
+	about: "GHC cost-centre profiles, prog.prof from `+RTS -p` (-P, -pa; GHC 6 to 9 column sets) or `+RTS -pj` (JSON)",
 	detect: func(c *content) (any, bool) {
+		if j := c.jsonTop(); j.kind == '{' {
+			return nil, j.has("cost_centres", '[') && j.has("profile", '{')
+		}
 		if !c.text || len(c.lines) == 0 {
 			return nil, false
 		}
@@ -79,6 +88,9 @@ type ghcTree struct {
 
 // readGHCProf reads a .prof report into r.m.
 func readGHCProf(r *reading) error {
+	if d := bytes.TrimLeft(r.data, " \t\r\n"); len(d) > 0 && d[0] == '{' {
+		return readGHCJSON(r)
+	}
 	m, im := r.m, r.im
 	var program string
 	var ticks, interval, caps int64 = -1, 0, 1
@@ -300,3 +312,121 @@ func (t *ghcTree) row(line string) (ghcRow, error) {
 	}
 	return row, nil
 }
+
+// ghcJSON is the JSON report of `+RTS -pj`.
+type ghcJSON struct {
+	Program      string `json:"program"`
+	TotalTicks   *int64 `json:"total_ticks"`
+	TickInterval int64  `json:"tick_interval"`
+	Capabilities int64  `json:"initial_capabilities"`
+	CostCentres  []struct {
+		ID     int64  `json:"id"`
+		Label  string `json:"label"`
+		Module string `json:"module"`
+	} `json:"cost_centres"`
+	Profile *ghcJSONNode `json:"profile"`
+}
+
+// ghcJSONNode is a node of the JSON report's cost-centre stack tree: its
+// cost centre, its individual ticks and its children.
+type ghcJSONNode struct {
+	ID       int64         `json:"id"`
+	Ticks    float64       `json:"ticks"`
+	Children []ghcJSONNode `json:"children"`
+}
+
+// readGHCJSON reads the JSON report of `+RTS -pj`: each node of the
+// profile tree is a row of the text report's tree (its ticks are the
+// individual ticks, its stack the path from the root, MAIN), named by
+// its cost centre's label in an image per module, as the text report's
+// rows are.
+func readGHCJSON(r *reading) error {
+	m, im := r.m, r.im
+	var g ghcJSON
+	if err := r.decodeJSON(r.data, &g, "GHC JSON profile"); err != nil {
+		return err
+	}
+	if g.Profile == nil {
+		return r.errorf("the GHC JSON profile has no \"profile\" tree: give the whole file that +RTS -pj writes")
+	}
+	type cc struct{ label, module string }
+	ccs := make(map[int64]cc, len(g.CostCentres))
+	for _, c := range g.CostCentres {
+		ccs[c.ID] = cc{c.Label, c.Module}
+	}
+	pname := r.opt.Process
+	if pname == "" {
+		pname = filepath.Base(g.Program)
+	}
+	if pname == "" || pname == "." {
+		pname = filepath.Base(r.name)
+	}
+	var th *thread
+	var path []cc // root first
+	var frames []frame
+	var total float64
+	var idle int
+	var walk func(n *ghcJSONNode, depth int) error
+	walk = func(n *ghcJSONNode, depth int) error {
+		c, ok := ccs[n.ID]
+		if !ok {
+			return r.errorf("the profile tree names cost centre %d, which cost_centres does not list: the file is damaged", n.ID)
+		}
+		if n.Ticks < 0 || math.IsNaN(n.Ticks) {
+			return r.errorf("cost centre %d (%s) has %v ticks: the file is damaged", n.ID, c.label, n.Ticks)
+		}
+		if depth > maxGHCDepth {
+			return r.errorf("the profile tree is more than %d cost centres deep: refused (is it really a GHC profile?)", maxGHCDepth)
+		}
+		path = append(path[:depth], c)
+		switch {
+		case n.Ticks == 0:
+		case r.opt.DropIdle && (isIdle(c.label) || c.module == "IDLE"):
+			idle++
+		default:
+			frames = frames[:0]
+			for i := len(path) - 1; i >= 0; i-- {
+				frames = append(frames, frame{f: m.fn(m.image("module:"+path[i].module, path[i].module, false), path[i].label)})
+			}
+			if th == nil {
+				th = m.proc("", pname).thread("")
+			}
+			m.add(th, frames, n.Ticks)
+			total += n.Ticks
+		}
+		for i := range n.Children {
+			if err := walk(&n.Children[i], depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := walk(g.Profile, 0); err != nil {
+		return err
+	}
+	if idle > 0 {
+		m.note("%d nodes of idle cost centres were dropped (--drop-idle)", idle)
+	}
+	if total <= 0 {
+		if g.TotalTicks != nil && *g.TotalTicks == 0 {
+			return r.errorf("the report has 0 ticks: the program ran for less than one tick; profile a longer run")
+		}
+		return r.errorf("no cost centre has time: there is nothing to import")
+	}
+	im.SampleType = "ticks"
+	im.Samples = int64(math.Round(total))
+	if g.TotalTicks != nil && math.Abs(total-float64(*g.TotalTicks)) > 0.5 {
+		m.note("the nodes' ticks add up to %g, total_ticks says %d", total, *g.TotalTicks)
+	}
+	if g.TickInterval > 0 {
+		im.Period, im.PeriodUnit, im.PeriodType = float64(g.TickInterval), "us", "ticks"
+	}
+	if g.Capabilities > 1 {
+		m.note("the program ran on %d capabilities; their ticks are one thread's in the workload", g.Capabilities)
+	}
+	return nil
+}
+
+// maxGHCDepth bounds the JSON report's tree (GHC folds recursion into
+// one cost-centre stack entry, so real trees are shallow).
+const maxGHCDepth = 4096

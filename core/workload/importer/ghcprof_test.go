@@ -82,6 +82,38 @@ func TestGHCProfLayouts(t *testing.T) {
 	}
 }
 
+// The JSON report of GHC 9.0's `+RTS -pj` (testdata/ghcprog.hs run for
+// 60): the tree's nodes are the text report's rows, weighed by their
+// ticks, and detection needs no --format (the file is prog.prof too).
+func TestGHCProfJSON(t *testing.T) {
+	t.Parallel()
+	im := importFile(t, "ghc_pj.prof", importer.Options{})
+	if im.Format != importer.GHCProf || im.SampleType != "ticks" || im.Samples != 546 || im.Period != 1000 || im.PeriodUnit != "us" {
+		t.Errorf("format %s, sample type %q, %d samples, period %v %s; want ghcprof, ticks, 546 (total_ticks), 1000 us", im.Format, im.SampleType, im.Samples, im.Period, im.PeriodUnit)
+	}
+	// the nodes' individual ticks, per cost centre, worked out from the file
+	equalWeights(t, "leaf", leafWeights(im.Spec), map[string]float64{"spin.step": 216, "spin": 142, "medium.\\": 113, "medium": 75})
+	if sw := stackWeights(im.Spec); sw["spin.step <- spin <- heavy <- callerA <- main.go.acc' <- main.go <- main <- MAIN"] == 0 {
+		t.Errorf("stacks %v: want the path from MAIN, as the text report's tree gives it", sw)
+	}
+	if p := im.Spec.Processes[0]; p.Name != "hsprog" || len(p.Threads) != 1 || p.Threads[0].Busy != 1 {
+		t.Errorf("process %q: want hsprog (the report's program), one thread of busy 1", p.Name)
+	}
+	if n := len(imageNames(im.Spec)); n != 2 {
+		t.Errorf("images %v: want the two modules with ticks, MAIN and Main (cost centres without ticks make no function)", imageNames(im.Spec))
+	}
+	for _, c := range []struct{ name, text, want string }{
+		{"unknown cost centre", `{"program":"p","total_ticks":1,"tick_interval":1000,"cost_centres":[{"id":1,"label":"MAIN","module":"MAIN"}],"profile":{"id":1,"ticks":0,"children":[{"id":7,"ticks":1,"children":[]}]}}`, "names cost centre 7"},
+		{"zero ticks", `{"program":"p","total_ticks":0,"tick_interval":1000,"cost_centres":[{"id":1,"label":"MAIN","module":"MAIN"}],"profile":{"id":1,"ticks":0,"children":[]}}`, "the report has 0 ticks"},
+		{"bad ticks", `{"program":"p","total_ticks":1,"tick_interval":1000,"cost_centres":[{"id":1,"label":"MAIN","module":"MAIN"}],"profile":{"id":1,"ticks":"x","children":[]}}`, "in.prof:1: column"},
+	} {
+		_, err := importer.Import("in.prof", []byte(c.text), importer.Options{})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", c.name, err, c.want)
+		}
+	}
+}
+
 func TestGHCProfDropIdle(t *testing.T) {
 	t.Parallel()
 	text := "COST CENTRE MODULE SRC no. entries %time %alloc %time %alloc ticks bytes\n" +

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"strings"
 )
@@ -160,5 +161,36 @@ func (f *flexString) UnmarshalJSON(b []byte) error {
 		return &json.UnmarshalTypeError{Value: "value " + clip(string(b)), Type: reflect.TypeFor[string]()}
 	}
 	*f = flexString(n)
+	return nil
+}
+
+// flexFloat is a number that a file may write as a string of digits
+// (Hermes' trace events write their timestamps "11550183666").
+type flexFloat struct {
+	v   float64
+	set bool
+}
+
+// UnmarshalJSON reads a number or a string holding one; null is unset.
+func (f *flexFloat) UnmarshalJSON(b []byte) error {
+	s := string(b)
+	if s == "null" {
+		*f = flexFloat{}
+		return nil
+	}
+	if len(s) >= 2 && s[0] == '"' {
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+	}
+	var n json.Number
+	if err := json.Unmarshal([]byte(s), &n); err != nil {
+		return &json.UnmarshalTypeError{Value: "string " + clip(s), Type: reflect.TypeFor[float64]()}
+	}
+	v, err := n.Float64()
+	if err != nil || math.IsInf(v, 0) {
+		return &json.UnmarshalTypeError{Value: "number " + s, Type: reflect.TypeFor[float64]()}
+	}
+	*f = flexFloat{v: v, set: true}
 	return nil
 }

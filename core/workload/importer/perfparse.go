@@ -16,16 +16,28 @@ import (
 // time of day (-F +tod), time:, period, event:, and (without call graphs)
 // the ip, symbol and dso on the same line. Every field after the thread
 // is optional, but a header has a time or an event (see parsePerfHeader).
-var perfHeader = regexp.MustCompile(`^\s*` +
-	`(?:VM:\s*\d+\s+)?(?:VCPU:\s*\d+\s+)?` + // a guest's samples
-	`(\S.*?)\s+(-?\d+)(?:/(-?\d+))?\s+` + // comm, pid[/tid]
-	`(?:\[(\d+)\]\s+)?` + // [cpu]
-	`(?:[KUHGgMESp]{1,6}\s+)?` + // misc
-	`(?:\d{4}-\d\d-\d\d\s+\d\d:\d\d:\d\d(?:\.\d+)?\s+)?` + // tod
-	`(?:(\d+)\.(\d+):(?:\s+|$))?` + // time (seconds.fraction)
-	`(?:(\d+)\s+)?` + // period
-	`(?:(\S+?):(?:\s+|$))?` + // event
-	`(.*?)\s*$`)
+var perfHeader = regexp.MustCompile(perfHeaderPattern("?"))
+
+// perfHeaderTimed is perfHeader with its time required. A comm may end
+// in a number ("node:worker 1", "Web Content 2"): perfHeader's shortest
+// comm then takes that number for the pid and fails to read the rest as
+// a header, where the header has a time that the right comm reaches.
+var perfHeaderTimed = regexp.MustCompile(perfHeaderPattern(""))
+
+// perfHeaderPattern is the header's pattern, the time optional ("?") or
+// not ("").
+func perfHeaderPattern(timeOptional string) string {
+	return `^\s*` +
+		`(?:VM:\s*\d+\s+)?(?:VCPU:\s*\d+\s+)?` + // a guest's samples
+		`(\S.*?)\s+(-?\d+)(?:/(-?\d+))?\s+` + // comm, pid[/tid]
+		`(?:\[(\d+)\]\s+)?` + // [cpu]
+		`(?:[KUHGgMESp]{1,6}\s+)?` + // misc
+		`(?:\d{4}-\d\d-\d\d\s+\d\d:\d\d:\d\d(?:\.\d+)?\s+)?` + // tod
+		`(?:(\d+)\.(\d+):(?:\s+|$))` + timeOptional + // time (seconds.fraction)
+		`(?:(\d+)\s+)?` + // period
+		`(?:(\S+?):(?:\s+|$))?` + // event
+		`(.*?)\s*$`
+}
 
 // perfEventName is what a header without a time must have as its event:
 // a name such as cycles, cpu-clock:pppH, cpu_core/cycles/u, r003c or
@@ -346,14 +358,19 @@ func isPerfHeader(line string) bool {
 // record true when it is a side-band record (`PERF_RECORD_…`) rather than
 // a sample.
 func parsePerfHeader(name, line string, ln int) (s perfSample, ok, record bool, err error) {
-	g := perfHeader.FindStringSubmatch(line)
+	g := perfHeaderTimed.FindStringSubmatch(line)
+	if g == nil {
+		g = perfHeader.FindStringSubmatch(line)
+	}
 	if g == nil {
 		return s, false, false, nil
 	}
 	const (
 		comm, pid, tid, cpu, secs, frac, period, event, rest = 1, 2, 3, 4, 5, 6, 7, 8, 9
 	)
-	if strings.HasPrefix(g[rest], "PERF_RECORD_") && g[event] == "" {
+	// A side-band record's type can look like an event (`PERF_RECORD_COMM
+	// exec: p:123/123`, `PERF_RECORD_MMAP -1/0: […]`).
+	if strings.HasPrefix(g[rest], "PERF_RECORD_") && g[event] == "" || strings.HasPrefix(strings.TrimSpace(g[event]), "PERF_RECORD_") {
 		return s, false, true, nil
 	}
 	// Without a time, a header is `comm tid event:` (perf 3.x records no

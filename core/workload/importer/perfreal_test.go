@@ -219,6 +219,10 @@ func TestPerfHeaderLayouts(t *testing.T) {
 		{"dsoff", "prog 1234 1.5: 250000 cycles: \n\t  401000 main+0x10 (/bin/prog+0x1000)\n", "prog", "cycles", 250000, true},
 		{"no event", "prog 1234 1.5: \n\t  401000 main (/bin/prog)\n", "prog", "samples", 1, true},
 		{"no event, decimal ip", "prog 1234 1.5: 401000 main (/bin/prog)\n", "prog", "samples", 1, true},
+		// Node's worker threads and Firefox's content processes name their
+		// threads with a number at the end
+		{"comm ending in a number", "node:worker 1  900/902 [000] 1234.500300:     250000 cpu-clock:pppH: \n\t  401000 main+0x10 (/bin/prog)\n", "node:worker 1", "cpu-clock:pppH", 250000, true},
+		{"comm ending in a number, tid only", "Web Content 2  4730 1234.500300:     250000 cpu-clock: \n\t  401000 main+0x10 (/bin/prog)\n", "Web Content 2", "cpu-clock", 250000, true},
 	} {
 		im, err := importer.Import("h.txt", []byte(c.text), importer.Options{})
 		if err != nil {
@@ -252,6 +256,26 @@ func TestPerfSideBandRecords(t *testing.T) {
 	}
 	if im.Samples != 1 || len(notesWith(im, "1 side-band records")) != 1 {
 		t.Errorf("%d samples, notes %q: want 1 and a note on 1 record skipped", im.Samples, im.Notes)
+	}
+}
+
+// TestPerfSideBandTimes: perf 6.1's --show-mmap-events
+// --show-task-events (testdata/perf_sideband.txt, in its layout) prints
+// records whose type looks like an event (`PERF_RECORD_COMM exec:`,
+// `PERF_RECORD_MMAP -1/0:`), some at time 0: they are records, not
+// samples, and their times are not the profile's span (which made every
+// thread's busy share about 0).
+func TestPerfSideBandTimes(t *testing.T) {
+	t.Parallel()
+	im := importFile(t, "perf_sideband.txt", importer.Options{})
+	if im.Samples != 60 || len(notesWith(im, "6 side-band records")) != 1 {
+		t.Errorf("%d samples, notes %q: want 60 and a note on 6 records skipped", im.Samples, im.Notes)
+	}
+	// 40 ms of main's and 20 of worker's samples over the 40 ms the
+	// samples span (39 ms between the first and the last, plus a period)
+	b := busies(im.Spec)["p"]
+	if len(b) != 2 || !near(b[0], 1) || !near(b[1], 0.5) {
+		t.Errorf("busy %v, want p [1 0.5]", busies(im.Spec))
 	}
 }
 

@@ -169,6 +169,9 @@ func detect(data []byte) (detected, error) {
 			return detected{format: f, state: state}, nil
 		}
 	}
+	if what := otherProfileOf(c); what != "" {
+		return detected{}, fmt.Errorf("the file is %s (it is none of the formats this importer reads: %s)", what, formatNames())
+	}
 	return detected{}, errUnknownFormat()
 }
 
