@@ -30,7 +30,7 @@ func TestWhatImportWritesRunReads(t *testing.T) {
 	files = append(files, perf...)
 	dir := t.TempDir()
 	r := rand.New(rand.NewPCG(29, 17))
-	tried, imported := 0, 0
+	tried, imported, originals := 0, 0, 0
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil || strings.HasSuffix(f, ".toml") {
@@ -46,7 +46,11 @@ func TestWhatImportWritesRunReads(t *testing.T) {
 			}
 		}
 		for i, v := range variants {
-			tried++
+			if i == 0 {
+				originals++
+			} else {
+				tried++
+			}
 			name := filepath.Join("some\x01dir", "n\x01a\x7fme\xff\r\n\x1b[0m"+filepath.Base(f))
 			im, err := importer.Import(name, v, importer.Options{})
 			if err != nil {
@@ -55,12 +59,17 @@ func TestWhatImportWritesRunReads(t *testing.T) {
 				}
 				continue // the mutation broke the format: nothing written
 			}
-			imported++
+			if i > 0 {
+				imported++
+			}
 			checkRunReads(t, dir, f, im)
 		}
 	}
-	if imported < tried/2 {
-		t.Errorf("only %d of %d variants imported: the test exercises too little", imported, tried)
+	// A mutation that lands in a JSON key or a format's keyword breaks
+	// the file (then nothing is written, which is right); a third of them
+	// must still import, or the test says little of names.
+	if originals < 40 || imported < tried/3 {
+		t.Errorf("%d profiles, %d of %d mutated variants imported: the test exercises too little", originals, imported, tried)
 	}
 }
 
