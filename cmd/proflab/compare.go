@@ -89,7 +89,11 @@ func runCompare(cmd *cobra.Command, source, run string, f compareFlags) error {
 	if len(chosen) == 0 {
 		return withCode(ExitUsage, fmt.Errorf("--profile %q: no profile of %s has it in its name (%d profiles)", f.profile, run, len(profs)))
 	}
-	cs := compare.All([]compare.Source{compare.SourceOf(im)}, chosen)
+	src := compare.SourceOf(im)
+	if err := src.Check(); err != nil {
+		return withCode(ExitUsage, err)
+	}
+	cs := compare.All([]compare.Source{src}, chosen)
 	if len(cs) == 0 {
 		return withCode(ExitUsage, fmt.Errorf("no profile of %s shares a function with %s: was the run's workload %s, and did its profiles cover its code?", run, source, source))
 	}

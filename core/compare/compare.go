@@ -72,6 +72,17 @@ func SourceOf(im *importer.Imported) Source {
 	return s
 }
 
+// Check says whether the source can be compared as a sample: a source
+// that does not say how many samples its shares are of (an Instruments
+// copy of cycles or bytes, a profile of weights without a count) has no
+// sampling error to weigh a difference against.
+func (s Source) Check() error {
+	if s.Samples == 0 {
+		return fmt.Errorf("%s does not say how many samples its shares are of (%s, %s): without a sample count its sampling error is unknown, so it cannot be compared with the lab's samples; its shares are in its workload (proflab workload import %s)", s.Name, s.Format, s.SampleType, s.Name)
+	}
+	return nil
+}
+
 // Share is one side's samples of a function or module, its share and the
 // share's 95% Wilson interval.
 type Share struct {
@@ -150,8 +161,12 @@ const (
 // has it: its samples per function). The lab's functions are matched to
 // the source's by name (a name qualified in one and not the other still
 // matches when it is unique). It is an error for the two to have no
-// function in common; a lab profile without samples has no verdict.
+// function in common, or for the source to have no sample count (see
+// Source.Check); a lab profile without samples has no verdict.
 func Compare(src Source, lab output.ProfileAccuracy) (Comparison, error) {
+	if err := src.Check(); err != nil {
+		return Comparison{}, err
+	}
 	c := Comparison{Source: src.Name, Format: src.Format, SampleType: src.SampleType, Profile: lab.Profile, LabSource: lab.Source}
 	match := matcher(src)
 	type pair struct {

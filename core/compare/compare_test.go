@@ -105,6 +105,15 @@ func TestCompare(t *testing.T) {
 	if _, err := compare.Compare(src, lab("none", nil)); err == nil || !strings.Contains(err.Error(), "no function in common") {
 		t.Errorf("nothing in common: %v", err)
 	}
+	// a source that says no sample count (an Instruments copy of cycles)
+	im, err := importer.Import("cycles.txt", []byte("Weight\tSelf Weight\t\tSymbol Name\n2.00 Gc  100.0%\t1.50 Gc\t \t main\n500.00 Mc  25.0%\t500.00 Mc\t \t  compute\n"), importer.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := compare.Compare(compare.SourceOf(im), lab("cycles", map[string]uint64{"main": 3000, "compute": 1000})); err == nil ||
+		!strings.Contains(err.Error(), "does not say how many samples its shares are of") {
+		t.Errorf("a source without a sample count: %v, want an error that says so", err)
+	}
 	empty, err := compare.Compare(src, lab("empty", map[string]uint64{"compute": 0}))
 	if err != nil || empty.Outcome != compare.NoVerdict || empty.Test != nil {
 		t.Errorf("a lab profile without samples: %+v %v", empty, err)

@@ -234,7 +234,12 @@ func writeFiles(ctx context.Context, dir string, r Result, o WriteOptions) (warn
 			// the lab's profiles against the profiles the run imported
 			var srcs []compare.Source
 			for _, im := range r.Imports {
-				srcs = append(srcs, compare.SourceOf(im))
+				src := compare.SourceOf(im)
+				if err := src.Check(); err != nil {
+					sum.Warnings = append(sum.Warnings, "no comparison with the source: "+err.Error())
+					continue
+				}
+				srcs = append(srcs, src)
 			}
 			written, err := compare.WriteFiles(dir, compare.All(srcs, sum.Accuracy))
 			if err != nil {
