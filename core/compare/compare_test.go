@@ -93,6 +93,17 @@ func TestCompare(t *testing.T) {
 			t.Errorf("row %+v", f)
 		}
 	}
+	if len(off.Notes) != 0 {
+		t.Errorf("notes %q for a lab profile with no verdict of its own", off.Notes)
+	}
+	// the same difference from a lab profile that is itself beyond
+	// sampling error of what it ran says where to look
+	biased := lab("biased", map[string]uint64{"compute": 3000, "hash": 2000, "parse": 2500, "lex": 1500, "write": 3000})
+	biased.Outcome = output.Beyond
+	b, err := compare.Compare(src, biased)
+	if err != nil || b.Outcome != compare.Differ || len(b.Notes) != 1 || !strings.Contains(b.Notes[0], "is itself beyond sampling error of what the lab ran") {
+		t.Errorf("a biased lab profile: %+v %v", b, err)
+	}
 	// a lab profile that covers part of the source, by other names
 	part, err := compare.Compare(src, output.ProfileAccuracy{Profile: "part", Source: "ProfileTotalIssues", Samples: 500,
 		Rows: []output.FunctionAccuracy{{Name: "app.folded!compute", Samples: 300}, {Name: "hash", Samples: 200}, {Name: "elsewhere", Samples: 0}}})
