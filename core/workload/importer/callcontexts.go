@@ -112,11 +112,7 @@ func (g *callGraph) addContexts(m *model, p *proc, key string) float64 {
 			m.add(t, frames, n.self*share)
 		})
 		for a, c := range n.selfAt {
-			n.f.see(a)
-			if n.f.leafAt == nil {
-				n.f.leafAt = map[uint64]float64{}
-			}
-			n.f.leafAt[a] += c
+			n.f.AddCodeAt(a, c)
 		}
 		total += n.self
 	}

@@ -8,10 +8,6 @@ import (
 	"strings"
 )
 
-// Callgrind is the callgrind profile format (valgrind --tool=callgrind,
-// also cachegrind's output and other tools that write the format).
-const Callgrind Format = "callgrind"
-
 // callgrindFormat reads the callgrind format, version 1 (valgrind's
 // "Callgrind Format Specification").
 //
@@ -44,7 +40,7 @@ const Callgrind Format = "callgrind"
 //     counts, `summary:` (`totals:` is checked: a total that differs from
 //     the cost lines' sum is a warning), the `bb` subposition.
 var callgrindFormat = format{
-	name:  Callgrind,
+	name:  "callgrind",
 	about: "callgrind profiles (valgrind --tool=callgrind, with or without --dump-instr=yes; cachegrind's output)",
 	detect: func(c *content) (any, bool) {
 		return nil, c.text && isCallgrind(c)
@@ -474,7 +470,7 @@ func (cr *callgrindReader) build() error {
 		g := cr.graphs[key]
 		if r.opt.DropIdle {
 			for _, n := range g.nodes {
-				if n.self > 0 && isIdle(n.f.name) {
+				if n.self > 0 && isIdle(n.f.Name()) {
 					idle += n.self
 					idleFuncs++
 					n.self, n.selfAt = 0, nil
@@ -494,7 +490,7 @@ func (cr *callgrindReader) build() error {
 	}
 	m.relativeBusy()
 	cr.rates()
-	im := r.im
+	im := r.out
 	im.SampleType = cr.events[0]
 	im.Samples = int64(total)
 	if cr.events[0] == "Ir" {
@@ -534,12 +530,13 @@ func (cr *callgrindReader) rates() {
 	}
 	var clamped int
 	for _, f := range cr.funcs {
-		f.f.events = map[string]float64{}
+		events := map[string]float64{}
 		for i, e := range cr.events {
 			if ev := callgrindRates[e]; ev != "" {
-				f.f.events[ev] += f.events[i]
+				events[ev] += f.events[i]
 			}
 		}
+		f.f.SetEvents(events)
 		_, c := f.f.setRates()
 		clamped += c
 	}

@@ -11,10 +11,6 @@ import (
 	"strings"
 )
 
-// ChromeTrace is a Chrome trace (the Trace Event Format's JSON) holding
-// V8's CPU profile events.
-const ChromeTrace Format = "chrome-trace"
-
 // chromeTraceFormat reads the Trace Event Format's JSON (an array of
 // events, or an object whose "traceEvents" is one; the array may lack its
 // closing bracket, as the format allows) for V8's sampling profiles:
@@ -36,7 +32,7 @@ const ChromeTrace Format = "chrome-trace"
 // --process keeps the processes of that name. Every other event is
 // skipped without being decoded.
 var chromeTraceFormat = format{
-	name:  ChromeTrace,
+	name:  "chrome-trace",
 	about: "Chrome trace JSON holding V8's CPU profile (Profile/ProfileChunk or CpuProfile events): Chrome's Performance panel \"Save profile\", chrome://tracing, Node's inspector",
 	detect: func(c *content) (any, bool) {
 		j := c.jsonTop()
@@ -169,7 +165,7 @@ func readChromeTrace(r *reading) error {
 			procName[tp.pid] = unique.name(base, pkey)
 		}
 		t := b.thread(pkey, procName[tp.pid], strconv.FormatInt(tp.tid, 10))
-		if err := r.v8Import(b, &tp.p, t, v8Where(tp.pid, tp.tid, tp.id), &st); err != nil {
+		if err := v8Import(r, b, &tp.p, t, v8Where(tp.pid, tp.tid, tp.id), &st); err != nil {
 			return err
 		}
 	}
@@ -182,7 +178,7 @@ func readChromeTrace(r *reading) error {
 	if err := b.finish(r); err != nil {
 		return err
 	}
-	v8Notes(r.m, r.im, &st)
+	v8Notes(r.m, r.out, &st)
 	if len(empty) > 0 {
 		r.m.note("%d CPU profiles of the trace have no node and no sample (a recording stopped before its first sample) and were skipped (the first: %s)", len(empty), strings.TrimSuffix(empty[0], ": "))
 	}

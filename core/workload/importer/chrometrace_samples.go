@@ -185,8 +185,8 @@ func readTraceSamples(r *reading) error {
 	if err := b.finish(r); err != nil {
 		return err
 	}
-	r.im.SampleType, r.im.Samples = "wall/microseconds", n
-	r.im.Period, r.im.PeriodType, r.im.PeriodUnit = total/float64(n), "wall", "microseconds"
+	r.out.SampleType, r.out.Samples = "wall/microseconds", n
+	r.out.Period, r.out.PeriodType, r.out.PeriodUnit = total/float64(n), "wall", "microseconds"
 	if idle > 0 {
 		r.m.note("%d idle samples were dropped (--drop-idle)", idle)
 	}

@@ -168,7 +168,7 @@ func (tr *traceReader) readSpans() error {
 	if err := b.finish(r); err != nil {
 		return err
 	}
-	m, im := r.m, r.im
+	m, im := r.m, r.out
 	im.SampleType = "wall/microseconds"
 	im.Samples = int64(math.Max(1, math.Round(total)))
 	m.note("the trace has no CPU profile: its duration events (B/E, X) are read as an instrumented profile, each stack weighing the time its innermost span was open (wall time, waiting included): measured, not sampled, so the sample count is the total in microseconds")

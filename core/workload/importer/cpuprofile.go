@@ -2,11 +2,6 @@ package importer
 
 import "path/filepath"
 
-// CPUProfile is a V8 CPU profile: the `.cpuprofile` JSON that `node
-// --cpu-prof`, Chrome DevTools (JavaScript Profiler, "Save profile") and
-// V8's inspector write.
-const CPUProfile Format = "cpuprofile"
-
 // cpuprofileFormat reads a .cpuprofile: the DevTools protocol's
 // Profiler.Profile, an object of nodes (a call tree: each node a call
 // frame {functionName, scriptId, url, lineNumber, columnNumber} with its
@@ -24,7 +19,7 @@ const CPUProfile Format = "cpuprofile"
 // of one thread, busy for its samples' time over endTime − startTime;
 // --drop-idle drops the "(idle)" samples.
 var cpuprofileFormat = format{
-	name:  CPUProfile,
+	name:  "cpuprofile",
 	about: "V8 CPU profiles, .cpuprofile JSON (node --cpu-prof, Chrome DevTools, V8's inspector)",
 	detect: func(c *content) (any, bool) {
 		j := c.jsonTop()
@@ -51,7 +46,7 @@ func readCPUProfile(r *reading) error {
 	b := newSrcBuilder(r.m)
 	t := b.thread("", pname, "")
 	var st v8Stats
-	if err := r.v8Import(b, &p, t, "", &st); err != nil {
+	if err := v8Import(r, b, &p, t, "", &st); err != nil {
 		return err
 	}
 	if st.samples == 0 {
@@ -60,6 +55,6 @@ func readCPUProfile(r *reading) error {
 	if err := b.finish(r); err != nil {
 		return err
 	}
-	v8Notes(r.m, r.im, &st)
+	v8Notes(r.m, r.out, &st)
 	return nil
 }

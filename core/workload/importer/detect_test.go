@@ -198,10 +198,17 @@ func TestFormatsRegistry(t *testing.T) {
 			t.Errorf("ParseFormat(%s) = %q, %v", f.Name, got, err)
 		}
 	}
-	for _, want := range []importer.Format{importer.Pprof, importer.Perf, importer.Folded,
-		importer.CPUProfile, importer.ChromeTrace, importer.Speedscope, importer.Gecko, importer.Stackprof} {
+	// every Format constant names a format of the registry (the formats'
+	// entries spell their names themselves)
+	consts := []importer.Format{importer.Pprof, importer.Perf, importer.Folded,
+		importer.CPUProfile, importer.ChromeTrace, importer.Speedscope, importer.Gecko, importer.Stackprof,
+		importer.Instruments, importer.Callgrind, importer.GHCProf, importer.Pmcstat, importer.DTrace}
+	for _, want := range consts {
 		if !seen[want] {
 			t.Errorf("Formats() lacks %s", want)
 		}
+	}
+	if len(consts) != len(seen) {
+		t.Errorf("%d Format constants for %d formats: give each format its constant", len(consts), len(seen))
 	}
 }

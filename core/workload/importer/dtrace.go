@@ -9,12 +9,6 @@ import (
 	"strings"
 )
 
-// DTrace is the text of a DTrace stack aggregation: `dtrace -n
-// 'profile-997 { @[ustack()] = count(); }'`, with stack() or ustack(),
-// with or without scalar keys (execname, pid) before the stack: what
-// FlameGraph's stackcollapse.pl reads.
-const DTrace Format = "dtrace"
-
 // dtraceFormat reads a printed stack aggregation: each entry is the
 // keys (on one line), the stack's frames, one per line, leaf first,
 // indented (`              libc.so.1`_lwp_park+0x8`,
@@ -43,7 +37,7 @@ const DTrace Format = "dtrace"
 //   - Left out: "dtrace:" messages (drops are noted), probe lines, keys
 //     after the stack, ustack helper annotations (`[ … ]` lines).
 var dtraceFormat = format{
-	name:  DTrace,
+	name:  "dtrace",
 	about: "DTrace stack aggregations (@[ustack()] = count(), stack(), execname or pid keys), what stackcollapse.pl reads",
 	detect: func(c *content) (any, bool) {
 		return nil, c.text && isDTrace(c.lines)
@@ -347,7 +341,7 @@ func (d *dtraceReader) build() error {
 				frames = append(frames, frame{f: f.fn, addr: f.base + fr.off, hasAddr: fr.hasOff})
 			}
 		}
-		if r.opt.DropIdle && isIdle(frames[0].f.name) {
+		if r.opt.DropIdle && isIdle(frames[0].f.Name()) {
 			idle += e.value
 			continue
 		}
@@ -374,7 +368,7 @@ func (d *dtraceReader) build() error {
 		return r.errorf("no stack with a positive value: there is nothing to import (give the output of a stack aggregation such as @[ustack()] = count())")
 	}
 	m.relativeBusy()
-	im := r.im
+	im := r.out
 	im.SampleType = "count"
 	im.Samples = int64(total)
 	if us := dtraceProfilePeriod(d.profile); us > 0 {
@@ -452,7 +446,7 @@ func (d *dtraceReader) layout(kernel []bool) []dtraceFn {
 		if !s.has {
 			continue // no offset seen: the synthetic layout's 256 bytes
 		}
-		img := s.f.img
+		img := s.f.Image()
 		base := alignUp(next[img], SyntheticAlign)
 		bases[s.f] = base
 		s.f.see(base) // the symbol's start

@@ -24,7 +24,7 @@ const (
 
 // foldedFormat is folded stacks.
 var foldedFormat = format{
-	name:  Folded,
+	name:  "folded",
 	about: "folded stacks, `root;caller;leaf COUNT` lines (FlameGraph's stackcollapse scripts, many profilers' collapsed output)",
 	detect: func(c *content) (any, bool) {
 		return nil, c.text && isFolded(c.lines)
@@ -67,7 +67,7 @@ var tomlKey = regexp.MustCompile(`^[\w.-]+\s*=\s*\S+$`)
 // dropped from their stack; a line that is not a stack with a count is
 // skipped: notes count each and name the first.
 func importFolded(r *reading) error {
-	name, data, opt, m, im := r.name, r.data, r.opt, r.m, r.im
+	name, data, opt, m, im := r.name, r.data, r.opt, r.m, r.out
 	pname := opt.Process
 	if pname == "" {
 		pname = filepath.Base(name)

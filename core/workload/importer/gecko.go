@@ -13,10 +13,6 @@ import (
 // address, in the synthetic layout.
 const GeckoUnknownImage = "[unknown]"
 
-// Gecko is the Firefox Profiler's JSON: the Gecko profile format the
-// browser writes and the processed format profiler.firefox.com saves.
-const Gecko Format = "gecko"
-
 // geckoFormat reads Firefox profiles, in the forms found in the wild:
 //
 //   - the Gecko format the browser writes (about:profiling, the Gecko
@@ -61,7 +57,7 @@ const Gecko Format = "gecko"
 // (a note gives their share), dropped by --drop-idle. --process keeps
 // the processes of that name.
 var geckoFormat = format{
-	name:  Gecko,
+	name:  "gecko",
 	about: "Firefox Profiler JSON: the Gecko format the browser writes and the processed format profiler.firefox.com saves",
 	detect: func(c *content) (any, bool) {
 		j := c.jsonTop()
@@ -577,7 +573,7 @@ func geckoLibName(l geckoLib) string {
 
 // notes sets the sample type and period and says what was read.
 func (gr *geckoReader) notes() {
-	m, im, st := gr.r.m, gr.r.im, &gr.st
+	m, im, st := gr.r.m, gr.r.out, &gr.st
 	im.Samples = st.samples
 	im.SampleType = "wall/milliseconds"
 	im.Period, im.PeriodType, im.PeriodUnit = st.interval, "wall", "milliseconds"

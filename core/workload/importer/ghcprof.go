@@ -10,10 +10,6 @@ import (
 	"strings"
 )
 
-// GHCProf is the cost-centre profile a GHC program writes with
-// `+RTS -p` (or -P, -pa), or as JSON with `+RTS -pj`: prog.prof.
-const GHCProf Format = "ghcprof"
-
 // ghcprofFormat reads a GHC time and allocation profiling report: its
 // header (total ticks), then the cost-centre stack tree (`COST CENTRE
 // MODULE [SRC] no. entries %time %alloc %time %alloc [ticks bytes]`);
@@ -41,7 +37,7 @@ const GHCProf Format = "ghcprof"
 // a tree of nodes (id, ticks, children), with total_ticks and
 // tick_interval (µs); see readGHCJSON.
 var ghcprofFormat = format{
-	name:  GHCProf,
+	name:  "ghcprof",
 	about: "GHC cost-centre profiles, prog.prof from `+RTS -p` (-P, -pa; GHC 6 to 9 column sets) or `+RTS -pj` (JSON)",
 	detect: func(c *content) (any, bool) {
 		if j := c.jsonTop(); j.kind == '{' {
@@ -91,7 +87,7 @@ func readGHCProf(r *reading) error {
 	if d := bytes.TrimLeft(r.data, " \t\r\n"); len(d) > 0 && d[0] == '{' {
 		return readGHCJSON(r)
 	}
-	m, im := r.m, r.im
+	m, im := r.m, r.out
 	var program string
 	var ticks, interval, caps int64 = -1, 0, 1
 	var tree *ghcTree
@@ -341,7 +337,7 @@ type ghcJSONNode struct {
 // its cost centre's label in an image per module, as the text report's
 // rows are.
 func readGHCJSON(r *reading) error {
-	m, im := r.m, r.im
+	m, im := r.m, r.out
 	var g ghcJSON
 	if err := r.decodeJSON(r.data, &g, "GHC JSON profile"); err != nil {
 		return err

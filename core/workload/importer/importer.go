@@ -39,6 +39,37 @@ const (
 	Perf Format = "perf"
 	// Folded is folded stacks: `root;caller;leaf COUNT` lines.
 	Folded Format = "folded"
+	// CPUProfile is a V8 CPU profile: the `.cpuprofile` JSON that `node
+	// --cpu-prof`, Chrome DevTools (JavaScript Profiler, "Save profile") and
+	// V8's inspector write.
+	CPUProfile Format = "cpuprofile"
+	// ChromeTrace is a Chrome trace (the Trace Event Format's JSON) holding
+	// V8's CPU profile events.
+	ChromeTrace Format = "chrome-trace"
+	// Speedscope is speedscope's own file format.
+	Speedscope Format = "speedscope"
+	// Gecko is the Firefox Profiler's JSON: the Gecko profile format the
+	// browser writes and the processed format profiler.firefox.com saves.
+	Gecko Format = "gecko"
+	// Stackprof is Ruby stackprof's JSON.
+	Stackprof Format = "stackprof"
+	// Instruments is the text of Instruments' "Deep Copy" of a call tree
+	// (macOS Time Profiler: select the tree's top row, Edit > Deep Copy).
+	Instruments Format = "instruments"
+	// Callgrind is the callgrind profile format (valgrind --tool=callgrind,
+	// also cachegrind's output and other tools that write the format).
+	Callgrind Format = "callgrind"
+	// GHCProf is the cost-centre profile a GHC program writes with
+	// `+RTS -p` (or -P, -pa), or as JSON with `+RTS -pj`: prog.prof.
+	GHCProf Format = "ghcprof"
+	// Pmcstat is the callchain report of FreeBSD's hwpmc sampler, `pmcstat
+	// -R file -G out.txt` (pmcstat -G).
+	Pmcstat Format = "pmcstat"
+	// DTrace is the text of a DTrace stack aggregation: `dtrace -n
+	// 'profile-997 { @[ustack()] = count(); }'`, with stack() or ustack(),
+	// with or without scalar keys (execname, pid) before the stack: what
+	// FlameGraph's stackcollapse.pl reads.
+	DTrace Format = "dtrace"
 )
 
 // Options are an import's choices.
@@ -142,56 +173,37 @@ func ImportContext(ctx context.Context, name string, data []byte, opt Options) (
 	} else if det.format = formatNamed(opt.Format); det.format == nil {
 		return nil, &Error{Source: name, Msg: fmt.Sprintf("unknown format %q: give %s", opt.Format, formatNames())}
 	}
-	im := &Imported{Format: det.format.name, Source: name, SHA256: hex.EncodeToString(sum[:])}
+	im := &Imported{Format: Format(det.format.name), Source: name, SHA256: hex.EncodeToString(sum[:])}
 	m := newModel(ctx)
 	if enc != "" {
 		m.note("the text is in %s: read as such", enc)
 	}
-	r := &reading{name: name, data: data, state: det.state, opt: opt, m: m, im: im, ctx: ctx}
+	r := &reading{name: name, data: data, state: det.state, opt: readOptions{Process: opt.Process, DropIdle: opt.DropIdle}, m: m, out: &sampling{}, ctx: ctx}
 	if err := det.format.read(r); err != nil {
 		if ctx.Err() != nil {
 			return nil, stoppedError(name, ctx)
 		}
 		return nil, err
 	}
-	if m.stop != nil || ctx.Err() != nil {
+	if m.Err() != nil || ctx.Err() != nil {
 		return nil, stoppedError(name, ctx)
 	}
 	if err := m.layout(t); err != nil {
 		return nil, &Error{Source: name, Msg: err.Error()}
 	}
-	m.nameUnknown()
-	wname := m.valid(workloadName(name))
-	if m.invalid > 0 {
-		m.note("%d names had bytes that are not UTF-8; they are replaced by U+FFFD", m.invalid)
-	}
 	if ctx.Err() != nil {
 		return nil, stoppedError(name, ctx)
 	}
-	im.Spec = m.spec(wname)
-	im.Notes = append(im.Notes, m.notes...)
-	im.Warnings = append(im.Warnings, m.warns...)
+	im.SampleType, im.Period, im.PeriodUnit, im.PeriodType, im.Samples = r.out.SampleType, r.out.Period, r.out.PeriodUnit, r.out.PeriodType, r.out.Samples
+	im.Spec = m.spec(workloadName(name))
+	im.Notes = append(im.Notes, m.Notes()...)
+	im.Warnings = append(im.Warnings, m.Warnings()...)
 	return im, nil
 }
 
 // stoppedError is the error of an import whose ctx ended.
 func stoppedError(name string, ctx context.Context) error {
 	return fmt.Errorf("%s: the import stopped: %w", name, context.Cause(ctx))
-}
-
-// Error is an import error: the source file, the line (0: none) and what
-// was wrong and what to do.
-type Error struct {
-	Source string
-	Line   int
-	Msg    string
-}
-
-func (e *Error) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", e.Source, e.Line, e.Msg)
-	}
-	return fmt.Sprintf("%s: %s", e.Source, e.Msg)
 }
 
 // workloadName is the workload's name: the source file's base name.

@@ -9,10 +9,6 @@ import (
 	"strings"
 )
 
-// Instruments is the text of Instruments' "Deep Copy" of a call tree
-// (macOS Time Profiler: select the tree's top row, Edit > Deep Copy).
-const Instruments Format = "instruments"
-
 // InstrumentsImage is the image of every function of a deep copy (it
 // names no library).
 const InstrumentsImage = "instruments"
@@ -38,7 +34,7 @@ const InstrumentsImage = "instruments"
 //   - Addresses: none; the synthetic layout (one image, "instruments").
 //   - Left out: the percentages, "Source Path" and other columns.
 var instrumentsFormat = format{
-	name:  Instruments,
+	name:  "instruments",
 	about: "Instruments' \"Deep Copy\" of a call tree (macOS Time Profiler, Allocations), every Xcode version's column set",
 	detect: func(c *content) (any, bool) {
 		return nil, c.text && len(c.lines) > 0 && isInstrumentsHeader(c.lines[0])
@@ -326,7 +322,7 @@ func instrumentsModel(r *reading, rows []instrumentsRow, kind instrumentsKind, h
 		return r.errorf("no row has a positive self weight: there is nothing to import")
 	}
 	m.relativeBusy()
-	im := r.im
+	im := r.out
 	im.SampleType = string(kind)
 	switch kind {
 	case instrumentsTime:

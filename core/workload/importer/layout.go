@@ -58,12 +58,17 @@ func targetOf(arch string) (target, error) {
 }
 
 // layout places every image's functions (offsets and sizes) and then the
-// images in t's address space.
+// images in t's address space, and names the unsymbolized functions
+// (see nameUnknown).
 func (m *model) layout(t target) error {
 	for _, img := range m.images {
 		img.layout()
 	}
-	return m.relocate(t)
+	if err := m.relocate(t); err != nil {
+		return err
+	}
+	m.nameUnknown()
+	return nil
 }
 
 // layout places img's functions. A function only ever inlined owns no

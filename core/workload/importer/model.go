@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -259,6 +258,80 @@ func (m *model) add(t *thread, frames []frame, w float64) {
 	s.weight += w
 }
 
+// LookupImage is the image of key, or nil when none was made.
+func (m *model) LookupImage(key string) *image { return m.imageBy[key] }
+
+// LookupProcess is the process of key, or nil when none was made.
+func (m *model) LookupProcess(key string) *proc { return m.procBy[key] }
+
+// Threads are every process's threads, processes and threads in order
+// of making.
+func (m *model) Threads() []*thread {
+	var out []*thread
+	for _, p := range m.procs {
+		out = append(out, p.threads...)
+	}
+	return out
+}
+
+// Notes are the notes added, in order.
+func (m *model) Notes() []string { return m.notes }
+
+// Warnings are the warnings added, in order.
+func (m *model) Warnings() []string { return m.warns }
+
+// Err is why the model stopped adding samples (its context ended), or
+// nil.
+func (m *model) Err() error { return m.stop }
+
+// Name is the image's name (unique in its model).
+func (img *image) Name() string { return img.name }
+
+// Kernel says whether the image is kernel code.
+func (img *image) Kernel() bool { return img.kernel }
+
+// SetMapping gives the image the source's mapping [start, limit), unless
+// it has one already.
+func (img *image) SetMapping(start, limit uint64) {
+	if img.hasRange {
+		return
+	}
+	img.start, img.limit, img.hasRange = start, limit, true
+}
+
+// Lookup is the image's function of that name, or nil when none was
+// made.
+func (img *image) Lookup(name string) *fn { return img.fnBy[name] }
+
+// Name is the function's name (unique in its image).
+func (f *fn) Name() string { return f.name }
+
+// Image is the function's image.
+func (f *fn) Image() *image { return f.img }
+
+// MarkUnsymbolized marks the function as an address the source could not
+// name (image+0xOFFSET): not a function a linker placed, so layout starts
+// it at its address, not aligned.
+func (f *fn) MarkUnsymbolized() { f.unsymbolized = true }
+
+// AddCodeAt records that w of the function's code weight (added by the
+// samples' stacks) ran at source address addr: for a source that gives
+// costs by address apart from its stacks.
+func (f *fn) AddCodeAt(addr uint64, w float64) {
+	f.see(addr)
+	if f.leafAt == nil {
+		f.leafAt = map[uint64]float64{}
+	}
+	f.leafAt[addr] += w
+}
+
+// Weight is the thread's summed sample weight.
+func (t *thread) Weight() float64 { return t.weight }
+
+// SetBusy sets the thread's busy share: the part of the time it ran
+// (outside (0, 1], the workload says 1).
+func (t *thread) SetBusy(share float64) { t.share = share }
+
 // warn adds a warning: the source may not say where the program ran.
 func (m *model) warn(format string, args ...any) {
 	m.warns = append(m.warns, fmt.Sprintf(format, args...))
@@ -291,12 +364,6 @@ func (m *model) nameUnknown() {
 	}
 }
 
-// sortStrings sorts s and returns it.
-func sortStrings(s []string) []string {
-	slices.Sort(s)
-	return s
-}
-
 // valid is s with bytes that are not UTF-8 replaced by U+FFFD (TOML text
 // is UTF-8); the notes count the names changed.
 func (m *model) valid(s string) string {
@@ -306,3 +373,21 @@ func (m *model) valid(s string) string {
 	m.invalid++
 	return strings.ToValidUTF8(s, "\uFFFD")
 }
+
+// stopped is the cause of ctx's end (nil while it goes on), looked at on
+// every 4096th call (n counts the calls): the loops over a profile's
+// lines and samples call it, so that an import stops soon after its
+// memory budget's watchdog or Ctrl-C ends ctx.
+func stopped(ctx context.Context, n int) error {
+	if n%4096 != 0 || ctx.Err() == nil {
+		return nil
+	}
+	return context.Cause(ctx)
+}
+
+// unknownKey is the provisional name of an unsymbolized address; after
+// layout it becomes image+0xOFFSET (see nameUnknown).
+func unknownKey(addr uint64) string { return unknownPrefix + strconv.FormatUint(addr, 16) }
+
+// unknownPrefix starts the provisional names (no symbol has a NUL).
+const unknownPrefix = "\x00unknown "

@@ -123,7 +123,7 @@ func outlierSet(count map[uint64]int64, kernel bool) map[uint64]bool {
 }
 
 // noteOutliers writes the note on the outliers found, if any.
-func (m *model) noteOutliers(frames int64, addrs int, example string) {
+func noteOutliers(m *model, frames int64, addrs int, example string) {
 	if frames == 0 {
 		return
 	}

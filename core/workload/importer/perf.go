@@ -10,19 +10,20 @@ import (
 
 // perfFormat is the text `perf script` prints.
 var perfFormat = format{
-	name:  Perf,
+	name:  "perf",
 	about: "the text `perf script` prints (Linux perf), with or without call graphs",
 	detect: func(c *content) (any, bool) {
 		return nil, c.text && len(c.lines) > 0 && isPerfHeader(c.lines[0])
 	},
-	read: func(r *reading) error { return importPerf(r.name, r.data, r.opt, r.m, r.im) },
+	read: importPerf,
 }
 
 // importPerf fills m from `perf script` text: the samples of the weight
 // event (cycles, else the file's first event) become stacks of threads of
 // processes; the other events give per-function rates.
-func importPerf(name string, data []byte, opt Options, m *model, im *Imported) error {
-	samples, skipped, records, err := parsePerf(m.ctx, name, data)
+func importPerf(r *reading) error {
+	name, data, opt, m, im := r.name, r.data, r.opt, r.m, r.out
+	samples, skipped, records, err := parsePerf(r.ctx, name, data)
 	if err != nil {
 		return err
 	}
@@ -89,7 +90,7 @@ func importPerf(name string, data []byte, opt Options, m *model, im *Imported) e
 	if im.Samples == 0 {
 		return &Error{Source: name, Msg: fmt.Sprintf("no %s sample is left to import", im.SampleType)}
 	}
-	m.noteOutliers(pb.outlierFrames, len(pb.outlierSeen), pb.outlierExample)
+	noteOutliers(m, pb.outlierFrames, len(pb.outlierSeen), pb.outlierExample)
 	pb.finish(im, scale)
 	pb.rates(samples, wev)
 	return nil
@@ -250,9 +251,9 @@ func (pb *perfBuilder) add(s *perfSample) {
 		f, outlier := pb.fn(s.pid, fr.perfFrame, true)
 		if outlier {
 			pb.outlierFrames++
-			pb.outlierSeen[outlierAt{f.img, fr.addr}] = true
+			pb.outlierSeen[outlierAt{f.Image(), fr.addr}] = true
 			if pb.outlierExample == "" {
-				pb.outlierExample = outlierExample(fr.addr, f.img.name) + fmt.Sprintf(" at line %d", fr.line)
+				pb.outlierExample = outlierExample(fr.addr, f.Image().Name()) + fmt.Sprintf(" at line %d", fr.line)
 			}
 		}
 		// an inlined frame's address is its physical frame's
@@ -315,7 +316,7 @@ func physicalEntry(entries []entryFrame) int {
 // process is pid's process; names are made unique with "#pid".
 func (pb *perfBuilder) process(pid int64) *proc {
 	key := strconv.FormatInt(pid, 10)
-	if p := pb.m.procBy[key]; p != nil {
+	if p := pb.m.LookupProcess(key); p != nil {
 		return p
 	}
 	n := pb.names[pid]
@@ -350,7 +351,7 @@ func (pb *perfBuilder) fn(pid int64, fr perfFrame, make bool) (*fn, bool) {
 	var img *image
 	if make {
 		img = pb.m.image(key, iname, kernel)
-	} else if img = pb.m.imageBy[key]; img == nil {
+	} else if img = pb.m.LookupImage(key); img == nil {
 		return nil, false
 	}
 	outlier := pb.outliers[key][fr.addr]
@@ -363,10 +364,12 @@ func (pb *perfBuilder) fn(pid int64, fr perfFrame, make bool) (*fn, bool) {
 		}
 	}
 	if !make {
-		return img.fnBy[name], outlier
+		return img.Lookup(name), outlier
 	}
 	f := pb.m.fn(img, name)
-	f.unsymbolized = f.unsymbolized || unknown
+	if unknown {
+		f.MarkUnsymbolized()
+	}
 	return f, outlier
 }
 
@@ -381,10 +384,3 @@ func imageName(dso string) string {
 	}
 	return filepath.Base(dso)
 }
-
-// unknownKey is the provisional name of an unsymbolized address; after
-// layout it becomes image+0xOFFSET (see nameUnknown).
-func unknownKey(addr uint64) string { return unknownPrefix + strconv.FormatUint(addr, 16) }
-
-// unknownPrefix starts the provisional names (no symbol has a NUL).
-const unknownPrefix = "\x00unknown "

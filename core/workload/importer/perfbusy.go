@@ -182,16 +182,14 @@ func rankScale(samples []perfSample, wev string, m *model, why string) float64 {
 
 // finish sets the threads' busy shares (their weight times scale, at most
 // 1) and the period.
-func (pb *perfBuilder) finish(im *Imported, scale float64) {
+func (pb *perfBuilder) finish(im *sampling, scale float64) {
 	var clamped int
-	for _, p := range pb.m.procs {
-		for _, t := range p.threads {
-			share := t.weight * scale
-			if share > 1.05 {
-				clamped++
-			}
-			t.share = min(1, share)
+	for _, t := range pb.m.Threads() {
+		share := t.Weight() * scale
+		if share > 1.05 {
+			clamped++
 		}
+		t.SetBusy(min(1, share))
 	}
 	if clamped > 0 {
 		pb.m.note("%d threads ran more than the wall span holds (by more than 5%%): their busy shares are clamped to 1", clamped)

@@ -488,11 +488,3 @@ func eventName(ev string) string {
 	}
 	return ev
 }
-
-// clip shortens a line for a message.
-func clip(s string) string {
-	if len(s) > 120 {
-		return s[:117] + "..."
-	}
-	return s
-}

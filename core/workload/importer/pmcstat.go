@@ -7,10 +7,6 @@ import (
 	"strings"
 )
 
-// Pmcstat is the callchain report of FreeBSD's hwpmc sampler, `pmcstat
-// -R file -G out.txt` (pmcstat -G).
-const Pmcstat Format = "pmcstat"
-
 // pmcstatFormat reads pmcstat -G callchains: a section per PMC event,
 // `@ EVENT [N samples]`, then one tree per sampled function: the
 // function with its samples (`20.86%  [7447]     zfs_lz4_compress @
@@ -39,7 +35,7 @@ const Pmcstat Format = "pmcstat"
 //   - Addresses: none (pmcstat prints functions, not pcs); the synthetic
 //     layout.
 var pmcstatFormat = format{
-	name:  Pmcstat,
+	name:  "pmcstat",
 	about: "FreeBSD pmcstat -G callchain reports (hwpmc samples, one section per event)",
 	detect: func(c *content) (any, bool) {
 		return nil, c.text && len(c.lines) > 0 && pmcstatSection.MatchString(c.lines[0])
@@ -145,7 +141,7 @@ func readPmcstat(r *reading) error {
 // pmcstatModel adds the weight event's chains to the model and the other
 // events' samples as rates.
 func pmcstatModel(r *reading, sections []*pmcstatSectionRows) error {
-	m, im := r.m, r.im
+	m, im := r.m, r.out
 	w := sections[0]
 	for _, class := range []string{evCycles, evInstructions} {
 		if s := pmcstatFind(sections, class); s != nil {
@@ -292,28 +288,19 @@ func pmcstatRates(m *model, sections []*pmcstatSectionRows, w *pmcstatSectionRow
 			if n.parent >= 0 {
 				continue
 			}
-			img := m.imageBy["pmc:"+n.image]
+			img := m.LookupImage("pmc:" + n.image)
 			var f *fn
 			if img != nil {
-				f = img.fnBy[n.name]
+				f = img.Lookup(n.name)
 			}
 			if f == nil {
 				noFunc += n.count
 				continue
 			}
-			if f.events == nil {
-				f.events = map[string]float64{}
-			}
-			f.events[s.class] += n.count
+			f.AddEvent(s.class, n.count)
 		}
 	}
-	var set, clamped int
-	for _, img := range m.images {
-		for _, f := range img.funcs {
-			s, c := f.setRates()
-			set, clamped = set+s, clamped+c
-		}
-	}
+	set, clamped := m.SetRates()
 	if set > 0 {
 		m.note("per-function rates from the events' samples assume every event was sampled at the same rate (pmcstat -n; the report does not print it)")
 	}

@@ -3,6 +3,7 @@ package importer
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/google/pprof/profile"
@@ -20,7 +21,7 @@ const kernelAddress = 0xFFFF800000000000
 
 // pprofFormat is pprof's profile.proto and the legacy forms pprof reads.
 var pprofFormat = format{
-	name:  Pprof,
+	name:  "pprof",
 	about: "pprof's profile.proto, gzipped or not (Go's runtime/pprof, go test -cpuprofile, gperftools), and the legacy profiles pprof reads",
 	detect: func(c *content) (any, bool) {
 		p, err := parsePprof(c.data)
@@ -28,12 +29,13 @@ var pprofFormat = format{
 	},
 	read: func(r *reading) error {
 		p, _ := r.state.(*profile.Profile)
-		return importPprof(r.name, r.data, p, r.opt, r.m, r.im)
+		return importPprof(r, p)
 	},
 }
 
-// importPprof fills m from a pprof profile (p, or data parsed).
-func importPprof(name string, data []byte, p *profile.Profile, opt Options, m *model, im *Imported) error {
+// importPprof fills r.m from a pprof profile (p, or r.data parsed).
+func importPprof(r *reading, p *profile.Profile) error {
+	name, data, opt, m, im := r.name, r.data, r.opt, r.m, r.out
 	if p == nil {
 		var err error
 		if p, err = parsePprof(data); err != nil {
@@ -90,7 +92,7 @@ func importPprof(name string, data []byte, p *profile.Profile, opt Options, m *m
 			noLoc += n
 			continue
 		}
-		if opt.DropIdle && isIdle(frames[0].f.name) {
+		if opt.DropIdle && isIdle(frames[0].f.Name()) {
 			idle += n
 			continue
 		}
@@ -108,12 +110,13 @@ func importPprof(name string, data []byte, p *profile.Profile, opt Options, m *m
 		for k := range labelKeys {
 			keys = append(keys, k)
 		}
-		m.note("%d samples carry labels (%s); labels are ignored: the workload is one process with one thread", labels, strings.Join(sortStrings(keys), ", "))
+		slices.Sort(keys)
+		m.note("%d samples carry labels (%s); labels are ignored: the workload is one process with one thread", labels, strings.Join(keys, ", "))
 	}
 	if im.Samples == 0 {
 		return &Error{Source: name, Msg: fmt.Sprintf("the profile has no sample with a positive %s and a location: there is nothing to import", im.SampleType)}
 	}
-	m.noteOutliers(pm.outlierFrames, pm.outlierAddrs, pm.outlierExample)
+	noteOutliers(m, pm.outlierFrames, pm.outlierAddrs, pm.outlierExample)
 	return nil
 }
 
@@ -187,7 +190,7 @@ func mainMapping(p *profile.Profile) *profile.Mapping {
 
 // pprofProcess is the process's name: opt.Process, else the main
 // mapping's file's base name, else the source's base name.
-func pprofProcess(name string, p *profile.Profile, opt Options) string {
+func pprofProcess(name string, p *profile.Profile, opt readOptions) string {
 	if opt.Process != "" {
 		return opt.Process
 	}
@@ -228,7 +231,7 @@ func (pm *pprofMapper) findOutliers(p *profile.Profile, vi int) {
 		for _, loc := range s.Location {
 			img := pm.image(loc)
 			if loc.Address != 0 {
-				c.add(img, img.kernel, loc.Address)
+				c.add(img, img.Kernel(), loc.Address)
 				order = append(order, first{img, loc.Address})
 			}
 		}
@@ -236,7 +239,7 @@ func (pm *pprofMapper) findOutliers(p *profile.Profile, vi int) {
 	pm.outliers, pm.outlierFrames, pm.outlierAddrs = c.outliers()
 	for _, f := range order {
 		if pm.outliers[f.img][f.addr] {
-			pm.outlierExample = outlierExample(f.addr, f.img.name)
+			pm.outlierExample = outlierExample(f.addr, f.img.Name())
 			break
 		}
 	}
@@ -289,7 +292,7 @@ func (pm *pprofMapper) location(loc *profile.Location) []frame {
 			n = UnknownFunction
 		}
 		f := pm.m.fn(img, n)
-		f.unsymbolized = true
+		f.MarkUnsymbolized()
 		return []frame{{f: f, addr: addr, hasAddr: hasAddr}}
 	}
 	fs := make([]frame, 0, len(loc.Line))
@@ -309,7 +312,9 @@ func (pm *pprofMapper) location(loc *profile.Location) []frame {
 			}
 		}
 		f := pm.m.fn(img, n)
-		f.unsymbolized = f.unsymbolized || unknown
+		if unknown {
+			f.MarkUnsymbolized()
+		}
 		last := i == len(loc.Line)-1
 		fs = append(fs, frame{f: f, inlined: !last, addr: addr, hasAddr: hasAddr && last})
 	}
@@ -322,7 +327,7 @@ func unsymbolized(img *image, mp *profile.Mapping, addr uint64) string {
 	if mp != nil && addr >= mp.Start {
 		addr -= mp.Start
 	}
-	return fmt.Sprintf("%s+0x%x", img.name, addr)
+	return fmt.Sprintf("%s+0x%x", img.Name(), addr)
 }
 
 // image is loc's image: its mapping's (file base name; kernel when the
@@ -348,10 +353,21 @@ func (pm *pprofMapper) image(loc *profile.Location) *image {
 	img := pm.m.image(key, n, kernel)
 	switch {
 	case mp.Limit > mp.Start && mp.Limit-mp.Start <= MaxMapping:
-		img.start, img.limit, img.hasRange = mp.Start, mp.Limit, true
+		img.SetMapping(mp.Start, mp.Limit)
 	case mp.Limit > mp.Start:
-		pm.m.note("mapping %s spans 0x%X…0x%X, more than any code: taken as unknown (the image covers the addresses seen in it)", img.name, mp.Start, mp.Limit)
+		pm.m.note("mapping %s spans 0x%X…0x%X, more than any code: taken as unknown (the image covers the addresses seen in it)", img.Name(), mp.Start, mp.Limit)
 	}
 	pm.images[mp] = img
 	return img
+}
+
+// parsePprof parses data (not gzipped) as pprof does, turning a panic of
+// the parser on hostile input into an error.
+func parsePprof(data []byte) (p *profile.Profile, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			p, err = nil, fmt.Errorf("the pprof parser failed on this content (%v)", r)
+		}
+	}()
+	return profile.ParseData(data)
 }

@@ -8,11 +8,17 @@ import (
 	"github.com/proflab/proflab/core/workload"
 )
 
-// spec writes the laid-out model as a workload: images in address order
-// with their functions in offset order, each function's weight its self
-// weight and its hotspots the per-address distribution of that weight;
-// processes with their threads' stacks, heaviest first.
+// spec writes the laid-out model as a workload of that name: images in
+// address order with their functions in offset order, each function's
+// weight its self weight and its hotspots the per-address distribution
+// of that weight; processes with their threads' stacks, heaviest first.
+// A note counts the names (the workload's among them) whose bytes that
+// are not UTF-8 were replaced.
 func (m *model) spec(name string) *workload.Spec {
+	name = m.valid(name)
+	if m.invalid > 0 {
+		m.note("%d names had bytes that are not UTF-8; they are replaced by U+FFFD", m.invalid)
+	}
 	s := &workload.Spec{Name: name, InstructionBytes: 1, CreateProcesses: true}
 	imgs := slices.Clone(m.images)
 	slices.SortFunc(imgs, func(a, b *image) int { return cmp.Compare(a.base, b.base) })

@@ -8,9 +8,6 @@ import (
 	"strconv"
 )
 
-// Speedscope is speedscope's own file format.
-const Speedscope Format = "speedscope"
-
 // speedscopeSchema is the "$schema" every speedscope file names.
 const speedscopeSchema = "https://www.speedscope.app/file-format-schema.json"
 
@@ -40,7 +37,7 @@ const speedscopeSchema = "https://www.speedscope.app/file-format-schema.json"
 // weights (exporters write endValue inconsistently). --drop-idle drops
 // the samples whose leaf is idle (see srcIdle).
 var speedscopeFormat = format{
-	name:  Speedscope,
+	name:  "speedscope",
 	about: "speedscope's JSON file format, sampled and evented profiles (py-spy, rbspy, Austin, speedscope's export and many others)",
 	detect: func(c *content) (any, bool) {
 		j := c.jsonTop()
@@ -283,7 +280,7 @@ func (sr *speedscopeReader) stack(i, k int, stack []int64, w float64, t *srcThre
 
 // notes sets the sample type and period and notes what was left out.
 func (sr *speedscopeReader) notes(kind string) {
-	m, im := sr.r.m, sr.r.im
+	m, im := sr.r.m, sr.r.out
 	im.Samples = sr.samples
 	switch kind {
 	case "time":

@@ -202,8 +202,8 @@ func (b *srcBuilder) finish(r *reading) error {
 	for _, id := range used {
 		f := b.funcs[id]
 		img := b.m.image(f.img, b.imgName[f.img], false)
-		if r, ok := b.ranges[f.img]; ok && !img.hasRange {
-			img.start, img.limit, img.hasRange = r[0], r[1], true
+		if r, ok := b.ranges[f.img]; ok {
+			img.SetMapping(r[0], r[1])
 		}
 		fns[id] = b.m.fn(img, names[id])
 	}
@@ -224,7 +224,7 @@ func (b *srcBuilder) finish(r *reading) error {
 			b.m.add(th, frames, s.weight)
 		}
 		if span := b.hi - b.lo; b.covered && span > 0 && !math.IsInf(span, 0) {
-			th.share = min(1, th.weight/span)
+			th.SetBusy(min(1, th.Weight()/span))
 		}
 	}
 	return nil
@@ -301,7 +301,9 @@ func keepProcesses(r *reading, names []string) (keep func(name string) bool, err
 			return func(name string) bool { return name == r.opt.Process }, nil
 		}
 	}
-	list := slices.Compact(sortStrings(slices.Clone(names)))
+	list := slices.Clone(names)
+	slices.Sort(list)
+	list = slices.Compact(list)
 	return nil, r.errorf("--process %s: no process of that name; the file has %s", r.opt.Process, strings.Join(list, ", "))
 }
 

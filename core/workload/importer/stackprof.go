@@ -6,9 +6,6 @@ import (
 	"strconv"
 )
 
-// Stackprof is Ruby stackprof's JSON.
-const Stackprof Format = "stackprof"
-
 // stackprofFormat reads the JSON of Ruby's stackprof (`stackprof --json`,
 // StackProf.results written with JSON.generate): mode ("cpu", "wall",
 // "object" or "custom"), interval (microseconds in cpu and wall mode,
@@ -35,7 +32,7 @@ const Stackprof Format = "stackprof"
 // no idle time. --drop-idle drops the samples whose leaf is idle (see
 // srcIdle).
 var stackprofFormat = format{
-	name:  Stackprof,
+	name:  "stackprof",
 	about: "Ruby stackprof's JSON (stackprof --json, StackProf.results as JSON), raw stacks or frames' samples",
 	detect: func(c *content) (any, bool) {
 		j := c.jsonTop()
@@ -215,7 +212,7 @@ func (st *stackprofStats) add(r *reading, b *srcBuilder, t *srcThread, frames []
 
 // notes sets the sample type and period, and says what was left out.
 func (st *stackprofStats) notes(r *reading, f *stackprofFile, timed bool, interval float64) {
-	m, im := r.m, r.im
+	m, im := r.m, r.out
 	im.Samples = st.samples
 	switch {
 	case timed:

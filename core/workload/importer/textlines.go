@@ -6,17 +6,6 @@ import (
 	"strings"
 )
 
-// stopped is the cause of ctx's end (nil while it goes on), looked at on
-// every 4096th call (n counts the calls): the loops over a profile's
-// lines and samples call it, so that an import stops soon after its
-// memory budget's watchdog or Ctrl-C ends ctx.
-func stopped(ctx context.Context, n int) error {
-	if n%4096 != 0 || ctx.Err() == nil {
-		return nil
-	}
-	return context.Cause(ctx)
-}
-
 // eachLine calls fn with every line of data: its number (from 1) and its
 // text without the "\n" and a trailing "\r" (CRLF files). It stops at
 // fn's first error and returns it, or when ctx ends (see [stopped]).
@@ -55,3 +44,11 @@ func (p *indentPath[T]) depth() int { return len(p.rows) - 1 }
 
 // leadingSpaces counts the spaces that start s.
 func leadingSpaces(s string) int { return len(s) - len(strings.TrimLeft(s, " ")) }
+
+// clip shortens a line for a message.
+func clip(s string) string {
+	if len(s) > 120 {
+		return s[:117] + "..."
+	}
+	return s
+}

@@ -122,7 +122,7 @@ type v8Stats struct {
 // too). "(root)" is dropped from the stacks; the other pseudo-frames are
 // functions of V8NativeImage. where names the profile in errors ("" for
 // a whole file).
-func (r *reading) v8Import(b *srcBuilder, p *v8Profile, t *srcThread, where string, st *v8Stats) error {
+func v8Import(r *reading, b *srcBuilder, p *v8Profile, t *srcThread, where string, st *v8Stats) error {
 	p.modernize()
 	n := len(p.Nodes)
 	if n == 0 {
@@ -169,14 +169,14 @@ func (r *reading) v8Import(b *srcBuilder, p *v8Profile, t *srcThread, where stri
 			}
 		}
 	}
-	if err := r.v8Acyclic(p, parent, where); err != nil {
+	if err := v8Acyclic(r, p, parent, where); err != nil {
 		return err
 	}
 	fid := make([]int, n)
 	for i, nd := range p.Nodes {
 		fid[i] = v8Func(b, nd.CallFrame)
 	}
-	ws, err := r.v8Weights(p, index, where, st)
+	ws, err := v8Weights(r, p, index, where, st)
 	if err != nil {
 		return err
 	}
@@ -208,7 +208,7 @@ func (r *reading) v8Import(b *srcBuilder, p *v8Profile, t *srcThread, where stri
 }
 
 // v8Acyclic checks that following parents always ends at a root.
-func (r *reading) v8Acyclic(p *v8Profile, parent []int32, where string) error {
+func v8Acyclic(r *reading, p *v8Profile, parent []int32, where string) error {
 	state := make([]int8, len(parent)) // 0 new, 1 on the current path, 2 ends at a root
 	var path []int32
 	for i := range parent {
@@ -244,7 +244,7 @@ type v8Sampled struct {
 
 // v8Weights sums p's samples by node. Without samples, the hit counts
 // share the profile's span.
-func (r *reading) v8Weights(p *v8Profile, index map[int64]int32, where string, st *v8Stats) (v8Sampled, error) {
+func v8Weights(r *reading, p *v8Profile, index map[int64]int32, where string, st *v8Stats) (v8Sampled, error) {
 	n := len(p.Nodes)
 	weights, counts := make([]float64, n), make([]int64, n)
 	var order []int32
@@ -387,7 +387,7 @@ func v8Func(b *srcBuilder, cf v8CallFrame) int {
 
 // v8Notes adds the notes of what importing V8 profiles left out, and the
 // period: the mean sampling interval.
-func v8Notes(m *model, im *Imported, st *v8Stats) {
+func v8Notes(m *model, im *sampling, st *v8Stats) {
 	if st.unsorted > 0 {
 		m.note("%d samples had a negative time delta (V8 wrote them out of order); samples are taken in time order", st.unsorted)
 	}
