@@ -1,11 +1,11 @@
 package importer
 
-// relativeBusy sets the busy share of every thread to its weight over
+// RelativeBusy sets the busy share of every thread to its weight over
 // the busiest thread's, for formats that give neither time nor
 // processors (Instruments' deep copy, callgrind, DTrace): the busiest
 // thread is taken as busy all the time, as perf does without a cpu
 // column.
-func (m *model) relativeBusy() {
+func (m *Model) RelativeBusy() {
 	var ref float64
 	for _, p := range m.procs {
 		for _, t := range p.threads {

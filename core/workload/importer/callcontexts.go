@@ -40,13 +40,13 @@ const (
 // callGraph is one thread's call graph with costs.
 type callGraph struct {
 	nodes []*cgNode
-	byFn  map[*fn]*cgNode
+	byFn  map[*Func]*cgNode
 }
 
 // cgNode is a function of a call graph.
 type cgNode struct {
 	id   int
-	f    *fn
+	f    *Func
 	self float64
 	// selfAt is the self cost by address (only addresses known).
 	selfAt map[uint64]float64
@@ -56,10 +56,10 @@ type cgNode struct {
 	out float64
 }
 
-func newCallGraph() *callGraph { return &callGraph{byFn: map[*fn]*cgNode{}} }
+func newCallGraph() *callGraph { return &callGraph{byFn: map[*Func]*cgNode{}} }
 
 // node is f's node, made the first time.
-func (g *callGraph) node(f *fn) *cgNode {
+func (g *callGraph) node(f *Func) *cgNode {
 	n := g.byFn[f]
 	if n == nil {
 		n = &cgNode{id: len(g.nodes), f: f, in: map[*cgNode]float64{}}
@@ -70,7 +70,7 @@ func (g *callGraph) node(f *fn) *cgNode {
 }
 
 // self adds cost to f's self cost (at addr, when hasAddr).
-func (g *callGraph) self(f *fn, cost float64, addr uint64, hasAddr bool) {
+func (g *callGraph) self(f *Func, cost float64, addr uint64, hasAddr bool) {
 	n := g.node(f)
 	n.self += cost
 	if hasAddr && cost > 0 {
@@ -82,7 +82,7 @@ func (g *callGraph) self(f *fn, cost float64, addr uint64, hasAddr bool) {
 }
 
 // call adds a call from caller to callee of inclusive cost.
-func (g *callGraph) call(caller, callee *fn, cost float64) {
+func (g *callGraph) call(caller, callee *Func, cost float64) {
 	if caller == callee {
 		return // recursion: its cost is the function's already
 	}
@@ -93,23 +93,23 @@ func (g *callGraph) call(caller, callee *fn, cost float64) {
 
 // addContexts adds every function's self cost, spread over its
 // reconstructed contexts, to thread key of p; it returns the cost added.
-func (g *callGraph) addContexts(m *model, p *proc, key string) float64 {
+func (g *callGraph) addContexts(m *Model, p *Process, key string) float64 {
 	var total float64
-	var t *thread
-	var frames []frame
+	var t *Thread
+	var frames []Frame
 	for _, n := range g.nodes {
 		if n.self <= 0 {
 			continue
 		}
 		if t == nil {
-			t = p.thread(key)
+			t = p.Thread(key)
 		}
 		g.contexts(n, func(path []*cgNode, share float64) {
 			frames = frames[:0]
 			for _, c := range path {
-				frames = append(frames, frame{f: c.f})
+				frames = append(frames, Frame{Func: c.f})
 			}
-			m.add(t, frames, n.self*share)
+			m.Add(t, frames, n.self*share)
 		})
 		for a, c := range n.selfAt {
 			n.f.AddCodeAt(a, c)

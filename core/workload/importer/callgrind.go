@@ -40,22 +40,22 @@ import (
 //     counts, `summary:` (`totals:` is checked: a total that differs from
 //     the cost lines' sum is a warning), the `bb` subposition.
 var callgrindFormat = format{
-	name:  "callgrind",
-	about: "callgrind profiles (valgrind --tool=callgrind, with or without --dump-instr=yes; cachegrind's output)",
-	detect: func(c *content) (any, bool) {
-		return nil, c.text && isCallgrind(c)
+	Name:  "callgrind",
+	About: "callgrind profiles (valgrind --tool=callgrind, with or without --dump-instr=yes; cachegrind's output)",
+	Detect: func(c *Content) (any, bool) {
+		return nil, c.Text && isCallgrind(c)
 	},
-	read: readCallgrind,
+	Read: readCallgrind,
 }
 
 // isCallgrind recognises callgrind text: the "# callgrind format" line,
 // or header lines (`key: value`) of which one is `events:`, before the
 // first position or cost line.
-func isCallgrind(c *content) bool {
-	if strings.HasPrefix(string(c.data[:min(len(c.data), 64)]), "# callgrind format") {
+func isCallgrind(c *Content) bool {
+	if strings.HasPrefix(string(c.Data[:min(len(c.Data), 64)]), "# callgrind format") {
 		return true
 	}
-	for _, l := range c.lines {
+	for _, l := range c.Lines {
 		key, _, ok := strings.Cut(l, ":")
 		switch {
 		case key == "events":
@@ -75,7 +75,7 @@ var callgrindHeaderKeys = map[string]bool{
 
 // callgrindReader is a callgrind file being read.
 type callgrindReader struct {
-	r      *reading
+	r      *Reading
 	events []string
 	// posN is the number of subpositions of a cost line, addrAt the
 	// index of "instr" among them (-1: none).
@@ -107,23 +107,23 @@ type callgrindReader struct {
 // cgFunc is a callgrind function: its workload function and, per
 // event, its self cost.
 type cgFunc struct {
-	f      *fn
+	f      *Func
 	events []float64
 }
 
 // readCallgrind reads a callgrind file into r.m.
-func readCallgrind(r *reading) error {
+func readCallgrind(r *Reading) error {
 	cr := &callgrindReader{r: r, posN: 1, addrAt: -1, last: make([]uint64, 1),
 		names:  map[string]map[string]string{"ob": {}, "fl": {}, "fn": {}},
 		graphs: map[string]*callGraph{}, funcs: map[[2]string]*cgFunc{}}
-	if err := eachLine(r.ctx, r.data, cr.line); err != nil {
+	if err := EachLine(r.Ctx, r.Data, cr.line); err != nil {
 		return err
 	}
 	if cr.callLine > 0 {
-		return r.lineErrorf(cr.callLine, "a calls= line ends the file: it must be followed by the cost line of the call")
+		return r.LineErrorf(cr.callLine, "a calls= line ends the file: it must be followed by the cost line of the call")
 	}
 	if cr.events == nil {
-		return r.errorf("no `events:` line: a callgrind file names its events in its header (give the output of valgrind --tool=callgrind)")
+		return r.Errorf("no `events:` line: a callgrind file names its events in its header (give the output of valgrind --tool=callgrind)")
 	}
 	return cr.build()
 }
@@ -158,10 +158,10 @@ func (cr *callgrindReader) header(ln int, key, val string) error {
 	case "events":
 		ev := strings.Fields(val)
 		if len(ev) == 0 {
-			return r.lineErrorf(ln, "`events:` names no event")
+			return r.LineErrorf(ln, "`events:` names no event")
 		}
 		if cr.events != nil && strings.Join(ev, " ") != strings.Join(cr.events, " ") {
-			return r.lineErrorf(ln, "a part with the events %q after parts with %q: the parts of one file must count the same events", val, strings.Join(cr.events, " "))
+			return r.LineErrorf(ln, "a part with the events %q after parts with %q: the parts of one file must count the same events", val, strings.Join(cr.events, " "))
 		}
 		cr.events = ev
 	case "positions":
@@ -173,11 +173,11 @@ func (cr *callgrindReader) header(ln int, key, val string) error {
 				cr.addrAt = i
 			case "line", "bb":
 			default:
-				return r.lineErrorf(ln, "position %q is not one of instr, bb or line", p)
+				return r.LineErrorf(ln, "position %q is not one of instr, bb or line", p)
 			}
 		}
 		if cr.posN == 0 {
-			return r.lineErrorf(ln, "`positions:` names no position")
+			return r.LineErrorf(ln, "`positions:` names no position")
 		}
 		cr.last = make([]uint64, cr.posN)
 	case "thread":
@@ -189,11 +189,11 @@ func (cr *callgrindReader) header(ln int, key, val string) error {
 	case "totals":
 		f := strings.Fields(val)
 		if len(f) == 0 {
-			return r.lineErrorf(ln, "`totals:` gives no cost")
+			return r.LineErrorf(ln, "`totals:` gives no cost")
 		}
 		v, err := parseCallgrindNumber(f[0])
 		if err != nil {
-			return r.lineErrorf(ln, "totals: %v", err)
+			return r.LineErrorf(ln, "totals: %v", err)
 		}
 		if math.Abs(v-cr.part) > 0.5 && cr.badTotals == 0 {
 			cr.badTotals, cr.badTotal, cr.badSum = ln, v, cr.part
@@ -207,7 +207,7 @@ func (cr *callgrindReader) header(ln int, key, val string) error {
 func (cr *callgrindReader) spec(ln int, key, val string) error {
 	r := cr.r
 	if cr.callLine > 0 {
-		return r.lineErrorf(cr.callLine, "the calls= line is not followed by the cost line of the call (line %d is %s=)", ln, key)
+		return r.LineErrorf(cr.callLine, "the calls= line is not followed by the cost line of the call (line %d is %s=)", ln, key)
 	}
 	table := map[string]string{"ob": "ob", "cob": "ob", "fl": "fl", "fi": "fl", "fe": "fl", "cfi": "fl", "cfl": "fl", "jfi": "fl",
 		"fn": "fn", "cfn": "fn", "jfn": "fn"}[key]
@@ -215,7 +215,7 @@ func (cr *callgrindReader) spec(ln int, key, val string) error {
 	if table != "" {
 		var err error
 		if name, err = cr.name(table, val); err != nil {
-			return r.lineErrorf(ln, "%s=%s: %v", key, clip(val), err)
+			return r.LineErrorf(ln, "%s=%s: %v", key, Clip(val), err)
 		}
 	}
 	switch key {
@@ -229,17 +229,17 @@ func (cr *callgrindReader) spec(ln int, key, val string) error {
 		cr.cfn = name
 	case "calls":
 		if cr.cfn == "" {
-			return r.lineErrorf(ln, "calls= without a cfn= before it: the called function is not named")
+			return r.LineErrorf(ln, "calls= without a cfn= before it: the called function is not named")
 		}
 		fields := strings.Fields(val)
 		if len(fields) < 1+cr.posN {
-			return r.lineErrorf(ln, "calls=%s: want a call count and %d target position(s)", clip(val), cr.posN)
+			return r.LineErrorf(ln, "calls=%s: want a call count and %d target position(s)", Clip(val), cr.posN)
 		}
 		if _, err := parseCallgrindNumber(fields[0]); err != nil {
-			return r.lineErrorf(ln, "calls=%s: call count: %v", clip(val), err)
+			return r.LineErrorf(ln, "calls=%s: call count: %v", Clip(val), err)
 		}
 		if _, err := cr.positions(fields[1:1+cr.posN], nil); err != nil {
-			return r.lineErrorf(ln, "calls=%s: target position: %v", clip(val), err)
+			return r.LineErrorf(ln, "calls=%s: target position: %v", Clip(val), err)
 		}
 		ob := cr.ob
 		if cr.hasCob {
@@ -289,27 +289,27 @@ func (cr *callgrindReader) name(table, val string) (string, error) {
 func (cr *callgrindReader) costLine(ln int, line string) error {
 	r := cr.r
 	if cr.events == nil {
-		return r.lineErrorf(ln, "a cost line before the `events:` header line: is the file cut at its start?")
+		return r.LineErrorf(ln, "a cost line before the `events:` header line: is the file cut at its start?")
 	}
 	fields := strings.Fields(line)
 	if len(fields) < cr.posN {
-		return r.lineErrorf(ln, "the cost line has %d fields; `positions:` says each starts with %d position(s)", len(fields), cr.posN)
+		return r.LineErrorf(ln, "the cost line has %d fields; `positions:` says each starts with %d position(s)", len(fields), cr.posN)
 	}
 	pos, err := cr.positions(fields[:cr.posN], cr.last)
 	if err != nil {
-		return r.lineErrorf(ln, "%v", err)
+		return r.LineErrorf(ln, "%v", err)
 	}
 	copy(cr.last, pos)
 	costs := fields[cr.posN:]
 	if len(costs) > len(cr.events) {
-		return r.lineErrorf(ln, "the cost line has %d costs for %d events", len(costs), len(cr.events))
+		return r.LineErrorf(ln, "the cost line has %d costs for %d events", len(costs), len(cr.events))
 	}
 	if cr.jumpLine > 0 { // the source position of a jump: no cost
 		cr.jumpLine = 0
 		return nil
 	}
 	if cr.fn == "" {
-		return r.lineErrorf(ln, "a cost line before any fn= line: the function is not named")
+		return r.LineErrorf(ln, "a cost line before any fn= line: the function is not named")
 	}
 	if cr.cur == nil {
 		cr.cur = cr.function(cr.ob, cr.fn)
@@ -318,7 +318,7 @@ func (cr *callgrindReader) costLine(ln int, line string) error {
 	for i, c := range costs {
 		v, err := parseCallgrindNumber(c)
 		if err != nil {
-			return r.lineErrorf(ln, "cost of %s: %v", cr.events[i], err)
+			return r.LineErrorf(ln, "cost of %s: %v", cr.events[i], err)
 		}
 		if i == 0 {
 			first = v
@@ -335,7 +335,7 @@ func (cr *callgrindReader) costLine(ln int, line string) error {
 	if cr.callee != nil { // the inclusive cost of the call
 		g.call(cr.cur.f, cr.callee.f, first)
 		if hasAddr {
-			cr.cur.f.see(addr)
+			cr.cur.f.See(addr)
 		}
 		cr.callee, cr.callLine = nil, 0
 		return nil
@@ -401,7 +401,7 @@ func parseCallgrindUint(s string) (uint64, bool) {
 func parseCallgrindNumber(s string) (float64, error) {
 	v, ok := parseCallgrindUint(s)
 	if !ok || v > 1<<53 {
-		return 0, fmt.Errorf("%q is not a count below 2^53", clip(s))
+		return 0, fmt.Errorf("%q is not a count below 2^53", Clip(s))
 	}
 	return float64(v), nil
 }
@@ -412,9 +412,9 @@ func (cr *callgrindReader) function(ob, name string) *cgFunc {
 	if f := cr.funcs[key]; f != nil {
 		return f
 	}
-	m := cr.r.m
-	img := m.image("ob:"+ob, cr.imageName(ob), false)
-	f := &cgFunc{f: m.fn(img, name), events: make([]float64, len(cr.events))}
+	m := cr.r.Model
+	img := m.Image("ob:"+ob, cr.imageName(ob), false)
+	f := &cgFunc{f: m.Func(img, name), events: make([]float64, len(cr.events))}
 	cr.funcs[key] = f
 	return f
 }
@@ -453,24 +453,24 @@ func (cr *callgrindReader) graph() *callGraph {
 
 // build adds the threads' calling contexts to the model.
 func (cr *callgrindReader) build() error {
-	r, m := cr.r, cr.r.m
+	r, m := cr.r, cr.r.Model
 	if cr.unknown > 0 {
-		m.note("%d lines that are not callgrind's were skipped (the first at line %d)", cr.unknown, cr.firstUnknown)
+		m.Note("%d lines that are not callgrind's were skipped (the first at line %d)", cr.unknown, cr.firstUnknown)
 	}
-	pname := r.opt.Process
+	pname := r.Options.Process
 	if pname == "" {
 		if pname = callgrindProgram(cr.cmd); pname == "" {
-			pname = filepath.Base(r.name)
+			pname = filepath.Base(r.Name)
 		}
 	}
-	p := m.proc("", pname)
+	p := m.Process("", pname)
 	var total, idle float64
 	var idleFuncs int
 	for _, key := range cr.threadOrder {
 		g := cr.graphs[key]
-		if r.opt.DropIdle {
+		if r.Options.DropIdle {
 			for _, n := range g.nodes {
-				if n.self > 0 && isIdle(n.f.Name()) {
+				if n.self > 0 && IsIdle(n.f.Name()) {
 					idle += n.self
 					idleFuncs++
 					n.self, n.selfAt = 0, nil
@@ -480,28 +480,28 @@ func (cr *callgrindReader) build() error {
 		total += g.addContexts(m, p, key)
 	}
 	if idleFuncs > 0 {
-		m.note("the self cost (%g %s) of %d idle functions was dropped (--drop-idle)", idle, cr.events[0], idleFuncs)
+		m.Note("the self cost (%g %s) of %d idle functions was dropped (--drop-idle)", idle, cr.events[0], idleFuncs)
 	}
 	if total <= 0 {
-		return r.errorf("no cost line has a positive %s self cost: there is nothing to import", cr.events[0])
+		return r.Errorf("no cost line has a positive %s self cost: there is nothing to import", cr.events[0])
 	}
 	if cr.badTotals > 0 {
-		m.warn("the totals: line at line %d gives %g %s, the cost lines of its part add up to %g: is the file cut or edited?", cr.badTotals, cr.badTotal, cr.events[0], cr.badSum)
+		m.Warn("the totals: line at line %d gives %g %s, the cost lines of its part add up to %g: is the file cut or edited?", cr.badTotals, cr.badTotal, cr.events[0], cr.badSum)
 	}
-	m.relativeBusy()
+	m.RelativeBusy()
 	cr.rates()
-	im := r.out
+	im := r.Sampling
 	im.SampleType = cr.events[0]
 	im.Samples = int64(total)
 	if cr.events[0] == "Ir" {
 		im.PeriodType = "instructions"
 	}
 	if c := strings.ToLower(cr.creator); c == "" || strings.Contains(c, "valgrind") || strings.Contains(c, "callgrind") || strings.Contains(c, "cachegrind") {
-		m.note("callgrind counts every %s (it does not sample): the weights are exact counts, and the sample count is their total", cr.events[0])
+		m.Note("callgrind counts every %s (it does not sample): the weights are exact counts, and the sample count is their total", cr.events[0])
 	} else {
 		// another tool's profile in callgrind's format (xdebug, yappi…):
 		// its costs are its own measure, taken as they are
-		m.note("the file was written by %s, not valgrind: each function's self %s, as that tool measured it, is its weight, and the sample count is their total", clip(cr.creator), cr.events[0])
+		m.Note("the file was written by %s, not valgrind: each function's self %s, as that tool measured it, is its weight, and the sample count is their total", Clip(cr.creator), cr.events[0])
 	}
 	return nil
 }
@@ -509,11 +509,11 @@ func (cr *callgrindReader) build() error {
 // callgrindRates maps callgrind's events to the perf events rates.go
 // reads.
 var callgrindRates = map[string]string{
-	"Ir":   evInstructions,
-	"ILmr": evCacheMisses, "DLmr": evCacheMisses, "DLmw": evCacheMisses,
-	"I1mr": evCacheRefs, "D1mr": evCacheRefs, "D1mw": evCacheRefs,
-	"Bc": evBranches, "Bi": evBranches,
-	"Bcm": evBranchMisses, "Bim": evBranchMisses,
+	"Ir":   EventInstructions,
+	"ILmr": EventCacheMisses, "DLmr": EventCacheMisses, "DLmw": EventCacheMisses,
+	"I1mr": EventCacheReferences, "D1mr": EventCacheReferences, "D1mw": EventCacheReferences,
+	"Bc": EventBranches, "Bi": EventBranches,
+	"Bcm": EventBranchMisses, "Bim": EventBranchMisses,
 }
 
 // rates sets per-function rates from the cache and branch simulators'
@@ -537,10 +537,10 @@ func (cr *callgrindReader) rates() {
 			}
 		}
 		f.f.SetEvents(events)
-		_, c := f.f.setRates()
+		_, c := f.f.SetRates()
 		clamped += c
 	}
 	if clamped > 0 {
-		cr.r.m.note("%d per-function rates were outside the model's ranges and were clamped", clamped)
+		cr.r.Model.Note("%d per-function rates were outside the model's ranges and were clamped", clamped)
 	}
 }

@@ -32,24 +32,24 @@ import (
 // --process keeps the processes of that name. Every other event is
 // skipped without being decoded.
 var chromeTraceFormat = format{
-	name:  "chrome-trace",
-	about: "Chrome trace JSON holding V8's CPU profile (Profile/ProfileChunk or CpuProfile events): Chrome's Performance panel \"Save profile\", chrome://tracing, Node's inspector",
-	detect: func(c *content) (any, bool) {
-		j := c.jsonTop()
-		events := j.kind == '[' && j.first.has("ph", '"') || j.has("traceEvents", '[')
-		return nil, events && (hasProfileEvents(c.data) || hasTraceSamples(j) || hasSpanEvents(c.data))
+	Name:  "chrome-trace",
+	About: "Chrome trace JSON holding V8's CPU profile (Profile/ProfileChunk or CpuProfile events): Chrome's Performance panel \"Save profile\", chrome://tracing, Node's inspector",
+	Detect: func(c *Content) (any, bool) {
+		j := c.JSON()
+		events := j.Kind == '[' && j.First.Has("ph", '"') || j.Has("traceEvents", '[')
+		return nil, events && (hasProfileEvents(c.Data) || hasTraceSamples(j) || hasSpanEvents(c.Data))
 	},
-	read: readChromeTrace,
+	Read: readChromeTrace,
 }
 
 // traceEvent is the part of a trace event the importer reads.
 type traceEvent struct {
 	Name string          `json:"name"`
 	Ph   string          `json:"ph"`
-	Pid  flexInt         `json:"pid"`
-	Tid  flexInt         `json:"tid"`
-	ID   flexString      `json:"id"`
-	Ts   flexFloat       `json:"ts"`
+	Pid  FlexInt         `json:"pid"`
+	Tid  FlexInt         `json:"tid"`
+	ID   FlexString      `json:"id"`
+	Ts   FlexFloat       `json:"ts"`
 	Args json.RawMessage `json:"args"`
 }
 
@@ -79,7 +79,7 @@ type traceChunk struct {
 
 // traceReader reads a trace's events.
 type traceReader struct {
-	r         *reading
+	r         *Reading
 	profiles  []*traceProfile
 	byID      map[string]*traceProfile // by pid and id
 	chunks    map[string][]traceChunk  // by pid and id
@@ -101,16 +101,16 @@ func hasProfileEvents(data []byte) bool {
 // readChromeTrace reads a Chrome trace's CPU profiles; in a trace
 // without them, its samples and stack frames (chrometrace_samples.go),
 // else its duration events (chrometrace_spans.go).
-func readChromeTrace(r *reading) error {
+func readChromeTrace(r *Reading) error {
 	tr := &traceReader{r: r, byID: map[string]*traceProfile{}, chunks: map[string][]traceChunk{}, procNames: map[int64]string{}}
-	tr.spans = !hasProfileEvents(r.data)
-	if tr.spans && hasTraceSamples(sniffJSON(r.data)) {
+	tr.spans = !hasProfileEvents(r.Data)
+	if tr.spans && hasTraceSamples(SniffJSON(r.Data)) {
 		return readTraceSamples(r)
 	}
 	if err := tr.read(); err != nil {
 		return err
 	}
-	if !tr.spans && len(tr.profiles) == 0 && hasSpanEvents(r.data) {
+	if !tr.spans && len(tr.profiles) == 0 && hasSpanEvents(r.Data) {
 		// "Profile" was the name of something else (a span): read the
 		// trace's duration events
 		tr = &traceReader{r: r, procNames: map[int64]string{}, spans: true}
@@ -131,7 +131,7 @@ func readChromeTrace(r *reading) error {
 		tp.chunks = cs
 	}
 	if len(tr.profiles) == 0 {
-		return r.errorf("the trace (%d events) has no CPU profile (no Profile event with its ProfileChunk events, no CpuProfile event): record with the Performance panel, or with the trace category disabled-by-default-v8.cpu_profiler", tr.events)
+		return r.Errorf("the trace (%d events) has no CPU profile (no Profile event with its ProfileChunk events, no CpuProfile event): record with the Performance panel, or with the trace category disabled-by-default-v8.cpu_profiler", tr.events)
 	}
 	var names []string
 	for _, tp := range tr.profiles {
@@ -141,7 +141,7 @@ func readChromeTrace(r *reading) error {
 	if err != nil {
 		return err
 	}
-	b := newSrcBuilder(r.m)
+	b := newSrcBuilder(r.Model)
 	unique := uniqueProcessNames{}
 	procName := map[int64]string{}
 	var st v8Stats
@@ -171,22 +171,22 @@ func readChromeTrace(r *reading) error {
 	}
 	if st.samples == 0 {
 		if len(empty) > 0 && st.idle == 0 && st.zero == 0 {
-			return r.errorf("the trace's CPU profiles have no sample (%s): record for longer, or with the trace category disabled-by-default-v8.cpu_profiler on", strings.TrimSuffix(empty[0], ": "))
+			return r.Errorf("the trace's CPU profiles have no sample (%s): record for longer, or with the trace category disabled-by-default-v8.cpu_profiler on", strings.TrimSuffix(empty[0], ": "))
 		}
-		return r.errorf("the trace's CPU profiles have no sample to import (%d idle samples dropped, %d of no time)", st.idle, st.zero)
+		return r.Errorf("the trace's CPU profiles have no sample to import (%d idle samples dropped, %d of no time)", st.idle, st.zero)
 	}
 	if err := b.finish(r); err != nil {
 		return err
 	}
-	v8Notes(r.m, r.out, &st)
+	v8Notes(r.Model, r.Sampling, &st)
 	if len(empty) > 0 {
-		r.m.note("%d CPU profiles of the trace have no node and no sample (a recording stopped before its first sample) and were skipped (the first: %s)", len(empty), strings.TrimSuffix(empty[0], ": "))
+		r.Model.Note("%d CPU profiles of the trace have no node and no sample (a recording stopped before its first sample) and were skipped (the first: %s)", len(empty), strings.TrimSuffix(empty[0], ": "))
 	}
 	if orphans > 0 {
-		r.m.note("%d ProfileChunk events belong to no Profile event of their pid and id and were skipped", orphans)
+		r.Model.Note("%d ProfileChunk events belong to no Profile event of their pid and id and were skipped", orphans)
 	}
 	if tr.truncated {
-		r.m.note("the trace ends without closing its array of events (the trace was cut short, or written as the format allows): the events before the end were read")
+		r.Model.Note("the trace ends without closing its array of events (the trace was cut short, or written as the format allows): the events before the end were read")
 	}
 	return nil
 }
@@ -203,17 +203,17 @@ func (tr *traceReader) processName(pid int64) string {
 // events.
 func (tr *traceReader) read() error {
 	r := tr.r
-	dec := json.NewDecoder(bytes.NewReader(r.data))
+	dec := json.NewDecoder(bytes.NewReader(r.Data))
 	tok, err := dec.Token()
 	if err != nil {
-		return r.jsonError(r.data, 0, err, "trace")
+		return r.JSONError(r.Data, 0, err, "trace")
 	}
 	if tok == json.Delim('{') {
 		if err := tr.toEvents(dec); err != nil {
 			return err
 		}
 	} else if tok != json.Delim('[') {
-		return r.errorf("the JSON is not a trace: a trace is an array of events or an object with \"traceEvents\"")
+		return r.Errorf("the JSON is not a trace: a trace is an array of events or an object with \"traceEvents\"")
 	}
 	var raw json.RawMessage
 	for dec.More() {
@@ -222,7 +222,7 @@ func (tr *traceReader) read() error {
 				tr.truncated = true
 				return nil
 			}
-			return r.jsonError(r.data, 0, err, "trace")
+			return r.JSONError(r.Data, 0, err, "trace")
 		}
 		tr.events++
 		end := dec.InputOffset()
@@ -236,7 +236,7 @@ func (tr *traceReader) read() error {
 			tr.truncated = true
 			return nil
 		}
-		return r.jsonError(r.data, 0, err, "trace")
+		return r.JSONError(r.Data, 0, err, "trace")
 	}
 	return nil
 }
@@ -249,23 +249,23 @@ func (tr *traceReader) toEvents(dec *json.Decoder) error {
 	for dec.More() {
 		key, err := dec.Token()
 		if err != nil {
-			return r.jsonError(r.data, 0, err, "trace")
+			return r.JSONError(r.Data, 0, err, "trace")
 		}
 		if key == "traceEvents" {
 			tok, err := dec.Token()
 			if err != nil {
-				return r.jsonError(r.data, 0, err, "trace")
+				return r.JSONError(r.Data, 0, err, "trace")
 			}
 			if tok != json.Delim('[') {
-				return r.errorf("\"traceEvents\" is not an array of events")
+				return r.Errorf("\"traceEvents\" is not an array of events")
 			}
 			return nil
 		}
 		if err := dec.Decode(&skip); err != nil {
-			return r.jsonError(r.data, 0, err, "trace")
+			return r.JSONError(r.Data, 0, err, "trace")
 		}
 	}
-	return r.errorf("the JSON object has no \"traceEvents\": a trace is an array of events or an object with \"traceEvents\"")
+	return r.Errorf("the JSON object has no \"traceEvents\": a trace is an array of events or an object with \"traceEvents\"")
 }
 
 // event reads one event (raw, at byte start of the file) when it is a
@@ -280,21 +280,21 @@ func (tr *traceReader) event(raw []byte, start int64) error {
 	r := tr.r
 	var ev traceEvent
 	if err := json.Unmarshal(raw, &ev); err != nil {
-		return r.jsonError(raw, start, err, "trace")
+		return r.JSONError(raw, start, err, "trace")
 	}
-	line, _ := lineCol(r.data, start)
+	line, _ := LineCol(r.Data, start)
 	base := start // where args starts, for the errors in it
 	if k := bytes.Index(raw, ev.Args); k >= 0 {
 		base += int64(k)
 	}
-	key := fmt.Sprintf("%d %s", ev.Pid.v, ev.ID)
+	key := fmt.Sprintf("%d %s", ev.Pid.Value, ev.ID)
 	switch ev.Name {
 	case "process_name":
 		var a struct {
 			Name string `json:"name"`
 		}
 		if json.Unmarshal(ev.Args, &a) == nil {
-			tr.procNames[ev.Pid.v] = a.Name
+			tr.procNames[ev.Pid.Value] = a.Name
 		}
 	case "Profile":
 		if ev.Ph != "P" && ev.Ph != "" {
@@ -309,14 +309,14 @@ func (tr *traceReader) event(raw []byte, start int64) error {
 			return err
 		}
 		if tp := tr.byID[key]; tp != nil {
-			return r.lineErrorf(line, "a second Profile event of pid %d with id %s (the first is at line %d): profile ids are unique per process", ev.Pid.v, ev.ID, tp.line)
+			return r.LineErrorf(line, "a second Profile event of pid %d with id %s (the first is at line %d): profile ids are unique per process", ev.Pid.Value, ev.ID, tp.line)
 		}
-		tp := &traceProfile{pid: ev.Pid.v, tid: ev.Tid.v, id: string(ev.ID), line: line}
+		tp := &traceProfile{pid: ev.Pid.Value, tid: ev.Tid.Value, id: string(ev.ID), line: line}
 		tp.p.StartTime = a.Data.StartTime
 		tr.byID[key] = tp
 		tr.profiles = append(tr.profiles, tp)
 	case "ProfileChunk":
-		c := traceChunk{ts: ev.Ts.v, line: line}
+		c := traceChunk{ts: ev.Ts.Value, line: line}
 		if err := tr.args(ev.Args, &c, base, line); err != nil {
 			return err
 		}
@@ -331,9 +331,9 @@ func (tr *traceReader) event(raw []byte, start int64) error {
 			return err
 		}
 		if a.Data.CPUProfile == nil {
-			return r.lineErrorf(line, "the CpuProfile event has no args.data.cpuProfile")
+			return r.LineErrorf(line, "the CpuProfile event has no args.data.cpuProfile")
 		}
-		tp := &traceProfile{pid: ev.Pid.v, tid: ev.Tid.v, id: fmt.Sprintf("at line %d", line), line: line, p: *a.Data.CPUProfile}
+		tp := &traceProfile{pid: ev.Pid.Value, tid: ev.Tid.Value, id: fmt.Sprintf("at line %d", line), line: line, p: *a.Data.CPUProfile}
 		tr.profiles = append(tr.profiles, tp)
 	}
 	return nil
@@ -350,14 +350,14 @@ func (tr *traceReader) args(args json.RawMessage, v any, base int64, line int) e
 		if errors.As(err, &te) {
 			te.Field = "args." + te.Field
 		}
-		return tr.r.jsonError(args, base, err, fmt.Sprintf("trace event at line %d", line))
+		return tr.r.JSONError(args, base, err, fmt.Sprintf("trace event at line %d", line))
 	}
 	return nil
 }
 
 // assemble puts the profile's chunks together (in time order): their
 // nodes, samples and time deltas, the start and end times they give.
-func (tp *traceProfile) assemble(r *reading) error {
+func (tp *traceProfile) assemble(r *Reading) error {
 	slices.SortStableFunc(tp.chunks, func(a, b traceChunk) int {
 		switch {
 		case a.ts < b.ts:
@@ -370,7 +370,7 @@ func (tp *traceProfile) assemble(r *reading) error {
 	for _, c := range tp.chunks {
 		d := c.Data
 		if len(d.CPUProfile.Samples) != len(d.TimeDeltas) {
-			return r.lineErrorf(c.line, "the ProfileChunk of pid %d, id %s has %d samples but %d timeDeltas: each sample has its time delta; the trace is damaged", tp.pid, tp.id, len(d.CPUProfile.Samples), len(d.TimeDeltas))
+			return r.LineErrorf(c.line, "the ProfileChunk of pid %d, id %s has %d samples but %d timeDeltas: each sample has its time delta; the trace is damaged", tp.pid, tp.id, len(d.CPUProfile.Samples), len(d.TimeDeltas))
 		}
 		tp.p.Nodes = append(tp.p.Nodes, d.CPUProfile.Nodes...)
 		tp.p.Samples = append(tp.p.Samples, d.CPUProfile.Samples...)

@@ -28,8 +28,8 @@ import (
 var hermesFrame = regexp.MustCompile(`^(.*)\((.+):\d+:\d+\)$`)
 
 // hasTraceSamples says whether a trace carries samples and stackFrames.
-func hasTraceSamples(j *jsonTop) bool {
-	return j.has("samples", '[') && j.has("stackFrames", '{')
+func hasTraceSamples(j *JSONTop) bool {
+	return j.Has("samples", '[') && j.Has("stackFrames", '{')
 }
 
 // traceSampleFile is the object form with samples and stack frames.
@@ -37,40 +37,40 @@ type traceSampleFile struct {
 	TraceEvents []struct {
 		Name string  `json:"name"`
 		Ph   string  `json:"ph"`
-		Pid  flexInt `json:"pid"`
+		Pid  FlexInt `json:"pid"`
 		Args struct {
 			Name string `json:"name"`
 		} `json:"args"`
 	} `json:"traceEvents"`
 	Samples []struct {
-		Pid flexInt    `json:"pid"`
-		Tid flexInt    `json:"tid"`
-		Ts  flexFloat  `json:"ts"`
-		SF  flexString `json:"sf"`
+		Pid FlexInt    `json:"pid"`
+		Tid FlexInt    `json:"tid"`
+		Ts  FlexFloat  `json:"ts"`
+		SF  FlexString `json:"sf"`
 	} `json:"samples"`
 	StackFrames map[string]struct {
 		Name       string     `json:"name"`
 		URL        string     `json:"url"`
 		Category   string     `json:"category"`
-		FuncLine   flexInt    `json:"funcLine"`
-		FuncColumn flexInt    `json:"funcColumn"`
-		Parent     flexString `json:"parent"`
+		FuncLine   FlexInt    `json:"funcLine"`
+		FuncColumn FlexInt    `json:"funcColumn"`
+		Parent     FlexString `json:"parent"`
 	} `json:"stackFrames"`
 }
 
 // readTraceSamples reads a trace's samples and stack frames.
-func readTraceSamples(r *reading) error {
+func readTraceSamples(r *Reading) error {
 	var f traceSampleFile
-	if err := r.decodeJSON(r.data, &f, "trace"); err != nil {
+	if err := r.DecodeJSON(r.Data, &f, "trace"); err != nil {
 		return err
 	}
 	if len(f.Samples) == 0 {
-		return r.errorf("the trace's \"samples\" is empty: there is nothing to import")
+		return r.Errorf("the trace's \"samples\" is empty: there is nothing to import")
 	}
 	procNames := map[int64]string{}
 	for _, e := range f.TraceEvents {
 		if e.Ph == "M" && e.Name == "process_name" && e.Args.Name != "" {
-			procNames[e.Pid.v] = e.Args.Name
+			procNames[e.Pid.Value] = e.Args.Name
 		}
 	}
 	processName := func(pid int64) string {
@@ -88,31 +88,31 @@ func readTraceSamples(r *reading) error {
 	byThread := map[tkey][]sample{}
 	var names []string
 	for _, s := range f.Samples {
-		k := tkey{s.Pid.v, s.Tid.v}
+		k := tkey{s.Pid.Value, s.Tid.Value}
 		if _, ok := byThread[k]; !ok {
 			order = append(order, k)
 			names = append(names, processName(k.pid))
 		}
-		byThread[k] = append(byThread[k], sample{s.Ts.v, string(s.SF)})
+		byThread[k] = append(byThread[k], sample{s.Ts.Value, string(s.SF)})
 	}
 	keep, err := keepProcesses(r, names)
 	if err != nil {
 		return err
 	}
-	b := newSrcBuilder(r.m)
+	b := newSrcBuilder(r.Model)
 	fids := map[string]int{}
 	stackOf := func(sf string, frames []int) ([]int, error) {
 		for id, depth := sf, 0; id != ""; depth++ {
 			fr, ok := f.StackFrames[id]
 			if !ok {
-				return nil, r.errorf("a sample or frame names stack frame %q, which stackFrames does not hold: the trace is damaged", id)
+				return nil, r.Errorf("a sample or frame names stack frame %q, which stackFrames does not hold: the trace is damaged", id)
 			}
 			if depth > len(f.StackFrames) {
-				return nil, r.errorf("stack frame %q is its own ancestor (a cycle of parents): the trace is damaged", sf)
+				return nil, r.Errorf("stack frame %q is its own ancestor (a cycle of parents): the trace is damaged", sf)
 			}
 			fid, ok := fids[id]
 			if !ok {
-				sf := srcFunc{name: fr.Name, line: int(fr.FuncLine.v), col: int(fr.FuncColumn.v)}
+				sf := srcFunc{name: fr.Name, line: int(fr.FuncLine.Value), col: int(fr.FuncColumn.Value)}
 				url := fr.URL
 				if m := hermesFrame.FindStringSubmatch(fr.Name); m != nil && url == "" && fr.Category == "JavaScript" {
 					sf.name, url = m[1], m[2]
@@ -170,7 +170,7 @@ func readTraceSamples(r *reading) error {
 			if len(frames) == 0 || w <= 0 {
 				continue
 			}
-			if r.opt.DropIdle && srcIdle(f.StackFrames[s.sf].Name) {
+			if r.Options.DropIdle && srcIdle(f.StackFrames[s.sf].Name) {
 				idle++
 				continue
 			}
@@ -180,15 +180,15 @@ func readTraceSamples(r *reading) error {
 		}
 	}
 	if total <= 0 || math.IsInf(total, 0) {
-		return r.errorf("the trace's samples hold no time to import")
+		return r.Errorf("the trace's samples hold no time to import")
 	}
 	if err := b.finish(r); err != nil {
 		return err
 	}
-	r.out.SampleType, r.out.Samples = "wall/microseconds", n
-	r.out.Period, r.out.PeriodType, r.out.PeriodUnit = total/float64(n), "wall", "microseconds"
+	r.Sampling.SampleType, r.Sampling.Samples = "wall/microseconds", n
+	r.Sampling.Period, r.Sampling.PeriodType, r.Sampling.PeriodUnit = total/float64(n), "wall", "microseconds"
 	if idle > 0 {
-		r.m.note("%d idle samples were dropped (--drop-idle)", idle)
+		r.Model.Note("%d idle samples were dropped (--drop-idle)", idle)
 	}
 	return nil
 }

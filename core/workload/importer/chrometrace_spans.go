@@ -50,12 +50,12 @@ func (tr *traceReader) spanEvent(raw []byte, start int64) error {
 	}
 	var ev struct {
 		traceEvent
-		Dur flexFloat `json:"dur"`
+		Dur FlexFloat `json:"dur"`
 	}
 	if err := json.Unmarshal(raw, &ev); err != nil {
-		return tr.r.jsonError(raw, start, err, "trace")
+		return tr.r.JSONError(raw, start, err, "trace")
 	}
-	se := spanEvent{pid: ev.Pid.v, tid: ev.Tid.v, name: ev.Name, ts: ev.Ts.v, seq: len(tr.spanEvs)}
+	se := spanEvent{pid: ev.Pid.Value, tid: ev.Tid.Value, name: ev.Name, ts: ev.Ts.Value, seq: len(tr.spanEvs)}
 	switch ev.Ph {
 	case "M":
 		if ev.Name == "process_name" {
@@ -63,7 +63,7 @@ func (tr *traceReader) spanEvent(raw []byte, start int64) error {
 				Name string `json:"name"`
 			}
 			if json.Unmarshal(ev.Args, &a) == nil {
-				tr.procNames[ev.Pid.v] = a.Name
+				tr.procNames[ev.Pid.Value] = a.Name
 			}
 		}
 	case "B", "E":
@@ -71,7 +71,7 @@ func (tr *traceReader) spanEvent(raw []byte, start int64) error {
 		tr.spanEvs = append(tr.spanEvs, se)
 	case "X":
 		se.ph = 'X'
-		se.dur = ev.Dur.v
+		se.dur = ev.Dur.Value
 		tr.spanEvs = append(tr.spanEvs, se)
 	case "b", "e", "n", "S", "T", "p", "F":
 		tr.asyncEvs++
@@ -100,7 +100,7 @@ const maxSpanDepth = 256
 func (tr *traceReader) readSpans() error {
 	r := tr.r
 	if len(tr.spanEvs) == 0 {
-		return r.errorf("the file is a Chrome trace (%d events) without a CPU profile (no Profile/ProfileChunk or CpuProfile event) and without duration events (B/E or X) to weigh: record with the Performance panel, or with the trace category disabled-by-default-v8.cpu_profiler", tr.events)
+		return r.Errorf("the file is a Chrome trace (%d events) without a CPU profile (no Profile/ProfileChunk or CpuProfile event) and without duration events (B/E or X) to weigh: record with the Performance panel, or with the trace category disabled-by-default-v8.cpu_profiler", tr.events)
 	}
 	type tkey struct{ pid, tid int64 }
 	var order []tkey
@@ -120,7 +120,7 @@ func (tr *traceReader) readSpans() error {
 	if err != nil {
 		return err
 	}
-	b := newSrcBuilder(r.m)
+	b := newSrcBuilder(r.Model)
 	img := b.fileImage("")
 	unique := uniqueProcessNames{}
 	procName := map[int64]string{}
@@ -145,7 +145,7 @@ func (tr *traceReader) readSpans() error {
 			b.cover(s.start, s.end)
 		}
 		sweepSpans(spans, func(stack []traceSpan, w float64) {
-			if r.opt.DropIdle && srcIdle(stack[len(stack)-1].name) {
+			if r.Options.DropIdle && srcIdle(stack[len(stack)-1].name) {
 				st.idle++
 				return
 			}
@@ -163,38 +163,38 @@ func (tr *traceReader) readSpans() error {
 		})
 	}
 	if total <= 0 {
-		return r.errorf("the trace's duration events (%d) hold no time to weigh (every span of length 0, or dropped)", len(tr.spanEvs))
+		return r.Errorf("the trace's duration events (%d) hold no time to weigh (every span of length 0, or dropped)", len(tr.spanEvs))
 	}
 	if err := b.finish(r); err != nil {
 		return err
 	}
-	m, im := r.m, r.out
+	m, im := r.Model, r.Sampling
 	im.SampleType = "wall/microseconds"
 	im.Samples = int64(math.Max(1, math.Round(total)))
-	m.note("the trace has no CPU profile: its duration events (B/E, X) are read as an instrumented profile, each stack weighing the time its innermost span was open (wall time, waiting included): measured, not sampled, so the sample count is the total in microseconds")
+	m.Note("the trace has no CPU profile: its duration events (B/E, X) are read as an instrumented profile, each stack weighing the time its innermost span was open (wall time, waiting included): measured, not sampled, so the sample count is the total in microseconds")
 	if st.orphanEnds > 0 {
-		m.note("%d E events closed no open B event of their thread and were skipped", st.orphanEnds)
+		m.Note("%d E events closed no open B event of their thread and were skipped", st.orphanEnds)
 	}
 	if st.mismatched > 0 {
-		m.note("%d E events name another span than the innermost open one, which they close (as the Trace Event Format says)", st.mismatched)
+		m.Note("%d E events name another span than the innermost open one, which they close (as the Trace Event Format says)", st.mismatched)
 	}
 	if st.unclosed > 0 {
-		m.note("%d B events were never closed: they end at their thread's last event", st.unclosed)
+		m.Note("%d B events were never closed: they end at their thread's last event", st.unclosed)
 	}
 	if st.negative > 0 {
-		m.note("%d X events of negative duration were skipped", st.negative)
+		m.Note("%d X events of negative duration were skipped", st.negative)
 	}
 	if st.idle > 0 {
-		m.note("%d stacks' times with an idle leaf were dropped (--drop-idle)", st.idle)
+		m.Note("%d stacks' times with an idle leaf were dropped (--drop-idle)", st.idle)
 	}
 	if st.deep > 0 {
-		m.note("%d stretches of time had more than %d nested spans open: their stacks keep the innermost %d", st.deep, maxSpanDepth, maxSpanDepth)
+		m.Note("%d stretches of time had more than %d nested spans open: their stacks keep the innermost %d", st.deep, maxSpanDepth, maxSpanDepth)
 	}
 	if tr.asyncEvs > 0 {
-		m.note("%d async and flow events (b/e, n, S/T/F…) were left out: they span threads and do not nest", tr.asyncEvs)
+		m.Note("%d async and flow events (b/e, n, S/T/F…) were left out: they span threads and do not nest", tr.asyncEvs)
 	}
 	if tr.truncated {
-		m.note("the trace ends without closing its array of events (the trace was cut short, or written as the format allows): the events before the end were read")
+		m.Note("the trace ends without closing its array of events (the trace was cut short, or written as the format allows): the events before the end were read")
 	}
 	return nil
 }

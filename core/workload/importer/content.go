@@ -2,34 +2,34 @@ package importer
 
 import "bytes"
 
-// content is what detection looks at: the decompressed bytes and, when
+// Content is what detection looks at: the decompressed bytes and, when
 // they are text, their first lines.
-type content struct {
-	data []byte
-	// text says the start of data is text (see looksText: UTF-8 or not,
+type Content struct {
+	Data []byte
+	// Text says the start of data is text (see looksText: UTF-8 or not,
 	// without NUL bytes).
-	text bool
-	// lines are up to 20 of the first non-blank lines that are not `#`
+	Text bool
+	// Lines are up to 20 of the first non-blank lines that are not `#`
 	// comments, when text.
-	lines []string
+	Lines []string
 	// json is the JSON sniff the JSON formats share (see jsonTop).
-	json *jsonTop
+	json *JSONTop
 }
 
-// newContent is data's content for detection.
-func newContent(data []byte) *content {
-	c := &content{data: data, text: looksText(data)}
-	if c.text {
-		c.lines = firstLines(data, 20)
+// NewContent is data's content for detection.
+func NewContent(data []byte) *Content {
+	c := &Content{Data: data, Text: LooksText(data)}
+	if c.Text {
+		c.Lines = firstLines(data, 20)
 	}
 	return c
 }
 
-// looksText says whether data's start is text: no NUL byte, and few
+// LooksText says whether data's start is text: no NUL byte, and few
 // other control characters (at most 1 in 100 bytes). Bytes that are not
 // UTF-8 (a name in Latin-1, say) do not make it binary: the import
 // replaces them by U+FFFD in names, with a note.
-func looksText(data []byte) bool {
+func LooksText(data []byte) bool {
 	head := data[:min(len(data), 4096)]
 	control := 0
 	for _, c := range head {

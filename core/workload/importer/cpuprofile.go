@@ -19,42 +19,42 @@ import "path/filepath"
 // of one thread, busy for its samples' time over endTime − startTime;
 // --drop-idle drops the "(idle)" samples.
 var cpuprofileFormat = format{
-	name:  "cpuprofile",
-	about: "V8 CPU profiles, .cpuprofile JSON (node --cpu-prof, Chrome DevTools, V8's inspector)",
-	detect: func(c *content) (any, bool) {
-		j := c.jsonTop()
-		modern := j.has("nodes", '[') && (j.has("samples", '[') || j.has("timeDeltas", '[') || j.has("startTime", '0'))
-		old := j.has("head", '{') && j.has("samples", '[') && j.has("timestamps", '[')
+	Name:  "cpuprofile",
+	About: "V8 CPU profiles, .cpuprofile JSON (node --cpu-prof, Chrome DevTools, V8's inspector)",
+	Detect: func(c *Content) (any, bool) {
+		j := c.JSON()
+		modern := j.Has("nodes", '[') && (j.Has("samples", '[') || j.Has("timeDeltas", '[') || j.Has("startTime", '0'))
+		old := j.Has("head", '{') && j.Has("samples", '[') && j.Has("timestamps", '[')
 		return nil, modern || old
 	},
-	read: readCPUProfile,
+	Read: readCPUProfile,
 }
 
 // readCPUProfile reads a .cpuprofile.
-func readCPUProfile(r *reading) error {
+func readCPUProfile(r *Reading) error {
 	var p v8Profile
-	if err := r.decodeJSON(r.data, &p, "V8 CPU profile"); err != nil {
+	if err := r.DecodeJSON(r.Data, &p, "V8 CPU profile"); err != nil {
 		return err
 	}
 	if p.Nodes == nil && p.Head == nil {
-		return r.errorf("the JSON has no \"nodes\": a .cpuprofile is an object of nodes, samples, timeDeltas, startTime and endTime (node --cpu-prof writes one)")
+		return r.Errorf("the JSON has no \"nodes\": a .cpuprofile is an object of nodes, samples, timeDeltas, startTime and endTime (node --cpu-prof writes one)")
 	}
-	pname := r.opt.Process
+	pname := r.Options.Process
 	if pname == "" {
-		pname = filepath.Base(r.name)
+		pname = filepath.Base(r.Name)
 	}
-	b := newSrcBuilder(r.m)
+	b := newSrcBuilder(r.Model)
 	t := b.thread("", pname, "")
 	var st v8Stats
 	if err := v8Import(r, b, &p, t, "", &st); err != nil {
 		return err
 	}
 	if st.samples == 0 {
-		return r.errorf("no sample is left to import (%d idle samples dropped, %d of no time)", st.idle, st.zero)
+		return r.Errorf("no sample is left to import (%d idle samples dropped, %d of no time)", st.idle, st.zero)
 	}
 	if err := b.finish(r); err != nil {
 		return err
 	}
-	v8Notes(r.m, r.out, &st)
+	v8Notes(r.Model, r.Sampling, &st)
 	return nil
 }

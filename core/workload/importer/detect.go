@@ -53,7 +53,7 @@ func Detect(data []byte) (Format, error) {
 	if err != nil {
 		return "", err
 	}
-	return Format(d.format.name), nil
+	return Format(d.format.Name), nil
 }
 
 // gunzip decompresses gzipped data, up to max bytes of content, and

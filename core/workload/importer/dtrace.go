@@ -37,12 +37,12 @@ import (
 //   - Left out: "dtrace:" messages (drops are noted), probe lines, keys
 //     after the stack, ustack helper annotations (`[ … ]` lines).
 var dtraceFormat = format{
-	name:  "dtrace",
-	about: "DTrace stack aggregations (@[ustack()] = count(), stack(), execname or pid keys), what stackcollapse.pl reads",
-	detect: func(c *content) (any, bool) {
-		return nil, c.text && isDTrace(c.lines)
+	Name:  "dtrace",
+	About: "DTrace stack aggregations (@[ustack()] = count(), stack(), execname or pid keys), what stackcollapse.pl reads",
+	Detect: func(c *Content) (any, bool) {
+		return nil, c.Text && isDTrace(c.Lines)
 	},
-	read: readDTrace,
+	Read: readDTrace,
 }
 
 // isDTrace says whether the first lines are a printed stack aggregation:
@@ -121,7 +121,7 @@ type dtraceEntry struct {
 
 // dtraceReader reads a stack aggregation.
 type dtraceReader struct {
-	r       *reading
+	r       *Reading
 	frameBy map[string]int32
 	frames  []dtraceFrame
 	entries []dtraceEntry
@@ -138,11 +138,11 @@ type dtraceReader struct {
 }
 
 // readDTrace reads a stack aggregation into r.m.
-func readDTrace(r *reading) error {
+func readDTrace(r *Reading) error {
 	d := &dtraceReader{r: r, frameBy: map[string]int32{}}
 	var pend string
 	pendLn := 0
-	err := eachLine(r.ctx, r.data, func(ln int, line string) error {
+	err := EachLine(r.Ctx, r.Data, func(ln int, line string) error {
 		if pendLn > 0 {
 			if err := d.line(pendLn, pend, isDTraceFrame(line)); err != nil {
 				return err
@@ -158,7 +158,7 @@ func readDTrace(r *reading) error {
 		return err
 	}
 	if len(d.groups) > 0 || len(d.keys) > 0 {
-		return r.lineErrorf(d.start, "the last entry has no value after its stack: is the output cut?")
+		return r.LineErrorf(d.start, "the last entry has no value after its stack: is the output cut?")
 	}
 	return d.build()
 }
@@ -204,7 +204,7 @@ func (d *dtraceReader) line(ln int, line string, nextIsFrame bool) error {
 	isNum := dtraceValueLine(last)
 	if nextIsFrame || !isNum {
 		if len(d.groups) > 0 || !nextIsFrame {
-			return d.r.lineErrorf(ln, "%q is neither a frame (`module`function+0xOFFSET`), the keys before a stack nor the value after one: give the output of a stack aggregation (@[ustack()] = count())", clip(t))
+			return d.r.LineErrorf(ln, "%q is neither a frame (`module`function+0xOFFSET`), the keys before a stack nor the value after one: give the output of a stack aggregation (@[ustack()] = count())", Clip(t))
 		}
 		if len(d.keys) == 0 {
 			d.start = ln
@@ -216,7 +216,7 @@ func (d *dtraceReader) line(ln int, line string, nextIsFrame bool) error {
 	// the stack (or, with no stack, the keys of an empty stack).
 	v, err := strconv.ParseUint(last, 10, 64)
 	if err != nil || v > 1<<53 {
-		return d.r.lineErrorf(ln, "value %q is not a count below 2^53", clip(last))
+		return d.r.LineErrorf(ln, "value %q is not a count below 2^53", Clip(last))
 	}
 	if len(d.groups) == 0 && len(d.keys) == 0 {
 		d.start = ln
@@ -268,15 +268,15 @@ var dtraceKernelModules = map[string]bool{"unix": true, "genunix": true, "kernel
 
 // build lays the frames out and adds the entries.
 func (d *dtraceReader) build() error {
-	r, m := d.r, d.r.m
+	r, m := d.r, d.r.Model
 	if len(d.drops) > 0 {
-		m.warn("dtrace dropped data while tracing (%q%s): the counts miss what was dropped; raise -x bufsize / -x aggsize, or sample less often", d.drops[0], map[bool]string{true: fmt.Sprintf(" and %d more messages", len(d.drops)-1)}[len(d.drops) > 1])
+		m.Warn("dtrace dropped data while tracing (%q%s): the counts miss what was dropped; raise -x bufsize / -x aggsize, or sample less often", d.drops[0], map[bool]string{true: fmt.Sprintf(" and %d more messages", len(d.drops)-1)}[len(d.drops) > 1])
 	}
 	if d.annotate > 0 {
-		m.note("%d ustack helper annotations ([ … ] lines) were skipped", d.annotate)
+		m.Note("%d ustack helper annotations ([ … ] lines) were skipped", d.annotate)
 	}
 	if d.helpers > 0 {
-		m.note("%d distinct frames are ustack helper or jstack text (no module`symbol): they are functions of image [helper]", d.helpers)
+		m.Note("%d distinct frames are ustack helper or jstack text (no module`symbol): they are functions of image [helper]", d.helpers)
 	}
 	// Which frames are the kernel's: those of a group holding a kernel
 	// module's frame.
@@ -301,12 +301,12 @@ func (d *dtraceReader) build() error {
 		names[e.proc] = true
 	}
 	keyed := len(names) > 1 || !names[""]
-	pname := r.opt.Process
+	pname := r.Options.Process
 	if pname == "" {
-		pname = filepath.Base(r.name)
+		pname = filepath.Base(r.Name)
 	}
-	if keyed && r.opt.Process != "" && !names[r.opt.Process] {
-		return r.errorf("--process %s: no entry has that key; the file's keys are %s", r.opt.Process, strings.Join(slices.Sorted(func(yield func(string) bool) {
+	if keyed && r.Options.Process != "" && !names[r.Options.Process] {
+		return r.Errorf("--process %s: no entry has that key; the file's keys are %s", r.Options.Process, strings.Join(slices.Sorted(func(yield func(string) bool) {
 			for n := range names {
 				if !yield(n) {
 					return
@@ -317,7 +317,7 @@ func (d *dtraceReader) build() error {
 	var total float64
 	var empty, idle, zero, other float64
 	emptyLine := 0
-	var frames []frame
+	var frames []Frame
 	for _, e := range d.entries {
 		switch {
 		case e.value == 0:
@@ -329,7 +329,7 @@ func (d *dtraceReader) build() error {
 			}
 			empty += e.value
 			continue
-		case keyed && r.opt.Process != "" && e.proc != r.opt.Process:
+		case keyed && r.Options.Process != "" && e.proc != r.Options.Process:
 			other += e.value
 			continue
 		}
@@ -338,10 +338,10 @@ func (d *dtraceReader) build() error {
 			for _, i := range g {
 				fr := d.frames[i]
 				f := fns[i]
-				frames = append(frames, frame{f: f.fn, addr: f.base + fr.off, hasAddr: fr.hasOff})
+				frames = append(frames, Frame{Func: f.fn, Addr: f.base + fr.off, HasAddr: fr.hasOff})
 			}
 		}
-		if r.opt.DropIdle && isIdle(frames[0].f.Name()) {
+		if r.Options.DropIdle && IsIdle(frames[0].Func.Name()) {
 			idle += e.value
 			continue
 		}
@@ -349,26 +349,26 @@ func (d *dtraceReader) build() error {
 		if keyed && e.proc != "" {
 			name = e.proc
 		}
-		m.add(m.proc("k:"+e.proc, name).thread(""), frames, e.value)
+		m.Add(m.Process("k:"+e.proc, name).Thread(""), frames, e.value)
 		total += e.value
 	}
 	if zero > 0 {
-		m.note("%g entries with a value of 0 were skipped", zero)
+		m.Note("%g entries with a value of 0 were skipped", zero)
 	}
 	if empty > 0 {
-		m.note("%g samples with an empty stack (a kernel thread's ustack(), say) were dropped (the first entry at line %d)", empty, emptyLine)
+		m.Note("%g samples with an empty stack (a kernel thread's ustack(), say) were dropped (the first entry at line %d)", empty, emptyLine)
 	}
 	if idle > 0 {
-		m.note("%g samples whose leaf is an idle function were dropped (--drop-idle)", idle)
+		m.Note("%g samples whose leaf is an idle function were dropped (--drop-idle)", idle)
 	}
 	if other > 0 {
-		m.note("%g samples of other keys than --process %s were dropped", other, r.opt.Process)
+		m.Note("%g samples of other keys than --process %s were dropped", other, r.Options.Process)
 	}
 	if total <= 0 {
-		return r.errorf("no stack with a positive value: there is nothing to import (give the output of a stack aggregation such as @[ustack()] = count())")
+		return r.Errorf("no stack with a positive value: there is nothing to import (give the output of a stack aggregation such as @[ustack()] = count())")
 	}
-	m.relativeBusy()
-	im := r.out
+	m.RelativeBusy()
+	im := r.Sampling
 	im.SampleType = "count"
 	im.Samples = int64(total)
 	if us := dtraceProfilePeriod(d.profile); us > 0 {
@@ -405,7 +405,7 @@ func dtraceProfilePeriod(probe string) float64 {
 // dtraceFn is a frame's function and the synthetic source address of
 // its start.
 type dtraceFn struct {
-	fn   *fn
+	fn   *Func
 	base uint64
 }
 
@@ -414,21 +414,21 @@ type dtraceFn struct {
 // 16-byte aligned, each function as long as its highest offset plus
 // Padding, so that frames sit at their offsets.
 func (d *dtraceReader) layout(kernel []bool) []dtraceFn {
-	m := d.r.m
+	m := d.r.Model
 	out := make([]dtraceFn, len(d.frames))
 	type fnSpan struct {
-		f    *fn
+		f    *Func
 		high uint64
 		has  bool
 	}
-	spans := map[*fn]*fnSpan{}
+	spans := map[*Func]*fnSpan{}
 	var order []*fnSpan
 	for i, fr := range d.frames {
 		key, name := "u:"+fr.module, fr.module
 		if kernel[i] {
 			key = "k:" + fr.module
 		}
-		f := m.fn(m.image(key, name, kernel[i]), fr.name)
+		f := m.Func(m.Image(key, name, kernel[i]), fr.name)
 		out[i].fn = f
 		s := spans[f]
 		if s == nil {
@@ -440,16 +440,16 @@ func (d *dtraceReader) layout(kernel []bool) []dtraceFn {
 			s.high, s.has = max(s.high, fr.off), true
 		}
 	}
-	next := map[*image]uint64{}
-	bases := map[*fn]uint64{}
+	next := map[*Image]uint64{}
+	bases := map[*Func]uint64{}
 	for _, s := range order {
 		if !s.has {
 			continue // no offset seen: the synthetic layout's 256 bytes
 		}
 		img := s.f.Image()
-		base := alignUp(next[img], SyntheticAlign)
+		base := AlignUp(next[img], SyntheticAlign)
 		bases[s.f] = base
-		s.f.see(base) // the symbol's start
+		s.f.See(base) // the symbol's start
 		next[img] = base + s.high + Padding
 	}
 	for i := range out {

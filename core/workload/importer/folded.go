@@ -24,12 +24,12 @@ const (
 
 // foldedFormat is folded stacks.
 var foldedFormat = format{
-	name:  "folded",
-	about: "folded stacks, `root;caller;leaf COUNT` lines (FlameGraph's stackcollapse scripts, many profilers' collapsed output)",
-	detect: func(c *content) (any, bool) {
-		return nil, c.text && isFolded(c.lines)
+	Name:  "folded",
+	About: "folded stacks, `root;caller;leaf COUNT` lines (FlameGraph's stackcollapse scripts, many profilers' collapsed output)",
+	Detect: func(c *Content) (any, bool) {
+		return nil, c.Text && isFolded(c.Lines)
 	},
-	read: importFolded,
+	Read: importFolded,
 }
 
 var foldedLine = regexp.MustCompile(`^\S.*\s-?[0-9][0-9.eE+]*$`)
@@ -66,22 +66,22 @@ var tomlKey = regexp.MustCompile(`^[\w.-]+\s*=\s*\S+$`)
 // Comment lines (`#`, `//`) are skipped; empty frames (`a;;b`) are
 // dropped from their stack; a line that is not a stack with a count is
 // skipped: notes count each and name the first.
-func importFolded(r *reading) error {
-	name, data, opt, m, im := r.name, r.data, r.opt, r.m, r.out
+func importFolded(r *Reading) error {
+	name, data, opt, m, im := r.Name, r.Data, r.Options, r.Model, r.Sampling
 	pname := opt.Process
 	if pname == "" {
 		pname = filepath.Base(name)
 	}
-	th := m.proc("", pname).thread("")
+	th := m.Process("", pname).Thread("")
 	im.SampleType, im.PeriodUnit = "count", ""
 	var zero, idle int64
 	var comments, empty, invalid int
 	var firstEmpty int
 	var firstInvalid error
 	var total float64
-	var frames []frame
+	var frames []Frame
 	for ln := 1; len(data) > 0; ln++ {
-		if err := stopped(r.ctx, ln); err != nil {
+		if err := Stopped(r.Ctx, ln); err != nil {
 			return err
 		}
 		var raw []byte
@@ -97,7 +97,7 @@ func importFolded(r *reading) error {
 		stack, count, err := parseFoldedLine(line)
 		if err != nil {
 			if invalid == 0 {
-				firstInvalid = r.lineErrorf(ln, "%v", err)
+				firstInvalid = r.LineErrorf(ln, "%v", err)
 			}
 			invalid++
 			continue
@@ -114,46 +114,46 @@ func importFolded(r *reading) error {
 			empty++
 			parts = slices.DeleteFunc(parts, func(p string) bool { return p == "" })
 		}
-		if opt.DropIdle && isIdle(parts[len(parts)-1]) {
+		if opt.DropIdle && IsIdle(parts[len(parts)-1]) {
 			idle++
 			continue
 		}
 		frames = frames[:0]
 		for _, p := range parts { // root first: functions in order of first appearance
-			img := m.image("u", FoldedImage, false)
+			img := m.Image("u", FoldedImage, false)
 			if strings.HasSuffix(p, "_[k]") {
-				img = m.image("k", FoldedKernelImage, true)
+				img = m.Image("k", FoldedKernelImage, true)
 			}
-			frames = append(frames, frame{f: m.fn(img, p)})
+			frames = append(frames, Frame{Func: m.Func(img, p)})
 		}
 		slices.Reverse(frames) // leaf first
-		m.add(th, frames, count)
+		m.Add(th, frames, count)
 		total += count
 		im.Samples++
 	}
 	if comments > 0 {
-		m.note("%d comment lines (# or //) were skipped", comments)
+		m.Note("%d comment lines (# or //) were skipped", comments)
 	}
 	if invalid > 0 {
-		m.note("%d lines that are not a stack with a count were skipped (the first: %v)", invalid, firstInvalid)
+		m.Note("%d lines that are not a stack with a count were skipped (the first: %v)", invalid, firstInvalid)
 	}
 	if empty > 0 {
-		m.note("%d stacks had empty frames (two ';' in a row, the first at line %d): the empty frames were dropped", empty, firstEmpty)
+		m.Note("%d stacks had empty frames (two ';' in a row, the first at line %d): the empty frames were dropped", empty, firstEmpty)
 	}
 	if zero > 0 {
-		m.note("%d lines with a count of 0 were skipped", zero)
+		m.Note("%d lines with a count of 0 were skipped", zero)
 	}
 	if idle > 0 {
-		m.note("%d lines whose leaf is an idle function were dropped (--drop-idle)", idle)
+		m.Note("%d lines whose leaf is an idle function were dropped (--drop-idle)", idle)
 	}
 	if im.Samples == 0 {
 		if firstInvalid != nil && zero == 0 && idle == 0 {
 			return firstInvalid
 		}
-		return r.errorf("no stack with a positive count: there is nothing to import")
+		return r.Errorf("no stack with a positive count: there is nothing to import")
 	}
 	if total >= MaxFoldedCount {
-		return r.errorf("the counts add up to %g, past 2^53 where sums stop being exact: scale the counts down", total)
+		return r.Errorf("the counts add up to %g, past 2^53 where sums stop being exact: scale the counts down", total)
 	}
 	im.Samples = int64(total)
 	return nil
@@ -168,16 +168,16 @@ var foldedCount = regexp.MustCompile(`^[0-9]+(\.[0-9]+)?$`)
 func parseFoldedLine(line string) (string, float64, error) {
 	i := strings.LastIndexAny(line, " \t")
 	if i < 0 {
-		return "", 0, fmt.Errorf("%q has no count: a folded line is `frame;frame;frame COUNT`", clip(line))
+		return "", 0, fmt.Errorf("%q has no count: a folded line is `frame;frame;frame COUNT`", Clip(line))
 	}
 	stack, c := strings.TrimSpace(line[:i]), line[i+1:]
 	switch {
 	case strings.HasPrefix(c, "-") && foldedCount.MatchString(c[1:]):
 		return "", 0, fmt.Errorf("count %q is negative: counts are numbers of samples, >= 0", c)
 	case !foldedCount.MatchString(c):
-		return "", 0, fmt.Errorf("count %q is not a number of samples: a folded line ends with a count such as 42", clip(c))
+		return "", 0, fmt.Errorf("count %q is not a number of samples: a folded line ends with a count such as 42", Clip(c))
 	case strings.Trim(stack, ";") == "":
-		return "", 0, fmt.Errorf("%q has a count but no frames", clip(line))
+		return "", 0, fmt.Errorf("%q has a count but no frames", Clip(line))
 	}
 	count, err := strconv.ParseFloat(c, 64)
 	if err != nil || count >= MaxFoldedCount {

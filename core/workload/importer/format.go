@@ -11,39 +11,39 @@ import (
 // [registry]. (github.com/google/pprof/profile's parsers are organised
 // the same way: each recognises its own content.)
 type format struct {
-	// name is the format's name (--format NAME).
-	name string
-	// about says in one line what the format is and which tools write it
+	// Name is the format's name (--format NAME).
+	Name string
+	// About says in one line what the format is and which tools write it
 	// (`proflab workload import --help` lists it).
-	about string
-	// detect says whether the content is this format. Its state (a parsed
+	About string
+	// Detect says whether the content is this format. Its state (a parsed
 	// profile, say) is handed to read, so nothing is parsed twice. Detect
 	// must be cheap on content of other formats: detection asks every
 	// format in registry order, and the first that says yes reads it.
-	detect func(c *content) (state any, ok bool)
-	// read fills r.m (and r.out's sample type, period and samples) from
+	Detect func(c *Content) (state any, ok bool)
+	// Read fills r.m (and r.out's sample type, period and samples) from
 	// r.data. Its errors are [*Error]s naming r.name (and the line, for a
 	// text format).
-	read func(r *reading) error
+	Read func(r *Reading) error
 }
 
-// reading is one import under way: what a format's read needs.
-type reading struct {
-	// name is the source's name as given to Import (for errors).
-	name string
-	// data is the content, decompressed.
-	data []byte
-	// state is what the format's detect returned (nil when --format
+// Reading is one import under way: what a format's read needs.
+type Reading struct {
+	// Name is the source's name as given to Import (for errors).
+	Name string
+	// Data is the content, decompressed.
+	Data []byte
+	// State is what the format's detect returned (nil when --format
 	// forced the format).
-	state any
-	// opt are the import's choices a format reads.
-	opt readOptions
-	m   *model
-	// ctx ends the import (see ImportContext): the loops over lines look
+	State any
+	// Options are the import's choices a format reads.
+	Options readOptions
+	Model   *Model
+	// Ctx ends the import (see ImportContext): the loops over lines look
 	// at it (see stopped).
-	ctx context.Context
-	// out is what the read says of the source's samples.
-	out *sampling
+	Ctx context.Context
+	// Sampling is what the read says of the source's samples.
+	Sampling *Sampling
 }
 
 // readOptions are the import's choices a format reads (Options' fields
@@ -53,9 +53,9 @@ type readOptions struct {
 	DropIdle bool
 }
 
-// sampling is what a read says of the source's samples: Imported's
+// Sampling is what a read says of the source's samples: Imported's
 // fields of the same names.
-type sampling struct {
+type Sampling struct {
 	SampleType string
 	Period     float64
 	PeriodUnit string
@@ -63,14 +63,14 @@ type sampling struct {
 	Samples    int64
 }
 
-// errorf is an error of the source (not of a line).
-func (r *reading) errorf(format string, args ...any) error {
-	return &Error{Source: r.name, Msg: fmt.Sprintf(format, args...)}
+// Errorf is an error of the source (not of a line).
+func (r *Reading) Errorf(format string, args ...any) error {
+	return &Error{Source: r.Name, Msg: fmt.Sprintf(format, args...)}
 }
 
-// lineErrorf is an error at a line of the source.
-func (r *reading) lineErrorf(line int, format string, args ...any) error {
-	return &Error{Source: r.name, Line: line, Msg: fmt.Sprintf(format, args...)}
+// LineErrorf is an error at a line of the source.
+func (r *Reading) LineErrorf(line int, format string, args ...any) error {
+	return &Error{Source: r.Name, Line: line, Msg: fmt.Sprintf(format, args...)}
 }
 
 // Error is an import error: the source file, the line (0: none) and what

@@ -57,13 +57,13 @@ const GeckoUnknownImage = "[unknown]"
 // (a note gives their share), dropped by --drop-idle. --process keeps
 // the processes of that name.
 var geckoFormat = format{
-	name:  "gecko",
-	about: "Firefox Profiler JSON: the Gecko format the browser writes and the processed format profiler.firefox.com saves",
-	detect: func(c *content) (any, bool) {
-		j := c.jsonTop()
-		return nil, j.has("meta", '{') && j.has("threads", '[') || j.has("profile", '{') && (j.has("systemHost", '{') || j.has("duration", '0'))
+	Name:  "gecko",
+	About: "Firefox Profiler JSON: the Gecko format the browser writes and the processed format profiler.firefox.com saves",
+	Detect: func(c *Content) (any, bool) {
+		j := c.JSON()
+		return nil, j.Has("meta", '{') && j.Has("threads", '[') || j.Has("profile", '{') && (j.Has("systemHost", '{') || j.Has("duration", '0'))
 	},
-	read: readGecko,
+	Read: readGecko,
 }
 
 // geckoFile is a Firefox profile (or a child process's profile).
@@ -108,8 +108,8 @@ type geckoThread struct {
 	Name          string       `json:"name"`
 	ProcessName   string       `json:"processName"`
 	ProcessType   string       `json:"processType"`
-	Pid           flexString   `json:"pid"`
-	Tid           flexString   `json:"tid"`
+	Pid           FlexString   `json:"pid"`
+	Tid           FlexString   `json:"tid"`
 	Samples       geckoTable   `json:"samples"`
 	StackTable    geckoTable   `json:"stackTable"`
 	FrameTable    geckoTable   `json:"frameTable"`
@@ -122,7 +122,7 @@ type geckoThread struct {
 
 // geckoReader reads a Firefox profile's threads into a srcBuilder.
 type geckoReader struct {
-	r        *reading
+	r        *Reading
 	b        *srcBuilder
 	keep     func(string) bool
 	unique   uniqueProcessNames
@@ -140,15 +140,15 @@ type geckoStats struct {
 }
 
 // readGecko reads a Firefox profile.
-func readGecko(r *reading) error {
+func readGecko(r *Reading) error {
 	var f geckoFile
-	if err := r.decodeJSON(r.data, &f, "Firefox profile"); err != nil {
+	if err := r.DecodeJSON(r.Data, &f, "Firefox profile"); err != nil {
 		return err
 	}
 	if f.Profile != nil && f.Threads == nil {
 		f = *f.Profile
 	}
-	gr := &geckoReader{r: r, b: newSrcBuilder(r.m), unique: uniqueProcessNames{}, procName: map[string]string{}}
+	gr := &geckoReader{r: r, b: newSrcBuilder(r.Model), unique: uniqueProcessNames{}, procName: map[string]string{}}
 	var names []string
 	var threads []geckoPart
 	if err := gr.collect(&f, &f, "", &threads, &names); err != nil {
@@ -165,7 +165,7 @@ func readGecko(r *reading) error {
 		}
 	}
 	if gr.st.samples == 0 {
-		return r.errorf("no sample is left to import (%d threads read; %d idle samples dropped, %d samples without a stack)", gr.st.threads, gr.st.idle, gr.st.noStack)
+		return r.Errorf("no sample is left to import (%d threads read; %d idle samples dropped, %d samples without a stack)", gr.st.threads, gr.st.idle, gr.st.noStack)
 	}
 	if err := gr.b.finish(r); err != nil {
 		return err
@@ -187,11 +187,11 @@ func (gr *geckoReader) collect(top, prof *geckoFile, at string, out *[]geckoPart
 	for i, raw := range prof.Threads {
 		where := fmt.Sprintf("%sthreads[%d]", at, i)
 		if len(raw) > 0 && raw[0] == '"' {
-			return gr.r.errorf("%s is a string (a Gecko profile older than the importer reads): open the file in profiler.firefox.com and save it there (the processed format), then import that", where)
+			return gr.r.Errorf("%s is a string (a Gecko profile older than the importer reads): open the file in profiler.firefox.com and save it there (the processed format), then import that", where)
 		}
 		t := new(geckoThread)
 		if err := json.Unmarshal(raw, t); err != nil {
-			return gr.r.errorf("%s cannot be read: %v", where, err)
+			return gr.r.Errorf("%s cannot be read: %v", where, err)
 		}
 		*out = append(*out, geckoPart{top: top, prof: prof, t: t, index: where})
 		*names = append(*names, geckoProcessName(t))
@@ -298,7 +298,7 @@ func (gr *geckoReader) thread(p geckoPart) error {
 	}
 	frameOf := func(f int) (*geckoFrame, error) {
 		if f < 0 || f >= nframes {
-			return nil, r.errorf("%s: a stack names frame %d; the frameTable has %d", p.index, f, nframes)
+			return nil, r.Errorf("%s: a stack names frame %d; the frameTable has %d", p.index, f, nframes)
 		}
 		if frames[f] == nil {
 			gf, err := resolve(p, t, f, str, libs)
@@ -341,14 +341,14 @@ func (gr *geckoReader) thread(p geckoPart) error {
 			continue
 		}
 		if s >= nstacks {
-			return r.errorf("%s: sample %d names stack %d; the stackTable has %d", p.index, i, s, nstacks)
+			return r.Errorf("%s: sample %d names stack %d; the stackTable has %d", p.index, i, s, nstacks)
 		}
 		w := 1.0
 		if c := weightCol(i); c.kind == '0' {
 			w = c.v
 		}
 		if w < 0 {
-			return r.errorf("%s: sample %d has weight %g: weights are >= 0", p.index, i, w)
+			return r.Errorf("%s: sample %d has weight %g: weights are >= 0", p.index, i, w)
 		}
 		switch weightType {
 		case "tracing-ms":
@@ -386,11 +386,11 @@ func (gr *geckoReader) thread(p geckoPart) error {
 		}
 		for j, steps := s, 0; ; steps++ {
 			if steps > nstacks {
-				return r.errorf("%s: stack %d is its own prefix (the stackTable's prefixes form a cycle): the profile is damaged", p.index, s)
+				return r.Errorf("%s: stack %d is its own prefix (the stackTable's prefixes form a cycle): the profile is damaged", p.index, s)
 			}
 			fi, ok := frameCol(j).index()
 			if !ok {
-				return r.errorf("%s: stack %d has no frame", p.index, j)
+				return r.Errorf("%s: stack %d has no frame", p.index, j)
 			}
 			gf, err := frameOf(fi)
 			if err != nil {
@@ -405,12 +405,12 @@ func (gr *geckoReader) thread(p geckoPart) error {
 				break
 			}
 			if pre >= nstacks {
-				return r.errorf("%s: stack %d has prefix %d; the stackTable has %d", p.index, j, pre, nstacks)
+				return r.Errorf("%s: stack %d has prefix %d; the stackTable has %d", p.index, j, pre, nstacks)
 			}
 			j = pre
 		}
 		idle := cat >= 0 && cat == idleCat
-		if idle && r.opt.DropIdle {
+		if idle && r.Options.DropIdle {
 			gr.st.idle += counts[s]
 			continue
 		}
@@ -440,7 +440,7 @@ func (gr *geckoReader) rawFrame(p geckoPart, t *geckoThread, f int, str func(gec
 	b := gr.b
 	loc, ok := str(t.FrameTable.column("location", 0)(f))
 	if !ok {
-		return nil, gr.r.errorf("%s: frame %d has no location string", p.index, f)
+		return nil, gr.r.Errorf("%s: frame %d has no location string", p.index, f)
 	}
 	gf := &geckoFrame{cat: -1, lib: -1}
 	if c, ok := t.FrameTable.column("category", -1)(f).index(); ok {
@@ -450,14 +450,14 @@ func (gr *geckoReader) rawFrame(p geckoPart, t *geckoThread, f int, str func(gec
 	case geckoAddress.MatchString(loc):
 		addr, err := strconv.ParseUint(loc[2:], 16, 64)
 		if err != nil {
-			return nil, gr.r.errorf("%s: frame %d's address %s is out of range", p.index, f, loc)
+			return nil, gr.r.Errorf("%s: frame %d's address %s is out of range", p.index, f, loc)
 		}
 		for i, l := range libs {
 			if l.Start.set && l.End.set && addr >= l.Start.v && addr < l.End.v {
 				key := fmt.Sprintf("lib %s %d", t.Pid, i)
 				b.image(key, geckoLibName(l))
 				b.mapping(key, l.Start.v, l.End.v)
-				gf.fn = b.fn(srcFunc{img: key, name: unknownKey(addr)})
+				gf.fn = b.fn(srcFunc{img: key, name: AddressName(addr)})
 				gf.addr, gf.hasAddr, gf.lib = addr, true, i
 				return gf, nil
 			}
@@ -511,11 +511,11 @@ func (gr *geckoReader) processedFrame(p geckoPart, t *geckoThread, f int, str fu
 	}
 	fi, ok := t.FrameTable.column("func", -1)(f).index()
 	if !ok || fi >= t.FuncTable.len() {
-		return nil, gr.r.errorf("%s: frame %d names no function of the funcTable (%d functions)", p.index, f, t.FuncTable.len())
+		return nil, gr.r.Errorf("%s: frame %d names no function of the funcTable (%d functions)", p.index, f, t.FuncTable.len())
 	}
 	name, ok := str(t.FuncTable.column("name", -1)(fi))
 	if !ok {
-		return nil, gr.r.errorf("%s: function %d has no name string", p.index, fi)
+		return nil, gr.r.Errorf("%s: function %d has no name string", p.index, fi)
 	}
 	sf := srcFunc{name: name}
 	if l, ok := t.FuncTable.column("lineNumber", -1)(fi).index(); ok {
@@ -573,31 +573,31 @@ func geckoLibName(l geckoLib) string {
 
 // notes sets the sample type and period and says what was read.
 func (gr *geckoReader) notes() {
-	m, im, st := gr.r.m, gr.r.out, &gr.st
+	m, im, st := gr.r.Model, gr.r.Sampling, &gr.st
 	im.Samples = st.samples
 	im.SampleType = "wall/milliseconds"
 	im.Period, im.PeriodType, im.PeriodUnit = st.interval, "wall", "milliseconds"
 	if st.tracing {
-		m.note("some threads' samples are tracing data weighted in milliseconds (weightType tracing-ms): their weights are the time")
+		m.Note("some threads' samples are tracing data weighted in milliseconds (weightType tracing-ms): their weights are the time")
 	}
 	if st.bytes {
 		im.SampleType = "bytes"
-		m.warn("some threads' samples weigh bytes (an allocation profile), not where the program ran: their weights are taken for time")
+		m.Warn("some threads' samples weigh bytes (an allocation profile), not where the program ran: their weights are taken for time")
 	}
 	if st.idleKept > 0 {
-		m.note("%d of the %d samples are idle (their stack's category is Idle: the thread slept); they are kept as busy time of where the thread slept, --drop-idle drops them", st.idleKept, st.samples)
+		m.Note("%d of the %d samples are idle (their stack's category is Idle: the thread slept); they are kept as busy time of where the thread slept, --drop-idle drops them", st.idleKept, st.samples)
 	}
 	if st.idle > 0 {
-		m.note("%d idle samples (category Idle) were dropped (--drop-idle)", st.idle)
+		m.Note("%d idle samples (category Idle) were dropped (--drop-idle)", st.idle)
 	}
 	if st.outside > 0 {
-		m.note("%d frames are at addresses that no library of the profile holds (JIT code): they are functions of %s named by their address, laid out without it", st.outside, GeckoUnknownImage)
+		m.Note("%d frames are at addresses that no library of the profile holds (JIT code): they are functions of %s named by their address, laid out without it", st.outside, GeckoUnknownImage)
 	}
 	if st.noStack > 0 {
-		m.note("%d samples without a stack were dropped", st.noStack)
+		m.Note("%d samples without a stack were dropped", st.noStack)
 	}
 	if st.zero > 0 {
-		m.note("%d samples of weight 0 were skipped", st.zero)
+		m.Note("%d samples of weight 0 were skipped", st.zero)
 	}
 	if strings.Contains(im.SampleType, "bytes") {
 		im.Period = 0

@@ -205,7 +205,7 @@ func (f *flexUint) UnmarshalJSON(b []byte) error {
 		}
 	}
 	if err != nil {
-		return &json.UnmarshalTypeError{Value: "value " + clip(s), Type: reflect.TypeFor[uint64]()}
+		return &json.UnmarshalTypeError{Value: "value " + Clip(s), Type: reflect.TypeFor[uint64]()}
 	}
 	*f = flexUint{v: v, set: true}
 	return nil

@@ -37,18 +37,18 @@ import (
 // a tree of nodes (id, ticks, children), with total_ticks and
 // tick_interval (µs); see readGHCJSON.
 var ghcprofFormat = format{
-	name:  "ghcprof",
-	about: "GHC cost-centre profiles, prog.prof from `+RTS -p` (-P, -pa; GHC 6 to 9 column sets) or `+RTS -pj` (JSON)",
-	detect: func(c *content) (any, bool) {
-		if j := c.jsonTop(); j.kind == '{' {
-			return nil, j.has("cost_centres", '[') && j.has("profile", '{')
+	Name:  "ghcprof",
+	About: "GHC cost-centre profiles, prog.prof from `+RTS -p` (-P, -pa; GHC 6 to 9 column sets) or `+RTS -pj` (JSON)",
+	Detect: func(c *Content) (any, bool) {
+		if j := c.JSON(); j.Kind == '{' {
+			return nil, j.Has("cost_centres", '[') && j.Has("profile", '{')
 		}
-		if !c.text || len(c.lines) == 0 {
+		if !c.Text || len(c.Lines) == 0 {
 			return nil, false
 		}
-		return nil, strings.Contains(c.lines[0], "Time and Allocation Profiling Report") || isGHCTreeHeader(c.lines[0])
+		return nil, strings.Contains(c.Lines[0], "Time and Allocation Profiling Report") || isGHCTreeHeader(c.Lines[0])
 	},
-	read: readGHCProf,
+	Read: readGHCProf,
 }
 
 // isGHCTreeHeader says whether line is the header of the cost-centre
@@ -83,21 +83,21 @@ type ghcTree struct {
 }
 
 // readGHCProf reads a .prof report into r.m.
-func readGHCProf(r *reading) error {
-	if d := bytes.TrimLeft(r.data, " \t\r\n"); len(d) > 0 && d[0] == '{' {
+func readGHCProf(r *Reading) error {
+	if d := bytes.TrimLeft(r.Data, " \t\r\n"); len(d) > 0 && d[0] == '{' {
 		return readGHCJSON(r)
 	}
-	m, im := r.m, r.out
+	m, im := r.Model, r.Sampling
 	var program string
 	var ticks, interval, caps int64 = -1, 0, 1
 	var tree *ghcTree
-	var path indentPath[ghcRow]
+	var path IndentPath[ghcRow]
 	afterTitle, treeLine, base := false, 0, -1
 	var total, rowTicks float64
 	var idle int
-	var frames []frame
-	var th *thread
-	err := eachLine(r.ctx, r.data, func(ln int, line string) error {
+	var frames []Frame
+	var th *Thread
+	err := EachLine(r.Ctx, r.Data, func(ln int, line string) error {
 		trimmed := strings.TrimSpace(line)
 		switch {
 		case trimmed == "":
@@ -117,7 +117,7 @@ func readGHCProf(r *reading) error {
 		case tree == nil && strings.HasPrefix(trimmed, "total time"):
 			g := ghcTicks.FindStringSubmatch(trimmed)
 			if g == nil {
-				return r.lineErrorf(ln, "%q does not give the ticks as GHC writes them (`(453 ticks @ 1000 us, 1 processor)`)", clip(trimmed))
+				return r.LineErrorf(ln, "%q does not give the ticks as GHC writes them (`(453 ticks @ 1000 us, 1 processor)`)", Clip(trimmed))
 			}
 			ticks, _ = strconv.ParseInt(g[1], 10, 64)
 			interval, _ = strconv.ParseInt(g[2], 10, 64)
@@ -132,10 +132,10 @@ func readGHCProf(r *reading) error {
 			tree = newGHCTree(line)
 			treeLine = ln
 			if tree.timeAt < 0 && tree.ticksAt < 0 {
-				return r.lineErrorf(ln, "the cost-centre tree's header has neither %%time nor ticks: nothing to weigh the cost centres by")
+				return r.LineErrorf(ln, "the cost-centre tree's header has neither %%time nor ticks: nothing to weigh the cost centres by")
 			}
 			if tree.ticksAt < 0 && ticks < 0 {
-				return r.lineErrorf(ln, "the report has no ticks column and no `total time` line before its tree: give the whole .prof file (or run with +RTS -P)")
+				return r.LineErrorf(ln, "the report has no ticks column and no `total time` line before its tree: give the whole .prof file (or run with +RTS -P)")
 			}
 			return nil
 		case tree == nil:
@@ -143,16 +143,16 @@ func readGHCProf(r *reading) error {
 		}
 		row, err := tree.row(line)
 		if err != nil {
-			return r.lineErrorf(ln, "%v", err)
+			return r.LineErrorf(ln, "%v", err)
 		}
 		if base < 0 {
 			base = row.depth
 		}
 		if row.depth -= base; row.depth < 0 {
-			return r.lineErrorf(ln, "%q is indented less than the tree's first row", clip(row.label))
+			return r.LineErrorf(ln, "%q is indented less than the tree's first row", Clip(row.label))
 		}
-		if !path.enter(row.depth, row) {
-			return r.lineErrorf(ln, "%q is %d levels deeper than the row above (one at most): the tree is broken", clip(row.label), row.depth-path.depth())
+		if !path.Enter(row.depth, row) {
+			return r.LineErrorf(ln, "%q is %d levels deeper than the row above (one at most): the tree is broken", Clip(row.label), row.depth-path.Depth())
 		}
 		w := row.ticks
 		if tree.ticksAt < 0 {
@@ -162,26 +162,26 @@ func readGHCProf(r *reading) error {
 		if w <= 0 {
 			return nil
 		}
-		if r.opt.DropIdle && (isIdle(row.label) || row.module == "IDLE") {
+		if r.Options.DropIdle && (IsIdle(row.label) || row.module == "IDLE") {
 			idle++
 			return nil
 		}
 		frames = frames[:0]
-		for i := len(path.rows) - 1; i >= 0; i-- {
-			pr := path.rows[i]
-			frames = append(frames, frame{f: m.fn(m.image("module:"+pr.module, pr.module, false), pr.label)})
+		for i := len(path.Rows) - 1; i >= 0; i-- {
+			pr := path.Rows[i]
+			frames = append(frames, Frame{Func: m.Func(m.Image("module:"+pr.module, pr.module, false), pr.label)})
 		}
 		if th == nil {
-			pname := r.opt.Process
+			pname := r.Options.Process
 			if pname == "" {
 				pname = filepath.Base(program)
 			}
 			if pname == "" || pname == "." {
-				pname = filepath.Base(r.name)
+				pname = filepath.Base(r.Name)
 			}
-			th = m.proc("", pname).thread("")
+			th = m.Process("", pname).Thread("")
 		}
-		m.add(th, frames, w)
+		m.Add(th, frames, w)
 		total += w
 		return nil
 	})
@@ -189,23 +189,23 @@ func readGHCProf(r *reading) error {
 		return err
 	}
 	if tree == nil {
-		return r.errorf("no cost-centre tree (a `COST CENTRE MODULE … no. entries %%time %%alloc` header): give the whole .prof file that +RTS -p writes")
+		return r.Errorf("no cost-centre tree (a `COST CENTRE MODULE … no. entries %%time %%alloc` header): give the whole .prof file that +RTS -p writes")
 	}
 	if idle > 0 {
-		m.note("%d rows of idle cost centres were dropped (--drop-idle)", idle)
+		m.Note("%d rows of idle cost centres were dropped (--drop-idle)", idle)
 	}
 	if total <= 0 {
 		if ticks == 0 {
-			return r.lineErrorf(treeLine, "the report has 0 ticks: the program ran for less than one tick; profile a longer run")
+			return r.LineErrorf(treeLine, "the report has 0 ticks: the program ran for less than one tick; profile a longer run")
 		}
-		return r.lineErrorf(treeLine, "no cost centre has time: there is nothing to import")
+		return r.LineErrorf(treeLine, "no cost centre has time: there is nothing to import")
 	}
 	im.SampleType = "ticks"
 	if tree.ticksAt < 0 {
 		im.SampleType = "%time × total ticks"
-		m.note("the weights are each cost centre's %%time (0.1%% resolution) of the %d ticks: run with +RTS -P for the ticks themselves", ticks)
+		m.Note("the weights are each cost centre's %%time (0.1%% resolution) of the %d ticks: run with +RTS -P for the ticks themselves", ticks)
 	} else if ticks >= 0 && math.Abs(rowTicks-float64(ticks)) > 0.5 {
-		m.note("the rows' ticks add up to %g, the header says %d", rowTicks, ticks)
+		m.Note("the rows' ticks add up to %g, the header says %d", rowTicks, ticks)
 	}
 	im.Samples = int64(math.Round(total))
 	if ticks >= 0 && tree.ticksAt < 0 {
@@ -215,7 +215,7 @@ func readGHCProf(r *reading) error {
 		im.Period, im.PeriodUnit, im.PeriodType = float64(interval), "us", "ticks"
 	}
 	if caps > 1 {
-		m.note("the program ran on %d capabilities; their ticks are one thread's in the workload", caps)
+		m.Note("the program ran on %d capabilities; their ticks are one thread's in the workload", caps)
 	}
 	return nil
 }
@@ -260,10 +260,10 @@ func (t *ghcTree) row(line string) (ghcRow, error) {
 	f := strings.Fields(line)
 	n := len(t.numeric)
 	if len(f) < n+2 {
-		return ghcRow{}, fmt.Errorf("%q is not a row of the cost-centre tree (label, module, then the %d numbers the header names)", clip(strings.TrimSpace(line)), n)
+		return ghcRow{}, fmt.Errorf("%q is not a row of the cost-centre tree (label, module, then the %d numbers the header names)", Clip(strings.TrimSpace(line)), n)
 	}
 	nums := f[len(f)-n:]
-	row := ghcRow{depth: leadingSpaces(line)}
+	row := ghcRow{depth: LeadingSpaces(line)}
 	for i, s := range nums {
 		v, err := strconv.ParseFloat(s, 64)
 		if err != nil || !ghcNumber.MatchString(s) {
@@ -302,7 +302,7 @@ func (t *ghcTree) row(line string) (ghcRow, error) {
 	if !aligned {
 		lf := strings.Fields(left)
 		if len(lf) < 2 {
-			return ghcRow{}, fmt.Errorf("%q has no cost centre and module before its numbers", clip(strings.TrimSpace(line)))
+			return ghcRow{}, fmt.Errorf("%q has no cost centre and module before its numbers", Clip(strings.TrimSpace(line)))
 		}
 		row.label, row.module, row.src = lf[0], lf[1], strings.Join(lf[2:], " ")
 	}
@@ -336,58 +336,58 @@ type ghcJSONNode struct {
 // individual ticks, its stack the path from the root, MAIN), named by
 // its cost centre's label in an image per module, as the text report's
 // rows are.
-func readGHCJSON(r *reading) error {
-	m, im := r.m, r.out
+func readGHCJSON(r *Reading) error {
+	m, im := r.Model, r.Sampling
 	var g ghcJSON
-	if err := r.decodeJSON(r.data, &g, "GHC JSON profile"); err != nil {
+	if err := r.DecodeJSON(r.Data, &g, "GHC JSON profile"); err != nil {
 		return err
 	}
 	if g.Profile == nil {
-		return r.errorf("the GHC JSON profile has no \"profile\" tree: give the whole file that +RTS -pj writes")
+		return r.Errorf("the GHC JSON profile has no \"profile\" tree: give the whole file that +RTS -pj writes")
 	}
 	type cc struct{ label, module string }
 	ccs := make(map[int64]cc, len(g.CostCentres))
 	for _, c := range g.CostCentres {
 		ccs[c.ID] = cc{c.Label, c.Module}
 	}
-	pname := r.opt.Process
+	pname := r.Options.Process
 	if pname == "" {
 		pname = filepath.Base(g.Program)
 	}
 	if pname == "" || pname == "." {
-		pname = filepath.Base(r.name)
+		pname = filepath.Base(r.Name)
 	}
-	var th *thread
+	var th *Thread
 	var path []cc // root first
-	var frames []frame
+	var frames []Frame
 	var total float64
 	var idle int
 	var walk func(n *ghcJSONNode, depth int) error
 	walk = func(n *ghcJSONNode, depth int) error {
 		c, ok := ccs[n.ID]
 		if !ok {
-			return r.errorf("the profile tree names cost centre %d, which cost_centres does not list: the file is damaged", n.ID)
+			return r.Errorf("the profile tree names cost centre %d, which cost_centres does not list: the file is damaged", n.ID)
 		}
 		if n.Ticks < 0 || math.IsNaN(n.Ticks) {
-			return r.errorf("cost centre %d (%s) has %v ticks: the file is damaged", n.ID, c.label, n.Ticks)
+			return r.Errorf("cost centre %d (%s) has %v ticks: the file is damaged", n.ID, c.label, n.Ticks)
 		}
 		if depth > maxGHCDepth {
-			return r.errorf("the profile tree is more than %d cost centres deep: refused (is it really a GHC profile?)", maxGHCDepth)
+			return r.Errorf("the profile tree is more than %d cost centres deep: refused (is it really a GHC profile?)", maxGHCDepth)
 		}
 		path = append(path[:depth], c)
 		switch {
 		case n.Ticks == 0:
-		case r.opt.DropIdle && (isIdle(c.label) || c.module == "IDLE"):
+		case r.Options.DropIdle && (IsIdle(c.label) || c.module == "IDLE"):
 			idle++
 		default:
 			frames = frames[:0]
 			for i := len(path) - 1; i >= 0; i-- {
-				frames = append(frames, frame{f: m.fn(m.image("module:"+path[i].module, path[i].module, false), path[i].label)})
+				frames = append(frames, Frame{Func: m.Func(m.Image("module:"+path[i].module, path[i].module, false), path[i].label)})
 			}
 			if th == nil {
-				th = m.proc("", pname).thread("")
+				th = m.Process("", pname).Thread("")
 			}
-			m.add(th, frames, n.Ticks)
+			m.Add(th, frames, n.Ticks)
 			total += n.Ticks
 		}
 		for i := range n.Children {
@@ -401,24 +401,24 @@ func readGHCJSON(r *reading) error {
 		return err
 	}
 	if idle > 0 {
-		m.note("%d nodes of idle cost centres were dropped (--drop-idle)", idle)
+		m.Note("%d nodes of idle cost centres were dropped (--drop-idle)", idle)
 	}
 	if total <= 0 {
 		if g.TotalTicks != nil && *g.TotalTicks == 0 {
-			return r.errorf("the report has 0 ticks: the program ran for less than one tick; profile a longer run")
+			return r.Errorf("the report has 0 ticks: the program ran for less than one tick; profile a longer run")
 		}
-		return r.errorf("no cost centre has time: there is nothing to import")
+		return r.Errorf("no cost centre has time: there is nothing to import")
 	}
 	im.SampleType = "ticks"
 	im.Samples = int64(math.Round(total))
 	if g.TotalTicks != nil && math.Abs(total-float64(*g.TotalTicks)) > 0.5 {
-		m.note("the nodes' ticks add up to %g, total_ticks says %d", total, *g.TotalTicks)
+		m.Note("the nodes' ticks add up to %g, total_ticks says %d", total, *g.TotalTicks)
 	}
 	if g.TickInterval > 0 {
 		im.Period, im.PeriodUnit, im.PeriodType = float64(g.TickInterval), "us", "ticks"
 	}
 	if g.Capabilities > 1 {
-		m.note("the program ran on %d capabilities; their ticks are one thread's in the workload", g.Capabilities)
+		m.Note("the program ran on %d capabilities; their ticks are one thread's in the workload", g.Capabilities)
 	}
 	return nil
 }

@@ -34,9 +34,9 @@ var idleSet = func() map[string]bool {
 	return m
 }()
 
-// isIdle says whether name is an idle function (a folded frame's
+// IsIdle says whether name is an idle function (a folded frame's
 // stackcollapse annotation such as "_[k]" is ignored).
-func isIdle(name string) bool {
+func IsIdle(name string) bool {
 	if idleSet[name] {
 		return true
 	}

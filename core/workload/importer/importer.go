@@ -147,7 +147,7 @@ func Import(name string, data []byte, opt Options) (*Imported, error) {
 // watchdog of a memory budget, Ctrl-C): its error then wraps
 // context.Cause(ctx) (errors.Is and errors.As find it).
 func ImportContext(ctx context.Context, name string, data []byte, opt Options) (*Imported, error) {
-	t, err := targetOf(opt.Arch)
+	t, err := TargetFor(opt.Arch)
 	if err != nil {
 		return nil, &Error{Source: name, Msg: err.Error()}
 	}
@@ -161,7 +161,7 @@ func ImportContext(ctx context.Context, name string, data []byte, opt Options) (
 		return nil, err
 	}
 	data, enc := decodeText(data)
-	if opt.Memory > 0 && (opt.Format == Pprof || opt.Format == "" && !looksText(data)) && int64(len(data)) > opt.Memory/PprofMemoryPerByte {
+	if opt.Memory > 0 && (opt.Format == Pprof || opt.Format == "" && !LooksText(data)) && int64(len(data)) > opt.Memory/PprofMemoryPerByte {
 		return nil, &Error{Source: name, Msg: fmt.Sprintf("the profile is %s of binary (pprof) profile, and pprof's parser holds about %d bytes of memory per byte of it, which cannot be stopped half way: a memory budget of %s reads at most %s of it: raise the budget (--memory), or trim the profile (pprof -focus/-tagfocus/-nodecount -proto, fewer seconds recorded)",
 			input.Size(int64(len(data))), PprofMemoryPerByte, input.Size(opt.Memory), input.Size(opt.Memory/PprofMemoryPerByte))}
 	}
@@ -173,13 +173,13 @@ func ImportContext(ctx context.Context, name string, data []byte, opt Options) (
 	} else if det.format = formatNamed(opt.Format); det.format == nil {
 		return nil, &Error{Source: name, Msg: fmt.Sprintf("unknown format %q: give %s", opt.Format, formatNames())}
 	}
-	im := &Imported{Format: Format(det.format.name), Source: name, SHA256: hex.EncodeToString(sum[:])}
-	m := newModel(ctx)
+	im := &Imported{Format: Format(det.format.Name), Source: name, SHA256: hex.EncodeToString(sum[:])}
+	m := New(ctx)
 	if enc != "" {
-		m.note("the text is in %s: read as such", enc)
+		m.Note("the text is in %s: read as such", enc)
 	}
-	r := &reading{name: name, data: data, state: det.state, opt: readOptions{Process: opt.Process, DropIdle: opt.DropIdle}, m: m, out: &sampling{}, ctx: ctx}
-	if err := det.format.read(r); err != nil {
+	r := &Reading{Name: name, Data: data, State: det.state, Options: readOptions{Process: opt.Process, DropIdle: opt.DropIdle}, Model: m, Sampling: &Sampling{}, Ctx: ctx}
+	if err := det.format.Read(r); err != nil {
 		if ctx.Err() != nil {
 			return nil, stoppedError(name, ctx)
 		}
@@ -188,14 +188,14 @@ func ImportContext(ctx context.Context, name string, data []byte, opt Options) (
 	if m.Err() != nil || ctx.Err() != nil {
 		return nil, stoppedError(name, ctx)
 	}
-	if err := m.layout(t); err != nil {
+	if err := m.Layout(t); err != nil {
 		return nil, &Error{Source: name, Msg: err.Error()}
 	}
 	if ctx.Err() != nil {
 		return nil, stoppedError(name, ctx)
 	}
-	im.SampleType, im.Period, im.PeriodUnit, im.PeriodType, im.Samples = r.out.SampleType, r.out.Period, r.out.PeriodUnit, r.out.PeriodType, r.out.Samples
-	im.Spec = m.spec(workloadName(name))
+	im.SampleType, im.Period, im.PeriodUnit, im.PeriodType, im.Samples = r.Sampling.SampleType, r.Sampling.Period, r.Sampling.PeriodUnit, r.Sampling.PeriodType, r.Sampling.Samples
+	im.Spec = m.Spec(workloadName(name))
 	im.Notes = append(im.Notes, m.Notes()...)
 	im.Warnings = append(im.Warnings, m.Warnings()...)
 	return im, nil

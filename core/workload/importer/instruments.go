@@ -34,12 +34,12 @@ const InstrumentsImage = "instruments"
 //   - Addresses: none; the synthetic layout (one image, "instruments").
 //   - Left out: the percentages, "Source Path" and other columns.
 var instrumentsFormat = format{
-	name:  "instruments",
-	about: "Instruments' \"Deep Copy\" of a call tree (macOS Time Profiler, Allocations), every Xcode version's column set",
-	detect: func(c *content) (any, bool) {
-		return nil, c.text && len(c.lines) > 0 && isInstrumentsHeader(c.lines[0])
+	Name:  "instruments",
+	About: "Instruments' \"Deep Copy\" of a call tree (macOS Time Profiler, Allocations), every Xcode version's column set",
+	Detect: func(c *Content) (any, bool) {
+		return nil, c.Text && len(c.Lines) > 0 && isInstrumentsHeader(c.Lines[0])
 	},
-	read: readInstruments,
+	Read: readInstruments,
 }
 
 // isInstrumentsHeader says whether line is a deep copy's header: tab-
@@ -103,12 +103,12 @@ func parseInstrumentsValue(cell, unit string) (float64, instrumentsKind, error) 
 	}
 	g := instrumentsValue.FindStringSubmatch(s)
 	if g == nil {
-		return 0, "", fmt.Errorf("weight %q is not a value Instruments prints (such as \"1.23 s  45.6%%\", \"123.00 ms\" or \"42\")", clip(s))
+		return 0, "", fmt.Errorf("weight %q is not a value Instruments prints (such as \"1.23 s  45.6%%\", \"123.00 ms\" or \"42\")", Clip(s))
 	}
 	num := strings.Replace(g[1], ",", ".", 1) // a decimal comma (a non-English locale)
 	v, err := strconv.ParseFloat(num, 64)
 	if err != nil || math.IsInf(v, 0) {
-		return 0, "", fmt.Errorf("weight %q is not a number", clip(s))
+		return 0, "", fmt.Errorf("weight %q is not a number", Clip(s))
 	}
 	u := g[2]
 	if u == "" {
@@ -119,7 +119,7 @@ func parseInstrumentsValue(cell, unit string) (float64, instrumentsKind, error) 
 	}
 	k, ok := instrumentsUnits[u]
 	if !ok {
-		return 0, "", fmt.Errorf("weight %q has a unit Instruments' importer does not know (%q): give time (ms, s…), cycles (Mc, Gc…) or bytes (KB, MB…)", clip(s), u)
+		return 0, "", fmt.Errorf("weight %q has a unit Instruments' importer does not know (%q): give time (ms, s…), cycles (Mc, Gc…) or bytes (KB, MB…)", Clip(s), u)
 	}
 	return v * k.factor, k.kind, nil
 }
@@ -146,29 +146,29 @@ var instrumentsProcess = regexp.MustCompile(`^(.*\S)\s+\((\d+)\)$`)
 var instrumentsThread = regexp.MustCompile(`(?i)(^main thread$|\s0x[0-9a-f]+$)`)
 
 // readInstruments reads a deep copy into r.m.
-func readInstruments(r *reading) error {
+func readInstruments(r *Reading) error {
 	var header []string
 	var cols struct{ total, self, symbol int }
 	var totalUnit, selfUnit string
 	var rows []instrumentsRow
-	var path indentPath[int]
+	var path IndentPath[int]
 	base := -1
 	kind := instrumentsKind("")
 	kindLine := 0
-	err := eachLine(r.ctx, r.data, func(ln int, line string) error {
+	err := EachLine(r.Ctx, r.Data, func(ln int, line string) error {
 		if strings.TrimSpace(line) == "" {
 			return nil
 		}
 		if header == nil {
 			if !isInstrumentsHeader(line) {
-				return r.lineErrorf(ln, "%q is not a deep copy's header (tab-separated columns such as `Weight\tSelf Weight\t\tSymbol Name`): copy the call tree with Edit > Deep Copy", clip(line))
+				return r.LineErrorf(ln, "%q is not a deep copy's header (tab-separated columns such as `Weight\tSelf Weight\t\tSymbol Name`): copy the call tree with Edit > Deep Copy", Clip(line))
 			}
 			header = strings.Split(line, "\t")
 			cols.symbol = instrumentsColumn(header, "Symbol Name", "Symbol Names")
 			cols.total = instrumentsColumn(header, "Weight", "Running Time", "Bytes Used", "Count", "Sample Count", "Total")
 			cols.self = instrumentsColumn(header, "Self Weight", "Self (ms)", "Self", "Self Count", "Self Bytes")
 			if cols.total < 0 && cols.self < 0 {
-				return r.lineErrorf(ln, "the header names no weight column (Weight, Running Time, Bytes Used, Count or Self Weight): give a deep copy of a call tree")
+				return r.LineErrorf(ln, "the header names no weight column (Weight, Running Time, Bytes Used, Count or Self Weight): give a deep copy of a call tree")
 			}
 			if cols.total >= 0 {
 				totalUnit = instrumentsUnitOf(header[cols.total])
@@ -180,12 +180,12 @@ func readInstruments(r *reading) error {
 		}
 		cells := strings.Split(line, "\t")
 		if len(cells) <= cols.symbol {
-			return r.lineErrorf(ln, "the row has %d tab-separated cells; the header's Symbol Name is cell %d: is the copy cut?", len(cells), cols.symbol+1)
+			return r.LineErrorf(ln, "the row has %d tab-separated cells; the header's Symbol Name is cell %d: is the copy cut?", len(cells), cols.symbol+1)
 		}
 		cell := strings.TrimRight(cells[cols.symbol], " ")
 		name := strings.TrimLeft(cell, " ")
 		if name == "" {
-			return r.lineErrorf(ln, "the row has no symbol name")
+			return r.LineErrorf(ln, "the row has no symbol name")
 		}
 		indent := len(cell) - len(name)
 		if base < 0 {
@@ -193,7 +193,7 @@ func readInstruments(r *reading) error {
 		}
 		row := instrumentsRow{line: ln, depth: indent - base, name: name, parent: -1}
 		if row.depth < 0 {
-			return r.lineErrorf(ln, "%q is indented less than the first row: a deep copy starts at its root", clip(name))
+			return r.LineErrorf(ln, "%q is indented less than the first row: a deep copy starts at its root", Clip(name))
 		}
 		readCell := func(col int, unit string) (float64, error) {
 			if col < 0 || col >= len(cells) {
@@ -201,10 +201,10 @@ func readInstruments(r *reading) error {
 			}
 			v, k, err := parseInstrumentsValue(cells[col], unit)
 			if err != nil {
-				return 0, r.lineErrorf(ln, "%v", err)
+				return 0, r.LineErrorf(ln, "%v", err)
 			}
 			if k != "" && kind != "" && k != kind {
-				return 0, r.lineErrorf(ln, "a weight in %s after weights in %s (line %d): one copy measures one thing", k, kind, kindLine)
+				return 0, r.LineErrorf(ln, "a weight in %s after weights in %s (line %d): one copy measures one thing", k, kind, kindLine)
 			}
 			if k != "" && kind == "" {
 				kind, kindLine = k, ln
@@ -218,11 +218,11 @@ func readInstruments(r *reading) error {
 		if row.self, err = readCell(cols.self, selfUnit); err != nil {
 			return err
 		}
-		if !path.enter(row.depth, len(rows)) {
-			return r.lineErrorf(ln, "%q is %d levels deeper than the row above (one at most): the tree is broken", clip(name), row.depth-path.depth())
+		if !path.Enter(row.depth, len(rows)) {
+			return r.LineErrorf(ln, "%q is %d levels deeper than the row above (one at most): the tree is broken", Clip(name), row.depth-path.Depth())
 		}
 		if row.depth > 0 {
-			row.parent = path.rows[row.depth-1]
+			row.parent = path.Rows[row.depth-1]
 			rows[row.parent].childTotal += row.total
 		}
 		rows = append(rows, row)
@@ -232,7 +232,7 @@ func readInstruments(r *reading) error {
 		return err
 	}
 	if len(rows) == 0 {
-		return r.errorf("the deep copy has no rows under its header: copy the call tree's top row with Edit > Deep Copy")
+		return r.Errorf("the deep copy has no rows under its header: copy the call tree's top row with Edit > Deep Copy")
 	}
 	return instrumentsModel(r, rows, kind, cols.self >= 0)
 }
@@ -249,17 +249,17 @@ func instrumentsUnitOf(col string) string {
 }
 
 // instrumentsModel adds the rows' self weights as stacks.
-func instrumentsModel(r *reading, rows []instrumentsRow, kind instrumentsKind, hasSelf bool) error {
-	m := r.m
-	pname := r.opt.Process
+func instrumentsModel(r *Reading, rows []instrumentsRow, kind instrumentsKind, hasSelf bool) error {
+	m := r.Model
+	pname := r.Options.Process
 	if pname == "" {
-		pname = filepath.Base(r.name)
+		pname = filepath.Base(r.Name)
 	}
-	img := m.image("u", InstrumentsImage, false)
+	img := m.Image("u", InstrumentsImage, false)
 	pids := map[string]string{} // process names given, by process row
 	var negative, idle, procSelf int
 	var total float64
-	var frames []frame
+	var frames []Frame
 	for i := range rows {
 		row := &rows[i]
 		if row.parent >= 0 {
@@ -290,10 +290,10 @@ func instrumentsModel(r *reading, rows []instrumentsRow, kind instrumentsKind, h
 		frames = frames[:0]
 		for j := i; j >= 0; j = rows[j].parent {
 			if !rows[j].isProcess && !rows[j].isThread {
-				frames = append(frames, frame{f: m.fn(img, rows[j].name)})
+				frames = append(frames, Frame{Func: m.Func(img, rows[j].name)})
 			}
 		}
-		if r.opt.DropIdle && isIdle(row.name) {
+		if r.Options.DropIdle && IsIdle(row.name) {
 			idle++
 			continue
 		}
@@ -306,37 +306,37 @@ func instrumentsModel(r *reading, rows []instrumentsRow, kind instrumentsKind, h
 			}
 			pids[name] = row.proc
 		}
-		m.add(m.proc("p:"+row.proc, name).thread(row.thread), frames, self)
+		m.Add(m.Process("p:"+row.proc, name).Thread(row.thread), frames, self)
 		total += self
 	}
 	if negative > 0 {
-		m.note("%d rows weigh less than their children (rounding in the copy); their self weight is taken as 0", negative)
+		m.Note("%d rows weigh less than their children (rounding in the copy); their self weight is taken as 0", negative)
 	}
 	if procSelf > 0 {
-		m.note("%d process or thread rows carry a self weight of their own; it is not in any stack and was dropped", procSelf)
+		m.Note("%d process or thread rows carry a self weight of their own; it is not in any stack and was dropped", procSelf)
 	}
 	if idle > 0 {
-		m.note("%d rows whose symbol is an idle function were dropped (--drop-idle)", idle)
+		m.Note("%d rows whose symbol is an idle function were dropped (--drop-idle)", idle)
 	}
 	if total <= 0 {
-		return r.errorf("no row has a positive self weight: there is nothing to import")
+		return r.Errorf("no row has a positive self weight: there is nothing to import")
 	}
-	m.relativeBusy()
-	im := r.out
+	m.RelativeBusy()
+	im := r.Sampling
 	im.SampleType = string(kind)
 	switch kind {
 	case instrumentsTime:
 		// Time Profiler samples every thread each millisecond by default.
 		im.Period, im.PeriodUnit, im.PeriodType = 1, "ms", "time"
 		im.Samples = int64(math.Round(total))
-		m.note("the sample count is the weight in milliseconds: Time Profiler's default interval of 1 ms is assumed")
+		m.Note("the sample count is the weight in milliseconds: Time Profiler's default interval of 1 ms is assumed")
 	case instrumentsCount:
 		im.Samples = int64(math.Round(total))
 	case instrumentsBytes:
-		m.warn("an Allocations deep copy, not a CPU profile: its bytes are where memory was allocated, not where the program ran, and the workload spends its time in those proportions; for where a program runs, deep-copy a Time Profiler call tree")
-		m.note("the number of allocations is not taken: the sample count is left at 0")
+		m.Warn("an Allocations deep copy, not a CPU profile: its bytes are where memory was allocated, not where the program ran, and the workload spends its time in those proportions; for where a program runs, deep-copy a Time Profiler call tree")
+		m.Note("the number of allocations is not taken: the sample count is left at 0")
 	case instrumentsCycles:
-		m.note("the weights are cycles; the copy does not say how many samples carried them: the sample count is left at 0")
+		m.Note("the weights are cycles; the copy does not say how many samples carried them: the sample count is left at 0")
 	}
 	return nil
 }

@@ -14,32 +14,32 @@ import (
 // a deeper document is a syntax error ("exceeded max depth").
 const jsonMaxDepth = 10000
 
-// decodeJSON decodes the source's JSON document data into v; a failure
+// DecodeJSON decodes the source's JSON document data into v; a failure
 // is an [*Error] at the line where the document is malformed or holds a
 // value of the wrong type. what names the document ("V8 CPU profile").
-func (r *reading) decodeJSON(data []byte, v any, what string) error {
+func (r *Reading) DecodeJSON(data []byte, v any, what string) error {
 	if err := json.Unmarshal(data, v); err != nil {
-		return r.jsonError(data, 0, err, what)
+		return r.JSONError(data, 0, err, what)
 	}
 	return nil
 }
 
-// jsonError is a JSON decoding error as a person reads it: the line and
+// JSONError is a JSON decoding error as a person reads it: the line and
 // column (of data, which starts at byte base of the source), what was
 // wrong and what to do.
-func (r *reading) jsonError(data []byte, base int64, err error, what string) error {
+func (r *Reading) JSONError(data []byte, base int64, err error, what string) error {
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &se):
-		line, col := lineCol(r.data, base+se.Offset)
+		line, col := LineCol(r.Data, base+se.Offset)
 		if strings.Contains(se.Error(), "exceeded max depth") {
-			return r.lineErrorf(line, "column %d: the %s nests arrays and objects more than %d deep, the most a JSON document may (encoding/json's limit, which keeps its decoder's recursion bounded): give the file as the tool wrote it", col, what, jsonMaxDepth)
+			return r.LineErrorf(line, "column %d: the %s nests arrays and objects more than %d deep, the most a JSON document may (encoding/json's limit, which keeps its decoder's recursion bounded): give the file as the tool wrote it", col, what, jsonMaxDepth)
 		}
 		if se.Offset >= int64(len(bytes.TrimRight(data, " \t\r\n"))) || strings.Contains(se.Error(), "unexpected end") {
-			return r.lineErrorf(line, "the %s ends in the middle of its JSON (column %d): the file is truncated; give the whole file", what, col)
+			return r.LineErrorf(line, "the %s ends in the middle of its JSON (column %d): the file is truncated; give the whole file", what, col)
 		}
-		return r.lineErrorf(line, "column %d: the %s is not valid JSON (%v): give the file as the tool wrote it", col, what, se)
+		return r.LineErrorf(line, "column %d: the %s is not valid JSON (%v): give the file as the tool wrote it", col, what, se)
 	case errors.As(err, &te):
 		field := te.Field
 		if field == "" {
@@ -47,16 +47,16 @@ func (r *reading) jsonError(data []byte, base int64, err error, what string) err
 		}
 		msg := fmt.Sprintf("%s is %s, but the %s holds %s there", field, jsonValueText(te.Value), what, typeText(te.Type))
 		if te.Offset == 0 { // a value of ours refused it: the decoder gives no offset
-			return r.errorf("%s", msg)
+			return r.Errorf("%s", msg)
 		}
-		line, col := lineCol(r.data, base+te.Offset)
-		return r.lineErrorf(line, "column %d: %s", col, msg)
+		line, col := LineCol(r.Data, base+te.Offset)
+		return r.LineErrorf(line, "column %d: %s", col, msg)
 	}
-	return r.errorf("the %s cannot be read: %v", what, err)
+	return r.Errorf("the %s cannot be read: %v", what, err)
 }
 
-// lineCol is the 1-based line and column of byte off of data.
-func lineCol(data []byte, off int64) (line, col int) {
+// LineCol is the 1-based line and column of byte off of data.
+func LineCol(data []byte, off int64) (line, col int) {
 	off = max(0, min(off, int64(len(data))))
 	head := data[:off]
 	line = bytes.Count(head, []byte{'\n'}) + 1
@@ -107,19 +107,19 @@ func typeText(t reflect.Type) string {
 	return fmt.Sprintf("a %s", t)
 }
 
-// flexInt is an integer that a file writes as a number or as a string of
+// FlexInt is an integer that a file writes as a number or as a string of
 // digits (V8 writes a scriptId one way in .cpuprofile files and the other
 // in trace events; Firefox's pids are strings in newer profiles).
-type flexInt struct {
-	v   int64
-	set bool
+type FlexInt struct {
+	Value int64
+	Set   bool
 }
 
 // UnmarshalJSON reads a number or a string holding one; null is unset.
-func (f *flexInt) UnmarshalJSON(b []byte) error {
+func (f *FlexInt) UnmarshalJSON(b []byte) error {
 	s := string(b)
 	if s == "null" {
-		*f = flexInt{}
+		*f = FlexInt{}
 		return nil
 	}
 	if len(s) >= 2 && s[0] == '"' {
@@ -129,21 +129,21 @@ func (f *flexInt) UnmarshalJSON(b []byte) error {
 	}
 	var n json.Number
 	if err := json.Unmarshal([]byte(s), &n); err != nil {
-		return &json.UnmarshalTypeError{Value: "string " + clip(s), Type: reflect.TypeFor[int64]()}
+		return &json.UnmarshalTypeError{Value: "string " + Clip(s), Type: reflect.TypeFor[int64]()}
 	}
 	v, err := n.Int64()
 	if err != nil {
 		return &json.UnmarshalTypeError{Value: "number " + s, Type: reflect.TypeFor[int64]()}
 	}
-	*f = flexInt{v: v, set: true}
+	*f = FlexInt{Value: v, Set: true}
 	return nil
 }
 
-// flexString is a string that a file may write as a number (an id).
-type flexString string
+// FlexString is a string that a file may write as a number (an id).
+type FlexString string
 
 // UnmarshalJSON reads a string or a number's text; null is "".
-func (f *flexString) UnmarshalJSON(b []byte) error {
+func (f *FlexString) UnmarshalJSON(b []byte) error {
 	if string(b) == "null" {
 		*f = ""
 		return nil
@@ -153,29 +153,29 @@ func (f *flexString) UnmarshalJSON(b []byte) error {
 		if err := json.Unmarshal(b, &s); err != nil {
 			return err
 		}
-		*f = flexString(s)
+		*f = FlexString(s)
 		return nil
 	}
 	var n json.Number
 	if err := json.Unmarshal(b, &n); err != nil {
-		return &json.UnmarshalTypeError{Value: "value " + clip(string(b)), Type: reflect.TypeFor[string]()}
+		return &json.UnmarshalTypeError{Value: "value " + Clip(string(b)), Type: reflect.TypeFor[string]()}
 	}
-	*f = flexString(n)
+	*f = FlexString(n)
 	return nil
 }
 
-// flexFloat is a number that a file may write as a string of digits
+// FlexFloat is a number that a file may write as a string of digits
 // (Hermes' trace events write their timestamps "11550183666").
-type flexFloat struct {
-	v   float64
-	set bool
+type FlexFloat struct {
+	Value float64
+	Set   bool
 }
 
 // UnmarshalJSON reads a number or a string holding one; null is unset.
-func (f *flexFloat) UnmarshalJSON(b []byte) error {
+func (f *FlexFloat) UnmarshalJSON(b []byte) error {
 	s := string(b)
 	if s == "null" {
-		*f = flexFloat{}
+		*f = FlexFloat{}
 		return nil
 	}
 	if len(s) >= 2 && s[0] == '"' {
@@ -185,12 +185,12 @@ func (f *flexFloat) UnmarshalJSON(b []byte) error {
 	}
 	var n json.Number
 	if err := json.Unmarshal([]byte(s), &n); err != nil {
-		return &json.UnmarshalTypeError{Value: "string " + clip(s), Type: reflect.TypeFor[float64]()}
+		return &json.UnmarshalTypeError{Value: "string " + Clip(s), Type: reflect.TypeFor[float64]()}
 	}
 	v, err := n.Float64()
 	if err != nil || math.IsInf(v, 0) {
 		return &json.UnmarshalTypeError{Value: "number " + s, Type: reflect.TypeFor[float64]()}
 	}
-	*f = flexFloat{v: v, set: true}
+	*f = FlexFloat{Value: v, Set: true}
 	return nil
 }

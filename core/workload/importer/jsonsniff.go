@@ -5,21 +5,21 @@ import (
 	"encoding/json"
 )
 
-// jsonTop is what detection sees of a JSON document without decoding
+// JSONTop is what detection sees of a JSON document without decoding
 // it: the kind of its top-level value and, for an object, its keys with
 // the kind of each value (and the text of short strings); for an array,
 // the same of its first element. The JSON formats recognise themselves
 // by these keys: one scan of the bytes serves them all (see
 // [content.jsonTop]), and nothing is decoded before a format reads it.
-type jsonTop struct {
-	// kind is '{' (an object), '[' (an array), or 0 (not JSON, or a
+type JSONTop struct {
+	// Kind is '{' (an object), '[' (an array), or 0 (not JSON, or a
 	// scalar).
-	kind byte
+	Kind byte
 	// keys are an object's keys (up to maxSniffKeys), in no order.
 	keys map[string]jsonVal
-	// first is an array's first element when it is an object (nil
+	// First is an array's first element when it is an object (nil
 	// otherwise).
-	first *jsonTop
+	First *JSONTop
 }
 
 // jsonVal is a top-level value as detection sees it.
@@ -38,8 +38,8 @@ const (
 	maxSniffString = 1024
 )
 
-// has says whether the object has key with a value of that kind (0: any).
-func (j *jsonTop) has(key string, kind byte) bool {
+// Has says whether the object has key with a value of that kind (0: any).
+func (j *JSONTop) Has(key string, kind byte) bool {
 	if j == nil {
 		return false
 	}
@@ -47,53 +47,53 @@ func (j *jsonTop) has(key string, kind byte) bool {
 	return ok && (kind == 0 || v.kind == kind)
 }
 
-// str is the text of key's string value ("" when absent or not a short
+// Str is the text of key's string value ("" when absent or not a short
 // string).
-func (j *jsonTop) str(key string) string {
+func (j *JSONTop) Str(key string) string {
 	if j == nil {
 		return ""
 	}
 	return j.keys[key].str
 }
 
-// jsonTop is the content's JSON sniff, made on first use: every JSON
+// JSON is the content's JSON sniff, made on first use: every JSON
 // format's detection asks it, and the bytes are scanned once.
-func (c *content) jsonTop() *jsonTop {
+func (c *Content) JSON() *JSONTop {
 	if c.json == nil {
-		c.json = sniffJSON(c.data)
+		c.json = SniffJSON(c.Data)
 	}
 	return c.json
 }
 
-// sniffJSON scans data's top-level JSON value: an object's keys and the
+// SniffJSON scans data's top-level JSON value: an object's keys and the
 // kinds of their values (skipping the values), or an array's first
 // element. It never fails: what it could not read is simply not there
 // (a truncated document keeps the keys before the cut, and the format
 // that claims it reports the error with its line).
-func sniffJSON(data []byte) *jsonTop {
+func SniffJSON(data []byte) *JSONTop {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")) // a UTF-8 byte order mark
 	i := skipSpace(data, 0)
 	if i >= len(data) {
-		return &jsonTop{}
+		return &JSONTop{}
 	}
 	switch data[i] {
 	case '{':
 		return sniffObject(data, i)
 	case '[':
-		top := &jsonTop{kind: '['}
+		top := &JSONTop{Kind: '['}
 		if j := skipSpace(data, i+1); j < len(data) && data[j] == '{' {
-			top.first = sniffObject(data, j)
+			top.First = sniffObject(data, j)
 		}
 		return top
 	}
-	return &jsonTop{}
+	return &JSONTop{}
 }
 
 // sniffObject reads the object at data[i] ('{'): its keys and the kinds
 // of their values, up to its end or to where it is cut short or
 // malformed.
-func sniffObject(data []byte, i int) *jsonTop {
-	top := &jsonTop{kind: '{', keys: map[string]jsonVal{}}
+func sniffObject(data []byte, i int) *JSONTop {
+	top := &JSONTop{Kind: '{', keys: map[string]jsonVal{}}
 	i = skipSpace(data, i+1)
 	if i < len(data) && data[i] == '}' {
 		return top

@@ -32,35 +32,35 @@ const (
 	ImageAlign = 0x10000
 )
 
-// target is the machine's address space: the user and system regions
+// Target is the machine's address space: the user and system regions
 // (inclusive) and the built-in kernel image's range, which nothing may
 // overlap.
-type target struct {
+type Target struct {
 	arch                 string
 	userLo, userHi       uint64
 	systemLo, systemHi   uint64
 	reservedLo, reserved uint64 // ntoskrnl.exe's first address and size
 }
 
-// targetOf is the target of arch ("x86", "x64" or "" for x64).
-func targetOf(arch string) (target, error) {
+// TargetFor is the target of arch ("x86", "x64" or "" for x64).
+func TargetFor(arch string) (Target, error) {
 	switch arch {
 	case "", "x64":
-		return target{arch: "x64", userLo: ImageAlign, userHi: 0x7FFFFFFEFFFF,
+		return Target{arch: "x64", userLo: ImageAlign, userHi: 0x7FFFFFFEFFFF,
 			systemLo: 0xFFFF800000000000, systemHi: 0xFFFFFFFFFFFFFFFF,
 			reservedLo: 0xFFFFF80000000000, reserved: 0x4000}, nil
 	case "x86":
-		return target{arch: "x86", userLo: ImageAlign, userHi: 0x7FFEFFFF,
+		return Target{arch: "x86", userLo: ImageAlign, userHi: 0x7FFEFFFF,
 			systemLo: 0x80000000, systemHi: 0xFFFFFFFF,
 			reservedLo: 0x80400000, reserved: 0x4000}, nil
 	}
-	return target{}, fmt.Errorf("unknown architecture %q: give x86 or x64", arch)
+	return Target{}, fmt.Errorf("unknown architecture %q: give x86 or x64", arch)
 }
 
-// layout places every image's functions (offsets and sizes) and then the
+// Layout places every image's functions (offsets and sizes) and then the
 // images in t's address space, and names the unsymbolized functions
 // (see nameUnknown).
-func (m *model) layout(t target) error {
+func (m *Model) Layout(t Target) error {
 	for _, img := range m.images {
 		img.layout()
 	}
@@ -86,9 +86,9 @@ func (m *model) layout(t target) error {
 // address's position modulo 16, so 16-byte buckets see the same shape);
 // functions with code but no addresses follow there, SyntheticSize bytes
 // each.
-func (img *image) layout() {
+func (img *Image) layout() {
 	img.setOrigin()
-	var addressed, rest []*fn
+	var addressed, rest []*Func
 	for _, f := range img.funcs {
 		switch {
 		case !f.physical: // inline only: no code, no address
@@ -127,12 +127,12 @@ func (img *image) layout() {
 	}
 	for _, f := range moved {
 		f.moved = true
-		f.offset = alignUp(end, SyntheticAlign)
+		f.offset = AlignUp(end, SyntheticAlign)
 		f.compact()
 		end = f.offset + f.size
 	}
 	for _, f := range rest {
-		f.offset = alignUp(end, SyntheticSize)
+		f.offset = AlignUp(end, SyntheticSize)
 		f.size = SyntheticSize
 		end = f.offset + f.size
 	}
@@ -146,7 +146,7 @@ const MaxGap = 64
 // compact lays a moved function out: its sampled addresses in order,
 // gaps above MaxGap shortened, the first at offset (lowest address mod
 // 16), Padding after the last.
-func (f *fn) compact() {
+func (f *Func) compact() {
 	addrs := make([]uint64, 0, len(f.leafAt))
 	for a := range f.leafAt {
 		addrs = append(addrs, a)
@@ -175,9 +175,9 @@ func (f *fn) compact() {
 // address order) and those moved (in address order): the kept spans
 // overlap nowhere and carry the most code weight, then the most
 // functions.
-func keepMost(fs []*fn) (kept, moved []*fn) {
+func keepMost(fs []*Func) (kept, moved []*Func) {
 	byEnd := slices.Clone(fs)
-	slices.SortStableFunc(byEnd, func(a, b *fn) int {
+	slices.SortStableFunc(byEnd, func(a, b *Func) int {
 		if c := cmp.Compare(a.hi, b.hi); c != 0 {
 			return c
 		}
@@ -203,7 +203,7 @@ func keepMost(fs []*fn) (kept, moved []*fn) {
 			best[j] = best[j-1]
 		}
 	}
-	in := map[*fn]bool{}
+	in := map[*Func]bool{}
 	for j := len(byEnd); j > 0; {
 		if take[j] {
 			in[byEnd[j-1]] = true
@@ -219,7 +219,7 @@ func keepMost(fs []*fn) (kept, moved []*fn) {
 			moved = append(moved, f)
 		}
 	}
-	byLo := func(a, b *fn) int { return cmp.Compare(a.lo, b.lo) }
+	byLo := func(a, b *Func) int { return cmp.Compare(a.lo, b.lo) }
 	slices.SortStableFunc(kept, byLo)
 	slices.SortStableFunc(moved, byLo)
 	return kept, moved
@@ -228,7 +228,7 @@ func keepMost(fs []*fn) (kept, moved []*fn) {
 // setOrigin sets the source address of the image's offset 0: its
 // mapping's start, or (no mapping, or addresses below it) the page below
 // its lowest address.
-func (img *image) setOrigin() {
+func (img *Image) setOrigin() {
 	lo, any := uint64(0), false
 	for _, f := range img.funcs {
 		if f.hasAddr && (!any || f.lo < lo) {
@@ -249,13 +249,13 @@ func (img *image) setOrigin() {
 // it fits its region and overlaps nothing placed before it (images are
 // taken in order of origin); the others are packed, in order of first
 // appearance, at the lowest ImageAlign-aligned address where they fit.
-func (m *model) relocate(t target) error {
+func (m *Model) relocate(t Target) error {
 	user := &region{name: "user", lo: t.userLo, hi: t.userHi}
 	system := &region{name: "system", lo: t.systemLo, hi: t.systemHi}
 	system.used.add(t.reservedLo, t.reservedLo+t.reserved-1)
 	byOrigin := slices.Clone(m.images)
-	slices.SortStableFunc(byOrigin, func(a, b *image) int { return cmp.Compare(a.origin, b.origin) })
-	var pack []*image
+	slices.SortStableFunc(byOrigin, func(a, b *Image) int { return cmp.Compare(a.origin, b.origin) })
+	var pack []*Image
 	for _, img := range byOrigin {
 		r := user
 		if img.kernel {
@@ -268,7 +268,7 @@ func (m *model) relocate(t target) error {
 		}
 		pack = append(pack, img)
 	}
-	slices.SortStableFunc(pack, func(a, b *image) int { return cmp.Compare(a.order, b.order) })
+	slices.SortStableFunc(pack, func(a, b *Image) int { return cmp.Compare(a.order, b.order) })
 	for _, img := range pack {
 		r := user
 		if img.kernel {
@@ -286,7 +286,7 @@ func (m *model) relocate(t target) error {
 		img.base = base
 		r.used.add(base, base+max(img.extent, 1)-1)
 		if img.origin != 0 {
-			m.note("image %q moved from 0x%X to 0x%X: its source addresses do not fit the %s machine's %s space beside the other images (offsets kept)", img.name, img.origin, base, t.arch, r.name)
+			m.Note("image %q moved from 0x%X to 0x%X: its source addresses do not fit the %s machine's %s space beside the other images (offsets kept)", img.name, img.origin, base, t.arch, r.name)
 		}
 	}
 	return nil
@@ -312,7 +312,7 @@ func (r *region) fits(base, size uint64) bool {
 // find is the lowest ImageAlign-aligned base where size bytes fit r.
 func (r *region) find(size uint64) (uint64, bool) {
 	size = max(size, 1)
-	cand := alignUp(r.lo, ImageAlign)
+	cand := AlignUp(r.lo, ImageAlign)
 	for _, s := range r.used {
 		if cand+size-1 < cand {
 			return 0, false
@@ -326,7 +326,7 @@ func (r *region) find(size uint64) (uint64, bool) {
 		if s.hi == ^uint64(0) {
 			return 0, false
 		}
-		next := alignUp(s.hi+1, ImageAlign)
+		next := AlignUp(s.hi+1, ImageAlign)
 		if next < s.hi {
 			return 0, false
 		}
@@ -355,9 +355,9 @@ func (s *spanSet) add(lo, hi uint64) {
 	*s = slices.Insert(*s, i, span{lo, hi})
 }
 
-// alignUp rounds v up to a multiple of a (a power of two); it saturates
+// AlignUp rounds v up to a multiple of a (a power of two); it saturates
 // rather than wrapping.
-func alignUp(v, a uint64) uint64 {
+func AlignUp(v, a uint64) uint64 {
 	r := (v + a - 1) &^ (a - 1)
 	if r < v {
 		return ^uint64(0) &^ (a - 1)

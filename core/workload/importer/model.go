@@ -9,15 +9,15 @@ import (
 	"unicode/utf8"
 )
 
-// model is a profile on its way to a workload: images of functions with
+// Model is a profile on its way to a workload: images of functions with
 // the source addresses seen in them, and processes of threads with their
 // weighted stacks. The formats fill it; layout places it; spec writes it.
-type model struct {
-	images  []*image
-	imageBy map[string]*image // by the format's key (mapping, dso…)
+type Model struct {
+	images  []*Image
+	imageBy map[string]*Image // by the format's key (mapping, dso…)
 	names   map[string]int    // image names given, for unique names
-	procs   []*proc
-	procBy  map[string]*proc
+	procs   []*Process
+	procBy  map[string]*Process
 	nfuncs  int
 	notes   []string
 	warns   []string // Imported.Warnings
@@ -30,8 +30,8 @@ type model struct {
 	stop error
 }
 
-// image is an image being built.
-type image struct {
+// Image is an image being built.
+type Image struct {
 	order  int // position in model.images: order of first appearance
 	name   string
 	kernel bool
@@ -39,8 +39,8 @@ type image struct {
 	// hasRange; otherwise the origin is the page below the lowest address.
 	start, limit uint64
 	hasRange     bool
-	funcs        []*fn
-	fnBy         map[string]*fn
+	funcs        []*Func
+	fnBy         map[string]*Func
 
 	// Filled by layout.
 	origin uint64 // source address of offset 0
@@ -48,11 +48,11 @@ type image struct {
 	base   uint64 // the target machine's base address
 }
 
-// fn is a function being built.
-type fn struct {
+// Func is a function being built.
+type Func struct {
 	id   int
 	name string
-	img  *image
+	img  *Image
 	// code is the weight of the samples that ran this function's code:
 	// its own where it was not inlined and that of the functions inlined
 	// into it (what an address lookup charges to it).
@@ -83,15 +83,15 @@ type fn struct {
 	hot          map[uint64]uint64 // offset in the function of each leaf address
 }
 
-// proc is a process being built.
-type proc struct {
+// Process is a process being built.
+type Process struct {
 	name     string
-	threads  []*thread
-	threadBy map[string]*thread
+	threads  []*Thread
+	threadBy map[string]*Thread
 }
 
-// thread is a thread being built: its stacks and weight.
-type thread struct {
+// Thread is a thread being built: its stacks and weight.
+type Thread struct {
 	weight float64
 	// share is the thread's busy share (0: 1, all the time runnable).
 	share  float64
@@ -101,39 +101,39 @@ type thread struct {
 
 // stack is a distinct stack of a thread with its summed weight.
 type stack struct {
-	frames  []*fn  // leaf first
-	inlined []bool // per frame, inlined into the next (nil: none is)
+	frames  []*Func // leaf first
+	inlined []bool  // per frame, inlined into the next (nil: none is)
 	weight  float64
 }
 
-// frame is one frame of a sample: the function, whether it is inlined
+// Frame is one frame of a sample: the function, whether it is inlined
 // into the next frame (the address is then the physical frame's), and
 // the source address of a physical frame (hasAddr false when the source
 // gave none).
-type frame struct {
-	f       *fn
-	inlined bool
-	addr    uint64
-	hasAddr bool
+type Frame struct {
+	Func    *Func
+	Inlined bool
+	Addr    uint64
+	HasAddr bool
 }
 
 // physical is the index of the frame whose code runs: the innermost
 // frame not inlined into the next (the last frame is never inlined).
-func physical(frames []frame) int {
+func physical(frames []Frame) int {
 	i := 0
-	for i < len(frames)-1 && frames[i].inlined {
+	for i < len(frames)-1 && frames[i].Inlined {
 		i++
 	}
 	return i
 }
 
-func newModel(ctx context.Context) *model {
-	return &model{imageBy: map[string]*image{}, names: map[string]int{}, procBy: map[string]*proc{}, ctx: ctx}
+func New(ctx context.Context) *Model {
+	return &Model{imageBy: map[string]*Image{}, names: map[string]int{}, procBy: map[string]*Process{}, ctx: ctx}
 }
 
-// image returns the image of key, making it with name (made unique by a
+// Image returns the image of key, making it with name (made unique by a
 // "#2", "#3"… suffix) the first time.
-func (m *model) image(key, name string, kernel bool) *image {
+func (m *Model) Image(key, name string, kernel bool) *Image {
 	if img := m.imageBy[key]; img != nil {
 		return img
 	}
@@ -144,15 +144,15 @@ func (m *model) image(key, name string, kernel bool) *image {
 		m.notes = append(m.notes, fmt.Sprintf("two images are named %q: the second is %q", name, unique))
 	}
 	m.names[name]++
-	img := &image{order: len(m.images), name: unique, kernel: kernel, fnBy: map[string]*fn{}}
+	img := &Image{order: len(m.images), name: unique, kernel: kernel, fnBy: map[string]*Func{}}
 	m.imageBy[key] = img
 	m.images = append(m.images, img)
 	return img
 }
 
-// fn returns img's function of that name, making it the first time:
+// Func returns img's function of that name, making it the first time:
 // two source functions of one name in one image are one function.
-func (m *model) fn(img *image, name string) *fn {
+func (m *Model) Func(img *Image, name string) *Func {
 	if f := img.fnBy[name]; f != nil {
 		return f
 	}
@@ -163,7 +163,7 @@ func (m *model) fn(img *image, name string) *fn {
 		img.fnBy[name] = f
 		return f
 	}
-	f := &fn{id: m.nfuncs, name: valid, img: img}
+	f := &Func{id: m.nfuncs, name: valid, img: img}
 	m.nfuncs++
 	img.fnBy[valid] = f
 	img.fnBy[name] = f
@@ -171,30 +171,30 @@ func (m *model) fn(img *image, name string) *fn {
 	return f
 }
 
-// proc returns the process of key, making it with name.
-func (m *model) proc(key, name string) *proc {
+// Process returns the process of key, making it with name.
+func (m *Model) Process(key, name string) *Process {
 	if p := m.procBy[key]; p != nil {
 		return p
 	}
-	p := &proc{name: m.valid(name), threadBy: map[string]*thread{}}
+	p := &Process{name: m.valid(name), threadBy: map[string]*Thread{}}
 	m.procBy[key] = p
 	m.procs = append(m.procs, p)
 	return p
 }
 
-// thread returns p's thread of key, making it.
-func (p *proc) thread(key string) *thread {
+// Thread returns p's thread of key, making it.
+func (p *Process) Thread(key string) *Thread {
 	if t := p.threadBy[key]; t != nil {
 		return t
 	}
-	t := &thread{stacks: map[string]*stack{}}
+	t := &Thread{stacks: map[string]*stack{}}
 	p.threadBy[key] = t
 	p.threads = append(p.threads, t)
 	return t
 }
 
-// see records that addr was seen in f.
-func (f *fn) see(addr uint64) {
+// See records that addr was seen in f.
+func (f *Func) See(addr uint64) {
 	if !f.hasAddr {
 		f.lo, f.hi, f.hasAddr = addr, addr, true
 		return
@@ -202,54 +202,54 @@ func (f *fn) see(addr uint64) {
 	f.lo, f.hi = min(f.lo, addr), max(f.hi, addr)
 }
 
-// add records a sample of weight w with frames (leaf first) on t: its
+// Add records a sample of weight w with frames (leaf first) on t: its
 // stack's weight (the leaf's own: pprof's flat), and the code weight
 // and address of its physical frame (the leaf itself unless it is
 // inlined).
-func (m *model) add(t *thread, frames []frame, w float64) {
+func (m *Model) Add(t *Thread, frames []Frame, w float64) {
 	m.adds++
 	if m.stop == nil {
-		m.stop = stopped(m.ctx, m.adds)
+		m.stop = Stopped(m.ctx, m.adds)
 	}
 	if m.stop != nil {
 		return
 	}
-	frames[len(frames)-1].inlined = false // the outermost has nothing to be inlined into
+	frames[len(frames)-1].Inlined = false // the outermost has nothing to be inlined into
 	var key []byte
 	anyInlined := false
 	for _, fr := range frames {
-		id := uint64(fr.f.id) << 1
-		if fr.inlined {
+		id := uint64(fr.Func.id) << 1
+		if fr.Inlined {
 			id |= 1
 			anyInlined = true
 		} else {
-			fr.f.physical = true
-			if fr.hasAddr {
-				fr.f.see(fr.addr)
+			fr.Func.physical = true
+			if fr.HasAddr {
+				fr.Func.See(fr.Addr)
 			}
 		}
 		key = binary.AppendUvarint(key, id)
 	}
 	code := frames[physical(frames)]
-	code.f.code += w
-	if code.hasAddr {
-		if code.f.leafAt == nil {
-			code.f.leafAt = map[uint64]float64{}
+	code.Func.code += w
+	if code.HasAddr {
+		if code.Func.leafAt == nil {
+			code.Func.leafAt = map[uint64]float64{}
 		}
-		code.f.leafAt[code.addr] += w
+		code.Func.leafAt[code.Addr] += w
 	}
 	t.weight += w
 	s := t.stacks[string(key)]
 	if s == nil {
-		fs := make([]*fn, len(frames))
+		fs := make([]*Func, len(frames))
 		for i, fr := range frames {
-			fs[i] = fr.f
+			fs[i] = fr.Func
 		}
 		s = &stack{frames: fs}
 		if anyInlined {
 			s.inlined = make([]bool, len(frames))
 			for i, fr := range frames {
-				s.inlined[i] = fr.inlined
+				s.inlined[i] = fr.Inlined
 			}
 		}
 		t.stacks[string(key)] = s
@@ -259,15 +259,15 @@ func (m *model) add(t *thread, frames []frame, w float64) {
 }
 
 // LookupImage is the image of key, or nil when none was made.
-func (m *model) LookupImage(key string) *image { return m.imageBy[key] }
+func (m *Model) LookupImage(key string) *Image { return m.imageBy[key] }
 
 // LookupProcess is the process of key, or nil when none was made.
-func (m *model) LookupProcess(key string) *proc { return m.procBy[key] }
+func (m *Model) LookupProcess(key string) *Process { return m.procBy[key] }
 
 // Threads are every process's threads, processes and threads in order
 // of making.
-func (m *model) Threads() []*thread {
-	var out []*thread
+func (m *Model) Threads() []*Thread {
+	var out []*Thread
 	for _, p := range m.procs {
 		out = append(out, p.threads...)
 	}
@@ -275,24 +275,24 @@ func (m *model) Threads() []*thread {
 }
 
 // Notes are the notes added, in order.
-func (m *model) Notes() []string { return m.notes }
+func (m *Model) Notes() []string { return m.notes }
 
 // Warnings are the warnings added, in order.
-func (m *model) Warnings() []string { return m.warns }
+func (m *Model) Warnings() []string { return m.warns }
 
 // Err is why the model stopped adding samples (its context ended), or
 // nil.
-func (m *model) Err() error { return m.stop }
+func (m *Model) Err() error { return m.stop }
 
 // Name is the image's name (unique in its model).
-func (img *image) Name() string { return img.name }
+func (img *Image) Name() string { return img.name }
 
 // Kernel says whether the image is kernel code.
-func (img *image) Kernel() bool { return img.kernel }
+func (img *Image) Kernel() bool { return img.kernel }
 
 // SetMapping gives the image the source's mapping [start, limit), unless
 // it has one already.
-func (img *image) SetMapping(start, limit uint64) {
+func (img *Image) SetMapping(start, limit uint64) {
 	if img.hasRange {
 		return
 	}
@@ -301,24 +301,24 @@ func (img *image) SetMapping(start, limit uint64) {
 
 // Lookup is the image's function of that name, or nil when none was
 // made.
-func (img *image) Lookup(name string) *fn { return img.fnBy[name] }
+func (img *Image) Lookup(name string) *Func { return img.fnBy[name] }
 
 // Name is the function's name (unique in its image).
-func (f *fn) Name() string { return f.name }
+func (f *Func) Name() string { return f.name }
 
 // Image is the function's image.
-func (f *fn) Image() *image { return f.img }
+func (f *Func) Image() *Image { return f.img }
 
 // MarkUnsymbolized marks the function as an address the source could not
 // name (image+0xOFFSET): not a function a linker placed, so layout starts
 // it at its address, not aligned.
-func (f *fn) MarkUnsymbolized() { f.unsymbolized = true }
+func (f *Func) MarkUnsymbolized() { f.unsymbolized = true }
 
 // AddCodeAt records that w of the function's code weight (added by the
 // samples' stacks) ran at source address addr: for a source that gives
 // costs by address apart from its stacks.
-func (f *fn) AddCodeAt(addr uint64, w float64) {
-	f.see(addr)
+func (f *Func) AddCodeAt(addr uint64, w float64) {
+	f.See(addr)
 	if f.leafAt == nil {
 		f.leafAt = map[uint64]float64{}
 	}
@@ -326,24 +326,24 @@ func (f *fn) AddCodeAt(addr uint64, w float64) {
 }
 
 // Weight is the thread's summed sample weight.
-func (t *thread) Weight() float64 { return t.weight }
+func (t *Thread) Weight() float64 { return t.weight }
 
 // SetBusy sets the thread's busy share: the part of the time it ran
 // (outside (0, 1], the workload says 1).
-func (t *thread) SetBusy(share float64) { t.share = share }
+func (t *Thread) SetBusy(share float64) { t.share = share }
 
-// warn adds a warning: the source may not say where the program ran.
-func (m *model) warn(format string, args ...any) {
+// Warn adds a warning: the source may not say where the program ran.
+func (m *Model) Warn(format string, args ...any) {
 	m.warns = append(m.warns, fmt.Sprintf(format, args...))
 }
 
-// note adds a note for people.
-func (m *model) note(format string, args ...any) {
+// Note adds a note for people.
+func (m *Model) Note(format string, args ...any) {
 	m.notes = append(m.notes, fmt.Sprintf(format, args...))
 }
 
 // busy is the thread's busy share for the workload (1 when not set).
-func (t *thread) busy() float64 {
+func (t *Thread) busy() float64 {
 	if t.share <= 0 || t.share > 1 {
 		return 1
 	}
@@ -353,7 +353,7 @@ func (t *thread) busy() float64 {
 // nameUnknown names the unsymbolized functions (provisional names from
 // unknownKey) image+0xOFFSET, the offset from the image's origin (its
 // base in the workload).
-func (m *model) nameUnknown() {
+func (m *Model) nameUnknown() {
 	for _, img := range m.images {
 		for _, f := range img.funcs {
 			if rest, ok := strings.CutPrefix(f.name, unknownPrefix); ok {
@@ -366,7 +366,7 @@ func (m *model) nameUnknown() {
 
 // valid is s with bytes that are not UTF-8 replaced by U+FFFD (TOML text
 // is UTF-8); the notes count the names changed.
-func (m *model) valid(s string) string {
+func (m *Model) valid(s string) string {
 	if utf8.ValidString(s) {
 		return s
 	}
@@ -374,20 +374,20 @@ func (m *model) valid(s string) string {
 	return strings.ToValidUTF8(s, "\uFFFD")
 }
 
-// stopped is the cause of ctx's end (nil while it goes on), looked at on
+// Stopped is the cause of ctx's end (nil while it goes on), looked at on
 // every 4096th call (n counts the calls): the loops over a profile's
 // lines and samples call it, so that an import stops soon after its
 // memory budget's watchdog or Ctrl-C ends ctx.
-func stopped(ctx context.Context, n int) error {
+func Stopped(ctx context.Context, n int) error {
 	if n%4096 != 0 || ctx.Err() == nil {
 		return nil
 	}
 	return context.Cause(ctx)
 }
 
-// unknownKey is the provisional name of an unsymbolized address; after
+// AddressName is the provisional name of an unsymbolized address; after
 // layout it becomes image+0xOFFSET (see nameUnknown).
-func unknownKey(addr uint64) string { return unknownPrefix + strconv.FormatUint(addr, 16) }
+func AddressName(addr uint64) string { return unknownPrefix + strconv.FormatUint(addr, 16) }
 
 // unknownPrefix starts the provisional names (no symbol has a NUL).
 const unknownPrefix = "\x00unknown "

@@ -123,11 +123,11 @@ func outlierSet(count map[uint64]int64, kernel bool) map[uint64]bool {
 }
 
 // noteOutliers writes the note on the outliers found, if any.
-func noteOutliers(m *model, frames int64, addrs int, example string) {
+func noteOutliers(m *Model, frames int64, addrs int, example string) {
 	if frames == 0 {
 		return
 	}
-	m.note("%d frames (%d distinct addresses) had an address that cannot belong to their image (a garbage unwind: beyond every user range, or more than %d MiB from the image's other addresses; for one, %s): they stay in their stacks as their symbol or %s, without that address",
+	m.Note("%d frames (%d distinct addresses) had an address that cannot belong to their image (a garbage unwind: beyond every user range, or more than %d MiB from the image's other addresses; for one, %s): they stay in their stacks as their symbol or %s, without that address",
 		frames, addrs, MaxImageSpan>>20, example, UnknownFunction)
 }
 

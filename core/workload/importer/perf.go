@@ -10,20 +10,20 @@ import (
 
 // perfFormat is the text `perf script` prints.
 var perfFormat = format{
-	name:  "perf",
-	about: "the text `perf script` prints (Linux perf), with or without call graphs",
-	detect: func(c *content) (any, bool) {
-		return nil, c.text && len(c.lines) > 0 && isPerfHeader(c.lines[0])
+	Name:  "perf",
+	About: "the text `perf script` prints (Linux perf), with or without call graphs",
+	Detect: func(c *Content) (any, bool) {
+		return nil, c.Text && len(c.Lines) > 0 && isPerfHeader(c.Lines[0])
 	},
-	read: importPerf,
+	Read: importPerf,
 }
 
 // importPerf fills m from `perf script` text: the samples of the weight
 // event (cycles, else the file's first event) become stacks of threads of
 // processes; the other events give per-function rates.
-func importPerf(r *reading) error {
-	name, data, opt, m, im := r.name, r.data, r.opt, r.m, r.out
-	samples, skipped, records, err := parsePerf(r.ctx, name, data)
+func importPerf(r *Reading) error {
+	name, data, opt, m, im := r.Name, r.Data, r.Options, r.Model, r.Sampling
+	samples, skipped, records, err := parsePerf(r.Ctx, name, data)
 	if err != nil {
 		return err
 	}
@@ -31,10 +31,10 @@ func importPerf(r *reading) error {
 		return &Error{Source: name, Msg: "no sample header found: give the output of `perf script` (lines such as `prog 1234/1235 [002] 12345.678901: 250000 cycles:`)"}
 	}
 	if skipped > 0 {
-		m.note("%d indented lines under frames (srcline or other annotations) were skipped", skipped)
+		m.Note("%d indented lines under frames (srcline or other annotations) were skipped", skipped)
 	}
 	if records > 0 {
-		m.note("%d side-band records (PERF_RECORD_… lines: mmap, comm, fork…) were skipped: only samples are read", records)
+		m.Note("%d side-band records (PERF_RECORD_… lines: mmap, comm, fork…) were skipped: only samples are read", records)
 	}
 	wev, raw := weightEvent(samples, m)
 	scale := busyScale(samples, wev, m)
@@ -65,7 +65,7 @@ func importPerf(r *reading) error {
 			zero++
 			continue
 		}
-		if opt.DropIdle && (s.pid == 0 || isIdle(s.frames[0].sym)) {
+		if opt.DropIdle && (s.pid == 0 || IsIdle(s.frames[0].sym)) {
 			idle++
 			continue
 		}
@@ -76,16 +76,16 @@ func importPerf(r *reading) error {
 		return &Error{Source: name, Line: firstNoFrames, Msg: fmt.Sprintf("the %s samples have no instruction pointer: no frame lines follow the header and it names no ip/sym/dso; record and print them with `perf script` defaults (or -F +ip,+sym,+dso)", im.SampleType)}
 	}
 	if noFrames > 0 {
-		m.note("%d %s samples without frames were dropped (the first at line %d)", noFrames, im.SampleType, firstNoFrames)
+		m.Note("%d %s samples without frames were dropped (the first at line %d)", noFrames, im.SampleType, firstNoFrames)
 	}
 	if zero > 0 {
-		m.note("%d %s samples with a period of 0 carry no weight and were skipped", zero, im.SampleType)
+		m.Note("%d %s samples with a period of 0 carry no weight and were skipped", zero, im.SampleType)
 	}
 	if idle > 0 {
-		m.note("%d idle samples (swapper's, or an idle function's) were dropped (--drop-idle)", idle)
+		m.Note("%d idle samples (swapper's, or an idle function's) were dropped (--drop-idle)", idle)
 	}
 	if pb.guessedDSO > 0 {
-		m.note("%d callchain entries were printed \"(inlined)\" down to their physical function (its debug name differs from its symbol, as glibc's __libc_start_main_impl): each was taken as physical, in the image the parser found for its address (see inlinedDSOs: the same address printed with its dso elsewhere, else the library whose addresses span it, else its callee's or caller's)", pb.guessedDSO)
+		m.Note("%d callchain entries were printed \"(inlined)\" down to their physical function (its debug name differs from its symbol, as glibc's __libc_start_main_impl): each was taken as physical, in the image the parser found for its address (see inlinedDSOs: the same address printed with its dso elsewhere, else the library whose addresses span it, else its callee's or caller's)", pb.guessedDSO)
 	}
 	if im.Samples == 0 {
 		return &Error{Source: name, Msg: fmt.Sprintf("no %s sample is left to import", im.SampleType)}
@@ -102,7 +102,7 @@ func importPerf(r *reading) error {
 // An event known to count something other than time (cache misses, page
 // faults, a tracepoint…) is taken with a warning, an unknown one (a raw
 // event) with a note.
-func weightEvent(samples []perfSample, m *model) (ev, raw string) {
+func weightEvent(samples []perfSample, m *Model) (ev, raw string) {
 	seen := map[string]string{}
 	var order []string
 	for _, s := range samples {
@@ -118,13 +118,13 @@ func weightEvent(samples []perfSample, m *model) (ev, raw string) {
 	}
 	ev, raw = order[0], seen[order[0]]
 	if ev == "" {
-		m.note("the samples name no event (perf script -F without event): they are taken as the program's time")
+		m.Note("the samples name no event (perf script -F without event): they are taken as the program's time")
 		return ev, raw
 	}
 	if notTime(ev) {
-		m.warn("the file's events (%s) count something other than where the program ran: its %s samples are taken for time; record cycles (perf record's default), cpu-clock or task-clock, with the others beside it for rates", strings.Join(order, ", "), raw)
+		m.Warn("the file's events (%s) count something other than where the program ran: its %s samples are taken for time; record cycles (perf record's default), cpu-clock or task-clock, with the others beside it for rates", strings.Join(order, ", "), raw)
 	} else {
-		m.note("%s is not an event perf names for time: its samples are taken as the program's time", raw)
+		m.Note("%s is not an event perf names for time: its samples are taken as the program's time", raw)
 	}
 	return ev, raw
 }
@@ -194,11 +194,11 @@ func processNames(samples []perfSample) map[int64]string {
 
 // perfBuilder builds the model from perf samples.
 type perfBuilder struct {
-	m       *model
+	m       *Model
 	names   map[int64]string
 	used    map[string]int64 // process names given, by pid
 	periods []float64
-	frames  []frame
+	frames  []Frame
 	// entryBuf is entries' scratch; guessedDSO counts the physical
 	// frames perf printed "(inlined)", whose image was guessed
 	entryBuf   []entryFrame
@@ -212,7 +212,7 @@ type perfBuilder struct {
 
 // outlierAt is an outlier address of an image.
 type outlierAt struct {
-	img  *image
+	img  *Image
 	addr uint64
 }
 
@@ -238,7 +238,7 @@ func (pb *perfBuilder) add(s *perfSample) {
 	if s.pid == 0 {
 		key += "/" + strconv.Itoa(s.cpu) // the idle task: one per processor
 	}
-	t := p.thread(key)
+	t := p.Thread(key)
 	w := 1.0
 	if s.hasPeriod {
 		w = s.period
@@ -257,9 +257,9 @@ func (pb *perfBuilder) add(s *perfSample) {
 			}
 		}
 		// an inlined frame's address is its physical frame's
-		pb.frames = append(pb.frames, frame{f: f, inlined: fr.into, addr: fr.addr, hasAddr: !outlier && !fr.into})
+		pb.frames = append(pb.frames, Frame{Func: f, Inlined: fr.into, Addr: fr.addr, HasAddr: !outlier && !fr.into})
 	}
-	pb.m.add(t, pb.frames, w)
+	pb.m.Add(t, pb.frames, w)
 }
 
 // entryFrame is a frame of a sample with its image resolved and whether
@@ -314,7 +314,7 @@ func physicalEntry(entries []entryFrame) int {
 }
 
 // process is pid's process; names are made unique with "#pid".
-func (pb *perfBuilder) process(pid int64) *proc {
+func (pb *perfBuilder) process(pid int64) *Process {
 	key := strconv.FormatInt(pid, 10)
 	if p := pb.m.LookupProcess(key); p != nil {
 		return p
@@ -327,7 +327,7 @@ func (pb *perfBuilder) process(pid int64) *proc {
 		n = fmt.Sprintf("%s#%d", n, pid)
 	}
 	pb.used[n] = pid
-	return pb.m.proc(key, n)
+	return pb.m.Process(key, n)
 }
 
 // imageKey is the key, name and kind of a frame's image: one per dso
@@ -346,11 +346,11 @@ func imageKey(pid int64, fr perfFrame) (key, name string, kernel bool) {
 // the weight event's samples have none), and whether its address is an
 // outlier of its image (then the function is the frame's symbol or
 // UnknownFunction, and the address is not the function's).
-func (pb *perfBuilder) fn(pid int64, fr perfFrame, make bool) (*fn, bool) {
+func (pb *perfBuilder) fn(pid int64, fr perfFrame, make bool) (*Func, bool) {
 	key, iname, kernel := imageKey(pid, fr)
-	var img *image
+	var img *Image
 	if make {
-		img = pb.m.image(key, iname, kernel)
+		img = pb.m.Image(key, iname, kernel)
 	} else if img = pb.m.LookupImage(key); img == nil {
 		return nil, false
 	}
@@ -358,7 +358,7 @@ func (pb *perfBuilder) fn(pid int64, fr perfFrame, make bool) (*fn, bool) {
 	name := fr.sym
 	unknown := name == "" || name == "[unknown]"
 	if unknown {
-		name = unknownKey(fr.addr)
+		name = AddressName(fr.addr)
 		if outlier {
 			name = UnknownFunction
 		}
@@ -366,7 +366,7 @@ func (pb *perfBuilder) fn(pid int64, fr perfFrame, make bool) (*fn, bool) {
 	if !make {
 		return img.Lookup(name), outlier
 	}
-	f := pb.m.fn(img, name)
+	f := pb.m.Func(img, name)
 	if unknown {
 		f.MarkUnsymbolized()
 	}

@@ -35,7 +35,7 @@ const minRatePairs = 8
 
 // busyScale is what a thread's weight (the sum of its weight-event
 // periods) is multiplied by to give its busy share (before clamping).
-func busyScale(samples []perfSample, wev string, m *model) float64 {
+func busyScale(samples []perfSample, wev string, m *Model) float64 {
 	span, why := wallSpan(samples)
 	if why != "" {
 		return rankScale(samples, wev, m, why)
@@ -63,10 +63,10 @@ func busyScale(samples []perfSample, wev string, m *model) float64 {
 	}
 	seconds := (float64(span) + sum/float64(n)/rate*1e9) / 1e9
 	if measured {
-		m.note("busy shares from time: a thread's %s over the wall span (%.3g s), at %.4g %s per second of running (the median over consecutive samples of one thread)",
+		m.Note("busy shares from time: a thread's %s over the wall span (%.3g s), at %.4g %s per second of running (the median over consecutive samples of one thread)",
 			eventLabel(wev), seconds, rate, eventLabel(wev))
 	} else {
-		m.note("busy shares from time: a thread's %s time (its periods, nanoseconds) over the wall span (%.3g s)", wev, seconds)
+		m.Note("busy shares from time: a thread's %s time (its periods, nanoseconds) over the wall span (%.3g s)", wev, seconds)
 	}
 	return 1 / (rate * seconds)
 }
@@ -145,7 +145,7 @@ func measureRate(samples []perfSample, wev string) (rate float64, pairs int) {
 // rankScale is the scale of the busiest processor's weight taken as busy
 // all the time (the busiest thread's, when a sample has no [cpu]
 // column), with a note saying why.
-func rankScale(samples []perfSample, wev string, m *model, why string) float64 {
+func rankScale(samples []perfSample, wev string, m *Model, why string) float64 {
 	cpus, threads := map[int]float64{}, map[[2]int64]float64{}
 	noCPU := false
 	for i := range samples {
@@ -173,7 +173,7 @@ func rankScale(samples []perfSample, wev string, m *model, why string) float64 {
 			ref = max(ref, w)
 		}
 	}
-	m.note("busy shares by rank, not time: %s, so the busiest %s is taken as busy all the time and the others in proportion", strings.TrimSuffix(why, "."), of)
+	m.Note("busy shares by rank, not time: %s, so the busiest %s is taken as busy all the time and the others in proportion", strings.TrimSuffix(why, "."), of)
 	if ref == 0 {
 		return 1
 	}
@@ -182,7 +182,7 @@ func rankScale(samples []perfSample, wev string, m *model, why string) float64 {
 
 // finish sets the threads' busy shares (their weight times scale, at most
 // 1) and the period.
-func (pb *perfBuilder) finish(im *sampling, scale float64) {
+func (pb *perfBuilder) finish(im *Sampling, scale float64) {
 	var clamped int
 	for _, t := range pb.m.Threads() {
 		share := t.Weight() * scale
@@ -192,7 +192,7 @@ func (pb *perfBuilder) finish(im *sampling, scale float64) {
 		t.SetBusy(min(1, share))
 	}
 	if clamped > 0 {
-		pb.m.note("%d threads ran more than the wall span holds (by more than 5%%): their busy shares are clamped to 1", clamped)
+		pb.m.Note("%d threads ran more than the wall span holds (by more than 5%%): their busy shares are clamped to 1", clamped)
 	}
 	lo, hi, sum := pb.periods[0], pb.periods[0], 0.0
 	for _, v := range pb.periods {
@@ -200,6 +200,6 @@ func (pb *perfBuilder) finish(im *sampling, scale float64) {
 	}
 	im.Period = sum / float64(len(pb.periods))
 	if lo != hi {
-		pb.m.note("the %s periods vary from %g to %g (perf record -F: frequency mode); the mean is given as the period", im.PeriodType, lo, hi)
+		pb.m.Note("the %s periods vary from %g to %g (perf record -F: frequency mode); the mean is given as the period", im.PeriodType, lo, hi)
 	}
 }

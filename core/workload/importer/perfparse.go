@@ -140,7 +140,7 @@ type perfFrame struct {
 func parsePerf(ctx context.Context, name string, data []byte) (out []perfSample, skipped, records int, err error) {
 	var cur *perfSample
 	for ln := 1; len(data) > 0; ln++ {
-		if err := stopped(ctx, ln); err != nil {
+		if err := Stopped(ctx, ln); err != nil {
 			return nil, 0, 0, err
 		}
 		var raw []byte
@@ -168,7 +168,7 @@ func parsePerf(ctx context.Context, name string, data []byte) (out []perfSample,
 				continue
 			}
 			if cur == nil {
-				return nil, 0, 0, &Error{Source: name, Line: ln, Msg: fmt.Sprintf("%q is neither a sample header (`comm pid/tid [cpu] time: period event:`) nor a frame of one: is this the output of `perf script`?", clip(line))}
+				return nil, 0, 0, &Error{Source: name, Line: ln, Msg: fmt.Sprintf("%q is neither a sample header (`comm pid/tid [cpu] time: period event:`) nor a frame of one: is this the output of `perf script`?", Clip(line))}
 			}
 			if fr, ok := parsePerfFrame(line, ln); ok && (fr.dso != "" || fr.inlined) {
 				cur.frames = append(cur.frames, fr)
@@ -186,7 +186,7 @@ func parsePerf(ctx context.Context, name string, data []byte) (out []perfSample,
 				continue
 			}
 			if !ok {
-				return nil, 0, 0, &Error{Source: name, Line: ln, Msg: fmt.Sprintf("%q is not a sample header of `perf script` (comm pid/tid [cpu] time: period event:): give the output of perf script with at least comm, tid and time or event (-F comm,tid,time,event,ip,sym,dso reads)", clip(line))}
+				return nil, 0, 0, &Error{Source: name, Line: ln, Msg: fmt.Sprintf("%q is not a sample header of `perf script` (comm pid/tid [cpu] time: period event:): give the output of perf script with at least comm, tid and time or event (-F comm,tid,time,event,ip,sym,dso reads)", Clip(line))}
 			}
 			out = append(out, s)
 			cur = &out[len(out)-1]

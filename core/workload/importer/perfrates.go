@@ -42,17 +42,17 @@ func (pb *perfBuilder) rates(samples []perfSample, wev string) {
 		f.AddEvent(s.event, s.period)
 	}
 	if noPeriod > 0 {
-		pb.m.note("%d samples print no period, so no per-function rates were derived from them (perf script -F +period prints it)", noPeriod)
+		pb.m.Note("%d samples print no period, so no per-function rates were derived from them (perf script -F +period prints it)", noPeriod)
 	}
 	if noFunc > 0 {
-		pb.m.note("%d samples of other events than %s fell in functions no %s sample saw; they give no rate", noFunc, wev, wev)
+		pb.m.Note("%d samples of other events than %s fell in functions no %s sample saw; they give no rate", noFunc, wev, wev)
 	}
 	set, clamped := pb.m.SetRates()
 	if clamped > 0 {
-		pb.m.note("%d per-function rates were outside the model's ranges (few samples of an event) and were clamped", clamped)
+		pb.m.Note("%d per-function rates were outside the model's ranges (few samples of an event) and were clamped", clamped)
 	}
 	if set == 0 {
-		pb.m.note("the events %s give no per-function rate (rates need instructions with cycles, cache-misses, cache-references or branches, or branch-misses with branches, in the same function)", eventList(events))
+		pb.m.Note("the events %s give no per-function rate (rates need instructions with cycles, cache-misses, cache-references or branches, or branch-misses with branches, in the same function)", eventList(events))
 	}
 }
 

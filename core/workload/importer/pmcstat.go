@@ -35,12 +35,12 @@ import (
 //   - Addresses: none (pmcstat prints functions, not pcs); the synthetic
 //     layout.
 var pmcstatFormat = format{
-	name:  "pmcstat",
-	about: "FreeBSD pmcstat -G callchain reports (hwpmc samples, one section per event)",
-	detect: func(c *content) (any, bool) {
-		return nil, c.text && len(c.lines) > 0 && pmcstatSection.MatchString(c.lines[0])
+	Name:  "pmcstat",
+	About: "FreeBSD pmcstat -G callchain reports (hwpmc samples, one section per event)",
+	Detect: func(c *Content) (any, bool) {
+		return nil, c.Text && len(c.Lines) > 0 && pmcstatSection.MatchString(c.Lines[0])
 	},
-	read: readPmcstat,
+	Read: readPmcstat,
 }
 
 // pmcstatSection is a section's header: `@ EVENT [N samples]`.
@@ -68,13 +68,13 @@ type pmcstatSectionRows struct {
 }
 
 // readPmcstat reads a pmcstat -G report into r.m.
-func readPmcstat(r *reading) error {
+func readPmcstat(r *Reading) error {
 	var sections []*pmcstatSectionRows
 	var cur *pmcstatSectionRows
-	var path indentPath[int]
+	var path IndentPath[int]
 	var image string
 	skipped, firstSkipped := 0, 0
-	err := eachLine(r.ctx, r.data, func(ln int, line string) error {
+	err := EachLine(r.Ctx, r.Data, func(ln int, line string) error {
 		trimmed := strings.TrimSpace(line)
 		if trimmed == "" || strings.HasPrefix(trimmed, "#") {
 			return nil
@@ -82,17 +82,17 @@ func readPmcstat(r *reading) error {
 		if g := pmcstatSection.FindStringSubmatch(line); g != nil {
 			n, err := strconv.ParseInt(g[2], 10, 64)
 			if err != nil {
-				return r.lineErrorf(ln, "the sample count %q is not a number", g[2])
+				return r.LineErrorf(ln, "the sample count %q is not a number", g[2])
 			}
 			cur = &pmcstatSectionRows{event: g[1], class: pmcEventClass(g[1]), line: ln, samples: n}
 			sections = append(sections, cur)
-			path, image = indentPath[int]{}, ""
+			path, image = IndentPath[int]{}, ""
 			return nil
 		}
 		g := pmcstatNode.FindStringSubmatch(line)
 		if g == nil || cur == nil {
 			if cur == nil {
-				return r.lineErrorf(ln, "%q comes before any `@ EVENT [N samples]` section header: give the output of pmcstat -G", clip(trimmed))
+				return r.LineErrorf(ln, "%q comes before any `@ EVENT [N samples]` section header: give the output of pmcstat -G", Clip(trimmed))
 			}
 			if skipped == 0 {
 				firstSkipped = ln
@@ -103,7 +103,7 @@ func readPmcstat(r *reading) error {
 		depth := len(g[1])
 		count, err := strconv.ParseFloat(g[3], 64)
 		if err != nil || count > 1<<53 {
-			return r.lineErrorf(ln, "sample count [%s] is not a count below 2^53", g[3])
+			return r.LineErrorf(ln, "sample count [%s] is not a count below 2^53", g[3])
 		}
 		name := g[4]
 		if i := strings.LastIndex(name, " @ "); i >= 0 {
@@ -112,15 +112,15 @@ func readPmcstat(r *reading) error {
 			image = "" // pmcstat names the image of every sampled function
 		}
 		node := pmcstatNodeRow{line: ln, name: name, image: image, count: count, parent: -1}
-		if !path.enter(depth, len(cur.nodes)) {
-			return r.lineErrorf(ln, "%q is %d levels deeper than the line above (one at most): the callchain tree is broken", clip(name), depth-path.depth())
+		if !path.Enter(depth, len(cur.nodes)) {
+			return r.LineErrorf(ln, "%q is %d levels deeper than the line above (one at most): the callchain tree is broken", Clip(name), depth-path.Depth())
 		}
 		if depth > 0 {
-			node.parent = path.rows[depth-1]
+			node.parent = path.Rows[depth-1]
 			p := &cur.nodes[node.parent]
 			p.childCount += count
 			if p.childCount > p.count {
-				return r.lineErrorf(ln, "the callers of %q (line %d) have more samples (%g) than it has (%g)", clip(p.name), p.line, p.childCount, p.count)
+				return r.LineErrorf(ln, "the callers of %q (line %d) have more samples (%g) than it has (%g)", Clip(p.name), p.line, p.childCount, p.count)
 			}
 		}
 		cur.nodes = append(cur.nodes, node)
@@ -130,43 +130,43 @@ func readPmcstat(r *reading) error {
 		return err
 	}
 	if len(sections) == 0 {
-		return r.errorf("no `@ EVENT [N samples]` section: give the output of pmcstat -G")
+		return r.Errorf("no `@ EVENT [N samples]` section: give the output of pmcstat -G")
 	}
 	if skipped > 0 {
-		r.m.note("%d lines that are not callchain lines were skipped (the first at line %d)", skipped, firstSkipped)
+		r.Model.Note("%d lines that are not callchain lines were skipped (the first at line %d)", skipped, firstSkipped)
 	}
 	return pmcstatModel(r, sections)
 }
 
 // pmcstatModel adds the weight event's chains to the model and the other
 // events' samples as rates.
-func pmcstatModel(r *reading, sections []*pmcstatSectionRows) error {
-	m, im := r.m, r.out
+func pmcstatModel(r *Reading, sections []*pmcstatSectionRows) error {
+	m, im := r.Model, r.Sampling
 	w := sections[0]
-	for _, class := range []string{evCycles, evInstructions} {
+	for _, class := range []string{EventCycles, EventInstructions} {
 		if s := pmcstatFind(sections, class); s != nil {
 			w = s
 			break
 		}
 	}
-	if w.class != evCycles && w.class != evInstructions {
+	if w.class != EventCycles && w.class != EventInstructions {
 		events := make([]string, len(sections))
 		for i, s := range sections {
 			events[i] = s.event
 		}
 		if w.class != "" || notTime(strings.ToLower(w.event)) {
-			m.warn("the report's events (%s) count something other than where the program ran: its %s samples are taken for time; sample a cycles event (pmcstat -S CPU_CLK_UNHALTED_CORE or unhalted-cycles) with the others beside it for rates", strings.Join(events, ", "), w.event)
+			m.Warn("the report's events (%s) count something other than where the program ran: its %s samples are taken for time; sample a cycles event (pmcstat -S CPU_CLK_UNHALTED_CORE or unhalted-cycles) with the others beside it for rates", strings.Join(events, ", "), w.event)
 		} else {
-			m.note("%s is not an event known to count cycles or instructions: its samples are taken as the program's time", w.event)
+			m.Note("%s is not an event known to count cycles or instructions: its samples are taken as the program's time", w.event)
 		}
 	}
-	pname := r.opt.Process
+	pname := r.Options.Process
 	if pname == "" {
-		pname = filepath.Base(r.name)
+		pname = filepath.Base(r.Name)
 	}
-	var th *thread
+	var th *Thread
 	var idle, total float64
-	var frames []frame
+	var frames []Frame
 	for i := range w.nodes {
 		n := &w.nodes[i]
 		end := n.count - n.childCount
@@ -178,12 +178,12 @@ func pmcstatModel(r *reading, sections []*pmcstatSectionRows) error {
 		for w.nodes[top].parent >= 0 {
 			top = w.nodes[top].parent
 		}
-		if r.opt.DropIdle && isIdle(w.nodes[top].name) {
+		if r.Options.DropIdle && IsIdle(w.nodes[top].name) {
 			idle += end
 			continue
 		}
 		for j := i; j >= 0; j = w.nodes[j].parent {
-			frames = append(frames, frame{f: pmcstatFn(m, w.nodes[j])})
+			frames = append(frames, Frame{Func: pmcstatFn(m, w.nodes[j])})
 		}
 		// frames run from node i up to the sampled function: leaf first is
 		// the sampled function, so reverse.
@@ -191,16 +191,16 @@ func pmcstatModel(r *reading, sections []*pmcstatSectionRows) error {
 			frames[a], frames[b] = frames[b], frames[a]
 		}
 		if th == nil {
-			th = m.proc("", pname).thread("")
+			th = m.Process("", pname).Thread("")
 		}
-		m.add(th, frames, end)
+		m.Add(th, frames, end)
 		total += end
 	}
 	if idle > 0 {
-		m.note("%g samples whose sampled function is an idle function were dropped (--drop-idle)", idle)
+		m.Note("%g samples whose sampled function is an idle function were dropped (--drop-idle)", idle)
 	}
 	if total <= 0 {
-		return r.lineErrorf(w.line, "the %s section has no sample left to import", w.event)
+		return r.LineErrorf(w.line, "the %s section has no sample left to import", w.event)
 	}
 	im.SampleType = w.event
 	im.PeriodType = w.class
@@ -216,7 +216,7 @@ func pmcstatModel(r *reading, sections []*pmcstatSectionRows) error {
 		}
 	}
 	if int64(sum) != w.samples {
-		m.note("the %s section's header says %d samples, its sampled functions add up to %g", w.event, w.samples, sum)
+		m.Note("the %s section's header says %d samples, its sampled functions add up to %g", w.event, w.samples, sum)
 	}
 	pmcstatRates(m, sections, w)
 	return nil
@@ -233,14 +233,14 @@ func pmcstatFind(sections []*pmcstatSectionRows, class string) *pmcstatSectionRo
 }
 
 // pmcstatFn is the function of a node: its name in its image.
-func pmcstatFn(m *model, n pmcstatNodeRow) *fn {
+func pmcstatFn(m *Model, n pmcstatNodeRow) *Func {
 	path := n.image
 	name := filepath.Base(path)
 	if path == "" {
 		name = "[unknown]"
 	}
 	kernel := strings.HasPrefix(path, "/boot/") || strings.HasSuffix(path, ".ko") || name == "kernel"
-	return m.fn(m.image("pmc:"+path, name, kernel), n.name)
+	return m.Func(m.Image("pmc:"+path, name, kernel), n.name)
 }
 
 // pmcEventClass is the perf event (as rates.go names them) a hwpmc event
@@ -258,24 +258,24 @@ func pmcEventClass(ev string) string {
 	}
 	switch {
 	case has("misp", "mispred", "branch-miss", "branch_miss"):
-		return evBranchMisses
+		return EventBranchMisses
 	case has("br_inst_retired", "branch", "br_retired"):
-		return evBranches
+		return EventBranches
 	case has("llc_miss", "llc-miss", "longest_lat_cache.miss", "cache-miss", "cache_miss", "l3_miss"):
-		return evCacheMisses
+		return EventCacheMisses
 	case has("llc_ref", "llc-ref", "longest_lat_cache.ref", "cache-ref", "cache_ref"):
-		return evCacheRefs
+		return EventCacheReferences
 	case has("cycles", "clk_unhalted", "cpu_clk", "unhalted"):
-		return evCycles
+		return EventCycles
 	case has("inst_retired", "instr_retired", "instructions", "inst_ret", "retired_instructions"):
-		return evInstructions
+		return EventInstructions
 	}
 	return ""
 }
 
 // pmcstatRates sums every section's samples per sampled function and
 // sets the functions' rates, as perf's rates do.
-func pmcstatRates(m *model, sections []*pmcstatSectionRows, w *pmcstatSectionRows) {
+func pmcstatRates(m *Model, sections []*pmcstatSectionRows, w *pmcstatSectionRows) {
 	if len(sections) < 2 {
 		return
 	}
@@ -289,7 +289,7 @@ func pmcstatRates(m *model, sections []*pmcstatSectionRows, w *pmcstatSectionRow
 				continue
 			}
 			img := m.LookupImage("pmc:" + n.image)
-			var f *fn
+			var f *Func
 			if img != nil {
 				f = img.Lookup(n.name)
 			}
@@ -302,12 +302,12 @@ func pmcstatRates(m *model, sections []*pmcstatSectionRows, w *pmcstatSectionRow
 	}
 	set, clamped := m.SetRates()
 	if set > 0 {
-		m.note("per-function rates from the events' samples assume every event was sampled at the same rate (pmcstat -n; the report does not print it)")
+		m.Note("per-function rates from the events' samples assume every event was sampled at the same rate (pmcstat -n; the report does not print it)")
 	}
 	if clamped > 0 {
-		m.note("%d per-function rates were outside the model's ranges (few samples of an event) and were clamped", clamped)
+		m.Note("%d per-function rates were outside the model's ranges (few samples of an event) and were clamped", clamped)
 	}
 	if noFunc > 0 {
-		m.note("%g samples of other events than %s fell in functions no %s sample saw; they give no rate", noFunc, w.event, w.event)
+		m.Note("%g samples of other events than %s fell in functions no %s sample saw; they give no rate", noFunc, w.event, w.event)
 	}
 }

@@ -21,21 +21,21 @@ const kernelAddress = 0xFFFF800000000000
 
 // pprofFormat is pprof's profile.proto and the legacy forms pprof reads.
 var pprofFormat = format{
-	name:  "pprof",
-	about: "pprof's profile.proto, gzipped or not (Go's runtime/pprof, go test -cpuprofile, gperftools), and the legacy profiles pprof reads",
-	detect: func(c *content) (any, bool) {
-		p, err := parsePprof(c.data)
+	Name:  "pprof",
+	About: "pprof's profile.proto, gzipped or not (Go's runtime/pprof, go test -cpuprofile, gperftools), and the legacy profiles pprof reads",
+	Detect: func(c *Content) (any, bool) {
+		p, err := parsePprof(c.Data)
 		return p, err == nil
 	},
-	read: func(r *reading) error {
-		p, _ := r.state.(*profile.Profile)
+	Read: func(r *Reading) error {
+		p, _ := r.State.(*profile.Profile)
 		return importPprof(r, p)
 	},
 }
 
 // importPprof fills r.m from a pprof profile (p, or r.data parsed).
-func importPprof(r *reading, p *profile.Profile) error {
-	name, data, opt, m, im := r.name, r.data, r.opt, r.m, r.out
+func importPprof(r *Reading, p *profile.Profile) error {
+	name, data, opt, m, im := r.Name, r.Data, r.Options, r.Model, r.Sampling
 	if p == nil {
 		var err error
 		if p, err = parsePprof(data); err != nil {
@@ -52,13 +52,13 @@ func importPprof(r *reading, p *profile.Profile) error {
 	}
 	im.Period = float64(p.Period)
 	ci := countIndex(p)
-	pr := m.proc("", pprofProcess(name, p, opt))
-	th := pr.thread("")
+	pr := m.Process("", pprofProcess(name, p, opt))
+	th := pr.Thread("")
 	pm := newPprofMapper(m, p)
 	pm.findOutliers(p, vi)
 	var noLoc, idle, labels int64
 	labelKeys := map[string]bool{}
-	var frames []frame
+	var frames []Frame
 	for i, s := range p.Sample {
 		if len(s.Value) != len(p.SampleType) {
 			return &Error{Source: name, Msg: fmt.Sprintf("sample %d has %d values for %d sample types: the profile is malformed", i+1, len(s.Value), len(p.SampleType))}
@@ -92,18 +92,18 @@ func importPprof(r *reading, p *profile.Profile) error {
 			noLoc += n
 			continue
 		}
-		if opt.DropIdle && isIdle(frames[0].f.Name()) {
+		if opt.DropIdle && IsIdle(frames[0].Func.Name()) {
 			idle += n
 			continue
 		}
-		m.add(th, frames, float64(v))
+		m.Add(th, frames, float64(v))
 		im.Samples += n
 	}
 	if noLoc > 0 {
-		m.note("%d samples without a location were dropped", noLoc)
+		m.Note("%d samples without a location were dropped", noLoc)
 	}
 	if idle > 0 {
-		m.note("%d idle samples were dropped (--drop-idle)", idle)
+		m.Note("%d idle samples were dropped (--drop-idle)", idle)
 	}
 	if labels > 0 {
 		keys := make([]string, 0, len(labelKeys))
@@ -111,7 +111,7 @@ func importPprof(r *reading, p *profile.Profile) error {
 			keys = append(keys, k)
 		}
 		slices.Sort(keys)
-		m.note("%d samples carry labels (%s); labels are ignored: the workload is one process with one thread", labels, strings.Join(keys, ", "))
+		m.Note("%d samples carry labels (%s); labels are ignored: the workload is one process with one thread", labels, strings.Join(keys, ", "))
 	}
 	if im.Samples == 0 {
 		return &Error{Source: name, Msg: fmt.Sprintf("the profile has no sample with a positive %s and a location: there is nothing to import", im.SampleType)}
@@ -125,7 +125,7 @@ func importPprof(r *reading, p *profile.Profile) error {
 // last). A profile of something other than where a program ran (memory,
 // goroutines, lock contention) is imported as every form pprof reads
 // is, with a warning: its values are taken for time.
-func weightIndex(p *profile.Profile, m *model) (int, error) {
+func weightIndex(p *profile.Profile, m *Model) (int, error) {
 	if len(p.SampleType) == 0 {
 		return 0, fmt.Errorf("the profile has no sample type: nothing to weigh samples by")
 	}
@@ -143,7 +143,7 @@ func weightIndex(p *profile.Profile, m *model) (int, error) {
 		}
 	}
 	if k := notCPU(p.SampleType[vi]); k != nil {
-		m.warn("%s, not a CPU profile: its %s/%s values are where %s, not where the program ran, and the workload spends its time in those proportions; for where a program runs, import a CPU profile (pprof.StartCPUProfile, go test -cpuprofile, /debug/pprof/profile, perf record)",
+		m.Warn("%s, not a CPU profile: its %s/%s values are where %s, not where the program ran, and the workload spends its time in those proportions; for where a program runs, import a CPU profile (pprof.StartCPUProfile, go test -cpuprofile, /debug/pprof/profile, perf record)",
 			k.what, p.SampleType[vi].Type, p.SampleType[vi].Unit, k.values)
 	}
 	return vi, nil
@@ -203,10 +203,10 @@ func pprofProcess(name string, p *profile.Profile, opt readOptions) string {
 // pprofMapper turns locations into frames, images and functions, each
 // location once.
 type pprofMapper struct {
-	m      *model
-	byID   [][]frame // a location's frames by ID, when IDs are small
-	locs   map[*profile.Location][]frame
-	images map[*profile.Mapping]*image
+	m      *Model
+	byID   [][]Frame // a location's frames by ID, when IDs are small
+	locs   map[*profile.Location][]Frame
+	images map[*profile.Mapping]*Image
 	// outliers are the outlier addresses by image (see outliers.go).
 	outliers       map[any]map[uint64]bool
 	outlierFrames  int64
@@ -220,7 +220,7 @@ type pprofMapper struct {
 func (pm *pprofMapper) findOutliers(p *profile.Profile, vi int) {
 	c := newAddrCensus()
 	type first struct {
-		img  *image
+		img  *Image
 		addr uint64
 	}
 	var order []first
@@ -245,14 +245,14 @@ func (pm *pprofMapper) findOutliers(p *profile.Profile, vi int) {
 	}
 }
 
-func newPprofMapper(m *model, p *profile.Profile) *pprofMapper {
-	pm := &pprofMapper{m: m, locs: map[*profile.Location][]frame{}, images: map[*profile.Mapping]*image{}}
+func newPprofMapper(m *Model, p *profile.Profile) *pprofMapper {
+	pm := &pprofMapper{m: m, locs: map[*profile.Location][]Frame{}, images: map[*profile.Mapping]*Image{}}
 	var maxID uint64
 	for _, l := range p.Location {
 		maxID = max(maxID, l.ID)
 	}
 	if maxID <= 2*uint64(len(p.Location))+16 {
-		pm.byID = make([][]frame, maxID+1)
+		pm.byID = make([][]Frame, maxID+1)
 	}
 	return pm
 }
@@ -260,9 +260,9 @@ func newPprofMapper(m *model, p *profile.Profile) *pprofMapper {
 // frames appends the frames of locs (leaf first; a location's lines
 // expanded innermost first, each inlined into the next, the address the
 // last's: the physical function's, whose symbol holds it).
-func (pm *pprofMapper) frames(out []frame, locs []*profile.Location) []frame {
+func (pm *pprofMapper) frames(out []Frame, locs []*profile.Location) []Frame {
 	for _, loc := range locs {
-		var fs []frame
+		var fs []Frame
 		if loc.ID < uint64(len(pm.byID)) {
 			if fs = pm.byID[loc.ID]; fs == nil {
 				fs = pm.location(loc)
@@ -281,7 +281,7 @@ func (pm *pprofMapper) frames(out []frame, locs []*profile.Location) []frame {
 }
 
 // location is loc's frames.
-func (pm *pprofMapper) location(loc *profile.Location) []frame {
+func (pm *pprofMapper) location(loc *profile.Location) []Frame {
 	img := pm.image(loc)
 	addr, hasAddr := loc.Address, loc.Address != 0
 	outlier := hasAddr && pm.outliers[img][addr]
@@ -291,11 +291,11 @@ func (pm *pprofMapper) location(loc *profile.Location) []frame {
 		if outlier {
 			n = UnknownFunction
 		}
-		f := pm.m.fn(img, n)
+		f := pm.m.Func(img, n)
 		f.MarkUnsymbolized()
-		return []frame{{f: f, addr: addr, hasAddr: hasAddr}}
+		return []Frame{{Func: f, Addr: addr, HasAddr: hasAddr}}
 	}
-	fs := make([]frame, 0, len(loc.Line))
+	fs := make([]Frame, 0, len(loc.Line))
 	for i, ln := range loc.Line {
 		n := ""
 		if ln.Function != nil {
@@ -311,19 +311,19 @@ func (pm *pprofMapper) location(loc *profile.Location) []frame {
 				n = UnknownFunction
 			}
 		}
-		f := pm.m.fn(img, n)
+		f := pm.m.Func(img, n)
 		if unknown {
 			f.MarkUnsymbolized()
 		}
 		last := i == len(loc.Line)-1
-		fs = append(fs, frame{f: f, inlined: !last, addr: addr, hasAddr: hasAddr && last})
+		fs = append(fs, Frame{Func: f, Inlined: !last, Addr: addr, HasAddr: hasAddr && last})
 	}
 	return fs
 }
 
 // unsymbolized names a location without a function: image+0xOFFSET, the
 // offset from the mapping's start (the image's base in the workload).
-func unsymbolized(img *image, mp *profile.Mapping, addr uint64) string {
+func unsymbolized(img *Image, mp *profile.Mapping, addr uint64) string {
 	if mp != nil && addr >= mp.Start {
 		addr -= mp.Start
 	}
@@ -333,13 +333,13 @@ func unsymbolized(img *image, mp *profile.Mapping, addr uint64) string {
 // image is loc's image: its mapping's (file base name; kernel when the
 // file is the kernel's or the addresses are in system space), or for a
 // location without a mapping "[unmapped]" (user) or "[kernel]".
-func (pm *pprofMapper) image(loc *profile.Location) *image {
+func (pm *pprofMapper) image(loc *profile.Location) *Image {
 	mp := loc.Mapping
 	if mp == nil {
 		if loc.Address >= kernelAddress {
-			return pm.m.image("unmapped-kernel", "[kernel]", true)
+			return pm.m.Image("unmapped-kernel", "[kernel]", true)
 		}
-		return pm.m.image("unmapped", "[unmapped]", false)
+		return pm.m.Image("unmapped", "[unmapped]", false)
 	}
 	if img := pm.images[mp]; img != nil {
 		return img
@@ -350,12 +350,12 @@ func (pm *pprofMapper) image(loc *profile.Location) *image {
 		n = fmt.Sprintf("mapping%d", mp.ID)
 	}
 	kernel := mp.Start >= kernelAddress || strings.HasPrefix(n, "[kernel") || strings.HasPrefix(n, "vmlinux")
-	img := pm.m.image(key, n, kernel)
+	img := pm.m.Image(key, n, kernel)
 	switch {
 	case mp.Limit > mp.Start && mp.Limit-mp.Start <= MaxMapping:
 		img.SetMapping(mp.Start, mp.Limit)
 	case mp.Limit > mp.Start:
-		pm.m.note("mapping %s spans 0x%X…0x%X, more than any code: taken as unknown (the image covers the addresses seen in it)", img.Name(), mp.Start, mp.Limit)
+		pm.m.Note("mapping %s spans 0x%X…0x%X, more than any code: taken as unknown (the image covers the addresses seen in it)", img.Name(), mp.Start, mp.Limit)
 	}
 	pm.images[mp] = img
 	return img

@@ -7,17 +7,17 @@ import (
 // The perf events that give per-function rates (names as eventName
 // normalises them).
 const (
-	evCycles       = "cycles"
-	evInstructions = "instructions"
-	evCacheMisses  = "cache-misses"
-	evCacheRefs    = "cache-references"
-	evBranches     = "branches"
-	evBranchMisses = "branch-misses"
+	EventCycles          = "cycles"
+	EventInstructions    = "instructions"
+	EventCacheMisses     = "cache-misses"
+	EventCacheReferences = "cache-references"
+	EventBranches        = "branches"
+	EventBranchMisses    = "branch-misses"
 )
 
 // AddEvent adds n to the function's count of event ev (one of the
 // event names above): what its samples of that event weigh.
-func (f *fn) AddEvent(ev string, n float64) {
+func (f *Func) AddEvent(ev string, n float64) {
 	if f.events == nil {
 		f.events = map[string]float64{}
 	}
@@ -25,14 +25,14 @@ func (f *fn) AddEvent(ev string, n float64) {
 }
 
 // SetEvents sets the function's event counts (by event name).
-func (f *fn) SetEvents(events map[string]float64) { f.events = events }
+func (f *Func) SetEvents(events map[string]float64) { f.events = events }
 
 // SetRates sets every function's rates from its event counts (see
 // setRates) and says how many it set and clamped.
-func (m *model) SetRates() (set, clamped int) {
+func (m *Model) SetRates() (set, clamped int) {
 	for _, img := range m.images {
 		for _, f := range img.funcs {
-			s, c := f.setRates()
+			s, c := f.SetRates()
 			set += s
 			clamped += c
 		}
@@ -40,9 +40,9 @@ func (m *model) SetRates() (set, clamped int) {
 	return set, clamped
 }
 
-// setRates fills f's rates from its event sums and says how many it set
+// SetRates fills f's rates from its event sums and says how many it set
 // and clamped.
-func (f *fn) setRates() (set, clamped int) {
+func (f *Func) SetRates() (set, clamped int) {
 	ev := f.events
 	ratio := func(num, den string, lo, hi float64, dst *float64) {
 		if ev[num] <= 0 || ev[den] <= 0 {
@@ -56,16 +56,16 @@ func (f *fn) setRates() (set, clamped int) {
 		*dst = v
 		set++
 	}
-	ratio(evCycles, evInstructions, workload.MinCPI, 1000, &f.cpi)
-	ratio(evCacheMisses, evInstructions, 0, 1, &f.cacheMiss)
-	ratio(evCacheRefs, evInstructions, 0, 1, &f.cacheRef)
-	ratio(evBranches, evInstructions, 0, 1, &f.branch)
-	ratio(evBranchMisses, evBranches, 0, 1, &f.mispredict)
+	ratio(EventCycles, EventInstructions, workload.MinCPI, 1000, &f.cpi)
+	ratio(EventCacheMisses, EventInstructions, 0, 1, &f.cacheMiss)
+	ratio(EventCacheReferences, EventInstructions, 0, 1, &f.cacheRef)
+	ratio(EventBranches, EventInstructions, 0, 1, &f.branch)
+	ratio(EventBranchMisses, EventBranches, 0, 1, &f.mispredict)
 	return set, clamped
 }
 
 // rates copies f's rates into wf.
-func (f *fn) rates(wf *workload.Function) {
+func (f *Func) rates(wf *workload.Function) {
 	wf.CPI, wf.CacheMissRate, wf.CacheRefRate = f.cpi, f.cacheMiss, f.cacheRef
 	wf.BranchRate, wf.MispredictRate = f.branch, f.mispredict
 }

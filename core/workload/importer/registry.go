@@ -41,7 +41,7 @@ type FormatInfo struct {
 func Formats() []FormatInfo {
 	out := make([]FormatInfo, len(registry))
 	for i, f := range registry {
-		out[i] = FormatInfo{Name: Format(f.name), About: f.about}
+		out[i] = FormatInfo{Name: Format(f.Name), About: f.About}
 	}
 	return out
 }
@@ -49,7 +49,7 @@ func Formats() []FormatInfo {
 // formatNamed is the registry's entry of name, or nil.
 func formatNamed(name Format) *format {
 	for _, f := range registry {
-		if Format(f.name) == name {
+		if Format(f.Name) == name {
 			return f
 		}
 	}
@@ -61,7 +61,7 @@ func formatNamed(name Format) *format {
 func formatNames() string {
 	names := make([]string, len(registry))
 	for i, f := range registry {
-		names[i] = f.name
+		names[i] = f.Name
 	}
 	if len(names) < 2 {
 		return strings.Join(names, "")
@@ -90,9 +90,9 @@ func detect(data []byte) (detected, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return detected{}, errors.New("the file is empty: there is no profile to import")
 	}
-	c := newContent(data)
+	c := NewContent(data)
 	for _, f := range registry {
-		if state, ok := f.detect(c); ok {
+		if state, ok := f.Detect(c); ok {
 			return detected{format: f, state: state}, nil
 		}
 	}

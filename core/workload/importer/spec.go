@@ -8,27 +8,27 @@ import (
 	"github.com/proflab/proflab/core/workload"
 )
 
-// spec writes the laid-out model as a workload of that name: images in
+// Spec writes the laid-out model as a workload of that name: images in
 // address order with their functions in offset order, each function's
 // weight its self weight and its hotspots the per-address distribution
 // of that weight; processes with their threads' stacks, heaviest first.
 // A note counts the names (the workload's among them) whose bytes that
 // are not UTF-8 were replaced.
-func (m *model) spec(name string) *workload.Spec {
+func (m *Model) Spec(name string) *workload.Spec {
 	name = m.valid(name)
 	if m.invalid > 0 {
-		m.note("%d names had bytes that are not UTF-8; they are replaced by U+FFFD", m.invalid)
+		m.Note("%d names had bytes that are not UTF-8; they are replaced by U+FFFD", m.invalid)
 	}
 	s := &workload.Spec{Name: name, InstructionBytes: 1, CreateProcesses: true}
 	imgs := slices.Clone(m.images)
-	slices.SortFunc(imgs, func(a, b *image) int { return cmp.Compare(a.base, b.base) })
+	slices.SortFunc(imgs, func(a, b *Image) int { return cmp.Compare(a.base, b.base) })
 	for _, img := range imgs {
 		if len(img.funcs) == 0 {
 			continue
 		}
 		wi := workload.Image{Name: img.name, Base: workload.Address(img.base), Kernel: img.kernel}
 		fs := slices.Clone(img.funcs)
-		slices.SortFunc(fs, func(a, b *fn) int { return cmp.Compare(a.offset, b.offset) })
+		slices.SortFunc(fs, func(a, b *Func) int { return cmp.Compare(a.offset, b.offset) })
 		wi.Functions = make([]workload.Function, 0, len(fs))
 		for _, f := range fs {
 			wi.Functions = append(wi.Functions, f.function())
@@ -49,7 +49,7 @@ func (m *model) spec(name string) *workload.Spec {
 // function is f as a workload function: an inline-only one has no
 // code; the others weigh the samples that ran their code (theirs and
 // their inlined callees'), spread over its sampled addresses.
-func (f *fn) function() workload.Function {
+func (f *Func) function() workload.Function {
 	if !f.physical {
 		return workload.Function{Name: f.name, Inline: true}
 	}
@@ -69,14 +69,14 @@ func (f *fn) function() workload.Function {
 
 // refs are the function references stacks use: the name, or
 // "image!name" when several images define the name.
-func (m *model) refs() map[*fn]string {
+func (m *Model) refs() map[*Func]string {
 	count := map[string]int{}
 	for _, img := range m.images {
 		for _, f := range img.funcs {
 			count[f.name]++
 		}
 	}
-	refs := map[*fn]string{}
+	refs := map[*Func]string{}
 	for _, img := range m.images {
 		for _, f := range img.funcs {
 			refs[f] = f.name
@@ -94,7 +94,7 @@ func (m *model) refs() map[*fn]string {
 // is a share of instructions, so a stack whose code (its physical
 // frame's) has a CPI of its own weighs its time over that CPI: the lab
 // then spends the source's time in it.
-func (t *thread) workloadStacks(refs map[*fn]string) []workload.Stack {
+func (t *Thread) workloadStacks(refs map[*Func]string) []workload.Stack {
 	out := make([]workload.Stack, 0, len(t.order))
 	for _, s := range t.order {
 		frames := make([]string, len(s.frames))

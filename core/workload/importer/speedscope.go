@@ -37,13 +37,13 @@ const speedscopeSchema = "https://www.speedscope.app/file-format-schema.json"
 // weights (exporters write endValue inconsistently). --drop-idle drops
 // the samples whose leaf is idle (see srcIdle).
 var speedscopeFormat = format{
-	name:  "speedscope",
-	about: "speedscope's JSON file format, sampled and evented profiles (py-spy, rbspy, Austin, speedscope's export and many others)",
-	detect: func(c *content) (any, bool) {
-		j := c.jsonTop()
-		return nil, j.str("$schema") == speedscopeSchema || j.has("profiles", '[') && j.has("shared", '{')
+	Name:  "speedscope",
+	About: "speedscope's JSON file format, sampled and evented profiles (py-spy, rbspy, Austin, speedscope's export and many others)",
+	Detect: func(c *Content) (any, bool) {
+		j := c.JSON()
+		return nil, j.Str("$schema") == speedscopeSchema || j.Has("profiles", '[') && j.Has("shared", '{')
 	},
-	read: readSpeedscope,
+	Read: readSpeedscope,
 }
 
 // speedscopeFile is a speedscope file.
@@ -81,31 +81,31 @@ var speedscopeUnits = map[string]float64{"nanoseconds": 1e-3, "microseconds": 1,
 var speedscopePid = regexp.MustCompile(`(?i)(?:^process|\bpid)[ :=#]*(\d+)\b`)
 
 // readSpeedscope reads a speedscope file.
-func readSpeedscope(r *reading) error {
+func readSpeedscope(r *Reading) error {
 	var f speedscopeFile
-	if err := r.decodeJSON(r.data, &f, "speedscope file"); err != nil {
+	if err := r.DecodeJSON(r.Data, &f, "speedscope file"); err != nil {
 		return err
 	}
 	if len(f.Profiles) == 0 {
-		return r.errorf("the file has no profiles: there is nothing to import")
+		return r.Errorf("the file has no profiles: there is nothing to import")
 	}
 	kind, err := speedscopeUnit(r, f.Profiles)
 	if err != nil {
 		return err
 	}
-	b := newSrcBuilder(r.m)
+	b := newSrcBuilder(r.Model)
 	fids := make([]int, len(f.Shared.Frames))
 	names := make([]string, len(f.Shared.Frames))
 	for i, fr := range f.Shared.Frames {
 		if fr.Name == nil {
-			return r.errorf("frame %d of shared.frames has no name: the file is damaged", i)
+			return r.Errorf("frame %d of shared.frames has no name: the file is damaged", i)
 		}
 		names[i] = *fr.Name
 		fids[i] = b.fn(srcFunc{img: b.fileImage(fr.File), name: *fr.Name})
 	}
-	pname := r.opt.Process
+	pname := r.Options.Process
 	if pname == "" {
-		pname = filepath.Base(r.name)
+		pname = filepath.Base(r.Name)
 	}
 	pids := speedscopePids(f.Profiles)
 	sr := &speedscopeReader{r: r, b: b, fids: fids, names: names}
@@ -129,7 +129,7 @@ func readSpeedscope(r *reading) error {
 	}
 	b.cover(0, wall)
 	if sr.samples == 0 {
-		return r.errorf("no sample with a positive weight is left to import (%d idle samples dropped)", sr.idle)
+		return r.Errorf("no sample with a positive weight is left to import (%d idle samples dropped)", sr.idle)
 	}
 	if err := b.finish(r); err != nil {
 		return err
@@ -141,7 +141,7 @@ func readSpeedscope(r *reading) error {
 // speedscopeUnit checks that the profiles' units add up: all times
 // (converted to microseconds), or all of one other unit; kind is "time",
 // "none" or "bytes".
-func speedscopeUnit(r *reading, ps []speedscopeProfile) (kind string, err error) {
+func speedscopeUnit(r *Reading, ps []speedscopeProfile) (kind string, err error) {
 	for i, p := range ps {
 		u := p.Unit
 		if u == "" {
@@ -151,10 +151,10 @@ func speedscopeUnit(r *reading, ps []speedscopeProfile) (kind string, err error)
 		if _, ok := speedscopeUnits[u]; ok {
 			k = "time"
 		} else if u != "none" && u != "bytes" {
-			return "", r.errorf("profile %d has unit %q: speedscope's units are none, nanoseconds, microseconds, milliseconds, seconds and bytes", i, p.Unit)
+			return "", r.Errorf("profile %d has unit %q: speedscope's units are none, nanoseconds, microseconds, milliseconds, seconds and bytes", i, p.Unit)
 		}
 		if i > 0 && k != kind {
-			return "", r.errorf("profile 0 is in %s and profile %d in %s: their weights cannot be added into one workload; import a file of one kind of unit", ps[0].Unit, i, p.Unit)
+			return "", r.Errorf("profile 0 is in %s and profile %d in %s: their weights cannot be added into one workload; import a file of one kind of unit", ps[0].Unit, i, p.Unit)
 		}
 		kind = k
 	}
@@ -177,7 +177,7 @@ func speedscopePids(ps []speedscopeProfile) []string {
 
 // speedscopeReader reads the profiles of a speedscope file.
 type speedscopeReader struct {
-	r     *reading
+	r     *Reading
 	b     *srcBuilder
 	fids  []int
 	names []string
@@ -195,12 +195,12 @@ func (sr *speedscopeReader) profile(i int, p *speedscopeProfile, t *srcThread, s
 	switch p.Type {
 	case "sampled":
 		if len(p.Weights) != len(p.Samples) {
-			return 0, r.errorf("profile %d (%q) has %d samples but %d weights: each sample has its weight; the file is damaged", i, p.Name, len(p.Samples), len(p.Weights))
+			return 0, r.Errorf("profile %d (%q) has %d samples but %d weights: each sample has its weight; the file is damaged", i, p.Name, len(p.Samples), len(p.Weights))
 		}
 		for k, stack := range p.Samples {
 			w := p.Weights[k]
 			if w < 0 || math.IsNaN(w) || math.IsInf(w, 0) {
-				return 0, r.errorf("profile %d (%q), sample %d has weight %g: weights are >= 0", i, p.Name, k, w)
+				return 0, r.Errorf("profile %d (%q), sample %d has weight %g: weights are >= 0", i, p.Name, k, w)
 			}
 			if err := sr.stack(i, k, stack, w*scale, t); err != nil {
 				return 0, err
@@ -213,7 +213,7 @@ func (sr *speedscopeReader) profile(i int, p *speedscopeProfile, t *srcThread, s
 			if k > 0 {
 				prev := p.Events[k-1].At
 				if ev.At < prev {
-					return 0, r.errorf("profile %d (%q), event %d is at %g, before the event before it (%g): events are in time order", i, p.Name, k, ev.At, prev)
+					return 0, r.Errorf("profile %d (%q), event %d is at %g, before the event before it (%g): events are in time order", i, p.Name, k, ev.At, prev)
 				}
 				if len(open) > 0 && ev.At > prev {
 					stack := make([]int64, len(open))
@@ -225,25 +225,25 @@ func (sr *speedscopeReader) profile(i int, p *speedscopeProfile, t *srcThread, s
 				}
 			}
 			if ev.Frame < 0 || ev.Frame >= int64(len(sr.fids)) {
-				return 0, r.errorf("profile %d (%q), event %d names frame %d; shared.frames has %d", i, p.Name, k, ev.Frame, len(sr.fids))
+				return 0, r.Errorf("profile %d (%q), event %d names frame %d; shared.frames has %d", i, p.Name, k, ev.Frame, len(sr.fids))
 			}
 			switch ev.Type {
 			case "O":
 				open = append(open, ev.Frame)
 			case "C":
 				if len(open) == 0 || open[len(open)-1] != ev.Frame {
-					return 0, r.errorf("profile %d (%q), event %d closes frame %d (%s), which is not the innermost open frame: opens and closes must nest", i, p.Name, k, ev.Frame, sr.names[ev.Frame])
+					return 0, r.Errorf("profile %d (%q), event %d closes frame %d (%s), which is not the innermost open frame: opens and closes must nest", i, p.Name, k, ev.Frame, sr.names[ev.Frame])
 				}
 				open = open[:len(open)-1]
 			default:
-				return 0, r.errorf("profile %d (%q), event %d has type %q: an event opens (\"O\") or closes (\"C\") a frame", i, p.Name, k, ev.Type)
+				return 0, r.Errorf("profile %d (%q), event %d has type %q: an event opens (\"O\") or closes (\"C\") a frame", i, p.Name, k, ev.Type)
 			}
 		}
 		if len(open) > 0 {
-			return 0, r.errorf("profile %d (%q) ends with %d frames open (the innermost %s): every opened frame is closed", i, p.Name, len(open), sr.names[open[len(open)-1]])
+			return 0, r.Errorf("profile %d (%q) ends with %d frames open (the innermost %s): every opened frame is closed", i, p.Name, len(open), sr.names[open[len(open)-1]])
 		}
 	default:
-		return 0, r.errorf("profile %d (%q) has type %q: a speedscope profile is \"sampled\" or \"evented\"", i, p.Name, p.Type)
+		return 0, r.Errorf("profile %d (%q) has type %q: a speedscope profile is \"sampled\" or \"evented\"", i, p.Name, p.Type)
 	}
 	return total, nil
 }
@@ -255,7 +255,7 @@ func (sr *speedscopeReader) stack(i, k int, stack []int64, w float64, t *srcThre
 	for j := len(stack) - 1; j >= 0; j-- {
 		f := stack[j]
 		if f < 0 || f >= int64(len(sr.fids)) {
-			return sr.r.errorf("profile %d, sample %d names frame %d; shared.frames has %d", i, k, f, len(sr.fids))
+			return sr.r.Errorf("profile %d, sample %d names frame %d; shared.frames has %d", i, k, f, len(sr.fids))
 		}
 		sr.frames = append(sr.frames, sr.fids[f])
 	}
@@ -264,7 +264,7 @@ func (sr *speedscopeReader) stack(i, k int, stack []int64, w float64, t *srcThre
 		sr.empty++
 	case w == 0:
 		sr.zero++
-	case sr.r.opt.DropIdle && srcIdle(sr.names[stack[len(stack)-1]]):
+	case sr.r.Options.DropIdle && srcIdle(sr.names[stack[len(stack)-1]]):
 		sr.idle++
 	default:
 		if sr.samples == 0 {
@@ -280,7 +280,7 @@ func (sr *speedscopeReader) stack(i, k int, stack []int64, w float64, t *srcThre
 
 // notes sets the sample type and period and notes what was left out.
 func (sr *speedscopeReader) notes(kind string) {
-	m, im := sr.r.m, sr.r.out
+	m, im := sr.r.Model, sr.r.Sampling
 	im.Samples = sr.samples
 	switch kind {
 	case "time":
@@ -290,7 +290,7 @@ func (sr *speedscopeReader) notes(kind string) {
 		}
 	case "bytes":
 		im.SampleType = "bytes"
-		m.warn("the profiles weigh bytes (memory), not where the program ran: their weights are taken for time")
+		m.Warn("the profiles weigh bytes (memory), not where the program ran: their weights are taken for time")
 	default:
 		im.SampleType = "count"
 		if sr.uniform {
@@ -298,12 +298,12 @@ func (sr *speedscopeReader) notes(kind string) {
 		}
 	}
 	if sr.empty > 0 {
-		m.note("%d samples with no frame were dropped", sr.empty)
+		m.Note("%d samples with no frame were dropped", sr.empty)
 	}
 	if sr.zero > 0 {
-		m.note("%d samples of weight 0 were skipped", sr.zero)
+		m.Note("%d samples of weight 0 were skipped", sr.zero)
 	}
 	if sr.idle > 0 {
-		m.note("%d idle samples were dropped (--drop-idle)", sr.idle)
+		m.Note("%d idle samples were dropped (--drop-idle)", sr.idle)
 	}
 }

@@ -46,7 +46,7 @@ type srcFrame struct {
 // and writes them into the model once every function is known (names
 // that two functions share need the whole profile).
 type srcBuilder struct {
-	m       *model
+	m       *Model
 	funcs   []srcFunc
 	funcBy  map[srcFunc]int
 	imgName map[string]string
@@ -75,7 +75,7 @@ type srcStack struct {
 	weight float64
 }
 
-func newSrcBuilder(m *model) *srcBuilder {
+func newSrcBuilder(m *Model) *srcBuilder {
 	return &srcBuilder{m: m, funcBy: map[srcFunc]int{}, imgName: map[string]string{}, ranges: map[string][2]uint64{}}
 }
 
@@ -179,10 +179,10 @@ func (b *srcBuilder) addFrames(t *srcThread, frames []srcFrame, w float64) {
 // every thread's stacks, and its busy share: its weight over the wall
 // time the profile covers (clamped to 1; 1 when not covered). Weights
 // too large to add up (absurd times in a damaged file) are an error.
-func (b *srcBuilder) finish(r *reading) error {
+func (b *srcBuilder) finish(r *Reading) error {
 	for _, t := range b.threads {
 		if math.IsInf(t.weight, 0) || math.IsNaN(t.weight) {
-			return r.errorf("the samples' weights add up past what a float64 holds: the file's times or weights are absurd (damaged?)")
+			return r.Errorf("the samples' weights add up past what a float64 holds: the file's times or weights are absurd (damaged?)")
 		}
 	}
 	var used []int // functions in order of first appearance
@@ -198,30 +198,30 @@ func (b *srcBuilder) finish(r *reading) error {
 		}
 	}
 	names := b.names(used)
-	fns := make([]*fn, len(b.funcs))
+	fns := make([]*Func, len(b.funcs))
 	for _, id := range used {
 		f := b.funcs[id]
-		img := b.m.image(f.img, b.imgName[f.img], false)
+		img := b.m.Image(f.img, b.imgName[f.img], false)
 		if r, ok := b.ranges[f.img]; ok {
 			img.SetMapping(r[0], r[1])
 		}
-		fns[id] = b.m.fn(img, names[id])
+		fns[id] = b.m.Func(img, names[id])
 	}
-	var frames []frame
+	var frames []Frame
 	for _, t := range b.threads {
 		if len(t.stacks) == 0 {
 			continue
 		}
-		th := b.m.proc(t.procKey, t.procName).thread(t.key)
+		th := b.m.Process(t.procKey, t.procName).Thread(t.key)
 		for _, s := range t.stacks {
 			if s.weight <= 0 {
 				continue
 			}
 			frames = frames[:0]
 			for _, sf := range s.frames {
-				frames = append(frames, frame{f: fns[sf.fn], addr: sf.addr, hasAddr: sf.hasAddr, inlined: sf.inlined})
+				frames = append(frames, Frame{Func: fns[sf.fn], Addr: sf.addr, HasAddr: sf.hasAddr, Inlined: sf.inlined})
 			}
-			b.m.add(th, frames, s.weight)
+			b.m.Add(th, frames, s.weight)
 		}
 		if span := b.hi - b.lo; b.covered && span > 0 && !math.IsInf(span, 0) {
 			th.SetBusy(min(1, th.Weight()/span))
@@ -292,19 +292,19 @@ func sourceImageName(file string) string {
 // keepProcesses applies --process to a profile whose processes have
 // names: the processes of that name are kept, and none is an error
 // listing the names the file has.
-func keepProcesses(r *reading, names []string) (keep func(name string) bool, err error) {
-	if r.opt.Process == "" {
+func keepProcesses(r *Reading, names []string) (keep func(name string) bool, err error) {
+	if r.Options.Process == "" {
 		return func(string) bool { return true }, nil
 	}
 	for _, n := range names {
-		if n == r.opt.Process {
-			return func(name string) bool { return name == r.opt.Process }, nil
+		if n == r.Options.Process {
+			return func(name string) bool { return name == r.Options.Process }, nil
 		}
 	}
 	list := slices.Clone(names)
 	slices.Sort(list)
 	list = slices.Compact(list)
-	return nil, r.errorf("--process %s: no process of that name; the file has %s", r.opt.Process, strings.Join(list, ", "))
+	return nil, r.Errorf("--process %s: no process of that name; the file has %s", r.Options.Process, strings.Join(list, ", "))
 }
 
 // uniqueProcessNames makes process names unique: a name given to
@@ -323,4 +323,4 @@ func (u uniqueProcessNames) name(name, id string) string {
 
 // srcIdle says whether a source-level profile's leaf frame is idle time:
 // V8's "(idle)", or one of [IdleFunctions].
-func srcIdle(name string) bool { return name == "(idle)" || isIdle(name) }
+func srcIdle(name string) bool { return name == "(idle)" || IsIdle(name) }

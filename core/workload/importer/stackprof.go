@@ -32,13 +32,13 @@ import (
 // no idle time. --drop-idle drops the samples whose leaf is idle (see
 // srcIdle).
 var stackprofFormat = format{
-	name:  "stackprof",
-	about: "Ruby stackprof's JSON (stackprof --json, StackProf.results as JSON), raw stacks or frames' samples",
-	detect: func(c *content) (any, bool) {
-		j := c.jsonTop()
-		return nil, j.has("mode", '"') && j.has("frames", '{')
+	Name:  "stackprof",
+	About: "Ruby stackprof's JSON (stackprof --json, StackProf.results as JSON), raw stacks or frames' samples",
+	Detect: func(c *Content) (any, bool) {
+		j := c.JSON()
+		return nil, j.Has("mode", '"') && j.Has("frames", '{')
 	},
-	read: readStackprof,
+	Read: readStackprof,
 }
 
 // stackprofFile is stackprof's result.
@@ -59,9 +59,9 @@ type stackprofFrame struct {
 }
 
 // readStackprof reads stackprof's JSON.
-func readStackprof(r *reading) error {
+func readStackprof(r *Reading) error {
 	var f stackprofFile
-	if err := r.decodeJSON(r.data, &f, "stackprof result"); err != nil {
+	if err := r.DecodeJSON(r.Data, &f, "stackprof result"); err != nil {
 		return err
 	}
 	timed := f.Mode == "cpu" || f.Mode == "wall"
@@ -69,17 +69,17 @@ func readStackprof(r *reading) error {
 	if f.Interval != nil && *f.Interval > 0 {
 		interval = *f.Interval
 	}
-	pname := r.opt.Process
+	pname := r.Options.Process
 	if pname == "" {
-		pname = filepath.Base(r.name)
+		pname = filepath.Base(r.Name)
 	}
-	b := newSrcBuilder(r.m)
+	b := newSrcBuilder(r.Model)
 	t := b.thread("", pname, "")
 	ids := make([]int64, 0, len(f.Frames))
 	for key := range f.Frames {
 		id, err := strconv.ParseInt(key, 10, 64)
 		if err != nil {
-			return r.errorf("frames has key %q: frame ids are integers", clip(key))
+			return r.Errorf("frames has key %q: frame ids are integers", Clip(key))
 		}
 		ids = append(ids, id)
 	}
@@ -110,7 +110,7 @@ func readStackprof(r *reading) error {
 		return err
 	}
 	if st.samples == 0 {
-		return r.errorf("no sample is left to import (%d idle samples dropped)", st.idle)
+		return r.Errorf("no sample is left to import (%d idle samples dropped)", st.idle)
 	}
 	if err := b.finish(r); err != nil {
 		return err
@@ -126,15 +126,15 @@ type stackprofStats struct {
 }
 
 // raw adds the raw stacks: runs of identical samples.
-func (st *stackprofStats) raw(r *reading, b *srcBuilder, t *srcThread, f *stackprofFile, fids map[int64]int, names map[int64]string, timed bool, interval float64) error {
+func (st *stackprofStats) raw(r *Reading, b *srcBuilder, t *srcThread, f *stackprofFile, fids map[int64]int, names map[int64]string, timed bool, interval float64) error {
 	var total int64
 	for i := 0; i < len(f.Raw); {
 		n := f.Raw[i]
 		if n < 0 || int64(len(f.Raw)-i) < n+2 {
-			return r.errorf("raw is cut short: the stack at index %d has depth %d, but %d values follow", i, n, len(f.Raw)-i-1)
+			return r.Errorf("raw is cut short: the stack at index %d has depth %d, but %d values follow", i, n, len(f.Raw)-i-1)
 		}
 		if c := f.Raw[i+1+int(n)]; c < 0 {
-			return r.errorf("raw: the stack at index %d is seen %d times: a count is >= 0", i, c)
+			return r.Errorf("raw: the stack at index %d is seen %d times: a count is >= 0", i, c)
 		} else {
 			total += c
 		}
@@ -142,7 +142,7 @@ func (st *stackprofStats) raw(r *reading, b *srcBuilder, t *srcThread, f *stackp
 	}
 	st.deltas = timed && len(f.RawTimestampDeltas) > 0
 	if st.deltas && int64(len(f.RawTimestampDeltas)) != total {
-		return r.errorf("raw holds %d samples but raw_timestamp_deltas has %d values: each sample has its delta; the file is damaged", total, len(f.RawTimestampDeltas))
+		return r.Errorf("raw holds %d samples but raw_timestamp_deltas has %d values: each sample has its delta; the file is damaged", total, len(f.RawTimestampDeltas))
 	}
 	var frames []int
 	sample := 0
@@ -166,7 +166,7 @@ func (st *stackprofStats) raw(r *reading, b *srcBuilder, t *srcThread, f *stackp
 		for k := n - 1; k >= 0; k-- {
 			id, ok := fids[ids[k]]
 			if !ok {
-				return r.errorf("raw names frame %d, which frames does not define: the file is damaged", ids[k])
+				return r.Errorf("raw names frame %d, which frames does not define: the file is damaged", ids[k])
 			}
 			frames = append(frames, id)
 		}
@@ -179,11 +179,11 @@ func (st *stackprofStats) raw(r *reading, b *srcBuilder, t *srcThread, f *stackp
 
 // flat adds each frame's own samples as a stack of that frame alone
 // (a result recorded without raw: true has no stacks).
-func (st *stackprofStats) flat(r *reading, b *srcBuilder, t *srcThread, f *stackprofFile, ids []int64, fids map[int64]int, names map[int64]string, timed bool, interval float64) error {
+func (st *stackprofStats) flat(r *Reading, b *srcBuilder, t *srcThread, f *stackprofFile, ids []int64, fids map[int64]int, names map[int64]string, timed bool, interval float64) error {
 	for _, id := range ids {
 		fr := f.Frames[strconv.FormatInt(id, 10)]
 		if fr.Samples < 0 {
-			return r.errorf("frame %d (%s) has %d samples: counts are >= 0", id, names[id], fr.Samples)
+			return r.Errorf("frame %d (%s) has %d samples: counts are >= 0", id, names[id], fr.Samples)
 		}
 		w := float64(fr.Samples)
 		if timed {
@@ -191,16 +191,16 @@ func (st *stackprofStats) flat(r *reading, b *srcBuilder, t *srcThread, f *stack
 		}
 		st.add(r, b, t, []int{fids[id]}, names[id], fr.Samples, w)
 	}
-	r.m.note("the file has no raw stacks (record with raw: true): each function's own samples are a stack of that function alone, and the calling contexts are lost")
+	r.Model.Note("the file has no raw stacks (record with raw: true): each function's own samples are a stack of that function alone, and the calling contexts are lost")
 	return nil
 }
 
 // add adds count samples of weight w with frames (leaf first), leaf
 // named leaf, unless idle or empty.
-func (st *stackprofStats) add(r *reading, b *srcBuilder, t *srcThread, frames []int, leaf string, count int64, w float64) {
+func (st *stackprofStats) add(r *Reading, b *srcBuilder, t *srcThread, frames []int, leaf string, count int64, w float64) {
 	switch {
 	case count == 0 || len(frames) == 0:
-	case r.opt.DropIdle && srcIdle(leaf):
+	case r.Options.DropIdle && srcIdle(leaf):
 		st.idle += count
 	case w <= 0:
 		st.zero += count
@@ -211,31 +211,31 @@ func (st *stackprofStats) add(r *reading, b *srcBuilder, t *srcThread, frames []
 }
 
 // notes sets the sample type and period, and says what was left out.
-func (st *stackprofStats) notes(r *reading, f *stackprofFile, timed bool, interval float64) {
-	m, im := r.m, r.out
+func (st *stackprofStats) notes(r *Reading, f *stackprofFile, timed bool, interval float64) {
+	m, im := r.Model, r.Sampling
 	im.Samples = st.samples
 	switch {
 	case timed:
 		im.SampleType = f.Mode + "/microseconds"
 		im.Period, im.PeriodType, im.PeriodUnit = interval, f.Mode, "microseconds"
 		if f.Mode == "wall" {
-			m.note("stackprof's wall mode samples the program whether it runs or waits: the time it waited is busy time of where it waited")
+			m.Note("stackprof's wall mode samples the program whether it runs or waits: the time it waited is busy time of where it waited")
 		}
 		if !st.deltas {
-			m.note("the file has no raw_timestamp_deltas: each sample weighs the interval")
+			m.Note("the file has no raw_timestamp_deltas: each sample weighs the interval")
 		}
 	case f.Mode == "object":
 		im.SampleType = "object/count"
 		im.Period, im.PeriodType, im.PeriodUnit = interval, "allocations", "count"
-		m.warn("stackprof's object mode samples allocations, not where the program ran: its samples are taken for time")
+		m.Warn("stackprof's object mode samples allocations, not where the program ran: its samples are taken for time")
 	default:
 		im.SampleType = "count"
-		m.note("stackprof's %q mode: each sample weighs 1", f.Mode)
+		m.Note("stackprof's %q mode: each sample weighs 1", f.Mode)
 	}
 	if st.zero > 0 {
-		m.note("%d samples with a timestamp delta of 0 carry no time and were skipped", st.zero)
+		m.Note("%d samples with a timestamp delta of 0 carry no time and were skipped", st.zero)
 	}
 	if st.idle > 0 {
-		m.note("%d idle samples were dropped (--drop-idle)", st.idle)
+		m.Note("%d idle samples were dropped (--drop-idle)", st.idle)
 	}
 }

@@ -6,12 +6,12 @@ import (
 	"strings"
 )
 
-// eachLine calls fn with every line of data: its number (from 1) and its
+// EachLine calls fn with every line of data: its number (from 1) and its
 // text without the "\n" and a trailing "\r" (CRLF files). It stops at
 // fn's first error and returns it, or when ctx ends (see [stopped]).
-func eachLine(ctx context.Context, data []byte, fn func(ln int, line string) error) error {
+func EachLine(ctx context.Context, data []byte, fn func(ln int, line string) error) error {
 	for ln := 1; len(data) > 0; ln++ {
-		if err := stopped(ctx, ln); err != nil {
+		if err := Stopped(ctx, ln); err != nil {
 			return err
 		}
 		var raw []byte
@@ -23,30 +23,30 @@ func eachLine(ctx context.Context, data []byte, fn func(ln int, line string) err
 	return nil
 }
 
-// indentPath is the path from the root of an indented tree (a call tree
+// IndentPath is the path from the root of an indented tree (a call tree
 // printed one row per line, children indented under their parent) to
 // the row read last.
-type indentPath[T any] struct{ rows []T }
+type IndentPath[T any] struct{ Rows []T }
 
-// enter makes row the path's row at depth (0 is a root), dropping the
+// Enter makes row the path's row at depth (0 is a root), dropping the
 // rows below the new row's parent. It reports false when depth skips a
 // level (more than one deeper than the last row): the tree is broken.
-func (p *indentPath[T]) enter(depth int, row T) bool {
-	if depth < 0 || depth > len(p.rows) {
+func (p *IndentPath[T]) Enter(depth int, row T) bool {
+	if depth < 0 || depth > len(p.Rows) {
 		return false
 	}
-	p.rows = append(p.rows[:depth], row)
+	p.Rows = append(p.Rows[:depth], row)
 	return true
 }
 
-// depth is the last row's depth (-1 before the first row).
-func (p *indentPath[T]) depth() int { return len(p.rows) - 1 }
+// Depth is the last row's depth (-1 before the first row).
+func (p *IndentPath[T]) Depth() int { return len(p.Rows) - 1 }
 
-// leadingSpaces counts the spaces that start s.
-func leadingSpaces(s string) int { return len(s) - len(strings.TrimLeft(s, " ")) }
+// LeadingSpaces counts the spaces that start s.
+func LeadingSpaces(s string) int { return len(s) - len(strings.TrimLeft(s, " ")) }
 
-// clip shortens a line for a message.
-func clip(s string) string {
+// Clip shortens a line for a message.
+func Clip(s string) string {
 	if len(s) > 120 {
 		return s[:117] + "..."
 	}

@@ -122,19 +122,19 @@ type v8Stats struct {
 // too). "(root)" is dropped from the stacks; the other pseudo-frames are
 // functions of V8NativeImage. where names the profile in errors ("" for
 // a whole file).
-func v8Import(r *reading, b *srcBuilder, p *v8Profile, t *srcThread, where string, st *v8Stats) error {
+func v8Import(r *Reading, b *srcBuilder, p *v8Profile, t *srcThread, where string, st *v8Stats) error {
 	p.modernize()
 	n := len(p.Nodes)
 	if n == 0 {
-		return r.errorf("%sthe profile has no nodes: there is nothing to import", where)
+		return r.Errorf("%sthe profile has no nodes: there is nothing to import", where)
 	}
 	index := make(map[int64]int32, n)
 	for i, nd := range p.Nodes {
 		if nd.ID == nil {
-			return r.errorf("%snode %d of %d has no id: the profile is damaged", where, i+1, n)
+			return r.Errorf("%snode %d of %d has no id: the profile is damaged", where, i+1, n)
 		}
 		if j, dup := index[*nd.ID]; dup {
-			return r.errorf("%snodes %d and %d both have id %d: node ids are unique; the profile is damaged", where, j+1, i+1, *nd.ID)
+			return r.Errorf("%snodes %d and %d both have id %d: node ids are unique; the profile is damaged", where, j+1, i+1, *nd.ID)
 		}
 		index[*nd.ID] = int32(i)
 	}
@@ -144,7 +144,7 @@ func v8Import(r *reading, b *srcBuilder, p *v8Profile, t *srcThread, where strin
 	}
 	setParent := func(child, par int32) error {
 		if parent[child] >= 0 && parent[child] != par {
-			return r.errorf("%snode %d has two parents, nodes %d and %d: the profile is damaged", where, *p.Nodes[child].ID, *p.Nodes[parent[child]].ID, *p.Nodes[par].ID)
+			return r.Errorf("%snode %d has two parents, nodes %d and %d: the profile is damaged", where, *p.Nodes[child].ID, *p.Nodes[parent[child]].ID, *p.Nodes[par].ID)
 		}
 		parent[child] = par
 		return nil
@@ -153,7 +153,7 @@ func v8Import(r *reading, b *srcBuilder, p *v8Profile, t *srcThread, where strin
 		if nd.Parent != nil {
 			j, ok := index[*nd.Parent]
 			if !ok {
-				return r.errorf("%snode %d names parent %d, which no node has: the profile is damaged", where, *nd.ID, *nd.Parent)
+				return r.Errorf("%snode %d names parent %d, which no node has: the profile is damaged", where, *nd.ID, *nd.Parent)
 			}
 			if err := setParent(int32(i), j); err != nil {
 				return err
@@ -162,7 +162,7 @@ func v8Import(r *reading, b *srcBuilder, p *v8Profile, t *srcThread, where strin
 		for _, c := range nd.Children {
 			j, ok := index[c]
 			if !ok {
-				return r.errorf("%snode %d lists child %d, which no node has: the profile is damaged", where, *nd.ID, c)
+				return r.Errorf("%snode %d lists child %d, which no node has: the profile is damaged", where, *nd.ID, c)
 			}
 			if err := setParent(j, int32(i)); err != nil {
 				return err
@@ -184,7 +184,7 @@ func v8Import(r *reading, b *srcBuilder, p *v8Profile, t *srcThread, where strin
 	b.cover(ws.start, ws.end)
 	var frames []int
 	for _, i := range ws.order {
-		if r.opt.DropIdle && srcIdle(v8Name(p.Nodes[i].CallFrame)) {
+		if r.Options.DropIdle && srcIdle(v8Name(p.Nodes[i].CallFrame)) {
 			st.idle += counts[i]
 			continue
 		}
@@ -208,7 +208,7 @@ func v8Import(r *reading, b *srcBuilder, p *v8Profile, t *srcThread, where strin
 }
 
 // v8Acyclic checks that following parents always ends at a root.
-func v8Acyclic(r *reading, p *v8Profile, parent []int32, where string) error {
+func v8Acyclic(r *Reading, p *v8Profile, parent []int32, where string) error {
 	state := make([]int8, len(parent)) // 0 new, 1 on the current path, 2 ends at a root
 	var path []int32
 	for i := range parent {
@@ -220,7 +220,7 @@ func v8Acyclic(r *reading, p *v8Profile, parent []int32, where string) error {
 			j = parent[j]
 		}
 		if j >= 0 && state[j] == 1 {
-			return r.errorf("%snode %d is its own ancestor (the parent links form a cycle): the profile is damaged", where, *p.Nodes[j].ID)
+			return r.Errorf("%snode %d is its own ancestor (the parent links form a cycle): the profile is damaged", where, *p.Nodes[j].ID)
 		}
 		for _, k := range path {
 			state[k] = 2
@@ -244,7 +244,7 @@ type v8Sampled struct {
 
 // v8Weights sums p's samples by node. Without samples, the hit counts
 // share the profile's span.
-func v8Weights(r *reading, p *v8Profile, index map[int64]int32, where string, st *v8Stats) (v8Sampled, error) {
+func v8Weights(r *Reading, p *v8Profile, index map[int64]int32, where string, st *v8Stats) (v8Sampled, error) {
 	n := len(p.Nodes)
 	weights, counts := make([]float64, n), make([]int64, n)
 	var order []int32
@@ -253,16 +253,16 @@ func v8Weights(r *reading, p *v8Profile, index map[int64]int32, where string, st
 		var hits int64
 		for i, nd := range p.Nodes {
 			if nd.HitCount < 0 {
-				return fail(r.errorf("%snode %d has a negative hitCount (%d): the profile is damaged", where, *nd.ID, nd.HitCount))
+				return fail(r.Errorf("%snode %d has a negative hitCount (%d): the profile is damaged", where, *nd.ID, nd.HitCount))
 			}
 			counts[i] = nd.HitCount
 			hits += nd.HitCount
 		}
 		if hits == 0 {
-			return fail(r.errorf("%sthe profile has no samples and no hit counts: there is nothing to import", where))
+			return fail(r.Errorf("%sthe profile has no samples and no hit counts: there is nothing to import", where))
 		}
 		if p.StartTime == nil || p.EndTime == nil || *p.EndTime <= *p.StartTime {
-			return fail(r.errorf("%sthe profile has hit counts but no samples and no time span (startTime, endTime) to weigh them: record with samples (node --cpu-prof, DevTools)", where))
+			return fail(r.Errorf("%sthe profile has hit counts but no samples and no time span (startTime, endTime) to weigh them: record with samples (node --cpu-prof, DevTools)", where))
 		}
 		each := (*p.EndTime - *p.StartTime) / float64(hits)
 		for i := range p.Nodes {
@@ -275,7 +275,7 @@ func v8Weights(r *reading, p *v8Profile, index map[int64]int32, where string, st
 		return v8Sampled{weights, counts, order, *p.StartTime, *p.EndTime}, nil
 	}
 	if len(p.TimeDeltas) != len(p.Samples) {
-		return fail(r.errorf("%sthe profile has %d samples but %d timeDeltas: each sample has its time delta; the profile is damaged or truncated", where, len(p.Samples), len(p.TimeDeltas)))
+		return fail(r.Errorf("%sthe profile has %d samples but %d timeDeltas: each sample has its time delta; the profile is damaged or truncated", where, len(p.Samples), len(p.TimeDeltas)))
 	}
 	ns := len(p.Samples)
 	times := make([]float64, ns)
@@ -318,7 +318,7 @@ func v8Weights(r *reading, p *v8Profile, index map[int64]int32, where string, st
 	for k, i := range idx {
 		node, ok := index[p.Samples[i]]
 		if !ok {
-			return fail(r.errorf("%ssample %d of %d names node %d, which no node has: the profile is damaged", where, i+1, ns, p.Samples[i]))
+			return fail(r.Errorf("%ssample %d of %d names node %d, which no node has: the profile is damaged", where, i+1, ns, p.Samples[i]))
 		}
 		var w float64
 		switch {
@@ -387,21 +387,21 @@ func v8Func(b *srcBuilder, cf v8CallFrame) int {
 
 // v8Notes adds the notes of what importing V8 profiles left out, and the
 // period: the mean sampling interval.
-func v8Notes(m *model, im *sampling, st *v8Stats) {
+func v8Notes(m *Model, im *Sampling, st *v8Stats) {
 	if st.unsorted > 0 {
-		m.note("%d samples had a negative time delta (V8 wrote them out of order); samples are taken in time order", st.unsorted)
+		m.Note("%d samples had a negative time delta (V8 wrote them out of order); samples are taken in time order", st.unsorted)
 	}
 	if st.idle > 0 {
-		m.note("%d samples of \"(idle)\" (V8's thread waiting for work) were dropped (--drop-idle)", st.idle)
+		m.Note("%d samples of \"(idle)\" (V8's thread waiting for work) were dropped (--drop-idle)", st.idle)
 	}
 	if st.zero > 0 {
-		m.note("%d samples were taken at the same time as the next one and carry no time", st.zero)
+		m.Note("%d samples were taken at the same time as the next one and carry no time", st.zero)
 	}
 	if st.root > 0 {
-		m.note("%d samples were of the \"(root)\" node alone and were dropped", st.root)
+		m.Note("%d samples were of the \"(root)\" node alone and were dropped", st.root)
 	}
 	if st.hitCounts > 0 {
-		m.note("%d profiles have no samples: their nodes' hit counts share the profile's time span", st.hitCounts)
+		m.Note("%d profiles have no samples: their nodes' hit counts share the profile's time span", st.hitCounts)
 	}
 	if st.gaps > 0 {
 		im.Period = float64(int64(st.spanned/float64(st.gaps)*100+0.5)) / 100
