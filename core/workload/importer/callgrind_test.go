@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/proflab/proflab/core/workload/importer"
+	"github.com/proflab/proflab/core/workload/importer/profmodel"
 )
 
 // The format specification's own examples: the extended example (three
@@ -46,8 +47,8 @@ func TestCallgrindSpecExamples(t *testing.T) {
 	img, f := function(t, im.Spec, "callgrind", "func") // no ob=, no cmd:
 	// 0x80001234, 0x80001237, 0x80001238: offsets from the page below;
 	// the function starts as linked, on FunctionAlign (0x230).
-	if f.Offset != 0x230 || f.Size != 8+importer.Padding || len(f.Hotspots) != 3 {
-		t.Fatalf("func at +%s, %d bytes, %d hotspots in %s; want +0x230, %d, 3", f.Offset, f.Size, len(f.Hotspots), img.Name, 8+importer.Padding)
+	if f.Offset != 0x230 || f.Size != 8+profmodel.Padding || len(f.Hotspots) != 3 {
+		t.Fatalf("func at +%s, %d bytes, %d hotspots in %s; want +0x230, %d, 3", f.Offset, f.Size, len(f.Hotspots), img.Name, 8+profmodel.Padding)
 	}
 	for i, h := range []struct {
 		off uint64

@@ -8,6 +8,8 @@ import (
 
 	"github.com/proflab/proflab/core/workload"
 	"github.com/proflab/proflab/core/workload/importer"
+	"github.com/proflab/proflab/core/workload/importer/jsonprof"
+	"github.com/proflab/proflab/core/workload/importer/profmodel"
 )
 
 // busies are the busy shares of the workload's threads, process by
@@ -77,7 +79,7 @@ func TestCPUProfile(t *testing.T) {
 			"(program)":                  100,
 			"(garbage collector)":        100,
 			"(idle)":                     200,
-		}, 0.9, []string{importer.V8NativeImage, "main.js", "util.js"}, 114.29},
+		}, 0.9, []string{jsonprof.V8NativeImage, "main.js", "util.js"}, 114.29},
 		{"v8_small.cpuprofile", importer.Options{DropIdle: true}, map[string]float64{
 			"(anonymous) (10:5) <- main": 250,
 			"(anonymous) (20:9) <- main": 50,
@@ -89,7 +91,7 @@ func TestCPUProfile(t *testing.T) {
 		{"v8_old.cpuprofile", importer.Options{}, map[string]float64{
 			"work <- main": 3000,
 			"(program)":    500,
-		}, 0.875, []string{importer.V8NativeImage, "main.js"}, 833.33},
+		}, 0.875, []string{jsonprof.V8NativeImage, "main.js"}, 833.33},
 	} {
 		im := importFile(t, c.file, c.opt)
 		if im.Format != importer.CPUProfile || im.SampleType != "wall/microseconds" || im.PeriodUnit != "microseconds" {
@@ -111,7 +113,7 @@ func TestCPUProfile(t *testing.T) {
 		}
 		for _, img := range im.Spec.Images {
 			for _, f := range img.Functions {
-				if f.Size != importer.SyntheticSize || len(f.Hotspots) != 0 {
+				if f.Size != profmodel.SyntheticSize || len(f.Hotspots) != 0 {
 					t.Errorf("%s!%s: %d bytes, %d hotspots: want the synthetic layout", img.Name, f.Name, f.Size, len(f.Hotspots))
 				}
 			}

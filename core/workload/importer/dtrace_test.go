@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/proflab/proflab/core/workload/importer"
+	"github.com/proflab/proflab/core/workload/importer/profmodel"
 )
 
 // @[ustack()] = count(): stacks leaf first, the value after each; the
@@ -28,8 +29,8 @@ func TestDTrace(t *testing.T) {
 	// parse is seen at +0x10 (a leaf) and +0x44 (a caller): it spans
 	// 0x44+16 bytes from its symbol's start, its hotspot at +0x10.
 	_, parse := function(t, im.Spec, "demo", "parse")
-	if parse.Offset != 0 || parse.Size != 0x44+importer.Padding || len(parse.Hotspots) != 1 || parse.Hotspots[0].Offset != 0x10 {
-		t.Errorf("parse: +%s, %d bytes, hotspots %+v; want +0x0, %d bytes, one at +0x10", parse.Offset, parse.Size, parse.Hotspots, 0x44+importer.Padding)
+	if parse.Offset != 0 || parse.Size != 0x44+profmodel.Padding || len(parse.Hotspots) != 1 || parse.Hotspots[0].Offset != 0x10 {
+		t.Errorf("parse: +%s, %d bytes, hotspots %+v; want +0x0, %d bytes, one at +0x10", parse.Offset, parse.Size, parse.Hotspots, 0x44+profmodel.Padding)
 	}
 	// main follows, 16-byte aligned; render (printed without an offset:
 	// at its start) has its hotspot at +0.
@@ -39,8 +40,8 @@ func TestDTrace(t *testing.T) {
 	if _, render := function(t, im.Spec, "demo", "render"); len(render.Hotspots) != 1 || render.Hotspots[0].Offset != 0 {
 		t.Errorf("render hotspots %+v, want one at +0", render.Hotspots)
 	}
-	if _, f := function(t, im.Spec, "[unknown]", "0x7fffbf3a1000"); f.Size != importer.SyntheticSize {
-		t.Errorf("an unsymbolized pc: %d bytes, want the synthetic %d", f.Size, importer.SyntheticSize)
+	if _, f := function(t, im.Spec, "[unknown]", "0x7fffbf3a1000"); f.Size != profmodel.SyntheticSize {
+		t.Errorf("an unsymbolized pc: %d bytes, want the synthetic %d", f.Size, profmodel.SyntheticSize)
 	}
 	if p := im.Spec.Processes[0]; p.Name != "dtrace_ustack.txt" || len(p.Threads) != 1 {
 		t.Errorf("process %q, %d threads: want the file's name, 1", p.Name, len(p.Threads))

@@ -9,6 +9,8 @@ import (
 
 	"github.com/proflab/proflab/core/workload/importer"
 	"github.com/proflab/proflab/core/workload/importer/importtest"
+	"github.com/proflab/proflab/core/workload/importer/native"
+	"github.com/proflab/proflab/core/workload/importer/profmodel"
 )
 
 func TestFolded(t *testing.T) {
@@ -29,20 +31,20 @@ func TestFolded(t *testing.T) {
 	}
 	equalWeights(t, "stack", stackWeights(im.Spec), want)
 	if len(im.Spec.Images) != 2 {
-		t.Fatalf("%d images, want %s and %s", len(im.Spec.Images), importer.FoldedImage, importer.FoldedKernelImage)
+		t.Fatalf("%d images, want %s and %s", len(im.Spec.Images), native.FoldedImage, native.FoldedKernelImage)
 	}
 	for _, img := range im.Spec.Images {
-		kernel := img.Name == importer.FoldedKernelImage
+		kernel := img.Name == native.FoldedKernelImage
 		if img.Kernel != kernel {
 			t.Errorf("image %s: kernel = %v", img.Name, img.Kernel)
 		}
 		for i, f := range img.Functions {
-			if f.Size != importer.SyntheticSize || uint64(f.Offset) != uint64(i)*importer.SyntheticSize || len(f.Hotspots) != 0 {
-				t.Errorf("%s!%s: +%s, %d bytes, %d hotspots; want +0x%X, %d, none (first-appearance order)", img.Name, f.Name, f.Offset, f.Size, len(f.Hotspots), i*importer.SyntheticSize, importer.SyntheticSize)
+			if f.Size != profmodel.SyntheticSize || uint64(f.Offset) != uint64(i)*profmodel.SyntheticSize || len(f.Hotspots) != 0 {
+				t.Errorf("%s!%s: +%s, %d bytes, %d hotspots; want +0x%X, %d, none (first-appearance order)", img.Name, f.Name, f.Offset, f.Size, len(f.Hotspots), i*profmodel.SyntheticSize, profmodel.SyntheticSize)
 			}
 		}
 	}
-	if _, f := function(t, im.Spec, importer.FoldedImage, "prog"); f.Offset != 0 {
+	if _, f := function(t, im.Spec, native.FoldedImage, "prog"); f.Offset != 0 {
 		t.Errorf("the first frame seen, prog, is at +%s, want +0x0", f.Offset)
 	}
 	if im.Spec.Processes[0].Name != "folded.txt" {

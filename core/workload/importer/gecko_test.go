@@ -6,6 +6,8 @@ import (
 
 	"github.com/proflab/proflab/core/workload"
 	"github.com/proflab/proflab/core/workload/importer"
+	"github.com/proflab/proflab/core/workload/importer/jsonprof"
+	"github.com/proflab/proflab/core/workload/importer/profmodel"
 )
 
 // TestGecko reads hand-made Firefox profiles, one of each form, whose
@@ -29,7 +31,7 @@ func TestGecko(t *testing.T) {
 			"moz_xmalloc <- firefox+0x1000 <- (root)":              2,
 			"__GI___poll <- (root)":                                2,
 			"onLoad <- firefox+0x1000 <- (root)":                   2,
-		}, 12.0 / 14, importer.NoFileImage + "," + importer.GeckoUnknownImage + ",app.js,firefox,libmozglue.so"},
+		}, 12.0 / 14, jsonprof.NoFileImage + "," + jsonprof.GeckoUnknownImage + ",app.js,firefox,libmozglue.so"},
 		{"gecko_small.json", importer.Options{DropIdle: true}, "Parent Process", map[string]float64{
 			"draw <- onLoad <- firefox+0x1000 <- (root)":           4,
 			"0x7fff00001234 <- onLoad <- firefox+0x1000 <- (root)": 2,
@@ -41,7 +43,7 @@ func TestGecko(t *testing.T) {
 			"render <- js::RunScript <- nsThread::ProcessNextEvent <- (root)": 1,
 			"PollWrapper <- (root)":                          1,
 			"0x2a40 <- nsThread::ProcessNextEvent <- (root)": 1,
-		}, 5.0 / 6, importer.NoFileImage + ",app.js,libxul.so"},
+		}, 5.0 / 6, jsonprof.NoFileImage + ",app.js,libxul.so"},
 		// the same profile as version 63 writes it: tables in "shared",
 		// the script in shared.sources
 		{"gecko_processed_v63.json", importer.Options{}, "Web Content", map[string]float64{
@@ -49,7 +51,7 @@ func TestGecko(t *testing.T) {
 			"render <- js::RunScript <- nsThread::ProcessNextEvent <- (root)": 1,
 			"PollWrapper <- (root)":                          1,
 			"0x2a40 <- nsThread::ProcessNextEvent <- (root)": 1,
-		}, 5.0 / 6, importer.NoFileImage + ",app.js,libxul.so"},
+		}, 5.0 / 6, jsonprof.NoFileImage + ",app.js,libxul.so"},
 	} {
 		im := importFile(t, c.file, c.opt)
 		if im.Format != importer.Gecko || im.SampleType != "wall/milliseconds" || im.PeriodUnit != "milliseconds" {
@@ -67,8 +69,8 @@ func TestGecko(t *testing.T) {
 	// 0x1000 of the library mapped at 0x400000, which keeps its base.
 	im := importFile(t, "gecko_small.json", importer.Options{})
 	img, f := function(t, im.Spec, "firefox", "firefox+0x1000")
-	if img.Base != 0x400000 || f.Offset != 0x1000 || f.Size != importer.Padding {
-		t.Errorf("firefox+0x1000 at %s+%s, %d bytes; want 0x400000+0x1000, %d bytes", img.Base, f.Offset, f.Size, importer.Padding)
+	if img.Base != 0x400000 || f.Offset != 0x1000 || f.Size != profmodel.Padding {
+		t.Errorf("firefox+0x1000 at %s+%s, %d bytes; want 0x400000+0x1000, %d bytes", img.Base, f.Offset, f.Size, profmodel.Padding)
 	}
 	// A processed profile's addresses are library-relative: the leaf
 	// 0x2a40 has its hotspot there.

@@ -24,6 +24,8 @@ import (
 
 	"github.com/proflab/proflab/core/input"
 	"github.com/proflab/proflab/core/workload"
+	"github.com/proflab/proflab/core/workload/importer/profmodel"
+	"github.com/proflab/proflab/core/workload/importer/profread"
 )
 
 // Format is a profile format an importer reads.
@@ -147,7 +149,7 @@ func Import(name string, data []byte, opt Options) (*Imported, error) {
 // watchdog of a memory budget, Ctrl-C): its error then wraps
 // context.Cause(ctx) (errors.Is and errors.As find it).
 func ImportContext(ctx context.Context, name string, data []byte, opt Options) (*Imported, error) {
-	t, err := TargetFor(opt.Arch)
+	t, err := profmodel.TargetFor(opt.Arch)
 	if err != nil {
 		return nil, &Error{Source: name, Msg: err.Error()}
 	}
@@ -161,7 +163,7 @@ func ImportContext(ctx context.Context, name string, data []byte, opt Options) (
 		return nil, err
 	}
 	data, enc := decodeText(data)
-	if opt.Memory > 0 && (opt.Format == Pprof || opt.Format == "" && !LooksText(data)) && int64(len(data)) > opt.Memory/PprofMemoryPerByte {
+	if opt.Memory > 0 && (opt.Format == Pprof || opt.Format == "" && !profread.LooksText(data)) && int64(len(data)) > opt.Memory/PprofMemoryPerByte {
 		return nil, &Error{Source: name, Msg: fmt.Sprintf("the profile is %s of binary (pprof) profile, and pprof's parser holds about %d bytes of memory per byte of it, which cannot be stopped half way: a memory budget of %s reads at most %s of it: raise the budget (--memory), or trim the profile (pprof -focus/-tagfocus/-nodecount -proto, fewer seconds recorded)",
 			input.Size(int64(len(data))), PprofMemoryPerByte, input.Size(opt.Memory), input.Size(opt.Memory/PprofMemoryPerByte))}
 	}
@@ -174,11 +176,11 @@ func ImportContext(ctx context.Context, name string, data []byte, opt Options) (
 		return nil, &Error{Source: name, Msg: fmt.Sprintf("unknown format %q: give %s", opt.Format, formatNames())}
 	}
 	im := &Imported{Format: Format(det.format.Name), Source: name, SHA256: hex.EncodeToString(sum[:])}
-	m := New(ctx)
+	m := profmodel.New(ctx)
 	if enc != "" {
 		m.Note("the text is in %s: read as such", enc)
 	}
-	r := &Reading{Name: name, Data: data, State: det.state, Options: readOptions{Process: opt.Process, DropIdle: opt.DropIdle}, Model: m, Sampling: &Sampling{}, Ctx: ctx}
+	r := &profread.Reading{Name: name, Data: data, State: det.state, Options: profread.Options{Process: opt.Process, DropIdle: opt.DropIdle}, Model: m, Sampling: &profread.Sampling{}, Ctx: ctx}
 	if err := det.format.Read(r); err != nil {
 		if ctx.Err() != nil {
 			return nil, stoppedError(name, ctx)
@@ -205,6 +207,10 @@ func ImportContext(ctx context.Context, name string, data []byte, opt Options) (
 func stoppedError(name string, ctx context.Context) error {
 	return fmt.Errorf("%s: the import stopped: %w", name, context.Cause(ctx))
 }
+
+// Error is an import error: the source file, the line (0: none) and what
+// was wrong and what to do. The formats make them (profread.Error).
+type Error = profread.Error
 
 // workloadName is the workload's name: the source file's base name.
 func workloadName(name string) string { return filepath.Base(name) }

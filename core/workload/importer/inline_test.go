@@ -11,6 +11,7 @@ import (
 
 	"github.com/proflab/proflab/core/workload"
 	"github.com/proflab/proflab/core/workload/importer"
+	"github.com/proflab/proflab/core/workload/importer/profmodel"
 )
 
 // inlinedStacks is a pprof profile's stacks with their inlined frames,
@@ -83,8 +84,8 @@ func TestGoInlinedProfile(t *testing.T) {
 	for _, img := range im.Spec.Images {
 		for _, f := range img.Functions {
 			fns[f.Name] = f
-			if !f.Inline && (uint64(img.Base)+uint64(f.Offset))%importer.FunctionAlign != 0 {
-				t.Errorf("%s starts at 0x%X, not on %d bytes", f.Name, uint64(img.Base)+uint64(f.Offset), importer.FunctionAlign)
+			if !f.Inline && (uint64(img.Base)+uint64(f.Offset))%profmodel.FunctionAlign != 0 {
+				t.Errorf("%s starts at 0x%X, not on %d bytes", f.Name, uint64(img.Base)+uint64(f.Offset), profmodel.FunctionAlign)
 			}
 		}
 	}
@@ -122,7 +123,7 @@ func TestPerfInlinedFrames(t *testing.T) {
 		}
 	}
 	_, work := function(t, im.Spec, "t", "work")
-	if work.Inline || len(work.Hotspots) == 0 || work.Offset%importer.FunctionAlign != 0 {
+	if work.Inline || len(work.Hotspots) == 0 || work.Offset%profmodel.FunctionAlign != 0 {
 		t.Errorf("work: %+v, want code at its sampled addresses from a 16-byte start", work)
 	}
 	// mix and step's ip 0x11c5 is a hotspot of work (the image's origin

@@ -7,6 +7,8 @@ import (
 
 	"github.com/proflab/proflab/core/workload"
 	"github.com/proflab/proflab/core/workload/importer"
+	"github.com/proflab/proflab/core/workload/importer/calltree"
+	"github.com/proflab/proflab/core/workload/importer/profmodel"
 )
 
 // approxWeights compares two weight maps to a relative 1e-9 (weights
@@ -63,11 +65,11 @@ func TestInstruments(t *testing.T) {
 	if b := threadOf(t, im.Spec, "demo", 1).Busy; math.Abs(b-0.24) > 1e-12 {
 		t.Errorf("second thread busy %v, want 240/1000", b)
 	}
-	if len(im.Spec.Images) != 1 || im.Spec.Images[0].Name != importer.InstrumentsImage {
-		t.Errorf("images %v: want one, %s", im.Spec.Images, importer.InstrumentsImage)
+	if len(im.Spec.Images) != 1 || im.Spec.Images[0].Name != calltree.InstrumentsImage {
+		t.Errorf("images %v: want one, %s", im.Spec.Images, calltree.InstrumentsImage)
 	}
 	for _, f := range im.Spec.Images[0].Functions {
-		if f.Size != importer.SyntheticSize || len(f.Hotspots) != 0 {
+		if f.Size != profmodel.SyntheticSize || len(f.Hotspots) != 0 {
 			t.Errorf("%s: %d bytes, %d hotspots; want the synthetic layout", f.Name, f.Size, len(f.Hotspots))
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/proflab/proflab/core/workload"
 	"github.com/proflab/proflab/core/workload/importer"
+	"github.com/proflab/proflab/core/workload/importer/profmodel"
 )
 
 // onePprof is a gzipped profile of one sample in each mapping given (at
@@ -141,7 +142,7 @@ func TestQualifiedNames(t *testing.T) {
 	}
 	checkInvariants(t, im)
 	equalWeights(t, "stack", stackWeights(im.Spec), map[string]float64{"app!init <- main": 30, "libz.so!init <- main": 30})
-	if _, f := function(t, im.Spec, "app", "init"); f.Weight != 30 || f.Size != 0x10+importer.Padding || len(f.Hotspots) != 2 {
-		t.Errorf("app!init: weight %v, size %d, %d hotspots; want the two merged: 30, 0x10+%d, 2", f.Weight, f.Size, len(f.Hotspots), importer.Padding)
+	if _, f := function(t, im.Spec, "app", "init"); f.Weight != 30 || f.Size != 0x10+profmodel.Padding || len(f.Hotspots) != 2 {
+		t.Errorf("app!init: weight %v, size %d, %d hotspots; want the two merged: 30, 0x10+%d, 2", f.Weight, f.Size, len(f.Hotspots), profmodel.Padding)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/proflab/proflab/core/workload"
 	"github.com/proflab/proflab/core/workload/importer"
 	"github.com/proflab/proflab/core/workload/importer/importtest"
+	"github.com/proflab/proflab/core/workload/importer/profmodel"
 )
 
 // perfG's samples (testdata/perf_g.txt, perf script -g, cycles, period
@@ -41,8 +42,8 @@ func TestPerfCallGraphs(t *testing.T) {
 	checkHotspotAt(t, im.Spec, "prog", "hash", 0x55d0c1a2b508, 1)
 	checkHotspotAt(t, im.Spec, "[kernel.kallsyms]", "intel_idle", 0xffffffff81c3f0aa, 1)
 	img, f := function(t, im.Spec, "prog", "compute")
-	if img.Base != 0x55d0c1a2b000 || uint64(img.Base)+uint64(f.Offset) != 0x55d0c1a2b410 || f.Size != 0x30+importer.Padding {
-		t.Errorf("prog at %s, compute at +%s size %d: want 0x55D0C1A2B000, +0x410 and 0x30+%d (0x410…0x440 seen)", img.Base, f.Offset, f.Size, importer.Padding)
+	if img.Base != 0x55d0c1a2b000 || uint64(img.Base)+uint64(f.Offset) != 0x55d0c1a2b410 || f.Size != 0x30+profmodel.Padding {
+		t.Errorf("prog at %s, compute at +%s size %d: want 0x55D0C1A2B000, +0x410 and 0x30+%d (0x410…0x440 seen)", img.Base, f.Offset, f.Size, profmodel.Padding)
 	}
 	if k, _ := function(t, im.Spec, "[kernel.kallsyms]", "intel_idle"); !k.Kernel || uint64(k.Base) < 0xFFFF800000000000 {
 		t.Errorf("kernel image: kernel=%v base %s, want a kernel image in system space", k.Kernel, k.Base)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/proflab/proflab/core/workload"
 	"github.com/proflab/proflab/core/workload/importer"
+	"github.com/proflab/proflab/core/workload/importer/native"
 )
 
 // notesWith are the notes of im that contain s.
@@ -67,7 +68,7 @@ func TestPerfRealFramePointerGarbage(t *testing.T) {
 			for _, th := range p.Threads {
 				for _, st := range th.Stacks {
 					for _, f := range st.Frames {
-						if strings.HasSuffix(f, importer.UnknownFunction) {
+						if strings.HasSuffix(f, native.UnknownFunction) {
 							unknownFrames++
 						}
 					}
@@ -75,14 +76,14 @@ func TestPerfRealFramePointerGarbage(t *testing.T) {
 			}
 		}
 		if unknownFrames == 0 {
-			t.Errorf("%s: no stack keeps a garbage frame as %s", c.file, importer.UnknownFunction)
+			t.Errorf("%s: no stack keeps a garbage frame as %s", c.file, native.UnknownFunction)
 		}
 		for _, img := range im.Spec.Images {
 			lo, hi := uint64(math.MaxUint64), uint64(0)
 			for _, f := range img.Functions {
 				lo, hi = min(lo, uint64(f.Offset)), max(hi, uint64(f.Offset)+f.Size)
 			}
-			if hi-lo > importer.MaxImageSpan {
+			if hi-lo > native.MaxImageSpan {
 				t.Errorf("%s: image %s spans 0x%X bytes", c.file, img.Name, hi-lo)
 			}
 		}
@@ -139,7 +140,7 @@ prog 100/100 [000] 1.000500: 250000 cpu-clock:
 	// the kept addresses keep their places; the outliers own none
 	checkHotspotAt(t, im.Spec, "prog", "compute", 0x55d0c1a2b420, 1)
 	checkHotspotAt(t, im.Spec, "[kernel.kallsyms]", "do_work", 0xffffffff81001000, 1)
-	if img, f := function(t, im.Spec, "[kernel.kallsyms]", importer.UnknownFunction); len(f.Hotspots) != 0 || uint64(img.Base)+uint64(f.Offset) < 0xffffffff81002000 {
+	if img, f := function(t, im.Spec, "[kernel.kallsyms]", native.UnknownFunction); len(f.Hotspots) != 0 || uint64(img.Base)+uint64(f.Offset) < 0xffffffff81002000 {
 		t.Errorf("kernel [unknown] at %s+%s with hotspots %v: want an address-less function after the kernel's others", img.Base, f.Offset, f.Hotspots)
 	}
 	if k, _ := function(t, im.Spec, "[kernel.kallsyms]", "stray_name"); uint64(k.Base) != 0xffffffff81001000 {
@@ -560,7 +561,7 @@ func TestPprofFromPerfGarbage(t *testing.T) {
 	if n := notesWith(im, "cannot belong to their image"); len(n) != 1 || !strings.Contains(n[0], "in [unmapped]") {
 		t.Errorf("notes %q: want one counting the garbage frames of [unmapped]", im.Notes)
 	}
-	if _, f := function(t, im.Spec, "[unmapped]", importer.UnknownFunction); len(f.Hotspots) != 0 {
+	if _, f := function(t, im.Spec, "[unmapped]", native.UnknownFunction); len(f.Hotspots) != 0 {
 		t.Errorf("[unmapped]'s [unknown] has hotspots %v, want none (no address)", f.Hotspots)
 	}
 	if _, err := im.Spec.Resolve(x64); err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/proflab/proflab/core/workload"
 	"github.com/proflab/proflab/core/workload/importer"
 	"github.com/proflab/proflab/core/workload/importer/importtest"
+	"github.com/proflab/proflab/core/workload/importer/profmodel"
 )
 
 // TestGenerateGoProfile rewrites testdata/goprog.pb.gz with -update: a
@@ -246,8 +247,8 @@ func TestLegacyUnsymbolized(t *testing.T) {
 	if _, f := function(t, im.Spec, "legacyprog", "legacyprog+0x1000"); f.Size != 8 {
 		t.Errorf("legacyprog+0x1000: size %d, want 8 (padding cut at the next address, 0x1008)", f.Size)
 	}
-	if _, f := function(t, im.Spec, "legacyprog", "legacyprog+0x3004"); f.Weight != 0 || f.Size != importer.Padding {
-		t.Errorf("caller legacyprog+0x3004 (a return address - 1): weight %v size %d, want 0 and %d", f.Weight, f.Size, importer.Padding)
+	if _, f := function(t, im.Spec, "legacyprog", "legacyprog+0x3004"); f.Weight != 0 || f.Size != profmodel.Padding {
+		t.Errorf("caller legacyprog+0x3004 (a return address - 1): weight %v size %d, want 0 and %d", f.Weight, f.Size, profmodel.Padding)
 	}
 	if im.Spec.Processes[0].Name != "legacyprog" || im.Samples != 130 || im.Period != 100e3 {
 		t.Errorf("process %q, %d samples, period %v: want legacyprog, 130, 100000", im.Spec.Processes[0].Name, im.Samples, im.Period)

@@ -5,27 +5,32 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/proflab/proflab/core/workload/importer/calltree"
+	"github.com/proflab/proflab/core/workload/importer/jsonprof"
+	"github.com/proflab/proflab/core/workload/importer/native"
+	"github.com/proflab/proflab/core/workload/importer/profread"
 )
 
 // registry is every format, in the order detection asks them: the JSON
 // formats (each recognises its top-level keys, see jsonsniff.go), the
 // text formats whose lines are distinctive, folded stacks (a loose
 // pattern) after them, binary pprof (a parse attempt) last.
-var registry = []*format{
+var registry = []*profread.Format{
 	// The JSON formats: each recognises its top-level keys (jsonsniff.go).
-	&cpuprofileFormat,
-	&chromeTraceFormat,
-	&speedscopeFormat,
-	&geckoFormat,
-	&stackprofFormat,
-	&perfFormat,
-	&instrumentsFormat,
-	&callgrindFormat,
-	&ghcprofFormat,
-	&pmcstatFormat,
-	&dtraceFormat,
-	&foldedFormat,
-	&pprofFormat,
+	&jsonprof.CPUProfile,
+	&jsonprof.ChromeTrace,
+	&jsonprof.Speedscope,
+	&jsonprof.Gecko,
+	&jsonprof.Stackprof,
+	&native.Perf,
+	&calltree.Instruments,
+	&calltree.Callgrind,
+	&calltree.GHCProf,
+	&native.Pmcstat,
+	&native.DTrace,
+	&native.Folded,
+	&native.Pprof,
 }
 
 // FormatInfo describes a format the importer reads.
@@ -47,7 +52,7 @@ func Formats() []FormatInfo {
 }
 
 // formatNamed is the registry's entry of name, or nil.
-func formatNamed(name Format) *format {
+func formatNamed(name Format) *profread.Format {
 	for _, f := range registry {
 		if Format(f.Name) == name {
 			return f
@@ -81,7 +86,7 @@ func ParseFormat(s string) (Format, error) {
 
 // detected is detection's result: the format and its state.
 type detected struct {
-	format *format
+	format *profread.Format
 	state  any
 }
 
@@ -90,7 +95,7 @@ func detect(data []byte) (detected, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return detected{}, errors.New("the file is empty: there is no profile to import")
 	}
-	c := NewContent(data)
+	c := profread.NewContent(data)
 	for _, f := range registry {
 		if state, ok := f.Detect(c); ok {
 			return detected{format: f, state: state}, nil

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/proflab/proflab/core/workload/importer"
+	"github.com/proflab/proflab/core/workload/importer/jsonprof"
 )
 
 // TestSpeedscope reads hand-made files written per speedscope's schema:
@@ -29,7 +30,7 @@ func TestSpeedscope(t *testing.T) {
 	if len(b) != 2 || !near(b[0], 0.35) || !near(b[1], 0.3) {
 		t.Errorf("busy %v, want two threads of one process, 7 ms and 6 ms of 20 ms", busies(im.Spec))
 	}
-	if got := strings.Join(sortStrings(imageNames(im.Spec)), ","); got != importer.NoFileImage+",main.py,selectors.py" {
+	if got := strings.Join(sortStrings(imageNames(im.Spec)), ","); got != jsonprof.NoFileImage+",main.py,selectors.py" {
 		t.Errorf("images %s", got)
 	}
 	notes := strings.Join(im.Notes, "\n")

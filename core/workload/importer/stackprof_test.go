@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/proflab/proflab/core/workload/importer"
+	"github.com/proflab/proflab/core/workload/importer/jsonprof"
 )
 
 // TestStackprof reads a hand-made stackprof result: raw stacks (depth,
@@ -23,7 +24,7 @@ func TestStackprof(t *testing.T) {
 		"block in Object#work (9) <- Object#work <- <main>": 500,
 		"(garbage collection)":                              2000,
 	})
-	if got := strings.Join(sortStrings(imageNames(im.Spec)), ","); got != importer.NoFileImage+",app.rb,main.rb" {
+	if got := strings.Join(sortStrings(imageNames(im.Spec)), ","); got != jsonprof.NoFileImage+",app.rb,main.rb" {
 		t.Errorf("images %s", got)
 	}
 	if b := busies(im.Spec)["stackprof_small.json"]; len(b) != 1 || b[0] != 1 {
