@@ -1,4 +1,4 @@
-package importer_test
+package jsonprof_test
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/proflab/proflab/core/workload/importer"
+	"github.com/proflab/proflab/core/workload/importer/importtest"
 )
 
 // TestSourceImagesAndNames: the JSON formats' images are named by the
@@ -52,14 +53,14 @@ func TestSourceImagesAndNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkInvariants(t, im)
+	importtest.CheckInvariants(t, im)
 	for _, w := range [][2]string{
 		{"app.js", "a"}, {"node:internal/timers", "b"}, {"main.js", "c"}, {"https://example.com/", "d"},
 		{"index.js", "e"}, {"index.js#2", "e2"},
 		{"index.js", "(anonymous) (3:5)"}, {"index.js", "(anonymous) (10:1)"},
 		{"index.js", "g (3:1)"}, {"index.js", "g (5:1)"}, {"index.js", "g (3:1) #2"},
 	} {
-		function(t, im.Spec, w[0], w[1])
+		importtest.Function(t, im.Spec, w[0], w[1])
 	}
 	if !strings.Contains(strings.Join(im.Notes, "\n"), `two images are named "index.js"`) {
 		t.Errorf("notes %q do not say two images share index.js", im.Notes)

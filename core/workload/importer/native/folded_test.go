@@ -1,4 +1,4 @@
-package importer_test
+package native_test
 
 import (
 	"slices"
@@ -29,7 +29,7 @@ func TestFolded(t *testing.T) {
 		"ksys_write_[k] <- entry_SYSCALL_64_[k] <- write <- main <- prog": 10,
 		"intel_idle_[k] <- cpuidle_enter_[k] <- do_idle_[k] <- cpu_startup_entry_[k] <- start_secondary_[k] <- secondary_startup_64_no_verify_[k] <- swapper": 40,
 	}
-	equalWeights(t, "stack", stackWeights(im.Spec), want)
+	importtest.EqualWeights(t, "stack", importtest.StackWeights(im.Spec), want)
 	if len(im.Spec.Images) != 2 {
 		t.Fatalf("%d images, want %s and %s", len(im.Spec.Images), native.FoldedImage, native.FoldedKernelImage)
 	}
@@ -44,7 +44,7 @@ func TestFolded(t *testing.T) {
 			}
 		}
 	}
-	if _, f := function(t, im.Spec, native.FoldedImage, "prog"); f.Offset != 0 {
+	if _, f := importtest.Function(t, im.Spec, native.FoldedImage, "prog"); f.Offset != 0 {
 		t.Errorf("the first frame seen, prog, is at +%s, want +0x0", f.Offset)
 	}
 	if im.Spec.Processes[0].Name != "folded.txt" {
@@ -79,8 +79,8 @@ func TestFoldedGenerator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkInvariants(t, im)
-	equalWeights(t, "stack", stackWeights(im.Spec), want)
+	importtest.CheckInvariants(t, im)
+	importtest.EqualWeights(t, "stack", importtest.StackWeights(im.Spec), want)
 	if _, err := im.Spec.Resolve(x64); err != nil {
 		t.Errorf("Resolve(x64): %v", err)
 	}
@@ -109,8 +109,8 @@ func TestFoldedAsFound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkInvariants(t, im)
-	equalWeights(t, "stack", stackWeights(im.Spec), map[string]float64{
+	importtest.CheckInvariants(t, im)
+	importtest.EqualWeights(t, "stack", importtest.StackWeights(im.Spec), map[string]float64{
 		"run <- main <- java":      12.5,
 		"gc <- main <- java":       3,
 		"lambda$0 <- main <- java": 5,
@@ -120,7 +120,7 @@ func TestFoldedAsFound(t *testing.T) {
 		`6 lines that are not a stack with a count were skipped (the first: java.folded:8: count "NaN" is not a number of samples`,
 		"1 stacks had empty frames (two ';' in a row, the first at line 7)",
 	} {
-		if len(notesWith(im, want)) != 1 {
+		if len(importtest.NotesWith(im, want)) != 1 {
 			t.Errorf("notes %q: want one saying %q", im.Notes, want)
 		}
 	}
@@ -165,7 +165,7 @@ func TestFoldedEncodings(t *testing.T) {
 		"UTF-16 BE":   {utf16(true), want, "UTF-16 BE"},
 		"UTF-8 BOM":   {append([]byte{0xEF, 0xBB, 0xBF}, text...), want, "byte-order mark"},
 		"Latin-1":     {[]byte("app;main;caf\xe9 3\napp;main;run 7\n"), map[string]float64{"caf\ufffd <- main <- app": 3, "run <- main <- app": 7}, "not UTF-8"},
-		"gzip UTF-16": {gz(t, utf16(false)), want, "UTF-16 LE"},
+		"gzip UTF-16": {importtest.Gzip(t, utf16(false)), want, "UTF-16 LE"},
 	} {
 		if f, err := importer.Detect(c.data); err != nil || f != importer.Folded {
 			t.Errorf("%s: Detect = %s, %v; want folded", name, f, err)
@@ -175,9 +175,9 @@ func TestFoldedEncodings(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 			continue
 		}
-		checkInvariants(t, im)
-		equalWeights(t, name+" stack", stackWeights(im.Spec), c.want)
-		if len(notesWith(im, c.note)) != 1 {
+		importtest.CheckInvariants(t, im)
+		importtest.EqualWeights(t, name+" stack", importtest.StackWeights(im.Spec), c.want)
+		if len(importtest.NotesWith(im, c.note)) != 1 {
 			t.Errorf("%s: notes %q, want one saying %q", name, im.Notes, c.note)
 		}
 	}

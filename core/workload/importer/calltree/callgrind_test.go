@@ -1,10 +1,11 @@
-package importer_test
+package calltree_test
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/proflab/proflab/core/workload/importer"
+	"github.com/proflab/proflab/core/workload/importer/importtest"
 	"github.com/proflab/proflab/core/workload/importer/profmodel"
 )
 
@@ -28,11 +29,11 @@ func TestCallgrindSpecExamples(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		checkInvariants(t, im)
+		importtest.CheckInvariants(t, im)
 		if im.Format != importer.Callgrind || im.SampleType != "Instructions" || im.Samples != 820 {
 			t.Errorf("%s: format %s, sample type %q, %d samples; want callgrind, Instructions, 820", name, im.Format, im.SampleType, im.Samples)
 		}
-		approxWeights(t, name+": stack", stackWeights(im.Spec), want)
+		importtest.ApproxWeights(t, name+": stack", importtest.StackWeights(im.Spec), want)
 		if im.Spec.Processes[0].Name != name {
 			t.Errorf("%s: process %q, want the file's name (no cmd: line)", name, im.Spec.Processes[0].Name)
 		}
@@ -43,8 +44,8 @@ func TestCallgrindSpecExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkInvariants(t, im)
-	img, f := function(t, im.Spec, "callgrind", "func") // no ob=, no cmd:
+	importtest.CheckInvariants(t, im)
+	img, f := importtest.Function(t, im.Spec, "callgrind", "func") // no ob=, no cmd:
 	// 0x80001234, 0x80001237, 0x80001238: offsets from the page below;
 	// the function starts as linked, on FunctionAlign (0x230).
 	if f.Offset != 0x230 || f.Size != 8+profmodel.Padding || len(f.Hotspots) != 3 {
@@ -54,14 +55,11 @@ func TestCallgrindSpecExamples(t *testing.T) {
 		off uint64
 		w   float64
 	}{{4, 1. / 12}, {7, 5. / 12}, {8, 6. / 12}} {
-		if got := f.Hotspots[i]; uint64(got.Offset) != h.off || got.Size != 1 || !approx(got.Weight, h.w) {
+		if got := f.Hotspots[i]; uint64(got.Offset) != h.off || got.Size != 1 || !importtest.Approx(got.Weight, h.w) {
 			t.Errorf("hotspot %d: +%d %v, want +%d %v", i, got.Offset, got.Weight, h.off, h.w)
 		}
 	}
 }
-
-// approx says whether a and b agree to a relative 1e-12.
-func approx(a, b float64) bool { return a-b < 1e-12*max(1, b) && b-a < 1e-12*max(1, b) }
 
 // Contexts follow the callers in proportion to their calls' inclusive
 // costs; a function's cost no call explains ends its contexts there; a
@@ -93,8 +91,8 @@ func TestCallgrindContexts(t *testing.T) {
 			t.Errorf("%s: %v", c.name, err)
 			continue
 		}
-		checkInvariants(t, im)
-		approxWeights(t, c.name+": stack", stackWeights(im.Spec), c.want)
+		importtest.CheckInvariants(t, im)
+		importtest.ApproxWeights(t, c.name+": stack", importtest.StackWeights(im.Spec), c.want)
 	}
 }
 
@@ -110,7 +108,7 @@ func TestCallgrindProgram(t *testing.T) {
 	if p := im.Spec.Processes[0]; p.Name != "prog" || len(p.Threads) != 1 || p.Threads[0].Busy != 1 {
 		t.Errorf("process %q with %d threads: want prog (cmd:), one thread, busy 1", p.Name, len(p.Threads))
 	}
-	leaf := leafWeights(im.Spec)
+	leaf := importtest.LeafWeights(im.Spec)
 	// callgrind_annotate: 8,006,000 spin, 4,203,700 medium.
 	if leaf["spin"] != 8006000 || leaf["medium"] != 4203700 {
 		t.Errorf("self Ir: spin %v, medium %v; want 8006000, 4203700", leaf["spin"], leaf["medium"])
@@ -118,7 +116,7 @@ func TestCallgrindProgram(t *testing.T) {
 	// spin is called by heavy (6,404,000 Ir inclusive) and light
 	// (1,602,000); heavy by callerA (5,856,200) and callerB (1,956,200).
 	var viaA, viaB, viaLight float64
-	for k, w := range stackWeights(im.Spec) {
+	for k, w := range importtest.StackWeights(im.Spec) {
 		switch {
 		case strings.HasPrefix(k, "spin <- heavy <- callerA <- main <- "):
 			viaA += w
@@ -129,10 +127,10 @@ func TestCallgrindProgram(t *testing.T) {
 		}
 	}
 	heavy := 8006000 * 6404000. / 8006000
-	if !approx(viaLight, 1602000) || !approx(viaA, heavy*5856200/7812400) || !approx(viaB, heavy*1956200/7812400) {
+	if !importtest.Approx(viaLight, 1602000) || !importtest.Approx(viaA, heavy*5856200/7812400) || !importtest.Approx(viaB, heavy*1956200/7812400) {
 		t.Errorf("spin via light %v, callerA %v, callerB %v; want 1602000, %v, %v", viaLight, viaA, viaB, heavy*5856200/7812400, heavy*1956200/7812400)
 	}
-	img, f := function(t, im.Spec, "prog", "spin")
+	img, f := importtest.Function(t, im.Spec, "prog", "spin")
 	// spin starts at 0x1149 in prog (objdump), the image's origin is
 	// 0x1000; its start is laid out on FunctionAlign, as linked (0x140).
 	if f.Offset != 0x140 || len(f.Hotspots) < 5 {
@@ -151,7 +149,7 @@ func TestCallgrindProgram(t *testing.T) {
 func TestCallgrindGzip(t *testing.T) {
 	t.Parallel()
 	im := importFile(t, "callgrind_gzip.out.gz", importer.Options{})
-	leaf := leafWeights(im.Spec)
+	leaf := importtest.LeafWeights(im.Spec)
 	if im.Samples != 37946058 || leaf["0x0000000000004290"] != 17752866 || leaf["__memcpy_avx_unaligned_erms"] != 261880 {
 		t.Errorf("%d Ir, 0x…4290 %v, memcpy %v; want callgrind_annotate's 37946058, 17752866, 261880", im.Samples, leaf["0x0000000000004290"], leaf["__memcpy_avx_unaligned_erms"])
 	}
@@ -164,10 +162,10 @@ func TestCallgrindGzip(t *testing.T) {
 func TestCallgrindRates(t *testing.T) {
 	t.Parallel()
 	im := importFile(t, "callgrind_sim.out.gz", importer.Options{})
-	_, f := function(t, im.Spec, "prog", "spin")
+	_, f := importtest.Function(t, im.Spec, "prog", "spin")
 	// spin: Bc 100,090 and Bcm 91 of Ir 800,600, no Bi
 	// (callgrind_annotate --show=Ir,Bc,Bcm,Bi,Bim).
-	if !approx(f.BranchRate, 100090./800600) || !approx(f.MispredictRate, 91./100090) || f.CPI != 0 {
+	if !importtest.Approx(f.BranchRate, 100090./800600) || !importtest.Approx(f.MispredictRate, 91./100090) || f.CPI != 0 {
 		t.Errorf("spin: branch rate %v, mispredict rate %v, CPI %v; want %v, %v, none", f.BranchRate, f.MispredictRate, f.CPI, 100090./800600, 91./100090)
 	}
 }
@@ -232,7 +230,7 @@ func TestCallgrindControlCharacters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkInvariants(t, im)
+	importtest.CheckInvariants(t, im)
 	text, err := im.TOML()
 	if err != nil || !strings.Contains(string(text), "sample type: I\uFFFDr") {
 		t.Errorf("TOML header: %v\n%s", err, text)
@@ -250,10 +248,10 @@ func TestCallgrindXdebug(t *testing.T) {
 	if im.SampleType != "Time_(10ns)" || im.Samples != 500 {
 		t.Errorf("sample type %q, %d samples; want Time_(10ns), 500", im.SampleType, im.Samples)
 	}
-	equalWeights(t, "stack", stackWeights(im.Spec), map[string]float64{
+	importtest.EqualWeights(t, "stack", importtest.StackWeights(im.Spec), map[string]float64{
 		"php::str_repeat <- render <- {main}": 120, "render <- {main}": 300, "{main}": 80,
 	})
-	if len(notesWith(im, "written by xdebug 3.2.1 (PHP 8.2.7), not valgrind")) != 1 || len(notesWith(im, "counts every")) != 0 {
+	if len(importtest.NotesWith(im, "written by xdebug 3.2.1 (PHP 8.2.7), not valgrind")) != 1 || len(importtest.NotesWith(im, "counts every")) != 0 {
 		t.Errorf("notes %q: want one saying xdebug measured the weights, none saying valgrind counted them", im.Notes)
 	}
 	if p := im.Spec.Processes[0].Name; p != "index.php" {

@@ -1,10 +1,11 @@
-package importer_test
+package calltree_test
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/proflab/proflab/core/workload/importer"
+	"github.com/proflab/proflab/core/workload/importer/importtest"
 )
 
 // Real reports of GHC 9.0 (testdata/ghcprog.hs, `+RTS -p` and `+RTS
@@ -16,7 +17,7 @@ func TestGHCProf(t *testing.T) {
 	if im.Format != importer.GHCProf || im.SampleType != "ticks" || im.Samples != 444 || im.Period != 1000 || im.PeriodUnit != "us" {
 		t.Errorf("format %s, sample type %q, %d samples, period %v %s; want ghcprof, ticks, 444, 1000 us", im.Format, im.SampleType, im.Samples, im.Period, im.PeriodUnit)
 	}
-	sw := stackWeights(im.Spec)
+	sw := importtest.StackWeights(im.Spec)
 	for stack, want := range map[string]float64{
 		"spin.step <- spin <- heavy <- callerA <- main.go.acc' <- main.go <- main <- MAIN": 107,
 		"medium.\\ <- medium <- main.go.acc' <- main.go <- main <- MAIN":                   85,
@@ -27,7 +28,7 @@ func TestGHCProf(t *testing.T) {
 		}
 	}
 	// The flat table's ticks, per cost centre.
-	leaf := leafWeights(im.Spec)
+	leaf := importtest.LeafWeights(im.Spec)
 	for name, want := range map[string]float64{"spin.step": 183, "medium.\\": 118, "spin": 99, "medium": 44} {
 		if leaf[name] != want {
 			t.Errorf("%s: %v ticks, want the flat table's %v", name, leaf[name], want)
@@ -48,7 +49,7 @@ func TestGHCProf(t *testing.T) {
 	if pct.Samples != 453 || pct.SampleType != "%time × total ticks" {
 		t.Errorf("-p: %d samples, sample type %q; want 453, %%time × total ticks", pct.Samples, pct.SampleType)
 	}
-	approxWeights(t, "-p leaf", leafWeights(pct.Spec), map[string]float64{
+	importtest.ApproxWeights(t, "-p leaf", importtest.LeafWeights(pct.Spec), map[string]float64{
 		// individual %time of the tree's rows × 453 / 100
 		"spin.step": (24.1 + 7.3 + 7.1) * 4.53, "spin": (13.9 + 4.2 + 7.5) * 4.53,
 		"medium.\\": (6.0 + 1.5 + 13.9) * 4.53, "medium": (3.5 + 1.1 + 9.9) * 4.53,
@@ -60,7 +61,7 @@ func TestGHCProf(t *testing.T) {
 func TestGHCProfLayouts(t *testing.T) {
 	t.Parallel()
 	im := importFile(t, "ghc7.prof", importer.Options{})
-	approxWeights(t, "GHC 7 stack", stackWeights(im.Spec), map[string]float64{"main <- MAIN": 500, "fib <- main <- MAIN": 1500})
+	importtest.ApproxWeights(t, "GHC 7 stack", importtest.StackWeights(im.Spec), map[string]float64{"main <- MAIN": 500, "fib <- main <- MAIN": 1500})
 	if im.Spec.Processes[0].Name != "prog" {
 		t.Errorf("process %q, want prog", im.Spec.Processes[0].Name)
 	}
@@ -75,8 +76,8 @@ func TestGHCProfLayouts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkInvariants(t, im)
-	approxWeights(t, "spaced stack", stackWeights(im.Spec), map[string]float64{"my label <- MAIN": 6, "inner <- my label <- MAIN": 4})
+	importtest.CheckInvariants(t, im)
+	importtest.ApproxWeights(t, "spaced stack", importtest.StackWeights(im.Spec), map[string]float64{"my label <- MAIN": 6, "inner <- my label <- MAIN": 4})
 	if im.Spec.Processes[0].Name != "my prog" || !strings.Contains(strings.Join(im.Notes, "\n"), "4 capabilities") {
 		t.Errorf("process %q, notes %q: want \"my prog\" and a note on the 4 capabilities", im.Spec.Processes[0].Name, im.Notes)
 	}
@@ -92,15 +93,15 @@ func TestGHCProfJSON(t *testing.T) {
 		t.Errorf("format %s, sample type %q, %d samples, period %v %s; want ghcprof, ticks, 546 (total_ticks), 1000 us", im.Format, im.SampleType, im.Samples, im.Period, im.PeriodUnit)
 	}
 	// the nodes' individual ticks, per cost centre, worked out from the file
-	equalWeights(t, "leaf", leafWeights(im.Spec), map[string]float64{"spin.step": 216, "spin": 142, "medium.\\": 113, "medium": 75})
-	if sw := stackWeights(im.Spec); sw["spin.step <- spin <- heavy <- callerA <- main.go.acc' <- main.go <- main <- MAIN"] == 0 {
+	importtest.EqualWeights(t, "leaf", importtest.LeafWeights(im.Spec), map[string]float64{"spin.step": 216, "spin": 142, "medium.\\": 113, "medium": 75})
+	if sw := importtest.StackWeights(im.Spec); sw["spin.step <- spin <- heavy <- callerA <- main.go.acc' <- main.go <- main <- MAIN"] == 0 {
 		t.Errorf("stacks %v: want the path from MAIN, as the text report's tree gives it", sw)
 	}
 	if p := im.Spec.Processes[0]; p.Name != "hsprog" || len(p.Threads) != 1 || p.Threads[0].Busy != 1 {
 		t.Errorf("process %q: want hsprog (the report's program), one thread of busy 1", p.Name)
 	}
-	if n := len(imageNames(im.Spec)); n != 2 {
-		t.Errorf("images %v: want the two modules with ticks, MAIN and Main (cost centres without ticks make no function)", imageNames(im.Spec))
+	if n := len(importtest.ImageNames(im.Spec)); n != 2 {
+		t.Errorf("images %v: want the two modules with ticks, MAIN and Main (cost centres without ticks make no function)", importtest.ImageNames(im.Spec))
 	}
 	for _, c := range []struct{ name, text, want string }{
 		{"unknown cost centre", `{"program":"p","total_ticks":1,"tick_interval":1000,"cost_centres":[{"id":1,"label":"MAIN","module":"MAIN"}],"profile":{"id":1,"ticks":0,"children":[{"id":7,"ticks":1,"children":[]}]}}`, "names cost centre 7"},
@@ -124,7 +125,7 @@ func TestGHCProfDropIdle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	approxWeights(t, "stack", stackWeights(im.Spec), map[string]float64{"main <- MAIN": 5})
+	importtest.ApproxWeights(t, "stack", importtest.StackWeights(im.Spec), map[string]float64{"main <- MAIN": 5})
 }
 
 func TestGHCProfErrors(t *testing.T) {

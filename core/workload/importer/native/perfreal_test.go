@@ -1,4 +1,4 @@
-package importer_test
+package native_test
 
 import (
 	"bytes"
@@ -6,28 +6,19 @@ import (
 	"strconv"
 
 	"fmt"
-	"github.com/google/pprof/profile"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/google/pprof/profile"
+
 	"github.com/proflab/proflab/core/workload"
 	"github.com/proflab/proflab/core/workload/importer"
+	"github.com/proflab/proflab/core/workload/importer/importtest"
 	"github.com/proflab/proflab/core/workload/importer/native"
 )
-
-// notesWith are the notes of im that contain s.
-func notesWith(im *importer.Imported, s string) []string {
-	var out []string
-	for _, n := range im.Notes {
-		if strings.Contains(n, s) {
-			out = append(out, n)
-		}
-	}
-	return out
-}
 
 // imageOf is the image that defines function name (the first one).
 func imageOf(s *workload.Spec, name string) *workload.Image {
@@ -60,7 +51,7 @@ func TestPerfRealFramePointerGarbage(t *testing.T) {
 		if im.Samples != c.samples {
 			t.Errorf("%s: %d samples, want %d (every sample kept)", c.file, im.Samples, c.samples)
 		}
-		if n := notesWith(im, "cannot belong to their image"); len(n) != 1 {
+		if n := importtest.NotesWith(im, "cannot belong to their image"); len(n) != 1 {
 			t.Errorf("%s: notes %q, want one counting the garbage frames", c.file, im.Notes)
 		}
 		var unknownFrames int
@@ -127,23 +118,23 @@ prog 100/100 [000] 1.000500: 250000 cpu-clock:
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkInvariants(t, im)
-	equalWeights(t, "stack", stackWeights(im.Spec), map[string]float64{
+	importtest.CheckInvariants(t, im)
+	importtest.EqualWeights(t, "stack", importtest.StackWeights(im.Spec), map[string]float64{
 		"do_work <- [kernel.kallsyms]![unknown] <- compute <- [unknown]![unknown]": 250000,
 		"other <- caller2 <- compute <- [unknown]![unknown] <- [unknown]+0xa00":    250000,
 		"compute <- stray_name": 250000,
 	})
-	n := notesWith(im, "cannot belong to their image")
+	n := importtest.NotesWith(im, "cannot belong to their image")
 	if len(n) != 1 || !strings.HasPrefix(n[0], "4 frames (3 distinct addresses)") || !strings.Contains(n[0], "0xFFFFFFFF01234567 in [kernel.kallsyms]") {
 		t.Errorf("notes %q: want one on 4 frames at 3 addresses, naming the first (0xFFFFFFFF01234567)", im.Notes)
 	}
 	// the kept addresses keep their places; the outliers own none
 	checkHotspotAt(t, im.Spec, "prog", "compute", 0x55d0c1a2b420, 1)
 	checkHotspotAt(t, im.Spec, "[kernel.kallsyms]", "do_work", 0xffffffff81001000, 1)
-	if img, f := function(t, im.Spec, "[kernel.kallsyms]", native.UnknownFunction); len(f.Hotspots) != 0 || uint64(img.Base)+uint64(f.Offset) < 0xffffffff81002000 {
+	if img, f := importtest.Function(t, im.Spec, "[kernel.kallsyms]", native.UnknownFunction); len(f.Hotspots) != 0 || uint64(img.Base)+uint64(f.Offset) < 0xffffffff81002000 {
 		t.Errorf("kernel [unknown] at %s+%s with hotspots %v: want an address-less function after the kernel's others", img.Base, f.Offset, f.Hotspots)
 	}
-	if k, _ := function(t, im.Spec, "[kernel.kallsyms]", "stray_name"); uint64(k.Base) != 0xffffffff81001000 {
+	if k, _ := importtest.Function(t, im.Spec, "[kernel.kallsyms]", "stray_name"); uint64(k.Base) != 0xffffffff81001000 {
 		t.Errorf("kernel image at %s: want its origin 0xFFFFFFFF81001000 (the absurd address left out)", k.Base)
 	}
 	// arm64 maps libraries just below 2^48: real addresses, not garbage
@@ -152,10 +143,10 @@ prog 100/100 [000] 1.000500: 250000 cpu-clock:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(notesWith(a, "cannot belong")) != 0 {
+	if len(importtest.NotesWith(a, "cannot belong")) != 0 {
 		t.Errorf("arm64 addresses taken for garbage: %q", a.Notes)
 	}
-	if _, f := function(t, a.Spec, "libc.so.6", "memcpy"); len(f.Hotspots) != 1 {
+	if _, f := importtest.Function(t, a.Spec, "libc.so.6", "memcpy"); len(f.Hotspots) != 1 {
 		t.Errorf("arm64 memcpy: hotspots %v, want its address's", f.Hotspots)
 	}
 }
@@ -167,26 +158,26 @@ prog 100/100 [000] 1.000500: 250000 cpu-clock:
 func TestPerfRealVariants(t *testing.T) {
 	t.Parallel()
 	base := importFile(t, "perf/gzip_misc.txt", importer.Options{})
-	want := leafWeights(base.Spec)
+	want := importtest.LeafWeights(base.Spec)
 	for _, f := range []string{"perf/gzip_pid_ns.txt", "perf/gzip_no_event.txt"} {
 		im := importFile(t, f, importer.Options{})
 		if im.Samples != base.Samples {
 			t.Errorf("%s: %d samples, want %d", f, im.Samples, base.Samples)
 		}
-		got := leafWeights(im.Spec)
+		got := importtest.LeafWeights(im.Spec)
 		if f == "perf/gzip_no_event.txt" {
 			// no event: no period either, each sample weighs 1
 			for k := range got {
 				got[k] *= 250000
 			}
 		}
-		equalWeights(t, f+" leaf", got, want)
+		importtest.EqualWeights(t, f+" leaf", got, want)
 	}
 	if base.Samples != 120 {
 		t.Errorf("gzip_misc: %d samples, want 120", base.Samples)
 	}
 	nocg := importFile(t, "perf/gzip_no_callgraph.txt", importer.Options{})
-	if nocg.Samples != 300 || len(notesWith(nocg, "busy shares from time")) != 1 {
+	if nocg.Samples != 300 || len(importtest.NotesWith(nocg, "busy shares from time")) != 1 {
 		t.Errorf("perf script -G: %d samples, notes %q; want 300, busy shares from time", nocg.Samples, nocg.Notes)
 	}
 }
@@ -230,13 +221,13 @@ func TestPerfHeaderLayouts(t *testing.T) {
 			t.Errorf("%s: %v", c.name, err)
 			continue
 		}
-		checkInvariants(t, im)
+		importtest.CheckInvariants(t, im)
 		p := im.Spec.Processes[0]
 		if p.Name != c.process || im.SampleType != c.event || len(p.Threads) != 1 || len(p.Threads[0].Stacks) != 1 || p.Threads[0].Stacks[0].Weight != c.weight {
 			t.Errorf("%s: process %q, event %q, threads %+v; want %q, %q, one thread with one stack of weight %v",
 				c.name, p.Name, im.SampleType, p.Threads, c.process, c.event, c.weight)
 		}
-		if timed := len(notesWith(im, "no timestamps")) == 0; timed != c.timed {
+		if timed := len(importtest.NotesWith(im, "no timestamps")) == 0; timed != c.timed {
 			t.Errorf("%s: notes %q: timestamps seen %v, want %v", c.name, im.Notes, timed, c.timed)
 		}
 		if imageOf(im.Spec, "main") != nil && imageOf(im.Spec, "main").Name != "prog" && imageOf(im.Spec, "main").Name != "a.out" {
@@ -255,7 +246,7 @@ func TestPerfSideBandRecords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if im.Samples != 1 || len(notesWith(im, "1 side-band records")) != 1 {
+	if im.Samples != 1 || len(importtest.NotesWith(im, "1 side-band records")) != 1 {
 		t.Errorf("%d samples, notes %q: want 1 and a note on 1 record skipped", im.Samples, im.Notes)
 	}
 }
@@ -269,14 +260,14 @@ func TestPerfSideBandRecords(t *testing.T) {
 func TestPerfSideBandTimes(t *testing.T) {
 	t.Parallel()
 	im := importFile(t, "perf_sideband.txt", importer.Options{})
-	if im.Samples != 60 || len(notesWith(im, "6 side-band records")) != 1 {
+	if im.Samples != 60 || len(importtest.NotesWith(im, "6 side-band records")) != 1 {
 		t.Errorf("%d samples, notes %q: want 60 and a note on 6 records skipped", im.Samples, im.Notes)
 	}
 	// 40 ms of main's and 20 of worker's samples over the 40 ms the
 	// samples span (39 ms between the first and the last, plus a period)
-	b := busies(im.Spec)["p"]
-	if len(b) != 2 || !near(b[0], 1) || !near(b[1], 0.5) {
-		t.Errorf("busy %v, want p [1 0.5]", busies(im.Spec))
+	b := importtest.Busies(im.Spec)["p"]
+	if len(b) != 2 || !importtest.Near(b[0], 1) || !importtest.Near(b[1], 0.5) {
+		t.Errorf("busy %v, want p [1 0.5]", importtest.Busies(im.Spec))
 	}
 }
 
@@ -296,14 +287,14 @@ func TestPerfJITAndVDSO(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkInvariants(t, im)
-	if img, _ := function(t, im.Spec, "perf-22640.map", "LazyCompile:*a.renderDOM /opt/app/react-dom.js:35"); img.Kernel {
+	importtest.CheckInvariants(t, im)
+	if img, _ := importtest.Function(t, im.Spec, "perf-22640.map", "LazyCompile:*a.renderDOM /opt/app/react-dom.js:35"); img.Kernel {
 		t.Error("the JIT image is a kernel image")
 	}
-	if img, _ := function(t, im.Spec, "[vdso]", "__vdso_clock_gettime"); img.Kernel {
+	if img, _ := importtest.Function(t, im.Spec, "[vdso]", "__vdso_clock_gettime"); img.Kernel {
 		t.Error("[vdso] is a kernel image")
 	}
-	equalWeights(t, "stack", stackWeights(im.Spec), map[string]float64{
+	importtest.EqualWeights(t, "stack", importtest.StackWeights(im.Spec), map[string]float64{
 		"LazyCompile:*a.renderDOM /opt/app/react-dom.js:35 <- Builtin:JSEntryTrampoline <- _ZN2v88internal9Execution4CallEv": 10101010,
 		"__vdso_clock_gettime <- perf-22640.map+0x1dd": 10101010,
 	})
@@ -333,7 +324,7 @@ func TestPerfInlinedMarker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkInvariants(t, im)
+	importtest.CheckInvariants(t, im)
 	for name, want := range map[string]string{"helper": "prog", "main": "prog", "__libc_start_main_impl": "libc.so.6", "lonely": "prog"} {
 		if img := imageOf(im.Spec, name); img == nil || img.Name != want {
 			t.Errorf("%s in image %v, want %s", name, img, want)
@@ -357,7 +348,7 @@ func TestPerfInlinedMarker(t *testing.T) {
 // itself (time.thread_time()).
 func truth(t *testing.T) (wall, main, worker float64) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "perf", "python_fp.truth"))
+	b, err := os.ReadFile(filepath.Join(testdata, "perf", "python_fp.truth"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -384,13 +375,13 @@ func TestPerfBusyFromTime(t *testing.T) {
 			t.Errorf("thread %d: busy %.4f, want %.4f (its CPU time over the wall time) within 5%%", i, got, want)
 		}
 	}
-	if len(notesWith(im, "busy shares from time")) != 1 {
+	if len(importtest.NotesWith(im, "busy shares from time")) != 1 {
 		t.Errorf("notes %q: want one saying the shares come from time", im.Notes)
 	}
 	// cycles: the rate is measured in the file. The same recording with
 	// its cpu-clock called cycles gives the same shares (the measured
 	// rate is the clock's 10^9 per second).
-	data := gunzipT(t, readTestdata(t, "perf/python_fp.txt.gz"))
+	data := importtest.Gunzip(t, readTestdata(t, "perf/python_fp.txt.gz"))
 	cyc, err := importer.Import("cycles.txt", []byte(strings.ReplaceAll(string(data), "cpu-clock:pppH:", "cycles:P:")), importer.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -450,7 +441,7 @@ func TestPerfBusyWithoutTime(t *testing.T) {
 		if len(th) != 2 || th[0].Busy != 1 || th[1].Busy != 0.5 {
 			t.Errorf("%s: threads %+v, want busy 1 and 0.5 (by rank)", name, th)
 		}
-		if n := notesWith(im, "busy shares by rank"); len(n) != 1 || !strings.Contains(n[0], c.why) {
+		if n := importtest.NotesWith(im, "busy shares by rank"); len(n) != 1 || !strings.Contains(n[0], c.why) {
 			t.Errorf("%s: notes %q, want one on shares by rank saying %q", name, im.Notes, c.why)
 		}
 	}
@@ -459,7 +450,7 @@ func TestPerfBusyWithoutTime(t *testing.T) {
 // measuredRate is the rate the note on busy shares gives.
 func measuredRate(t *testing.T, im *importer.Imported) float64 {
 	t.Helper()
-	n := notesWith(im, "per second of running")
+	n := importtest.NotesWith(im, "per second of running")
 	if len(n) != 1 {
 		t.Fatalf("notes %q: want one giving the measured rate", im.Notes)
 	}
@@ -549,19 +540,19 @@ var symOff = regexp.MustCompile(`\+0x[0-9a-f]+$`)
 // garbage kept as [unknown] without an address, and a note.
 func TestPprofFromPerfGarbage(t *testing.T) {
 	t.Parallel()
-	text := string(gunzipT(t, readTestdata(t, "perf/gzip_fp.txt.gz")))
+	text := string(importtest.Gunzip(t, readTestdata(t, "perf/gzip_fp.txt.gz")))
 	im, err := importer.Import("gzip.pb.gz", perfToPprof(t, text), importer.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkInvariants(t, im)
+	importtest.CheckInvariants(t, im)
 	if im.Format != importer.Pprof || im.Samples != 3666 {
 		t.Errorf("format %s, %d samples: want pprof, 3666", im.Format, im.Samples)
 	}
-	if n := notesWith(im, "cannot belong to their image"); len(n) != 1 || !strings.Contains(n[0], "in [unmapped]") {
+	if n := importtest.NotesWith(im, "cannot belong to their image"); len(n) != 1 || !strings.Contains(n[0], "in [unmapped]") {
 		t.Errorf("notes %q: want one counting the garbage frames of [unmapped]", im.Notes)
 	}
-	if _, f := function(t, im.Spec, "[unmapped]", native.UnknownFunction); len(f.Hotspots) != 0 {
+	if _, f := importtest.Function(t, im.Spec, "[unmapped]", native.UnknownFunction); len(f.Hotspots) != 0 {
 		t.Errorf("[unmapped]'s [unknown] has hotspots %v, want none (no address)", f.Hotspots)
 	}
 	if _, err := im.Spec.Resolve(x64); err != nil {
@@ -576,7 +567,7 @@ func TestPprofFromPerfGarbage(t *testing.T) {
 func TestPerfHandMadeLayouts(t *testing.T) {
 	t.Parallel()
 	p3 := importFile(t, "perf/perf3_callgraph.txt", importer.Options{})
-	equalWeights(t, "perf 3.2 stack", stackWeights(p3.Spec), map[string]float64{
+	importtest.EqualWeights(t, "perf 3.2 stack", importtest.StackWeights(p3.Spec), map[string]float64{
 		"main <- __libc_start_main":         1,
 		"work <- main <- __libc_start_main": 1,
 		"work <- start_thread":              1,
@@ -585,14 +576,14 @@ func TestPerfHandMadeLayouts(t *testing.T) {
 	if ps := p3.Spec.Processes; len(ps) != 1 || len(ps[0].Threads) != 2 || ps[0].Threads[0].Busy != 1 || math.Abs(ps[0].Threads[1].Busy-1.0/3) > 1e-12 {
 		t.Errorf("perf 3.2: processes %+v, want java with threads busy 1 and 1/3 (by rank)", ps)
 	}
-	if len(notesWith(p3, "no timestamps")) != 1 {
+	if len(importtest.NotesWith(p3, "no timestamps")) != 1 {
 		t.Errorf("perf 3.2: notes %q, want one on the missing timestamps", p3.Notes)
 	}
 	p4 := importFile(t, "perf/perf4_system_wide.txt", importer.Options{})
 	if p4.Samples != 3 || p4.SampleType != "cycles:ppp" {
 		t.Errorf("perf 4.x: %d samples of %s, want 3 of cycles:ppp", p4.Samples, p4.SampleType)
 	}
-	if _, work := function(t, p4.Spec, "a.out", "work"); work.CPI != 0.5 {
+	if _, work := importtest.Function(t, p4.Spec, "a.out", "work"); work.CPI != 0.5 {
 		t.Errorf("perf 4.x: work's cpi %v, want 0.5 (250000 cycles / 500000 instructions)", work.CPI)
 	}
 	busy := map[string]float64{}

@@ -1,4 +1,4 @@
-package importer_test
+package jsonprof_test
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/proflab/proflab/core/workload/importer"
+	"github.com/proflab/proflab/core/workload/importer/importtest"
 )
 
 // TestChromeTrace reads hand-made traces whose weights are worked out by
@@ -17,21 +18,21 @@ import (
 func TestChromeTrace(t *testing.T) {
 	t.Parallel()
 	im := importFile(t, "chrome_trace_small.json", importer.Options{})
-	if im.Format != importer.ChromeTrace || im.Samples != 7 || !near(im.Period, 190) {
+	if im.Format != importer.ChromeTrace || im.Samples != 7 || !importtest.Near(im.Period, 190) {
 		t.Errorf("format %s, %d samples, period %v; want chrome-trace, 7, 190", im.Format, im.Samples, im.Period)
 	}
-	nearWeights(t, "stack", stackWeights(im.Spec), map[string]float64{
+	nearWeights(t, "stack", importtest.StackWeights(im.Spec), map[string]float64{
 		"onload":         300,
 		"(program)":      100,
 		"draw <- onload": 500,
 		"tick":           500,
 	})
-	b := busies(im.Spec)
+	b := importtest.Busies(im.Spec)
 	// the trace covers 500…2000 µs: 900 and 500 µs of samples
-	if len(b) != 2 || len(b["Renderer"]) != 1 || !near(b["Renderer"][0], 0.6) || len(b["Renderer#20"]) != 1 || !near(b["Renderer#20"][0], 500.0/1500) {
+	if len(b) != 2 || len(b["Renderer"]) != 1 || !importtest.Near(b["Renderer"][0], 0.6) || len(b["Renderer#20"]) != 1 || !importtest.Near(b["Renderer#20"][0], 500.0/1500) {
 		t.Errorf("busy %v: want Renderer [0.6] and Renderer#20 [0.333]", b)
 	}
-	if got := strings.Join(sortStrings(imageNames(im.Spec)), ","); got != "(native),app.js,worker.js" {
+	if got := strings.Join(sortStrings(importtest.ImageNames(im.Spec)), ","); got != "(native),app.js,worker.js" {
 		t.Errorf("images %s", got)
 	}
 	if !strings.Contains(strings.Join(im.Notes, "\n"), "1 ProfileChunk events belong to no Profile") {
@@ -47,9 +48,9 @@ func TestChromeTrace(t *testing.T) {
 
 	// The older single CpuProfile event, in an object with traceEvents.
 	ev := importFile(t, "chrome_trace_cpuprofile_event.json", importer.Options{})
-	equalWeights(t, "stack", stackWeights(ev.Spec), map[string]float64{"render": 40})
-	if b := busies(ev.Spec)["pid 5"]; len(b) != 1 || !near(b[0], 0.8) {
-		t.Errorf("CpuProfile event: busy %v, want pid 5 [0.8]", busies(ev.Spec))
+	importtest.EqualWeights(t, "stack", importtest.StackWeights(ev.Spec), map[string]float64{"render": 40})
+	if b := importtest.Busies(ev.Spec)["pid 5"]; len(b) != 1 || !importtest.Near(b[0], 0.8) {
+		t.Errorf("CpuProfile event: busy %v, want pid 5 [0.8]", importtest.Busies(ev.Spec))
 	}
 
 	// A trace cut short (its array not closed, its last event half
@@ -60,8 +61,8 @@ func TestChromeTrace(t *testing.T) {
 	if err != nil {
 		t.Fatalf("a truncated trace: %v", err)
 	}
-	checkInvariants(t, tr)
-	nearWeights(t, "stack", stackWeights(tr.Spec), stackWeights(im.Spec))
+	importtest.CheckInvariants(t, tr)
+	nearWeights(t, "stack", importtest.StackWeights(tr.Spec), importtest.StackWeights(im.Spec))
 	if !strings.Contains(strings.Join(tr.Notes, "\n"), "without closing its array") {
 		t.Errorf("notes %q do not say the trace was cut", tr.Notes)
 	}
@@ -76,7 +77,7 @@ func TestChromeTraceNode(t *testing.T) {
 	if im.Samples != 701 || len(im.Spec.Processes) != 1 || im.Spec.Processes[0].Name != "node" || len(im.Spec.Processes[0].Threads) != 1 {
 		t.Fatalf("%d samples, processes %+v; want 701 samples of node's one profiled thread", im.Samples, im.Spec.Processes)
 	}
-	leaf := leafWeights(im.Spec)
+	leaf := importtest.LeafWeights(im.Spec)
 	var total float64
 	for _, w := range leaf {
 		total += w
@@ -93,7 +94,7 @@ func TestChromeTraceNode(t *testing.T) {
 func TestChromeTraceEmptyProfile(t *testing.T) {
 	t.Parallel()
 	im := importFile(t, "chrome_trace_empty_profile.json", importer.Options{})
-	equalWeights(t, "stack", stackWeights(im.Spec), map[string]float64{"tick": 300})
+	importtest.EqualWeights(t, "stack", importtest.StackWeights(im.Spec), map[string]float64{"tick": 300})
 	if !strings.Contains(strings.Join(im.Notes, "\n"), "1 CPU profiles of the trace have no node and no sample") {
 		t.Errorf("notes %q do not count the empty profile", im.Notes)
 	}
@@ -119,7 +120,7 @@ func TestChromeTraceSpans(t *testing.T) {
 	if im.Format != importer.ChromeTrace || im.SampleType != "wall/microseconds" || im.Samples != 100+180 {
 		t.Errorf("format %s, sample type %q, %d samples; want chrome-trace, wall/microseconds, 280 (the µs of the threads' stacks)", im.Format, im.SampleType, im.Samples)
 	}
-	equalWeights(t, "stack", stackWeights(im.Spec), map[string]float64{
+	importtest.EqualWeights(t, "stack", importtest.StackWeights(im.Spec), map[string]float64{
 		// thread 1: main 0…100, parse 10…40 holding lex 10…20, emit 40…70
 		"main": 40, "parse <- main": 20, "lex <- parse <- main": 10, "emit <- main": 30,
 		// thread 2: an E at 10 that closes nothing; worker from 20, never
@@ -128,17 +129,17 @@ func TestChromeTraceSpans(t *testing.T) {
 		// tail 60…200
 		"worker": 20, "job <- worker": 20, "tail <- worker": 140,
 	})
-	b := busies(im.Spec)["compiler"]
+	b := importtest.Busies(im.Spec)["compiler"]
 	// the trace's spans cover 0…200 µs: 100 and 180 µs of the threads'
-	if len(b) != 2 || !near(b[0], 0.5) || !near(b[1], 0.9) {
-		t.Errorf("busy %v, want [0.5 0.9]", busies(im.Spec))
+	if len(b) != 2 || !importtest.Near(b[0], 0.5) || !importtest.Near(b[1], 0.9) {
+		t.Errorf("busy %v, want [0.5 0.9]", importtest.Busies(im.Spec))
 	}
 	// a span named "Profile" is a span, not V8's Profile event
 	named := `[{"pid":1,"tid":1,"ph":"X","name":"Profile","ts":0,"dur":10},{"pid":1,"tid":1,"ph":"X","name":"Load","ts":10,"dur":5}]`
 	if p, err := importer.Import("named.json", []byte(named), importer.Options{}); err != nil {
 		t.Errorf("a trace with a span named Profile: %v", err)
 	} else {
-		equalWeights(t, "named stack", stackWeights(p.Spec), map[string]float64{"Profile": 10, "Load": 5})
+		importtest.EqualWeights(t, "named stack", importtest.StackWeights(p.Spec), map[string]float64{"Profile": 10, "Load": 5})
 	}
 	notes := strings.Join(im.Notes, "\n")
 	for _, want := range []string{"instrumented profile", "1 E events closed no open B", "1 E events name another span", "1 B events were never closed", "1 async and flow events"} {
@@ -160,12 +161,12 @@ func TestChromeTraceSamples(t *testing.T) {
 	if im.Format != importer.ChromeTrace || im.Samples != 5 {
 		t.Errorf("format %s, %d samples; want chrome-trace, 5 (a sample of a bare root frame is one too)", im.Format, im.Samples)
 	}
-	equalWeights(t, "stack", stackWeights(im.Spec), map[string]float64{
+	importtest.EqualWeights(t, "stack", importtest.StackWeights(im.Spec), map[string]float64{
 		"render <- [root]": 100 + 200, "[GC Young Gen] <- [root]": 100, "[root]": 400.0 / 3,
 		// thread 2's one sample: 1 µs
 		"[root thread 2]": 1,
 	})
-	if got := strings.Join(sortStrings(imageNames(im.Spec)), ","); got != "(no file),index.bundle" {
+	if got := strings.Join(sortStrings(importtest.ImageNames(im.Spec)), ","); got != "(no file),index.bundle" {
 		t.Errorf("images %s, want (no file) and index.bundle (the url in Hermes' frame name)", got)
 	}
 	if p := im.Spec.Processes; len(p) != 1 || p[0].Name != "hermes" || len(p[0].Threads) != 2 {
@@ -213,8 +214,8 @@ func TestChromeTraceDeepSpans(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	leaf := leafWeights(im.Spec)
-	if !near(leaf["f299"], 701) || len(notesWith(im, "more than 256 nested spans")) != 1 {
+	leaf := importtest.LeafWeights(im.Spec)
+	if !importtest.Near(leaf["f299"], 701) || len(importtest.NotesWith(im, "more than 256 nested spans")) != 1 {
 		t.Errorf("f299 %v µs (want 701), notes %q", leaf["f299"], im.Notes)
 	}
 	for _, p := range im.Spec.Processes {

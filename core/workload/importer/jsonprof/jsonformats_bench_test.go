@@ -1,4 +1,4 @@
-package importer_test
+package jsonprof_test
 
 import (
 	"bytes"
@@ -75,12 +75,12 @@ func TestCPUProfileGenerator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkInvariants(t, im)
+	importtest.CheckInvariants(t, im)
 	if im.Samples != 20000 {
 		t.Errorf("%d samples, want 20000", im.Samples)
 	}
 	var total float64
-	for _, w := range leafWeights(im.Spec) {
+	for _, w := range importtest.LeafWeights(im.Spec) {
 		total += w
 	}
 	var p struct {
@@ -90,7 +90,7 @@ func TestCPUProfileGenerator(t *testing.T) {
 	if err := json.Unmarshal(data, &p); err != nil {
 		t.Fatal(err)
 	}
-	if want := p.EndTime - (p.StartTime + p.TimeDeltas[0]); !near(total, want) {
+	if want := p.EndTime - (p.StartTime + p.TimeDeltas[0]); !importtest.Near(total, want) {
 		t.Errorf("weights add up to %v µs, want endTime − the first sample's time = %v", total, want)
 	}
 	if n := len(im.Spec.Images); n != 51 {

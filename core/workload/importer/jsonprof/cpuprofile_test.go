@@ -1,37 +1,22 @@
-package importer_test
+package jsonprof_test
 
 import (
-	"math"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/proflab/proflab/core/workload"
 	"github.com/proflab/proflab/core/workload/importer"
+	"github.com/proflab/proflab/core/workload/importer/importtest"
 	"github.com/proflab/proflab/core/workload/importer/jsonprof"
 	"github.com/proflab/proflab/core/workload/importer/profmodel"
 )
-
-// busies are the busy shares of the workload's threads, process by
-// process.
-func busies(s *workload.Spec) map[string][]float64 {
-	out := map[string][]float64{}
-	for _, p := range s.Processes {
-		for _, t := range p.Threads {
-			out[p.Name] = append(out[p.Name], t.Busy)
-		}
-	}
-	return out
-}
-
-// near says whether a and b agree to 1e-9 relative.
-func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
 
 // nearWeights compares two weight maps to 1e-9 relative.
 func nearWeights(t *testing.T, what string, got, want map[string]float64) {
 	t.Helper()
 	for k, w := range want {
-		if !near(got[k], w) {
+		if !importtest.Near(got[k], w) {
 			t.Errorf("%s %q: weight %v, want %v", what, k, got[k], w)
 		}
 	}
@@ -46,15 +31,6 @@ func nearWeights(t *testing.T, what string, got, want map[string]float64) {
 func sortStrings(s []string) []string {
 	slices.Sort(s)
 	return s
-}
-
-// imageNames are the workload's images' names.
-func imageNames(s *workload.Spec) []string {
-	var out []string
-	for _, img := range s.Images {
-		out = append(out, img.Name)
-	}
-	return out
 }
 
 // TestCPUProfile reads hand-made .cpuprofile files whose weights are
@@ -97,15 +73,15 @@ func TestCPUProfile(t *testing.T) {
 		if im.Format != importer.CPUProfile || im.SampleType != "wall/microseconds" || im.PeriodUnit != "microseconds" {
 			t.Errorf("%s: format %s, sample type %s, period unit %s", c.file, im.Format, im.SampleType, im.PeriodUnit)
 		}
-		nearWeights(t, c.file, stackWeights(im.Spec), c.stacks)
-		b := busies(im.Spec)[c.file]
-		if len(b) != 1 || !near(b[0], c.busy) {
-			t.Errorf("%s %+v: busy %v, want one thread of %v", c.file, c.opt, busies(im.Spec), c.busy)
+		nearWeights(t, c.file, importtest.StackWeights(im.Spec), c.stacks)
+		b := importtest.Busies(im.Spec)[c.file]
+		if len(b) != 1 || !importtest.Near(b[0], c.busy) {
+			t.Errorf("%s %+v: busy %v, want one thread of %v", c.file, c.opt, importtest.Busies(im.Spec), c.busy)
 		}
-		if c.images != nil && strings.Join(sortStrings(imageNames(im.Spec)), ",") != strings.Join(sortStrings(c.images), ",") {
-			t.Errorf("%s: images %v, want %v", c.file, imageNames(im.Spec), c.images)
+		if c.images != nil && strings.Join(sortStrings(importtest.ImageNames(im.Spec)), ",") != strings.Join(sortStrings(c.images), ",") {
+			t.Errorf("%s: images %v, want %v", c.file, importtest.ImageNames(im.Spec), c.images)
 		}
-		if !near(im.Period, c.period) {
+		if !importtest.Near(im.Period, c.period) {
 			t.Errorf("%s: period %v, want the mean interval %v", c.file, im.Period, c.period)
 		}
 		if c.opt.DropIdle && !strings.Contains(strings.Join(im.Notes, "\n"), "2 samples of \"(idle)\"") {
@@ -131,14 +107,14 @@ func TestCPUProfileNode(t *testing.T) {
 	if im.Samples != 294 || im.Spec.Processes[0].Name != "node" {
 		t.Errorf("%d samples, process %q; want 294 and node", im.Samples, im.Spec.Processes[0].Name)
 	}
-	leaf := leafWeights(im.Spec)
+	leaf := importtest.LeafWeights(im.Spec)
 	// heavy, reached from callerA three times as often as from callerB,
 	// does most of the work; medium and light follow.
 	if !(leaf["heavy"] > leaf["medium"] && leaf["medium"] > leaf["light"] && leaf["light"] > 0) {
 		t.Errorf("leaf weights heavy %v, medium %v, light %v: want heavy > medium > light > 0", leaf["heavy"], leaf["medium"], leaf["light"])
 	}
 	var a, b float64
-	for k, w := range stackWeights(im.Spec) {
+	for k, w := range importtest.StackWeights(im.Spec) {
 		switch {
 		case strings.HasPrefix(k, "heavy <- callerA"):
 			a += w
@@ -149,14 +125,14 @@ func TestCPUProfileNode(t *testing.T) {
 	if a < 2*b || b == 0 {
 		t.Errorf("heavy through callerA %v, through callerB %v: want about 3:1", a, b)
 	}
-	if _, f := function(t, im.Spec, "prog.js", "heavy"); f.Weight <= 0 {
+	if _, f := importtest.Function(t, im.Spec, "prog.js", "heavy"); f.Weight <= 0 {
 		t.Errorf("heavy has weight %v in prog.js", f.Weight)
 	}
 	// the module wrapper and the arrow function of node_cpu.js are both
 	// unnamed: told apart by where they start
-	function(t, im.Spec, "prog.js", "(anonymous) (1:1)")
-	function(t, im.Spec, "prog.js", "(anonymous) (7:112)")
-	if b := busies(im.Spec)["node"]; len(b) != 1 || b[0] < 0.9 || b[0] > 1 {
+	importtest.Function(t, im.Spec, "prog.js", "(anonymous) (1:1)")
+	importtest.Function(t, im.Spec, "prog.js", "(anonymous) (7:112)")
+	if b := importtest.Busies(im.Spec)["node"]; len(b) != 1 || b[0] < 0.9 || b[0] > 1 {
 		t.Errorf("busy %v: node samples its one thread the whole time", b)
 	}
 }
@@ -200,7 +176,7 @@ func TestCPUProfileErrors(t *testing.T) {
 // .cpuprofile as `proflab workload import --arch` would.
 func TestLoadCPUProfile(t *testing.T) {
 	t.Parallel()
-	s, im, err := importer.Load("testdata/v8_small.cpuprofile", "x86")
+	s, im, err := importer.Load(filepath.Join(testdata, "v8_small.cpuprofile"), "x86")
 	if err != nil || im == nil || im.Format != importer.CPUProfile || len(s.Processes) != 1 {
 		t.Fatalf("Load: %v, %+v", err, im)
 	}
@@ -220,8 +196,8 @@ func TestCPUProfileOutOfOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkInvariants(t, im)
-	equalWeights(t, "stack", stackWeights(im.Spec), map[string]float64{"a": 40, "b": 50})
+	importtest.CheckInvariants(t, im)
+	importtest.EqualWeights(t, "stack", importtest.StackWeights(im.Spec), map[string]float64{"a": 40, "b": 50})
 	if !strings.Contains(strings.Join(im.Notes, "\n"), "negative time delta") {
 		t.Errorf("notes %q do not mention the negative delta", im.Notes)
 	}

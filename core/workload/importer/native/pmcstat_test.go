@@ -1,4 +1,4 @@
-package importer_test
+package native_test
 
 import (
 	"strconv"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/proflab/proflab/core/workload"
 	"github.com/proflab/proflab/core/workload/importer"
+	"github.com/proflab/proflab/core/workload/importer/importtest"
 )
 
 // pmcstat -G: each sampled function's tree of callers; the samples that
@@ -19,7 +20,7 @@ func TestPmcstat(t *testing.T) {
 	if im.Format != importer.Pmcstat || im.SampleType != "CPU_CLK_UNHALTED_CORE" || im.PeriodType != "cycles" || im.Samples != 100 {
 		t.Errorf("format %s, sample type %q (%s), %d samples; want pmcstat, CPU_CLK_UNHALTED_CORE (cycles), 100", im.Format, im.SampleType, im.PeriodType, im.Samples)
 	}
-	approxWeights(t, "stack", timeWeights(im.Spec), map[string]float64{
+	importtest.ApproxWeights(t, "stack", timeWeights(im.Spec), map[string]float64{
 		"compress_block <- ZSTD_compressStream <- main":          50,
 		"compress_block <- ZSTD_compressStream <- worker_thread": 10,
 		"memcpy <- compress_block <- ZSTD_compressStream":        20,
@@ -31,16 +32,16 @@ func TestPmcstat(t *testing.T) {
 		img, fn string
 		kernel  bool
 	}{{"zstd", "main", false}, {"libthr.so.3", "worker_thread", false}, {"libc.so.7", "memcpy", false}, {"kernel", "fork_exit", true}} {
-		img, _ := function(t, im.Spec, c.img, c.fn)
+		img, _ := importtest.Function(t, im.Spec, c.img, c.fn)
 		if img.Kernel != c.kernel {
 			t.Errorf("image %s: kernel %v, want %v", img.Name, img.Kernel, c.kernel)
 		}
 	}
 	// CPI: cycles over instructions samples, equal rates assumed.
-	if _, f := function(t, im.Spec, "zstd", "compress_block"); !approx(f.CPI, 60./150) {
+	if _, f := importtest.Function(t, im.Spec, "zstd", "compress_block"); !importtest.Approx(f.CPI, 60./150) {
 		t.Errorf("compress_block CPI %v, want 60/150", f.CPI)
 	}
-	if _, f := function(t, im.Spec, "libc.so.7", "memcpy"); !approx(f.CPI, 30./50) {
+	if _, f := importtest.Function(t, im.Spec, "libc.so.7", "memcpy"); !importtest.Approx(f.CPI, 30./50) {
 		t.Errorf("memcpy CPI %v, want 30/50", f.CPI)
 	}
 	if !strings.Contains(strings.Join(im.Notes, "\n"), "same rate") {

@@ -1,4 +1,4 @@
-package importer_test
+package jsonprof_test
 
 import (
 	"strings"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/proflab/proflab/core/workload"
 	"github.com/proflab/proflab/core/workload/importer"
+	"github.com/proflab/proflab/core/workload/importer/importtest"
 	"github.com/proflab/proflab/core/workload/importer/jsonprof"
 	"github.com/proflab/proflab/core/workload/importer/profmodel"
 )
@@ -57,26 +58,26 @@ func TestGecko(t *testing.T) {
 		if im.Format != importer.Gecko || im.SampleType != "wall/milliseconds" || im.PeriodUnit != "milliseconds" {
 			t.Errorf("%s: format %s, sample type %s, period unit %s", c.file, im.Format, im.SampleType, im.PeriodUnit)
 		}
-		equalWeights(t, c.file, stackWeights(im.Spec), c.stacks)
-		if b := busies(im.Spec)[c.process]; len(b) != 1 || !near(b[0], c.busy) {
-			t.Errorf("%s %+v: busy %v, want %s [%v]", c.file, c.opt, busies(im.Spec), c.process, c.busy)
+		importtest.EqualWeights(t, c.file, importtest.StackWeights(im.Spec), c.stacks)
+		if b := importtest.Busies(im.Spec)[c.process]; len(b) != 1 || !importtest.Near(b[0], c.busy) {
+			t.Errorf("%s %+v: busy %v, want %s [%v]", c.file, c.opt, importtest.Busies(im.Spec), c.process, c.busy)
 		}
-		if got := strings.Join(sortStrings(imageNames(im.Spec)), ","); c.images != "" && got != c.images {
+		if got := strings.Join(sortStrings(importtest.ImageNames(im.Spec)), ","); c.images != "" && got != c.images {
 			t.Errorf("%s: images %s, want %s", c.file, got, c.images)
 		}
 	}
 	// A native frame keeps its address: firefox+0x1000 is at offset
 	// 0x1000 of the library mapped at 0x400000, which keeps its base.
 	im := importFile(t, "gecko_small.json", importer.Options{})
-	img, f := function(t, im.Spec, "firefox", "firefox+0x1000")
+	img, f := importtest.Function(t, im.Spec, "firefox", "firefox+0x1000")
 	if img.Base != 0x400000 || f.Offset != 0x1000 || f.Size != profmodel.Padding {
 		t.Errorf("firefox+0x1000 at %s+%s, %d bytes; want 0x400000+0x1000, %d bytes", img.Base, f.Offset, f.Size, profmodel.Padding)
 	}
 	// A processed profile's addresses are library-relative: the leaf
 	// 0x2a40 has its hotspot there.
 	pr := importFile(t, "gecko_processed.json", importer.Options{})
-	_, leaf := function(t, pr.Spec, "libxul.so", "0x2a40")
-	_, caller := function(t, pr.Spec, "libxul.so", "nsThread::ProcessNextEvent")
+	_, leaf := importtest.Function(t, pr.Spec, "libxul.so", "0x2a40")
+	_, caller := importtest.Function(t, pr.Spec, "libxul.so", "nsThread::ProcessNextEvent")
 	if len(leaf.Hotspots) != 1 || uint64(leaf.Offset+workload.Address(leaf.Hotspots[0].Offset))-uint64(caller.Offset) != 0x2a40-0x1000 {
 		t.Errorf("0x2a40 at +%s (hotspots %+v), ProcessNextEvent at +%s: want them 0x1a40 apart, as in the library", leaf.Offset, leaf.Hotspots, caller.Offset)
 	}
@@ -93,10 +94,10 @@ func TestGeckoDevTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkInvariants(t, im)
-	equalWeights(t, "stack", stackWeights(im.Spec), map[string]float64{"f <- (root)": 2, "(root)": 1})
-	if b := busies(im.Spec)["firefox"]; len(b) != 1 || b[0] != 1 {
-		t.Errorf("busy %v, want one thread of firefox, busy 1 (3 samples of 1 ms over 3 ms)", busies(im.Spec))
+	importtest.CheckInvariants(t, im)
+	importtest.EqualWeights(t, "stack", importtest.StackWeights(im.Spec), map[string]float64{"f <- (root)": 2, "(root)": 1})
+	if b := importtest.Busies(im.Spec)["firefox"]; len(b) != 1 || b[0] != 1 {
+		t.Errorf("busy %v, want one thread of firefox, busy 1 (3 samples of 1 ms over 3 ms)", importtest.Busies(im.Spec))
 	}
 }
 
@@ -112,14 +113,14 @@ func TestGeckoFirefox(t *testing.T) {
 		t.Fatalf("processes %+v, want the file:// Content process", im.Spec.Processes)
 	}
 	var heavy, light bool
-	for k := range stackWeights(im.Spec) {
+	for k := range importtest.StackWeights(im.Spec) {
 		heavy = heavy || strings.Contains(k, "heavy")
 		light = light || strings.Contains(k, "light")
 	}
 	if !heavy || !light {
 		t.Errorf("no stack through the page's heavy (%v) or light (%v)", heavy, light)
 	}
-	function(t, im.Spec, "page.html", "heavy")
+	importtest.Function(t, im.Spec, "page.html", "heavy")
 	if !strings.Contains(strings.Join(im.Notes, "\n"), "idle samples (category Idle) were dropped") {
 		t.Errorf("notes %q do not count the idle samples dropped", im.Notes)
 	}
@@ -168,8 +169,8 @@ func TestGeckoInlined(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkInvariants(t, im)
-	_, f := function(t, im.Spec, "libxul.so", "js::RunScript")
+	importtest.CheckInvariants(t, im)
+	_, f := importtest.Function(t, im.Spec, "libxul.so", "js::RunScript")
 	if !f.Inline {
 		t.Errorf("js::RunScript: %+v, want an inline function", f)
 	}
@@ -199,10 +200,10 @@ func TestGeckoInlined(t *testing.T) {
 func TestGeckoProcessedOld(t *testing.T) {
 	t.Parallel()
 	im := importFile(t, "gecko_processed_old.json", importer.Options{})
-	if got := strings.Join(sortStrings(imageNames(im.Spec)), ","); got != "(no file),app.js,firefox,xul.dll" {
+	if got := strings.Join(sortStrings(importtest.ImageNames(im.Spec)), ","); got != "(no file),app.js,firefox,xul.dll" {
 		t.Errorf("images %s, want (no file), app.js, firefox and xul.dll", got)
 	}
-	equalWeights(t, "stack", stackWeights(im.Spec), map[string]float64{
+	importtest.EqualWeights(t, "stack", importtest.StackWeights(im.Spec), map[string]float64{
 		"0x200001004 <- 0x100000f84 <- (root)": 3, "0x100001a45 <- 0x100000f84 <- (root)": 2,
 		"0x100000f84 <- (root)": 1, "frobnicate <- (root)": 1, "(root)": 1,
 	})

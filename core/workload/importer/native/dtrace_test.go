@@ -1,4 +1,4 @@
-package importer_test
+package native_test
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/proflab/proflab/core/workload/importer"
+	"github.com/proflab/proflab/core/workload/importer/importtest"
 	"github.com/proflab/proflab/core/workload/importer/profmodel"
 )
 
@@ -17,10 +18,10 @@ func TestDTrace(t *testing.T) {
 	if im.Format != importer.DTrace || im.SampleType != "count" || im.Samples != 83 {
 		t.Errorf("format %s, sample type %q, %d samples; want dtrace, count, 83", im.Format, im.SampleType, im.Samples)
 	}
-	if !approx(im.Period, 1e6/997) || im.PeriodUnit != "us" {
+	if !importtest.Approx(im.Period, 1e6/997) || im.PeriodUnit != "us" {
 		t.Errorf("period %v %s, want 1e6/997 us (profile-997)", im.Period, im.PeriodUnit)
 	}
-	equalWeights(t, "stack", stackWeights(im.Spec), map[string]float64{
+	importtest.EqualWeights(t, "stack", importtest.StackWeights(im.Spec), map[string]float64{
 		"memcpy <- parse <- main <- _start": 17,
 		"parse <- main <- _start":           40,
 		"render <- main <- _start":          23,
@@ -28,19 +29,19 @@ func TestDTrace(t *testing.T) {
 	})
 	// parse is seen at +0x10 (a leaf) and +0x44 (a caller): it spans
 	// 0x44+16 bytes from its symbol's start, its hotspot at +0x10.
-	_, parse := function(t, im.Spec, "demo", "parse")
+	_, parse := importtest.Function(t, im.Spec, "demo", "parse")
 	if parse.Offset != 0 || parse.Size != 0x44+profmodel.Padding || len(parse.Hotspots) != 1 || parse.Hotspots[0].Offset != 0x10 {
 		t.Errorf("parse: +%s, %d bytes, hotspots %+v; want +0x0, %d bytes, one at +0x10", parse.Offset, parse.Size, parse.Hotspots, 0x44+profmodel.Padding)
 	}
 	// main follows, 16-byte aligned; render (printed without an offset:
 	// at its start) has its hotspot at +0.
-	if _, main := function(t, im.Spec, "demo", "main"); main.Offset != 0x60 {
+	if _, main := importtest.Function(t, im.Spec, "demo", "main"); main.Offset != 0x60 {
 		t.Errorf("main at +%s, want +0x60 (after parse's 0x54 bytes, aligned)", main.Offset)
 	}
-	if _, render := function(t, im.Spec, "demo", "render"); len(render.Hotspots) != 1 || render.Hotspots[0].Offset != 0 {
+	if _, render := importtest.Function(t, im.Spec, "demo", "render"); len(render.Hotspots) != 1 || render.Hotspots[0].Offset != 0 {
 		t.Errorf("render hotspots %+v, want one at +0", render.Hotspots)
 	}
-	if _, f := function(t, im.Spec, "[unknown]", "0x7fffbf3a1000"); f.Size != profmodel.SyntheticSize {
+	if _, f := importtest.Function(t, im.Spec, "[unknown]", "0x7fffbf3a1000"); f.Size != profmodel.SyntheticSize {
 		t.Errorf("an unsymbolized pc: %d bytes, want the synthetic %d", f.Size, profmodel.SyntheticSize)
 	}
 	if p := im.Spec.Processes[0]; p.Name != "dtrace_ustack.txt" || len(p.Threads) != 1 {
@@ -59,8 +60,8 @@ func TestDTraceKeys(t *testing.T) {
 			got[p.Name] = th.Busy
 		}
 	}
-	approxWeights(t, "busy", got, map[string]float64{"bash 1001": 1, "sshd 1002": 2. / 5})
-	equalWeights(t, "stack", stackWeights(im.Spec), map[string]float64{"read <- rl_getc <- main": 5, "write <- packet_write": 2})
+	importtest.ApproxWeights(t, "busy", got, map[string]float64{"bash 1001": 1, "sshd 1002": 2. / 5})
+	importtest.EqualWeights(t, "stack", importtest.StackWeights(im.Spec), map[string]float64{"read <- rl_getc <- main": 5, "write <- packet_write": 2})
 	if n := strings.Join(im.Notes, "\n"); !strings.Contains(n, "3 samples with an empty stack") || !strings.Contains(n, "line 11") {
 		t.Errorf("notes %q: want the empty stack's 3 samples at line 11", im.Notes)
 	}
@@ -87,7 +88,7 @@ func TestDTraceKeys(t *testing.T) {
 func TestDTraceKernel(t *testing.T) {
 	t.Parallel()
 	im := importFile(t, "dtrace_kernel.txt", importer.Options{})
-	equalWeights(t, "stack", stackWeights(im.Spec), map[string]float64{
+	importtest.EqualWeights(t, "stack", importtest.StackWeights(im.Spec), map[string]float64{
 		"i86_mwait <- cpu_idle_mwait <- idle <- thread_start":                                2237,
 		"cv_wait <- txg_wait_open <- dmu_tx_wait <- sys_syscall <- __write <- flush <- main": 12,
 	})
@@ -95,7 +96,7 @@ func TestDTraceKernel(t *testing.T) {
 		img, fn string
 		kernel  bool
 	}{{"unix", "idle", true}, {"zfs", "txg_wait_open", true}, {"genunix", "cv_wait", true}, {"libc.so.1", "__write", false}, {"demo", "main", false}} {
-		if img, _ := function(t, im.Spec, c.img, c.fn); img.Kernel != c.kernel {
+		if img, _ := importtest.Function(t, im.Spec, c.img, c.fn); img.Kernel != c.kernel {
 			t.Errorf("image %s: kernel %v, want %v", img.Name, img.Kernel, c.kernel)
 		}
 	}

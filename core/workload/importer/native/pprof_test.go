@@ -1,4 +1,4 @@
-package importer_test
+package native_test
 
 import (
 	"bytes"
@@ -27,7 +27,7 @@ func TestGenerateGoProfile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join("testdata", "goprog.pb.gz"), data, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(testdata, "goprog.pb.gz"), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -43,7 +43,7 @@ func TestGenerateGoInlinedProfile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join("testdata", "goinline.pb.gz"), data, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(testdata, "goinline.pb.gz"), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -85,7 +85,7 @@ func parseProfile(t *testing.T, data []byte) *profile.Profile {
 
 func TestGoProfile(t *testing.T) {
 	t.Parallel()
-	data, err := os.ReadFile(filepath.Join("testdata", "goprog.pb.gz"))
+	data, err := os.ReadFile(filepath.Join(testdata, "goprog.pb.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,8 +98,8 @@ func TestGoProfile(t *testing.T) {
 	}
 	p := parseProfile(t, data)
 	stacks, leaves := sourceStacks(p)
-	equalWeights(t, "stack", stackWeights(im.Spec), stacks)
-	equalWeights(t, "leaf", leafWeights(im.Spec), leaves)
+	importtest.EqualWeights(t, "stack", importtest.StackWeights(im.Spec), stacks)
+	importtest.EqualWeights(t, "leaf", importtest.LeafWeights(im.Spec), leaves)
 	if im.SampleType != "cpu/nanoseconds" || im.Period != float64(p.Period) || im.PeriodUnit != "nanoseconds" {
 		t.Errorf("sample type %q, period %v %s: want cpu/nanoseconds, %d nanoseconds", im.SampleType, im.Period, im.PeriodUnit, p.Period)
 	}
@@ -165,11 +165,11 @@ func TestSyntheticProfile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkInvariants(t, im)
+	importtest.CheckInvariants(t, im)
 	p := parseProfile(t, data)
 	stacks, leaves := sourceStacks(p)
-	equalWeights(t, "stack", stackWeights(im.Spec), stacks)
-	equalWeights(t, "leaf", leafWeights(im.Spec), leaves)
+	importtest.EqualWeights(t, "stack", importtest.StackWeights(im.Spec), stacks)
+	importtest.EqualWeights(t, "leaf", importtest.LeafWeights(im.Spec), leaves)
 	kinds := map[string]bool{}
 	for _, img := range im.Spec.Images {
 		kinds[fmt.Sprintf("%s kernel=%v base=%s", img.Name, img.Kernel, img.Base)] = true
@@ -193,7 +193,7 @@ func TestSyntheticProfile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkInvariants(t, im86)
+	importtest.CheckInvariants(t, im86)
 	r86, err := im86.Spec.Resolve(x86)
 	if err != nil {
 		t.Fatalf("Resolve(x86): %v", err)
@@ -233,21 +233,21 @@ func TestLegacyUnsymbolized(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkInvariants(t, im)
+	importtest.CheckInvariants(t, im)
 	// Leaves are not adjusted; callers' return addresses are, by -1.
 	want := map[string]float64{
 		"legacyprog+0x1000": 60 * 100e3, "legacyprog+0x1008": 30 * 100e3,
 		"legacyprog+0x2010": 25 * 100e3, "libc-2.19.so+0x12340": 15 * 100e3,
 	}
-	equalWeights(t, "leaf", leafWeights(im.Spec), want)
-	img, f := function(t, im.Spec, "legacyprog", "legacyprog+0x1000")
+	importtest.EqualWeights(t, "leaf", importtest.LeafWeights(im.Spec), want)
+	img, f := importtest.Function(t, im.Spec, "legacyprog", "legacyprog+0x1000")
 	if img.Base != 0x400000 || f.Offset != 0x1000 || len(f.Hotspots) != 1 || f.Hotspots[0].Offset != 0 {
 		t.Errorf("legacyprog at %s, function at +%s with hotspots %v: want the mapping's 0x400000 and +0x1000", img.Base, f.Offset, f.Hotspots)
 	}
-	if _, f := function(t, im.Spec, "legacyprog", "legacyprog+0x1000"); f.Size != 8 {
+	if _, f := importtest.Function(t, im.Spec, "legacyprog", "legacyprog+0x1000"); f.Size != 8 {
 		t.Errorf("legacyprog+0x1000: size %d, want 8 (padding cut at the next address, 0x1008)", f.Size)
 	}
-	if _, f := function(t, im.Spec, "legacyprog", "legacyprog+0x3004"); f.Weight != 0 || f.Size != profmodel.Padding {
+	if _, f := importtest.Function(t, im.Spec, "legacyprog", "legacyprog+0x3004"); f.Weight != 0 || f.Size != profmodel.Padding {
 		t.Errorf("caller legacyprog+0x3004 (a return address - 1): weight %v size %d, want 0 and %d", f.Weight, f.Size, profmodel.Padding)
 	}
 	if im.Spec.Processes[0].Name != "legacyprog" || im.Samples != 130 || im.Period != 100e3 {
@@ -284,7 +284,7 @@ func TestLegacyText(t *testing.T) {
 			t.Errorf("%s: %v", c.name, err)
 			continue
 		}
-		checkInvariants(t, im)
+		importtest.CheckInvariants(t, im)
 		if im.SampleType != c.sampleType || !strings.Contains(strings.Join(im.Notes, "\n"), c.note) {
 			t.Errorf("%s: sample type %q, notes %q; want %q and a note on %q", c.name, im.SampleType, im.Notes, c.sampleType, c.note)
 		}

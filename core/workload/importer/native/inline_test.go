@@ -1,4 +1,4 @@
-package importer_test
+package native_test
 
 import (
 	"fmt"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/proflab/proflab/core/workload"
 	"github.com/proflab/proflab/core/workload/importer"
+	"github.com/proflab/proflab/core/workload/importer/importtest"
 	"github.com/proflab/proflab/core/workload/importer/profmodel"
 )
 
@@ -66,9 +67,9 @@ func TestGoInlinedProfile(t *testing.T) {
 	im := importFile(t, "goinline.pb.gz", importer.Options{})
 	p := parseProfile(t, readTestdata(t, "goinline.pb.gz"))
 	stacks, code := inlinedStacks(p)
-	equalWeights(t, "stack", specStacks(im.Spec), stacks)
+	importtest.EqualWeights(t, "stack", specStacks(im.Spec), stacks)
 	_, leaves := sourceStacks(p)
-	equalWeights(t, "leaf", leafWeights(im.Spec), leaves)
+	importtest.EqualWeights(t, "leaf", importtest.LeafWeights(im.Spec), leaves)
 	var total float64
 	for _, w := range code {
 		total += w
@@ -118,11 +119,11 @@ func TestPerfInlinedFrames(t *testing.T) {
 	t.Parallel()
 	im := importFile(t, "perf_inline.txt", importer.Options{})
 	for _, name := range []string{"mix", "step"} {
-		if _, f := function(t, im.Spec, "t", name); !f.Inline {
+		if _, f := importtest.Function(t, im.Spec, "t", name); !f.Inline {
 			t.Errorf("%s: %+v, want inline (perf printed it only \"(inlined)\")", name, f)
 		}
 	}
-	_, work := function(t, im.Spec, "t", "work")
+	_, work := importtest.Function(t, im.Spec, "t", "work")
 	if work.Inline || len(work.Hotspots) == 0 || work.Offset%profmodel.FunctionAlign != 0 {
 		t.Errorf("work: %+v, want code at its sampled addresses from a 16-byte start", work)
 	}
@@ -138,7 +139,7 @@ func TestPerfInlinedFrames(t *testing.T) {
 	// __libc_start_main_impl is printed "(inlined)" with nothing after it
 	// at its ip: it is the physical function there, in the image of the
 	// nearest frame (__libc_start_call_main's libc.so.6)
-	if _, f := function(t, im.Spec, "libc.so.6", "__libc_start_main_impl"); f.Inline {
+	if _, f := importtest.Function(t, im.Spec, "libc.so.6", "__libc_start_main_impl"); f.Inline {
 		t.Errorf("__libc_start_main_impl is inline, want the physical function at its ip")
 	}
 	want := "mix <- step <- work <- main <- libc.so.6!__libc_start_call_main <- __libc_start_main_impl <- _start | [1 2]" // (two processes map a libc.so.6)
@@ -191,17 +192,17 @@ prog  100/100  [000]  1.000100:  1000 cycles:
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkInvariants(t, im)
-	equalWeights(t, "stack", specStacks(im.Spec), map[string]float64{
+	importtest.CheckInvariants(t, im)
+	importtest.EqualWeights(t, "stack", specStacks(im.Spec), map[string]float64{
 		"inner <- outer <- rec <- rec <- impl_name <- main <- libc_start | [1]": 1000,
 		"do_thing <- memcpy_impl | []":                                          1000,
 	})
 	for _, c := range []struct{ img, fn string }{{"prog", "outer"}, {"prog", "rec"}, {"libc.so.6", "impl_name"}, {"[unknown]", "memcpy_impl"}} {
-		if _, f := function(t, im.Spec, c.img, c.fn); f.Inline {
+		if _, f := importtest.Function(t, im.Spec, c.img, c.fn); f.Inline {
 			t.Errorf("%s!%s is inline, want physical", c.img, c.fn)
 		}
 	}
-	if _, f := function(t, im.Spec, "prog", "inner"); !f.Inline {
+	if _, f := importtest.Function(t, im.Spec, "prog", "inner"); !f.Inline {
 		t.Errorf("inner: %+v, want inline", f)
 	}
 	if !hasNote(im, "2 callchain entries") {

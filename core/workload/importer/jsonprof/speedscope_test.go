@@ -1,10 +1,11 @@
-package importer_test
+package jsonprof_test
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/proflab/proflab/core/workload/importer"
+	"github.com/proflab/proflab/core/workload/importer/importtest"
 	"github.com/proflab/proflab/core/workload/importer/jsonprof"
 )
 
@@ -19,18 +20,18 @@ func TestSpeedscope(t *testing.T) {
 	if im.Format != importer.Speedscope || im.SampleType != "time/microseconds" || im.Samples != 8 || im.Period != 0 {
 		t.Errorf("format %s, sample type %s, %d samples, period %v; want speedscope, time/microseconds, 8, 0 (the weights vary)", im.Format, im.SampleType, im.Samples, im.Period)
 	}
-	equalWeights(t, "stack", stackWeights(im.Spec), map[string]float64{
+	importtest.EqualWeights(t, "stack", importtest.StackWeights(im.Spec), map[string]float64{
 		"compute <- main":  8000, // 2 ms + 3 ms sampled at two lines, 3 ms evented
 		"io_wait <- main":  1000,
 		"<native>":         1000,
 		"main":             2000,
 		"<native> <- main": 1000,
 	})
-	b := busies(im.Spec)["speedscope_small.json"]
-	if len(b) != 2 || !near(b[0], 0.35) || !near(b[1], 0.3) {
-		t.Errorf("busy %v, want two threads of one process, 7 ms and 6 ms of 20 ms", busies(im.Spec))
+	b := importtest.Busies(im.Spec)["speedscope_small.json"]
+	if len(b) != 2 || !importtest.Near(b[0], 0.35) || !importtest.Near(b[1], 0.3) {
+		t.Errorf("busy %v, want two threads of one process, 7 ms and 6 ms of 20 ms", importtest.Busies(im.Spec))
 	}
-	if got := strings.Join(sortStrings(imageNames(im.Spec)), ","); got != jsonprof.NoFileImage+",main.py,selectors.py" {
+	if got := strings.Join(sortStrings(importtest.ImageNames(im.Spec)), ","); got != jsonprof.NoFileImage+",main.py,selectors.py" {
 		t.Errorf("images %s", got)
 	}
 	notes := strings.Join(im.Notes, "\n")
@@ -40,12 +41,12 @@ func TestSpeedscope(t *testing.T) {
 
 	// py-spy's names give the processes
 	py := importFile(t, "speedscope_pyspy.json", importer.Options{Process: "app"})
-	b2 := busies(py.Spec)
-	if len(b2) != 2 || len(b2["app (pid 100)"]) != 1 || !near(b2["app (pid 100)"][0], 1) || !near(b2["app (pid 200)"][0], 0.5) {
+	b2 := importtest.Busies(py.Spec)
+	if len(b2) != 2 || len(b2["app (pid 100)"]) != 1 || !importtest.Near(b2["app (pid 100)"][0], 1) || !importtest.Near(b2["app (pid 200)"][0], 0.5) {
 		t.Errorf("py-spy processes %v: want app (pid 100) busy 1 and app (pid 200) busy 0.5", b2)
 	}
-	nearWeights(t, "stack", stackWeights(py.Spec), map[string]float64{"spin <- <module>": 50000, "sleep <- <module>": 10000})
-	if !near(py.Period, 10000) || py.PeriodUnit != "microseconds" {
+	nearWeights(t, "stack", importtest.StackWeights(py.Spec), map[string]float64{"spin <- <module>": 50000, "sleep <- <module>": 10000})
+	if !importtest.Near(py.Period, 10000) || py.PeriodUnit != "microseconds" {
 		t.Errorf("period %v %s, want py-spy's 10000 microseconds", py.Period, py.PeriodUnit)
 	}
 }

@@ -1,4 +1,4 @@
-package importer_test
+package native_test
 
 import (
 	"math"
@@ -33,7 +33,7 @@ func TestPerfCallGraphs(t *testing.T) {
 		"intel_idle <- cpuidle_enter_state <- cpuidle_enter <- do_idle <- cpu_startup_entry <- start_secondary <- secondary_startup_64_no_verify": 2 * perfPeriod,
 		"bash+0x1234 <- reader_loop":                                                                                                              perfPeriod,
 	}
-	equalWeights(t, "stack", stackWeights(im.Spec), wantStacks)
+	importtest.EqualWeights(t, "stack", importtest.StackWeights(im.Spec), wantStacks)
 	// Addresses: an image starts at the page below its lowest address
 	// (prog: 0x55d0c1a2b3c4 → 0x55d0c1a2b000; libc: 0x7f3a1b229d90, so
 	// [unknown] at 0x7f3a1b2c3d4e is +0x9ad4e; bash: 0x55f1e0a00110);
@@ -41,11 +41,11 @@ func TestPerfCallGraphs(t *testing.T) {
 	checkHotspotAt(t, im.Spec, "prog", "compute", 0x55d0c1a2b410, 1)
 	checkHotspotAt(t, im.Spec, "prog", "hash", 0x55d0c1a2b508, 1)
 	checkHotspotAt(t, im.Spec, "[kernel.kallsyms]", "intel_idle", 0xffffffff81c3f0aa, 1)
-	img, f := function(t, im.Spec, "prog", "compute")
+	img, f := importtest.Function(t, im.Spec, "prog", "compute")
 	if img.Base != 0x55d0c1a2b000 || uint64(img.Base)+uint64(f.Offset) != 0x55d0c1a2b410 || f.Size != 0x30+profmodel.Padding {
 		t.Errorf("prog at %s, compute at +%s size %d: want 0x55D0C1A2B000, +0x410 and 0x30+%d (0x410…0x440 seen)", img.Base, f.Offset, f.Size, profmodel.Padding)
 	}
-	if k, _ := function(t, im.Spec, "[kernel.kallsyms]", "intel_idle"); !k.Kernel || uint64(k.Base) < 0xFFFF800000000000 {
+	if k, _ := importtest.Function(t, im.Spec, "[kernel.kallsyms]", "intel_idle"); !k.Kernel || uint64(k.Base) < 0xFFFF800000000000 {
 		t.Errorf("kernel image: kernel=%v base %s, want a kernel image in system space", k.Kernel, k.Base)
 	}
 	// Processes and threads: by rank (10 cycles samples are too few to
@@ -73,7 +73,7 @@ func TestPerfCallGraphs(t *testing.T) {
 // checkHotspotAt checks that img!name has a hotspot of weight w at addr.
 func checkHotspotAt(t *testing.T, s *workload.Spec, img, name string, addr uint64, w float64) {
 	t.Helper()
-	i, f := function(t, s, img, name)
+	i, f := importtest.Function(t, s, img, name)
 	for _, h := range f.Hotspots {
 		if uint64(i.Base)+uint64(f.Offset)+h.Offset == addr {
 			if math.Abs(h.Weight-w) > 1e-12 {
@@ -88,7 +88,7 @@ func checkHotspotAt(t *testing.T, s *workload.Spec, img, name string, addr uint6
 func TestPerfDropIdle(t *testing.T) {
 	t.Parallel()
 	im := importFile(t, "perf_g.txt", importer.Options{DropIdle: true})
-	for k := range stackWeights(im.Spec) {
+	for k := range importtest.StackWeights(im.Spec) {
 		if strings.Contains(k, "idle") {
 			t.Errorf("stack %q kept with --drop-idle", k)
 		}
@@ -111,7 +111,7 @@ func TestPerfNoCallGraph(t *testing.T) {
 	t.Parallel()
 	im := importFile(t, "perf_nog.txt", importer.Options{})
 	want := map[string]float64{"compute": 4 * perfPeriod, "hash": perfPeriod, "libc.so.6+0xd4e": perfPeriod}
-	equalWeights(t, "leaf", leafWeights(im.Spec), want)
+	importtest.EqualWeights(t, "leaf", importtest.LeafWeights(im.Spec), want)
 	checkHotspotAt(t, im.Spec, "prog", "compute", 0x55d0c1a2b410, 0.75)
 	checkHotspotAt(t, im.Spec, "prog", "compute", 0x55d0c1a2b414, 0.25)
 	if im.SampleType != "cycles:u" {
@@ -138,8 +138,8 @@ func TestPerfEvents(t *testing.T) {
 	if im.SampleType != "cycles:u" || im.Samples != 6 {
 		t.Errorf("weight from %q, %d samples: want cycles:u (cycles over the first event, instructions), 6", im.SampleType, im.Samples)
 	}
-	_, compute := function(t, im.Spec, "prog", "compute")
-	_, hash := function(t, im.Spec, "prog", "hash")
+	_, compute := importtest.Function(t, im.Spec, "prog", "compute")
+	_, hash := importtest.Function(t, im.Spec, "prog", "hash")
 	for _, c := range []struct {
 		name      string
 		got, want float64
@@ -181,7 +181,7 @@ func TestPerfHeaders(t *testing.T) {
 			t.Errorf("%s: %v", c.name, err)
 			continue
 		}
-		checkInvariants(t, im)
+		importtest.CheckInvariants(t, im)
 		p := im.Spec.Processes[0]
 		if p.Name != c.process || im.SampleType != c.event || len(p.Threads) != 1 || p.Threads[0].Busy != 1 ||
 			len(p.Threads[0].Stacks) != 1 || p.Threads[0].Stacks[0].Weight != c.weight {
@@ -238,7 +238,7 @@ func TestPerfScriptGenerator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkInvariants(t, im)
+	importtest.CheckInvariants(t, im)
 	// the workload weighs instructions (cycles over a leaf's CPI); its
 	// flat profile in time is the cycles' shares
 	got := im.Flat()
@@ -260,7 +260,7 @@ func TestPerfScriptGenerator(t *testing.T) {
 	if len(got) != len(want) {
 		t.Errorf("%d leaves, the source has %d", len(got), len(want))
 	}
-	_, compute := function(t, im.Spec, "prog", "compute")
+	_, compute := importtest.Function(t, im.Spec, "prog", "compute")
 	if compute.CPI == 0 || compute.CPI == 1 {
 		t.Errorf("compute's cpi %v: want one from cycles and instructions", compute.CPI)
 	}
@@ -277,7 +277,7 @@ func TestPerfCPPNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	function(t, im.Spec, "prog (deleted)", "run(int, char const*)")
+	importtest.Function(t, im.Spec, "prog (deleted)", "run(int, char const*)")
 }
 
 // TestPerfEventNames: modifiers and PMU prefixes are dropped when events

@@ -1,10 +1,11 @@
-package importer_test
+package jsonprof_test
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/proflab/proflab/core/workload/importer"
+	"github.com/proflab/proflab/core/workload/importer/importtest"
 	"github.com/proflab/proflab/core/workload/importer/jsonprof"
 )
 
@@ -18,17 +19,17 @@ func TestStackprof(t *testing.T) {
 	if im.Format != importer.Stackprof || im.Samples != 7 || im.SampleType != "cpu/microseconds" || im.Period != 1000 {
 		t.Errorf("format %s, %d samples, type %s, period %v; want stackprof, 7, cpu/microseconds, 1000", im.Format, im.Samples, im.SampleType, im.Period)
 	}
-	equalWeights(t, "stack", stackWeights(im.Spec), map[string]float64{
+	importtest.EqualWeights(t, "stack", importtest.StackWeights(im.Spec), map[string]float64{
 		"Object#work <- <main>":                             2200,
 		"block in Object#work (4) <- Object#work <- <main>": 3000,
 		"block in Object#work (9) <- Object#work <- <main>": 500,
 		"(garbage collection)":                              2000,
 	})
-	if got := strings.Join(sortStrings(imageNames(im.Spec)), ","); got != jsonprof.NoFileImage+",app.rb,main.rb" {
+	if got := strings.Join(sortStrings(importtest.ImageNames(im.Spec)), ","); got != jsonprof.NoFileImage+",app.rb,main.rb" {
 		t.Errorf("images %s", got)
 	}
-	if b := busies(im.Spec)["stackprof_small.json"]; len(b) != 1 || b[0] != 1 {
-		t.Errorf("busy %v, want one thread busy 1", busies(im.Spec))
+	if b := importtest.Busies(im.Spec)["stackprof_small.json"]; len(b) != 1 || b[0] != 1 {
+		t.Errorf("busy %v, want one thread busy 1", importtest.Busies(im.Spec))
 	}
 }
 
@@ -46,12 +47,12 @@ func TestStackprofReal(t *testing.T) {
 		{"stackprof_noraw.json", "no raw stacks", false},
 	} {
 		im := importFile(t, c.file, importer.Options{})
-		leaf := leafWeights(im.Spec)
+		leaf := importtest.LeafWeights(im.Spec)
 		if leaf["Object#heavy"] <= 0 || leaf["Integer#times"] <= 0 {
 			t.Errorf("%s: leaf weights %v: want Object#heavy and Integer#times", c.file, leaf)
 		}
 		deep := false
-		for k := range stackWeights(im.Spec) {
+		for k := range importtest.StackWeights(im.Spec) {
 			deep = deep || strings.Contains(k, "Object#caller_a <- Object#work")
 		}
 		if deep != c.raw {
@@ -85,5 +86,5 @@ func TestStackprofErrors(t *testing.T) {
 	if err != nil || len(im.Warnings) != 1 || im.Samples != 4 {
 		t.Fatalf("object mode: %v %+v; want 4 samples and a warning", err, im)
 	}
-	equalWeights(t, "stack", stackWeights(im.Spec), map[string]float64{"a": 4})
+	importtest.EqualWeights(t, "stack", importtest.StackWeights(im.Spec), map[string]float64{"a": 4})
 }

@@ -1,8 +1,10 @@
-package importer
+package jsonprof_test
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/proflab/proflab/core/workload/importer"
 )
 
 // Issue 29 case 1: a JSON profile nested 2·10^6 deep is refused by every
@@ -18,11 +20,11 @@ func TestDeepJSONIsRefused(t *testing.T) {
 		{"chrome-trace", `{"traceEvents": [{"ph": "P", "name": "ProfileChunk", "args": ` + strings.Repeat(`{"a": `, 1e6)},
 	} {
 		t.Run(tc.format, func(t *testing.T) {
-			f, err := Detect([]byte(tc.doc))
+			f, err := importer.Detect([]byte(tc.doc))
 			if err != nil || string(f) != tc.format {
 				t.Fatalf("detected %q, %v; want %s", f, err, tc.format)
 			}
-			_, err = Import("deep.json", []byte(tc.doc), Options{})
+			_, err = importer.Import("deep.json", []byte(tc.doc), importer.Options{})
 			if err == nil || !strings.Contains(err.Error(), "deep.json:1:") || !strings.Contains(err.Error(), "more than 10000 deep") {
 				t.Errorf("error %v, want deep.json:1: … more than 10000 deep", err)
 			}

@@ -1,4 +1,4 @@
-package importer_test
+package calltree_test
 
 import (
 	"math"
@@ -8,24 +8,9 @@ import (
 	"github.com/proflab/proflab/core/workload"
 	"github.com/proflab/proflab/core/workload/importer"
 	"github.com/proflab/proflab/core/workload/importer/calltree"
+	"github.com/proflab/proflab/core/workload/importer/importtest"
 	"github.com/proflab/proflab/core/workload/importer/profmodel"
 )
-
-// approxWeights compares two weight maps to a relative 1e-9 (weights
-// converted from units or spread over contexts are not exact sums).
-func approxWeights(t *testing.T, what string, got, want map[string]float64) {
-	t.Helper()
-	for k, w := range want {
-		if g, ok := got[k]; !ok || math.Abs(g-w) > 1e-9*math.Max(1, math.Abs(w)) {
-			t.Errorf("%s %q: weight %v, want %v", what, k, got[k], w)
-		}
-	}
-	for k, g := range got {
-		if _, ok := want[k]; !ok {
-			t.Errorf("%s %q: weight %v, not in the source", what, k, g)
-		}
-	}
-}
 
 // threadOf is the named process's thread i.
 func threadOf(t *testing.T, s *workload.Spec, proc string, i int) workload.Thread {
@@ -47,7 +32,7 @@ func TestInstruments(t *testing.T) {
 	if im.Format != importer.Instruments || im.SampleType != "time/ms" || im.Samples != 1240 || im.Period != 1 {
 		t.Errorf("format %s, sample type %q, %d samples, period %v: want instruments, time/ms, 1240 (ms), 1", im.Format, im.SampleType, im.Samples, im.Period)
 	}
-	approxWeights(t, "stack", stackWeights(im.Spec), map[string]float64{
+	importtest.ApproxWeights(t, "stack", importtest.StackWeights(im.Spec), map[string]float64{
 		"main <- start":                                        10,
 		"parse(char const*) <- main <- start":                  400,
 		"lex <- parse(char const*) <- main <- start":           200,
@@ -126,14 +111,14 @@ func TestInstrumentsVariants(t *testing.T) {
 			t.Errorf("%s: %v", c.name, err)
 			continue
 		}
-		checkInvariants(t, im)
+		importtest.CheckInvariants(t, im)
 		if im.Format != importer.Instruments || im.SampleType != c.sampleType || im.Samples != c.samples {
 			t.Errorf("%s: format %s, sample type %q, %d samples; want instruments, %q, %d", c.name, im.Format, im.SampleType, im.Samples, c.sampleType, c.samples)
 		}
 		if (len(im.Warnings) > 0) != c.warn {
 			t.Errorf("%s: warnings %q, want some: %v", c.name, im.Warnings, c.warn)
 		}
-		approxWeights(t, c.name+": stack", stackWeights(im.Spec), c.want)
+		importtest.ApproxWeights(t, c.name+": stack", importtest.StackWeights(im.Spec), c.want)
 	}
 }
 
@@ -148,7 +133,7 @@ func TestInstrumentsDropIdle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	approxWeights(t, "stack", stackWeights(im.Spec), map[string]float64{"main <- start": 1000})
+	importtest.ApproxWeights(t, "stack", importtest.StackWeights(im.Spec), map[string]float64{"main <- start": 1000})
 	if !strings.Contains(strings.Join(im.Notes, "\n"), "1 rows whose symbol is an idle function were dropped") {
 		t.Errorf("notes %q do not count the idle row", im.Notes)
 	}
