@@ -1,14 +1,37 @@
-// Package importer turns profiles of real programs into workloads: pprof
-// (every form github.com/google/pprof/profile parses), Linux `perf script`
-// text and folded stacks (FlameGraph's stackcollapse format), and the
-// source-level profilers' JSON: V8's .cpuprofile and Chrome traces,
-// speedscope's format, the Firefox Profiler's and Ruby stackprof's
-// (registry.go lists them all). An importer
-// is a pure function from a file's bytes to a [workload.Spec] with the
-// source's calling contexts (weighted stacks, their inlined frames
-// marked), its addresses where it has them (each the physical function's,
-// relocated into the target machine's address space, see layout.go)
-// and, from perf files with several events, per-function rates.
+// Package importer turns profiles of real programs into workloads. It is
+// the entry point users and other packages call: [Import] (and
+// [ImportContext], [Detect], [Formats], [ParseFormat]) reads a profile's
+// bytes, gzipped or not, into an [Imported]: a [workload.Spec] with where
+// it came from, which [Imported.WriteTOML] writes as a workload file;
+// [Load] and [Cache] read a workload file that is a workload TOML or a
+// profile. An import is a pure function from a file's bytes to a workload
+// with the source's calling contexts (weighted stacks, their inlined
+// frames marked), its addresses where it has them (each the physical
+// function's, relocated into the target machine's address space) and,
+// from files with several events, per-function rates.
+//
+// The import is split by job into the packages below this one:
+//
+//   - profmodel: the model a profile is read into (images, functions,
+//     processes, threads, weighted stacks), its layout in the target's
+//     address space and the workload it writes;
+//   - profread: the contract a format implements (a Format: Detect and
+//     Read) and the helpers formats read text and JSON with;
+//   - native: the formats of native-code samplers: pprof (every form
+//     github.com/google/pprof/profile parses), Linux `perf script` text,
+//     folded stacks (FlameGraph's stackcollapse format), FreeBSD's
+//     pmcstat -G callchains, DTrace stack aggregations;
+//   - jsonprof: the JSON of browsers' and language runtimes' profilers:
+//     V8's .cpuprofile and Chrome traces, speedscope's format, the
+//     Firefox Profiler's and Ruby stackprof's;
+//   - calltree: other tools' call trees and call graphs: Instruments'
+//     deep copy, callgrind's files, GHC's .prof reports.
+//
+// This package keeps the registry (registry.go), which lists the formats
+// in the order detection asks them: a new format is a file in a format
+// package and a line in the registry (and a [Format] constant for Go
+// callers). The format packages import profread and profmodel, never
+// this package; importtest makes profiles for tests.
 //
 // docs/workload-import.md describes the rules: detection, what is kept,
 // inlining, the alignment and padding of functions, relocation, the idle
@@ -86,7 +109,7 @@ type Options struct {
 	// perf it keeps only the samples of the processes of that name.
 	Process string
 	// DropIdle drops the samples whose leaf is an idle function (see
-	// [IdleFunctions]) and perf's swapper (pid 0) samples, instead of
+	// [profmodel.IdleFunctions]) and perf's swapper (pid 0) samples, instead of
 	// keeping them as busy time of those functions.
 	DropIdle bool
 	// Memory is the import's memory budget in bytes (0: none; `proflab

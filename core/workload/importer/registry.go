@@ -12,25 +12,31 @@ import (
 	"github.com/proflab/proflab/core/workload/importer/profread"
 )
 
-// registry is every format, in the order detection asks them: the JSON
-// formats (each recognises its top-level keys, see jsonsniff.go), the
-// text formats whose lines are distinctive, folded stacks (a loose
-// pattern) after them, binary pprof (a parse attempt) last.
+// registry is every format, in the order detection asks them (the first
+// that recognises the content reads it): the JSON formats (each
+// recognises its top-level keys, see profread.JSONTop), the text formats
+// whose lines are distinctive, folded stacks (a loose pattern) after
+// them, binary pprof (a parse attempt) last. A new format is a file in a
+// format package (native, jsonprof, calltree) and its line here.
 var registry = []*profread.Format{
-	// The JSON formats: each recognises its top-level keys (jsonsniff.go).
-	&jsonprof.CPUProfile,
-	&jsonprof.ChromeTrace,
-	&jsonprof.Speedscope,
-	&jsonprof.Gecko,
-	&jsonprof.Stackprof,
-	&native.Perf,
-	&calltree.Instruments,
-	&calltree.Callgrind,
-	&calltree.GHCProf,
-	&native.Pmcstat,
-	&native.DTrace,
-	&native.Folded,
-	&native.Pprof,
+	// The JSON formats: each recognises its top-level keys.
+	jsonprof.CPUProfile,
+	jsonprof.ChromeTrace,
+	jsonprof.Speedscope,
+	jsonprof.Gecko,
+	jsonprof.Stackprof,
+	// The text formats whose first lines are distinctive (GHC's JSON
+	// report is recognised with its text one).
+	native.Perf,
+	calltree.Instruments,
+	calltree.Callgrind,
+	calltree.GHCProf,
+	native.Pmcstat,
+	native.DTrace,
+	// Folded stacks: a loose pattern, after the others.
+	native.Folded,
+	// Binary pprof: a parse attempt, last.
+	native.Pprof,
 }
 
 // FormatInfo describes a format the importer reads.

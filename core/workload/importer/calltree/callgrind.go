@@ -11,7 +11,7 @@ import (
 	"github.com/proflab/proflab/core/workload/importer/profread"
 )
 
-// callgrindFormat reads the callgrind format, version 1 (valgrind's
+// Callgrind reads the callgrind format, version 1 (valgrind's
 // "Callgrind Format Specification").
 //
 //   - Weight: the self cost of the first event of the `events:` line (Ir,
@@ -24,7 +24,7 @@ import (
 //     own Ir, LL misses (ILmr+DLmr+DLmw), LL references (I1mr+D1mr+D1mw),
 //     branches (Bc+Bi) and mispredictions (Bcm+Bim) give its
 //     cache_miss_rate, cache_ref_rate, branch_rate and mispredict_rate as
-//     perf's events do (rates.go).
+//     perf's events do (profmodel.Func.SetRates).
 //   - Names: `fn=` exactly as written (`(below main)`, `0x0000000000004290`
 //     for a function without a symbol, `f'2` with --separate-recs), name
 //     compression `(id) name` resolved. Images: one per `ob=` object, named
@@ -42,7 +42,7 @@ import (
 //   - Left out: file and line positions, `jump=`/`jcnd=` counts, call
 //     counts, `summary:` (`totals:` is checked: a total that differs from
 //     the cost lines' sum is a warning), the `bb` subposition.
-var Callgrind = profread.Format{
+var Callgrind = &profread.Format{
 	Name:  "callgrind",
 	About: "callgrind profiles (valgrind --tool=callgrind, with or without --dump-instr=yes; cachegrind's output)",
 	Detect: func(c *profread.Content) (any, bool) {
@@ -114,7 +114,7 @@ type cgFunc struct {
 	events []float64
 }
 
-// readCallgrind reads a callgrind file into r.m.
+// readCallgrind reads a callgrind file into r.Model.
 func readCallgrind(r *profread.Reading) error {
 	cr := &callgrindReader{r: r, posN: 1, addrAt: -1, last: make([]uint64, 1),
 		names:  map[string]map[string]string{"ob": {}, "fl": {}, "fn": {}},
@@ -509,7 +509,7 @@ func (cr *callgrindReader) build() error {
 	return nil
 }
 
-// callgrindRates maps callgrind's events to the perf events rates.go
+// callgrindRates maps callgrind's events to the events profmodel's rates
 // reads.
 var callgrindRates = map[string]string{
 	"Ir":   profmodel.EventInstructions,

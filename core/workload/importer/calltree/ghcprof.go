@@ -13,7 +13,7 @@ import (
 	"github.com/proflab/proflab/core/workload/importer/profread"
 )
 
-// ghcprofFormat reads a GHC time and allocation profiling report: its
+// GHCProf reads a GHC time and allocation profiling report: its
 // header (total ticks), then the cost-centre stack tree (`COST CENTRE
 // MODULE [SRC] no. entries %time %alloc %time %alloc [ticks bytes]`);
 // the flat table before it is only checked.
@@ -39,7 +39,7 @@ import (
 // the same tree: cost_centres (id, label, module, src_loc) and profile,
 // a tree of nodes (id, ticks, children), with total_ticks and
 // tick_interval (µs); see readGHCJSON.
-var GHCProf = profread.Format{
+var GHCProf = &profread.Format{
 	Name:  "ghcprof",
 	About: "GHC cost-centre profiles, prog.prof from `+RTS -p` (-P, -pa; GHC 6 to 9 column sets) or `+RTS -pj` (JSON)",
 	Detect: func(c *profread.Content) (any, bool) {
@@ -85,7 +85,7 @@ type ghcTree struct {
 	timeAt, ticksAt   int // indexes in numeric of individual %time and ticks (-1: none)
 }
 
-// readGHCProf reads a .prof report into r.m.
+// readGHCProf reads a .prof report into r.Model.
 func readGHCProf(r *profread.Reading) error {
 	if d := bytes.TrimLeft(r.Data, " \t\r\n"); len(d) > 0 && d[0] == '{' {
 		return readGHCJSON(r)

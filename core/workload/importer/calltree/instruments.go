@@ -16,7 +16,7 @@ import (
 // names no library).
 const InstrumentsImage = "instruments"
 
-// instrumentsFormat reads a deep copy: tab-separated rows under a header
+// Instruments reads a deep copy: tab-separated rows under a header
 // such as `Weight	Self Weight		Symbol Name`, one row per call-tree
 // node, the symbol indented by its depth.
 //
@@ -36,7 +36,7 @@ const InstrumentsImage = "instruments"
 //     span).
 //   - Addresses: none; the synthetic layout (one image, "instruments").
 //   - Left out: the percentages, "Source Path" and other columns.
-var Instruments = profread.Format{
+var Instruments = &profread.Format{
 	Name:  "instruments",
 	About: "Instruments' \"Deep Copy\" of a call tree (macOS Time Profiler, Allocations), every Xcode version's column set",
 	Detect: func(c *profread.Content) (any, bool) {
@@ -148,7 +148,7 @@ var instrumentsProcess = regexp.MustCompile(`^(.*\S)\s+\((\d+)\)$`)
 // 0x5e1`, `com.apple.NSURLConnectionLoader  0x6a0b`.
 var instrumentsThread = regexp.MustCompile(`(?i)(^main thread$|\s0x[0-9a-f]+$)`)
 
-// readInstruments reads a deep copy into r.m.
+// readInstruments reads a deep copy into r.Model.
 func readInstruments(r *profread.Reading) error {
 	var header []string
 	var cols struct{ total, self, symbol int }

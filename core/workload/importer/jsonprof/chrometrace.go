@@ -13,7 +13,7 @@ import (
 	"github.com/proflab/proflab/core/workload/importer/profread"
 )
 
-// chromeTraceFormat reads the Trace Event Format's JSON (an array of
+// ChromeTrace reads the Trace Event Format's JSON (an array of
 // events, or an object whose "traceEvents" is one; the array may lack its
 // closing bracket, as the format allows) for V8's sampling profiles:
 // a "Profile" event (ph "P", an id, the profiled thread's pid and tid,
@@ -25,7 +25,7 @@ import (
 // as do chrome://tracing and Node's inspector with the category
 // disabled-by-default-v8.cpu_profiler.
 //
-// Each profile is read as a .cpuprofile is (see cpuprofileFormat): the
+// Each profile is read as a .cpuprofile is (see CPUProfile): the
 // same weights, names and images. A process per pid, named by its
 // "process_name" metadata event (else "pid N"; a name two processes share
 // becomes "name#pid"); a thread per profiled (pid, tid), busy for its
@@ -33,7 +33,7 @@ import (
 // start to the latest one's end: the profiles share the trace's clock).
 // --process keeps the processes of that name. Every other event is
 // skipped without being decoded.
-var ChromeTrace = profread.Format{
+var ChromeTrace = &profread.Format{
 	Name:  "chrome-trace",
 	About: "Chrome trace JSON holding V8's CPU profile (Profile/ProfileChunk or CpuProfile events): Chrome's Performance panel \"Save profile\", chrome://tracing, Node's inspector",
 	Detect: func(c *profread.Content) (any, bool) {

@@ -98,7 +98,7 @@ type spanStats struct {
 // would otherwise make stacks of N² frames in all.
 const maxSpanDepth = 256
 
-// readSpans turns the trace's duration events into r.m's stacks.
+// readSpans turns the trace's duration events into r.Model's stacks.
 func (tr *traceReader) readSpans() error {
 	r := tr.r
 	if len(tr.spanEvs) == 0 {

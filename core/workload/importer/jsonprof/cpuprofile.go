@@ -6,7 +6,7 @@ import (
 	"github.com/proflab/proflab/core/workload/importer/profread"
 )
 
-// cpuprofileFormat reads a .cpuprofile: the DevTools protocol's
+// CPUProfile reads a .cpuprofile: the DevTools protocol's
 // Profiler.Profile, an object of nodes (a call tree: each node a call
 // frame {functionName, scriptId, url, lineNumber, columnNumber} with its
 // children's ids), samples (node ids) and timeDeltas (microseconds since
@@ -22,7 +22,7 @@ import (
 // by its file name. One process (--process, else the file's base name)
 // of one thread, busy for its samples' time over endTime − startTime;
 // --drop-idle drops the "(idle)" samples.
-var CPUProfile = profread.Format{
+var CPUProfile = &profread.Format{
 	Name:  "cpuprofile",
 	About: "V8 CPU profiles, .cpuprofile JSON (node --cpu-prof, Chrome DevTools, V8's inspector)",
 	Detect: func(c *profread.Content) (any, bool) {

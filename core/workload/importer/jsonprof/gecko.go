@@ -16,7 +16,7 @@ import (
 // address, in the synthetic layout.
 const GeckoUnknownImage = "[unknown]"
 
-// geckoFormat reads Firefox profiles, in the forms found in the wild:
+// Gecko reads Firefox profiles, in the forms found in the wild:
 //
 //   - the Gecko format the browser writes (about:profiling, the Gecko
 //     profiler's MOZ_PROFILER_SHUTDOWN file; meta.version): threads whose
@@ -59,7 +59,7 @@ const GeckoUnknownImage = "[unknown]"
 // (the profiler's mark of a sleeping thread) are idle: kept by default
 // (a note gives their share), dropped by --drop-idle. --process keeps
 // the processes of that name.
-var Gecko = profread.Format{
+var Gecko = &profread.Format{
 	Name:  "gecko",
 	About: "Firefox Profiler JSON: the Gecko format the browser writes and the processed format profiler.firefox.com saves",
 	Detect: func(c *profread.Content) (any, bool) {

@@ -13,7 +13,7 @@ import (
 // speedscopeSchema is the "$schema" every speedscope file names.
 const speedscopeSchema = "https://www.speedscope.app/file-format-schema.json"
 
-// speedscopeFormat reads speedscope's file format
+// Speedscope reads speedscope's file format
 // (https://www.speedscope.app/file-format-schema.json): shared.frames
 // ({name, file, line, col}) and profiles, each "sampled" (samples: stacks
 // of frame indices, root first; weights: one per sample) or "evented"
@@ -38,7 +38,7 @@ const speedscopeSchema = "https://www.speedscope.app/file-format-schema.json"
 // longest of the profiles' endValue − startValue and of their total
 // weights (exporters write endValue inconsistently). --drop-idle drops
 // the samples whose leaf is idle (see srcIdle).
-var Speedscope = profread.Format{
+var Speedscope = &profread.Format{
 	Name:  "speedscope",
 	About: "speedscope's JSON file format, sampled and evented profiles (py-spy, rbspy, Austin, speedscope's export and many others)",
 	Detect: func(c *profread.Content) (any, bool) {

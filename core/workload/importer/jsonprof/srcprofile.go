@@ -17,7 +17,7 @@ import (
 // one image per source file (the script's URL, the Ruby or Python file),
 // named by the file's base name; functions named as the tool shows them
 // (told apart by their line where two functions of one file share a
-// name); the synthetic layout (layout.go) for every function.
+// name); the synthetic layout (profmodel.Model.Layout) for every function.
 
 // NoFileImage holds the functions of a source-level profile that name no
 // file (labels, pseudo-frames such as stackprof's "(garbage

@@ -8,7 +8,7 @@ import (
 	"github.com/proflab/proflab/core/workload/importer/profread"
 )
 
-// stackprofFormat reads the JSON of Ruby's stackprof (`stackprof --json`,
+// Stackprof reads the JSON of Ruby's stackprof (`stackprof --json`,
 // StackProf.results written with JSON.generate): mode ("cpu", "wall",
 // "object" or "custom"), interval (microseconds in cpu and wall mode,
 // allocations in object mode), frames ({id: {name, file, line, samples,
@@ -33,7 +33,7 @@ import (
 // else the file's base name) of one thread, busy 1: stackprof records
 // no idle time. --drop-idle drops the samples whose leaf is idle (see
 // srcIdle).
-var Stackprof = profread.Format{
+var Stackprof = &profread.Format{
 	Name:  "stackprof",
 	About: "Ruby stackprof's JSON (stackprof --json, StackProf.results as JSON), raw stacks or frames' samples",
 	Detect: func(c *profread.Content) (any, bool) {

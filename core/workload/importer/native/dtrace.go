@@ -12,7 +12,7 @@ import (
 	"github.com/proflab/proflab/core/workload/importer/profread"
 )
 
-// dtraceFormat reads a printed stack aggregation: each entry is the
+// DTrace reads a printed stack aggregation: each entry is the
 // keys (on one line), the stack's frames, one per line, leaf first,
 // indented (`              libc.so.1`_lwp_park+0x8`,
 // `              genunix`cv_wait+0x3c`), then the aggregated value.
@@ -39,7 +39,7 @@ import (
 //     one process (--process, else the file's name).
 //   - Left out: "dtrace:" messages (drops are noted), probe lines, keys
 //     after the stack, ustack helper annotations (`[ … ]` lines).
-var DTrace = profread.Format{
+var DTrace = &profread.Format{
 	Name:  "dtrace",
 	About: "DTrace stack aggregations (@[ustack()] = count(), stack(), execname or pid keys), what stackcollapse.pl reads",
 	Detect: func(c *profread.Content) (any, bool) {
@@ -140,7 +140,7 @@ type dtraceReader struct {
 	profile  string
 }
 
-// readDTrace reads a stack aggregation into r.m.
+// readDTrace reads a stack aggregation into r.Model.
 func readDTrace(r *profread.Reading) error {
 	d := &dtraceReader{r: r, frameBy: map[string]int32{}}
 	var pend string

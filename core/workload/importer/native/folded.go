@@ -25,8 +25,8 @@ const (
 	FoldedKernelImage = "folded-kernel"
 )
 
-// foldedFormat is folded stacks.
-var Folded = profread.Format{
+// Folded is folded stacks.
+var Folded = &profread.Format{
 	Name:  "folded",
 	About: "folded stacks, `root;caller;leaf COUNT` lines (FlameGraph's stackcollapse scripts, many profilers' collapsed output)",
 	Detect: func(c *profread.Content) (any, bool) {

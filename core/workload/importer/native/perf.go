@@ -11,8 +11,8 @@ import (
 	"github.com/proflab/proflab/core/workload/importer/profread"
 )
 
-// perfFormat is the text `perf script` prints.
-var Perf = profread.Format{
+// Perf is the text `perf script` prints.
+var Perf = &profread.Format{
 	Name:  "perf",
 	About: "the text `perf script` prints (Linux perf), with or without call graphs",
 	Detect: func(c *profread.Content) (any, bool) {
@@ -21,7 +21,7 @@ var Perf = profread.Format{
 	Read: importPerf,
 }
 
-// importPerf fills m from `perf script` text: the samples of the weight
+// importPerf fills r.Model from `perf script` text: the samples of the weight
 // event (cycles, else the file's first event) become stacks of threads of
 // processes; the other events give per-function rates.
 func importPerf(r *profread.Reading) error {

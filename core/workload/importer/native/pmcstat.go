@@ -10,7 +10,7 @@ import (
 	"github.com/proflab/proflab/core/workload/importer/profread"
 )
 
-// pmcstatFormat reads pmcstat -G callchains: a section per PMC event,
+// Pmcstat reads pmcstat -G callchains: a section per PMC event,
 // `@ EVENT [N samples]`, then one tree per sampled function: the
 // function with its samples (`20.86%  [7447]     zfs_lz4_compress @
 // /boot/kernel/zfs.ko`), its callers indented under it, each with the
@@ -26,7 +26,7 @@ import (
 //     an unwind that stopped): each such count is a stack from the
 //     sampled function up to that node.
 //   - Rates: the other sections' samples per sampled function give CPI
-//     and cache and branch rates as perf's events do (rates.go),
+//     and cache and branch rates as perf's events do (profmodel's rates),
 //     assuming every event was sampled at the same rate (pmcstat -n,
 //     65536 by default): the report does not print the rates.
 //   - Names: the symbol exactly as printed (an address `0xffffffff80b1c2d3`
@@ -37,7 +37,7 @@ import (
 //     busy 1: the report does not split samples by process or thread.
 //   - Addresses: none (pmcstat prints functions, not pcs); the synthetic
 //     layout.
-var Pmcstat = profread.Format{
+var Pmcstat = &profread.Format{
 	Name:  "pmcstat",
 	About: "FreeBSD pmcstat -G callchain reports (hwpmc samples, one section per event)",
 	Detect: func(c *profread.Content) (any, bool) {
@@ -70,7 +70,7 @@ type pmcstatSectionRows struct {
 	nodes        []pmcstatNodeRow
 }
 
-// readPmcstat reads a pmcstat -G report into r.m.
+// readPmcstat reads a pmcstat -G report into r.Model.
 func readPmcstat(r *profread.Reading) error {
 	var sections []*pmcstatSectionRows
 	var cur *pmcstatSectionRows
@@ -246,7 +246,7 @@ func pmcstatFn(m *profmodel.Model, n pmcstatNodeRow) *profmodel.Func {
 	return m.Func(m.Image("pmc:"+path, name, kernel), n.name)
 }
 
-// pmcEventClass is the perf event (as rates.go names them) a hwpmc event
+// pmcEventClass is the event (as profmodel names them) a hwpmc event
 // counts, or "" when it is none of those: event names of FreeBSD's
 // pmc(3) tables, the Intel and AMD JSON names and the aliases.
 func pmcEventClass(ev string) string {

@@ -22,8 +22,8 @@ const MaxMapping = 1 << 30
 // starts: source addresses from here are kernel code.
 const kernelAddress = 0xFFFF800000000000
 
-// pprofFormat is pprof's profile.proto and the legacy forms pprof reads.
-var Pprof = profread.Format{
+// Pprof is pprof's profile.proto and the legacy forms pprof reads.
+var Pprof = &profread.Format{
 	Name:  "pprof",
 	About: "pprof's profile.proto, gzipped or not (Go's runtime/pprof, go test -cpuprofile, gperftools), and the legacy profiles pprof reads",
 	Detect: func(c *profread.Content) (any, bool) {
@@ -36,7 +36,7 @@ var Pprof = profread.Format{
 	},
 }
 
-// importPprof fills r.m from a pprof profile (p, or r.data parsed).
+// importPprof fills r.Model from a pprof profile (p, or r.Data parsed).
 func importPprof(r *profread.Reading, p *profile.Profile) error {
 	name, data, opt, m, im := r.Name, r.Data, r.Options, r.Model, r.Sampling
 	if p == nil {

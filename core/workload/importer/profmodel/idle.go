@@ -4,7 +4,8 @@ import "strings"
 
 // IdleFunctions are the names of idle-loop functions: a sample whose leaf
 // is one of them is idle time of the source machine. They stay busy time
-// of those functions in the workload unless Options.DropIdle. The list is
+// of those functions in the workload unless the import drops them
+// (importer.Options.DropIdle, --drop-idle; see IsIdle). The list is
 // Linux's idle loop and cpuidle drivers (x86 and arm64) and Windows' idle
 // functions (a pprof converted from an ETW trace can hold them).
 var IdleFunctions = []string{

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
+	"strings"
 )
 
 // Layout constants (docs/workload-import.md explains them).
@@ -32,9 +34,9 @@ const (
 	ImageAlign = 0x10000
 )
 
-// Target is the machine's address space: the user and system regions
-// (inclusive) and the built-in kernel image's range, which nothing may
-// overlap.
+// Target is the address space of the machine the workload is for: the
+// user and system regions (inclusive) and the built-in kernel image's
+// range, which nothing may overlap. TargetFor makes one.
 type Target struct {
 	arch                 string
 	userLo, userHi       uint64
@@ -57,9 +59,11 @@ func TargetFor(arch string) (Target, error) {
 	return Target{}, fmt.Errorf("unknown architecture %q: give x86 or x64", arch)
 }
 
-// Layout places every image's functions (offsets and sizes) and then the
-// images in t's address space, and names the unsymbolized functions
-// (see nameUnknown).
+// Layout places every image's functions (offsets and sizes), then the
+// images in t's address space (kernel images in system space, the others
+// in user space; each at its source address where it fits, the others
+// packed), and names the functions of AddressName image+0xOFFSET. Its
+// error says which image does not fit.
 func (m *Model) Layout(t Target) error {
 	for _, img := range m.images {
 		img.layout()
@@ -364,3 +368,26 @@ func AlignUp(v, a uint64) uint64 {
 	}
 	return r
 }
+
+// nameUnknown names the unsymbolized functions (provisional names from
+// AddressName) image+0xOFFSET, the offset from the image's origin (its
+// base in the workload).
+func (m *Model) nameUnknown() {
+	for _, img := range m.images {
+		for _, f := range img.funcs {
+			if rest, ok := strings.CutPrefix(f.name, unknownPrefix); ok {
+				a, _ := strconv.ParseUint(rest, 16, 64)
+				f.name = fmt.Sprintf("%s+0x%x", img.name, a-img.origin)
+			}
+		}
+	}
+}
+
+// AddressName is the name to give the function of an address the source
+// could not name (a perf frame's `[unknown]`): a provisional name, which
+// Layout turns into image+0xOFFSET, the offset from the image's origin
+// (its base in the workload), once the origin is known.
+func AddressName(addr uint64) string { return unknownPrefix + strconv.FormatUint(addr, 16) }
+
+// unknownPrefix starts the provisional names (no symbol has a NUL).
+const unknownPrefix = "\x00unknown "

@@ -4,14 +4,14 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 )
 
 // Model is a profile on its way to a workload: images of functions with
 // the source addresses seen in them, and processes of threads with their
-// weighted stacks. The formats fill it; layout places it; spec writes it.
+// weighted stacks. A format fills it (Image, Func, Process, Thread, Add);
+// Layout places it; Spec writes it. Make one with New.
 type Model struct {
 	images  []*Image
 	imageBy map[string]*Image // by the format's key (mapping, dso…)
@@ -20,19 +20,21 @@ type Model struct {
 	procBy  map[string]*Process
 	nfuncs  int
 	notes   []string
-	warns   []string // Imported.Warnings
+	warns   []string // see Warn
 	invalid int      // names with bytes that are not UTF-8
 
-	// ctx ends the import (a memory budget): add stops adding once it
+	// ctx ends the import (a memory budget): Add stops adding once it
 	// has ended, and stop holds why.
 	ctx  context.Context
 	adds int
 	stop error
 }
 
-// Image is an image being built.
+// Image is an image being built: an executable or library, or a
+// source file of a source-level profiler, holding functions. Model.Image
+// makes one.
 type Image struct {
-	order  int // position in model.images: order of first appearance
+	order  int // position in Model.images: order of first appearance
 	name   string
 	kernel bool
 	// start and limit are the source's mapping ([start, limit)), when
@@ -42,13 +44,13 @@ type Image struct {
 	funcs        []*Func
 	fnBy         map[string]*Func
 
-	// Filled by layout.
+	// Filled by Layout.
 	origin uint64 // source address of offset 0
 	extent uint64 // bytes from the image's base to its last function's end
 	base   uint64 // the target machine's base address
 }
 
-// Func is a function being built.
+// Func is a function being built, in its image. Model.Func makes one.
 type Func struct {
 	id   int
 	name string
@@ -71,26 +73,27 @@ type Func struct {
 	// not name (image+0xOFFSET): not a function a linker placed, so its
 	// start is its address, not aligned.
 	unsymbolized bool
-	// events are perf's per-event period sums of the samples that ran
-	// this function's code.
+	// events are the per-event counts of the samples that ran this
+	// function's code (see AddEvent).
 	events map[string]float64
 	// Rates from the events (0: the model's default).
 	cpi, cacheMiss, cacheRef, branch, mispredict float64
 
-	// Filled by layout.
+	// Filled by Layout.
 	offset, size uint64
 	moved        bool              // placed in the image's synthetic area
 	hot          map[uint64]uint64 // offset in the function of each leaf address
 }
 
-// Process is a process being built.
+// Process is a process being built. Model.Process makes one.
 type Process struct {
 	name     string
 	threads  []*Thread
 	threadBy map[string]*Thread
 }
 
-// Thread is a thread being built: its stacks and weight.
+// Thread is a thread being built: its stacks and weight. Process.Thread
+// makes one.
 type Thread struct {
 	weight float64
 	// share is the thread's busy share (0: 1, all the time runnable).
@@ -106,13 +109,15 @@ type stack struct {
 	weight  float64
 }
 
-// Frame is one frame of a sample: the function, whether it is inlined
-// into the next frame (the address is then the physical frame's), and
-// the source address of a physical frame (hasAddr false when the source
-// gave none).
+// Frame is one frame of a sample (Add takes them leaf first).
 type Frame struct {
-	Func    *Func
+	// Func is the frame's function.
+	Func *Func
+	// Inlined says the function is inlined into the next frame's: the
+	// frame is a calling context, and its code is the next frame's.
 	Inlined bool
+	// Addr is the source address the frame executed, when HasAddr (an
+	// inlined frame's address is its physical frame's, and is not read).
 	Addr    uint64
 	HasAddr bool
 }
@@ -127,12 +132,16 @@ func physical(frames []Frame) int {
 	return i
 }
 
+// New is an empty model. When ctx ends (a memory budget's watchdog,
+// Ctrl-C), Add stops adding samples soon after, and Err says why.
 func New(ctx context.Context) *Model {
 	return &Model{imageBy: map[string]*Image{}, names: map[string]int{}, procBy: map[string]*Process{}, ctx: ctx}
 }
 
-// Image returns the image of key, making it with name (made unique by a
-// "#2", "#3"… suffix) the first time.
+// Image returns the image of key (the format's own: a mapping, a dso, a
+// file), making it with name (made unique by a "#2", "#3"… suffix, with
+// a note) the first time; kernel says it holds kernel code, which Layout
+// places in the target's system space.
 func (m *Model) Image(key, name string, kernel bool) *Image {
 	if img := m.imageBy[key]; img != nil {
 		return img
@@ -171,7 +180,8 @@ func (m *Model) Func(img *Image, name string) *Func {
 	return f
 }
 
-// Process returns the process of key, making it with name.
+// Process returns the process of key (the format's own), making it with
+// name the first time.
 func (m *Model) Process(key, name string) *Process {
 	if p := m.procBy[key]; p != nil {
 		return p
@@ -182,7 +192,8 @@ func (m *Model) Process(key, name string) *Process {
 	return p
 }
 
-// Thread returns p's thread of key, making it.
+// Thread returns p's thread of key (the format's own), making it the
+// first time.
 func (p *Process) Thread(key string) *Thread {
 	if t := p.threadBy[key]; t != nil {
 		return t
@@ -193,7 +204,9 @@ func (p *Process) Thread(key string) *Thread {
 	return t
 }
 
-// See records that addr was seen in f.
+// See records that the function's code spans source address addr (a
+// physical frame's address, which Add records itself; or the start of a
+// function the format lays out, as DTrace's offsets are).
 func (f *Func) See(addr uint64) {
 	if !f.hasAddr {
 		f.lo, f.hi, f.hasAddr = addr, addr, true
@@ -205,7 +218,8 @@ func (f *Func) See(addr uint64) {
 // Add records a sample of weight w with frames (leaf first) on t: its
 // stack's weight (the leaf's own: pprof's flat), and the code weight
 // and address of its physical frame (the leaf itself unless it is
-// inlined).
+// inlined). The outermost frame is never inlined. After ctx ended (see
+// New), it adds nothing.
 func (m *Model) Add(t *Thread, frames []Frame, w float64) {
 	m.adds++
 	if m.stop == nil {
@@ -280,18 +294,20 @@ func (m *Model) Notes() []string { return m.notes }
 // Warnings are the warnings added, in order.
 func (m *Model) Warnings() []string { return m.warns }
 
-// Err is why the model stopped adding samples (its context ended), or
-// nil.
+// Err is why the model stopped adding samples (its context ended, see
+// New), or nil.
 func (m *Model) Err() error { return m.stop }
 
-// Name is the image's name (unique in its model).
+// Name is the image's name (unique in its model; in a workload, the
+// image's name).
 func (img *Image) Name() string { return img.name }
 
 // Kernel says whether the image is kernel code.
 func (img *Image) Kernel() bool { return img.kernel }
 
-// SetMapping gives the image the source's mapping [start, limit), unless
-// it has one already.
+// SetMapping gives the image the source's mapping [start, limit) (its
+// addresses are the source's), unless it has one already: Layout takes
+// its start for the image's origin, where its addresses allow.
 func (img *Image) SetMapping(start, limit uint64) {
 	if img.hasRange {
 		return
@@ -310,13 +326,14 @@ func (f *Func) Name() string { return f.name }
 func (f *Func) Image() *Image { return f.img }
 
 // MarkUnsymbolized marks the function as an address the source could not
-// name (image+0xOFFSET): not a function a linker placed, so layout starts
-// it at its address, not aligned.
+// name (image+0xOFFSET, or AddressName's): not a function a linker
+// placed, so Layout starts it at its address, not aligned.
 func (f *Func) MarkUnsymbolized() { f.unsymbolized = true }
 
 // AddCodeAt records that w of the function's code weight (added by the
-// samples' stacks) ran at source address addr: for a source that gives
-// costs by address apart from its stacks.
+// samples' stacks, whose frames then have no address) ran at source
+// address addr: for a source that gives costs by address apart from its
+// stacks (callgrind's instructions).
 func (f *Func) AddCodeAt(addr uint64, w float64) {
 	f.See(addr)
 	if f.leafAt == nil {
@@ -329,15 +346,17 @@ func (f *Func) AddCodeAt(addr uint64, w float64) {
 func (t *Thread) Weight() float64 { return t.weight }
 
 // SetBusy sets the thread's busy share: the part of the time it ran
-// (outside (0, 1], the workload says 1).
+// (outside (0, 1], the workload says 1, as for a thread never set).
 func (t *Thread) SetBusy(share float64) { t.share = share }
 
-// Warn adds a warning: the source may not say where the program ran.
+// Warn adds a warning: the source may not say where the program ran (it
+// measured memory, waiting, cache misses…). The importer shows them
+// apart from the notes.
 func (m *Model) Warn(format string, args ...any) {
 	m.warns = append(m.warns, fmt.Sprintf(format, args...))
 }
 
-// Note adds a note for people.
+// Note adds a note for people: what the import left out or changed.
 func (m *Model) Note(format string, args ...any) {
 	m.notes = append(m.notes, fmt.Sprintf(format, args...))
 }
@@ -348,20 +367,6 @@ func (t *Thread) busy() float64 {
 		return 1
 	}
 	return t.share
-}
-
-// nameUnknown names the unsymbolized functions (provisional names from
-// unknownKey) image+0xOFFSET, the offset from the image's origin (its
-// base in the workload).
-func (m *Model) nameUnknown() {
-	for _, img := range m.images {
-		for _, f := range img.funcs {
-			if rest, ok := strings.CutPrefix(f.name, unknownPrefix); ok {
-				a, _ := strconv.ParseUint(rest, 16, 64)
-				f.name = fmt.Sprintf("%s+0x%x", img.name, a-img.origin)
-			}
-		}
-	}
 }
 
 // valid is s with bytes that are not UTF-8 replaced by U+FFFD (TOML text
@@ -375,19 +380,12 @@ func (m *Model) valid(s string) string {
 }
 
 // Stopped is the cause of ctx's end (nil while it goes on), looked at on
-// every 4096th call (n counts the calls): the loops over a profile's
-// lines and samples call it, so that an import stops soon after its
-// memory budget's watchdog or Ctrl-C ends ctx.
+// every 4096th call (n counts the calls): Add and the formats' loops over
+// a profile's lines and samples call it, so that an import stops soon
+// after its memory budget's watchdog or Ctrl-C ends ctx.
 func Stopped(ctx context.Context, n int) error {
 	if n%4096 != 0 || ctx.Err() == nil {
 		return nil
 	}
 	return context.Cause(ctx)
 }
-
-// AddressName is the provisional name of an unsymbolized address; after
-// layout it becomes image+0xOFFSET (see nameUnknown).
-func AddressName(addr uint64) string { return unknownPrefix + strconv.FormatUint(addr, 16) }
-
-// unknownPrefix starts the provisional names (no symbol has a NUL).
-const unknownPrefix = "\x00unknown "

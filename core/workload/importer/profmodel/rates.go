@@ -4,8 +4,9 @@ import (
 	"github.com/proflab/proflab/core/workload"
 )
 
-// The perf events that give per-function rates (names as eventName
-// normalises them).
+// The events whose counts give a function's rates (AddEvent's names:
+// perf's, as it normalises them; the other formats map their events to
+// these).
 const (
 	EventCycles          = "cycles"
 	EventInstructions    = "instructions"
@@ -15,8 +16,9 @@ const (
 	EventBranchMisses    = "branch-misses"
 )
 
-// AddEvent adds n to the function's count of event ev (one of the
-// event names above): what its samples of that event weigh.
+// AddEvent adds n to the function's count of event ev (EventCycles…):
+// what its samples of that event weigh (their periods, or their number
+// when every event is sampled at one rate).
 func (f *Func) AddEvent(ev string, n float64) {
 	if f.events == nil {
 		f.events = map[string]float64{}
@@ -24,11 +26,12 @@ func (f *Func) AddEvent(ev string, n float64) {
 	f.events[ev] += n
 }
 
-// SetEvents sets the function's event counts (by event name).
+// SetEvents sets the function's event counts (by event name, as
+// AddEvent's), replacing those it had.
 func (f *Func) SetEvents(events map[string]float64) { f.events = events }
 
 // SetRates sets every function's rates from its event counts (see
-// setRates) and says how many it set and clamped.
+// Func.SetRates) and says how many it set and clamped.
 func (m *Model) SetRates() (set, clamped int) {
 	for _, img := range m.images {
 		for _, f := range img.funcs {
@@ -40,8 +43,13 @@ func (m *Model) SetRates() (set, clamped int) {
 	return set, clamped
 }
 
-// SetRates fills f's rates from its event sums and says how many it set
-// and clamped.
+// SetRates sets the function's rates from its event counts, where both
+// events of a ratio were counted: CPI = cycles/instructions,
+// cache_miss_rate = cache-misses/instructions, cache_ref_rate =
+// cache-references/instructions, branch_rate = branches/instructions,
+// mispredict_rate = branch-misses/branches. A value outside the
+// workload's range is clamped to it. It says how many rates it set and
+// how many of those it clamped.
 func (f *Func) SetRates() (set, clamped int) {
 	ev := f.events
 	ratio := func(num, den string, lo, hi float64, dst *float64) {

@@ -3,20 +3,23 @@ package profread
 import "bytes"
 
 // Content is what detection looks at: the decompressed bytes and, when
-// they are text, their first lines.
+// they are text, their first lines. Every format's Detect gets the same
+// Content, so what one computes (its JSON sniff) serves them all.
 type Content struct {
+	// Data is the content, decompressed.
 	Data []byte
-	// Text says the start of data is text (see looksText: UTF-8 or not,
+	// Text says the start of Data is text (see LooksText: UTF-8 or not,
 	// without NUL bytes).
 	Text bool
 	// Lines are up to 20 of the first non-blank lines that are not `#`
-	// comments, when text.
+	// comments, when Text; a line longer than 8 KiB is seen as its first
+	// and last 4 KiB.
 	Lines []string
-	// json is the JSON sniff the JSON formats share (see jsonTop).
+	// json is the JSON sniff the JSON formats share (see JSON).
 	json *JSONTop
 }
 
-// NewContent is data's content for detection.
+// NewContent is data's (decompressed) content for detection.
 func NewContent(data []byte) *Content {
 	c := &Content{Data: data, Text: LooksText(data)}
 	if c.Text {

@@ -7,11 +7,14 @@ import (
 	"github.com/proflab/proflab/core/workload/importer/profmodel"
 )
 
-// A format is one kind of profile the importer reads. Each format lives
-// in its own file, where its entry says how to recognise its content and
-// how to read it into the model; a new format is that file and a line in
-// [registry]. (github.com/google/pprof/profile's parsers are organised
-// the same way: each recognises its own content.)
+// A Format is one kind of profile the importer reads: its entry says how
+// to recognise its content and how to read it into the model. Each format
+// lives in its own file of a format package (importer/native, jsonprof,
+// calltree) as an exported variable; a new format is that file and a line
+// in the importer's registry (core/workload/importer/registry.go), which
+// lists the formats in the order detection asks them.
+// (github.com/google/pprof/profile's parsers are organised the same way:
+// each recognises its own content.)
 type Format struct {
 	// Name is the format's name (--format NAME).
 	Name string
@@ -19,50 +22,64 @@ type Format struct {
 	// (`proflab workload import --help` lists it).
 	About string
 	// Detect says whether the content is this format. Its state (a parsed
-	// profile, say) is handed to read, so nothing is parsed twice. Detect
-	// must be cheap on content of other formats: detection asks every
-	// format in registry order, and the first that says yes reads it.
+	// profile, say) is handed to Read as Reading.State, so nothing is
+	// parsed twice. Detect must be cheap on content of other formats:
+	// detection asks every format in the registry's order, and the first
+	// that says yes reads it.
 	Detect func(c *Content) (state any, ok bool)
-	// Read fills r.m (and r.out's sample type, period and samples) from
-	// r.data. Its errors are [*Error]s naming r.name (and the line, for a
-	// text format).
+	// Read fills r.Model (and r.Sampling) from r.Data. Its errors are
+	// [*Error]s naming r.Name (and the line, for a text format): see
+	// Reading.Errorf and Reading.LineErrorf.
 	Read func(r *Reading) error
 }
 
-// Reading is one import under way: what a format's read needs.
+// Reading is one import under way: what a format's Read gets, and what
+// it fills.
 type Reading struct {
-	// Name is the source's name as given to Import (for errors).
+	// Name is the source's name as given to the import (for errors, and
+	// the default process name of formats that have none).
 	Name string
-	// Data is the content, decompressed.
+	// Data is the content, decompressed (and UTF-16 text made UTF-8).
 	Data []byte
-	// State is what the format's detect returned (nil when --format
-	// forced the format).
+	// State is what the format's Detect returned (nil when --format
+	// forced the format: Read then parses Data itself).
 	State any
 	// Options are the import's choices a format reads.
 	Options Options
-	Model   *profmodel.Model
-	// Ctx ends the import (see ImportContext): the loops over lines look
-	// at it (see stopped).
+	// Model is what Read fills.
+	Model *profmodel.Model
+	// Ctx ends the import (a memory budget's watchdog, Ctrl-C): Read's
+	// loops over lines and samples look at it (EachLine does,
+	// profmodel.Stopped for other loops) and return its cause.
 	Ctx context.Context
-	// Sampling is what the read says of the source's samples.
+	// Sampling is what Read says of the source's samples.
 	Sampling *Sampling
 }
 
-// Options are the import's choices a format reads (Options' fields
-// of the same names).
+// Options are the import's choices a format reads (importer.Options'
+// fields of the same names).
 type Options struct {
-	Process  string
+	// Process is --process: the process to keep, or the name to give the
+	// one process of a format that names none (each format says which).
+	Process string
+	// DropIdle is --drop-idle: drop the samples whose leaf is an idle
+	// function (profmodel.IsIdle) rather than keep them as busy time.
 	DropIdle bool
 }
 
-// Sampling is what a read says of the source's samples: Imported's
-// fields of the same names.
+// Sampling is what a read says of the source's samples: the importer
+// copies it into importer.Imported's fields of the same names.
 type Sampling struct {
+	// SampleType is the sample value used as weight ("cpu/nanoseconds",
+	// perf's event name, "count" for folded stacks).
 	SampleType string
+	// Period is the sampling period (0: unknown), in PeriodUnit, of
+	// PeriodType events ("cpu", "cycles").
 	Period     float64
 	PeriodUnit string
 	PeriodType string
-	Samples    int64
+	// Samples is the number of samples the workload is built from.
+	Samples int64
 }
 
 // Errorf is an error of the source (not of a line).
@@ -76,13 +93,17 @@ func (r *Reading) LineErrorf(line int, format string, args ...any) error {
 }
 
 // Error is an import error: the source file, the line (0: none) and what
-// was wrong and what to do.
+// was wrong and what to do (importer.Error is this type).
 type Error struct {
+	// Source is the source's name as given to the import.
 	Source string
-	Line   int
-	Msg    string
+	// Line is the line of a text source (from 1), 0 for none.
+	Line int
+	// Msg says what was wrong and what to do.
+	Msg string
 }
 
+// Error is "source:line: msg", or "source: msg" without a line.
 func (e *Error) Error() string {
 	if e.Line > 0 {
 		return fmt.Sprintf("%s:%d: %s", e.Source, e.Line, e.Msg)

@@ -111,6 +111,7 @@ func typeText(t reflect.Type) string {
 // digits (V8 writes a scriptId one way in .cpuprofile files and the other
 // in trace events; Firefox's pids are strings in newer profiles).
 type FlexInt struct {
+	// Value is the integer, when Set (the file gave one).
 	Value int64
 	Set   bool
 }
@@ -167,6 +168,7 @@ func (f *FlexString) UnmarshalJSON(b []byte) error {
 // FlexFloat is a number that a file may write as a string of digits
 // (Hermes' trace events write their timestamps "11550183666").
 type FlexFloat struct {
+	// Value is the number, when Set (the file gave one).
 	Value float64
 	Set   bool
 }

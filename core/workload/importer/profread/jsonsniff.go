@@ -10,7 +10,7 @@ import (
 // the kind of each value (and the text of short strings); for an array,
 // the same of its first element. The JSON formats recognise themselves
 // by these keys: one scan of the bytes serves them all (see
-// [content.jsonTop]), and nothing is decoded before a format reads it.
+// [Content.JSON]), and nothing is decoded before a format reads it.
 type JSONTop struct {
 	// Kind is '{' (an object), '[' (an array), or 0 (not JSON, or a
 	// scalar).

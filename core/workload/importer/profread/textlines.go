@@ -10,7 +10,8 @@ import (
 
 // EachLine calls fn with every line of data: its number (from 1) and its
 // text without the "\n" and a trailing "\r" (CRLF files). It stops at
-// fn's first error and returns it, or when ctx ends (see [stopped]).
+// fn's first error and returns it, or soon after ctx ends, returning its
+// cause (see profmodel.Stopped).
 func EachLine(ctx context.Context, data []byte, fn func(ln int, line string) error) error {
 	for ln := 1; len(data) > 0; ln++ {
 		if err := profmodel.Stopped(ctx, ln); err != nil {
@@ -28,7 +29,11 @@ func EachLine(ctx context.Context, data []byte, fn func(ln int, line string) err
 // IndentPath is the path from the root of an indented tree (a call tree
 // printed one row per line, children indented under their parent) to
 // the row read last.
-type IndentPath[T any] struct{ Rows []T }
+type IndentPath[T any] struct {
+	// Rows are the path's rows, the root first: Rows[d] is the row at
+	// depth d, the parent of Rows[d+1].
+	Rows []T
+}
 
 // Enter makes row the path's row at depth (0 is a root), dropping the
 // rows below the new row's parent. It reports false when depth skips a
@@ -47,7 +52,8 @@ func (p *IndentPath[T]) Depth() int { return len(p.Rows) - 1 }
 // LeadingSpaces counts the spaces that start s.
 func LeadingSpaces(s string) int { return len(s) - len(strings.TrimLeft(s, " ")) }
 
-// Clip shortens a line for a message.
+// Clip shortens a line for a message: at most 120 bytes, "..." ending
+// what was cut.
 func Clip(s string) string {
 	if len(s) > 120 {
 		return s[:117] + "..."
