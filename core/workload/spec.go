@@ -5,7 +5,8 @@
 // time. A workload is data: a TOML file ([Load], [Parse]), the same keys
 // in a table as Lua scenarios write it ([DecodeTable], from plain Go
 // values the Lua runtime converts the table to), or a Go value its caller
-// builds. Each field's TOML key and its keys in a table are declared
+// builds (core/workload/importer and the packages below it build them
+// from real programs' profiles; this package knows nothing of them). Each field's TOML key and its keys in a table are declared
 // together, in its struct tags (`toml:"thread" lua:"thread,threads"`).
 //
 // [Spec.Resolve] checks a workload and fills every default, giving the

@@ -50,5 +50,5 @@ func TestImportBig(t *testing.T) {
 	if _, err := im.TOML(); err != nil {
 		t.Fatal(err)
 	}
-	checkInvariants(t, im)
+	importtest.CheckInvariants(t, im)
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/proflab/proflab/core/workload/importer"
+	"github.com/proflab/proflab/core/workload/importer/importtest"
 )
 
 // callgrindBig is a callgrind file of funcs functions, each calling up
@@ -117,7 +118,7 @@ func TestTextFormatsBig(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		checkInvariants(t, im)
+		importtest.CheckInvariants(t, im)
 		if string(im.Format) != name {
 			t.Errorf("%s detected as %s", name, im.Format)
 		}

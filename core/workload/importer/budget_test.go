@@ -37,9 +37,9 @@ func allocated(fn func()) uint64 {
 func TestGzipBombIsRefusedBeforeInflating(t *testing.T) {
 	// 257 MiB of zeros: 17 gzip members of 16 MiB, then one of 1 MiB
 	// whose trailer says 257 MiB (as one member of them all would)
-	member := gz(t, make([]byte, 16<<20))
+	member := importtest.Gzip(t, make([]byte, 16<<20))
 	bomb := bytes.Repeat(member, 16)
-	bomb = append(bomb, gz(t, make([]byte, 1<<20))...)
+	bomb = append(bomb, importtest.Gzip(t, make([]byte, 1<<20))...)
 	binary.LittleEndian.PutUint32(bomb[len(bomb)-4:], importer.MaxDecompressed+1<<20)
 	var err error
 	n := allocated(func() { _, err = importer.Import("bomb.gz", bomb, importer.Options{}) })
@@ -82,7 +82,7 @@ func TestMemoryBudgetCapsTheContent(t *testing.T) {
 		want string
 	}{
 		{"plain.folded", folded, "the profile has 1.1 MiB, more than the 1 MiB an import reads"},
-		{"honest.gz", gz(t, folded), "the gzip trailer says the content inflates to at least 1.1 MiB, more than the 1 MiB an import reads"},
+		{"honest.gz", importtest.Gzip(t, folded), "the gzip trailer says the content inflates to at least 1.1 MiB, more than the 1 MiB an import reads"},
 	} {
 		_, err := importer.Import(c.name, c.data, opt)
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "a memory budget of 3 MiB reads at most 1 MiB: raise the budget (--memory)") {
@@ -94,7 +94,7 @@ func TestMemoryBudgetCapsTheContent(t *testing.T) {
 	}
 	// several gzip members: the last one's trailer understates the
 	// content, which is read whole all the same
-	members := append(gz(t, folded[:len(folded)/2]), gz(t, folded[len(folded)/2:])...)
+	members := append(importtest.Gzip(t, folded[:len(folded)/2]), importtest.Gzip(t, folded[len(folded)/2:])...)
 	if im, err := importer.Import("members.gz", members, importer.Options{Memory: 4 << 20}); err != nil || im.Samples != 1<<16 {
 		t.Errorf("two gzip members: %v; want %d samples", err, 1<<16)
 	}

@@ -9,8 +9,6 @@ import (
 	"io"
 	"unicode/utf16"
 
-	"github.com/google/pprof/profile"
-
 	"github.com/proflab/proflab/core/input"
 )
 
@@ -55,7 +53,7 @@ func Detect(data []byte) (Format, error) {
 	if err != nil {
 		return "", err
 	}
-	return d.format.name, nil
+	return Format(d.format.Name), nil
 }
 
 // gunzip decompresses gzipped data, up to max bytes of content, and
@@ -139,17 +137,6 @@ func isGzip(data []byte) bool { return len(data) >= 2 && data[0] == 0x1f && data
 // trimAdvice says how to make a profile smaller.
 const trimAdvice = "import a smaller profile (perf script --pid/--tid/--time/--cpu, pprof -focus/-tagfocus/-nodecount -proto, fewer seconds recorded)"
 
-// parsePprof parses data (not gzipped) as pprof does, turning a panic of
-// the parser on hostile input into an error.
-func parsePprof(data []byte) (p *profile.Profile, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			p, err = nil, fmt.Errorf("the pprof parser failed on this content (%v)", r)
-		}
-	}()
-	return profile.ParseData(data)
-}
-
 // decodeText turns text in UTF-16 with a byte-order mark (as Windows
 // tools and PowerShell's redirections write it) into UTF-8 and drops a
 // UTF-8 byte-order mark; enc names the encoding read ("" for data
@@ -179,50 +166,4 @@ func utf16Text(data []byte, order binary.ByteOrder) []byte {
 		b.WriteRune(r)
 	}
 	return b.Bytes()
-}
-
-// looksText says whether data's start is text: no NUL byte, and few
-// other control characters (at most 1 in 100 bytes). Bytes that are not
-// UTF-8 (a name in Latin-1, say) do not make it binary: the import
-// replaces them by U+FFFD in names, with a note.
-func looksText(data []byte) bool {
-	head := data[:min(len(data), 4096)]
-	control := 0
-	for _, c := range head {
-		switch {
-		case c == 0:
-			return false
-		case c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' && c != '\v', c == 0x7F:
-			control++
-		}
-	}
-	return control*100 <= len(head)
-}
-
-// maxDetectLine is how much of a line detection looks at: a longer
-// line is seen as its first and last maxDetectLine/2 bytes, so that a
-// file of one huge line (a JSON document, a gigantic folded stack) is not
-// copied whole, while a folded line keeps the count at its end.
-const maxDetectLine = 8 << 10
-
-// firstLines are up to n of data's first non-blank lines that are not
-// comments (perf script prints `#` header lines with --header), each cut
-// to its ends when longer than maxDetectLine.
-func firstLines(data []byte, n int) []string {
-	var out []string
-	for len(data) > 0 && len(out) < n {
-		var line []byte
-		line, data, _ = bytes.Cut(data, []byte{'\n'})
-		line = bytes.TrimRight(line, "\r")
-		if len(bytes.TrimSpace(line)) == 0 || line[0] == '#' {
-			continue
-		}
-		if len(line) > maxDetectLine {
-			half := maxDetectLine / 2
-			out = append(out, string(line[:half])+string(line[len(line)-half:]))
-			continue
-		}
-		out = append(out, string(line))
-	}
-	return out
 }

@@ -1,27 +1,12 @@
 package importer_test
 
 import (
-	"bytes"
-	"compress/gzip"
 	"strings"
 	"testing"
 
 	"github.com/proflab/proflab/core/workload/importer"
 	"github.com/proflab/proflab/core/workload/importer/importtest"
 )
-
-func gz(t testing.TB, data []byte) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	w := gzip.NewWriter(&b)
-	if _, err := w.Write(data); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
 
 func TestDetect(t *testing.T) {
 	t.Parallel()
@@ -33,7 +18,7 @@ func TestDetect(t *testing.T) {
 		err  string
 	}{
 		{"gzipped proto", synth, importer.Pprof, ""},
-		{"plain proto", gunzipT(t, synth), importer.Pprof, ""},
+		{"plain proto", importtest.Gunzip(t, synth), importer.Pprof, ""},
 		{"legacy CPU profile", importtest.LegacyExample(), importer.Pprof, ""},
 		{"Go profile", readTestdata(t, "goprog.pb.gz"), importer.Pprof, ""},
 		{"perf -g", readTestdata(t, "perf_g.txt"), importer.Perf, ""},
@@ -41,7 +26,7 @@ func TestDetect(t *testing.T) {
 		{"perf with --header comments", append([]byte("# ========\n# captured on    : Tue Nov 24 10:00:00 2026\n# ========\n#\n"), readTestdata(t, "perf_nog.txt")...), importer.Perf, ""},
 		{"perf header without period, tid or cpu", []byte("prog  1234 12345.678901: cycles: \n\t 401000 main+0x10 (/bin/prog)\n"), importer.Perf, ""},
 		{"folded", readTestdata(t, "folded.txt"), importer.Folded, ""},
-		{"gzipped folded", gz(t, readTestdata(t, "folded.txt")), importer.Folded, ""},
+		{"gzipped folded", importtest.Gzip(t, readTestdata(t, "folded.txt")), importer.Folded, ""},
 		{"folded with a fractional count", []byte("a;b 1.5\n"), importer.Folded, ""},
 		{"instruments deep copy", readTestdata(t, "instruments_time.txt"), importer.Instruments, ""},
 		{"instruments deep copy, Xcode 7", readTestdata(t, "instruments_xcode7.txt"), importer.Instruments, ""},
@@ -60,7 +45,7 @@ func TestDetect(t *testing.T) {
 		{"perf frames with backticks", []byte("prog 1234/1235 [002] 12345.678901: 250000 cycles: \n\t 401000 a`b+0x10 (/bin/prog)\n"), importer.Perf, ""},
 		{"cpuprofile", readTestdata(t, "node_cpu.cpuprofile"), importer.CPUProfile, ""},
 		{"old cpuprofile", readTestdata(t, "v8_old.cpuprofile"), importer.CPUProfile, ""},
-		{"gzipped cpuprofile", gz(t, readTestdata(t, "v8_small.cpuprofile")), importer.CPUProfile, ""},
+		{"gzipped cpuprofile", importtest.Gzip(t, readTestdata(t, "v8_small.cpuprofile")), importer.CPUProfile, ""},
 		{"cpuprofile with a byte order mark", append([]byte("\xef\xbb\xbf"), readTestdata(t, "v8_small.cpuprofile")...), importer.CPUProfile, ""},
 		{"chrome trace, array", readTestdata(t, "chrome_trace_small.json"), importer.ChromeTrace, ""},
 		{"chrome trace, traceEvents", readTestdata(t, "node_trace.json"), importer.ChromeTrace, ""},
@@ -106,19 +91,6 @@ func TestDetect(t *testing.T) {
 			t.Errorf("%s: Detect = %q, %v; want %s", c.name, f, err, c.want)
 		}
 	}
-}
-
-func gunzipT(t *testing.T, data []byte) []byte {
-	t.Helper()
-	r, err := gzip.NewReader(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b bytes.Buffer
-	if _, err := b.ReadFrom(r); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
 }
 
 // TestHostileInput: bad input is an error naming the file (and the line
@@ -198,10 +170,17 @@ func TestFormatsRegistry(t *testing.T) {
 			t.Errorf("ParseFormat(%s) = %q, %v", f.Name, got, err)
 		}
 	}
-	for _, want := range []importer.Format{importer.Pprof, importer.Perf, importer.Folded,
-		importer.CPUProfile, importer.ChromeTrace, importer.Speedscope, importer.Gecko, importer.Stackprof} {
+	// every Format constant names a format of the registry (the formats'
+	// entries spell their names themselves)
+	consts := []importer.Format{importer.Pprof, importer.Perf, importer.Folded,
+		importer.CPUProfile, importer.ChromeTrace, importer.Speedscope, importer.Gecko, importer.Stackprof,
+		importer.Instruments, importer.Callgrind, importer.GHCProf, importer.Pmcstat, importer.DTrace}
+	for _, want := range consts {
 		if !seen[want] {
 			t.Errorf("Formats() lacks %s", want)
 		}
+	}
+	if len(consts) != len(seen) {
+		t.Errorf("%d Format constants for %d formats: give each format its constant", len(consts), len(seen))
 	}
 }

@@ -35,7 +35,7 @@ func FuzzImport(f *testing.F) {
 			if err != nil {
 				continue
 			}
-			checkInvariants(t, im)
+			importtest.CheckInvariants(t, im)
 		}
 	})
 }

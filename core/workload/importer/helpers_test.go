@@ -2,210 +2,40 @@ package importer_test
 
 import (
 	"flag"
-	"math"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 	"testing"
 
-	"github.com/proflab/proflab/core/workload"
 	"github.com/proflab/proflab/core/workload/importer"
+	"github.com/proflab/proflab/core/workload/importer/importtest"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/goprog.pb.gz from a fresh run of importtest.GoCPUProfile")
+// update rewrites the TOML goldens testdata/NAME.toml (TestTOMLGolden).
+var update = flag.Bool("update", false, "rewrite the TOML goldens testdata/NAME.toml")
 
-// importFile imports testdata/name with opt, failing t on error.
+// testdata holds the importers' test files (the format packages' tests, core/lab's and
+// cmd/proflab's read them here too).
+const testdata = "testdata"
+
+// x64 and x86 are the targets tests resolve for.
+var x64, x86 = importtest.X64, importtest.X86
+
+// importFile imports testdata/name (named name) with opt, failing t on
+// error, and checks the workload's invariants.
 func importFile(t *testing.T, name string, opt importer.Options) *importer.Imported {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	im, err := importer.Import(name, data, opt)
+	im, err := importer.Import(name, readTestdata(t, name), opt)
 	if err != nil {
 		t.Fatalf("Import(%s): %v", name, err)
 	}
-	checkInvariants(t, im)
+	importtest.CheckInvariants(t, im)
 	return im
-}
-
-// checkInvariants checks what every imported workload must hold: the
-// TOML round trip, functions in their image without overlaps, hotspots
-// inside their function adding up to at most 1, names unique per image,
-// stack frames that name defined functions, busy shares in (0, 1].
-func checkInvariants(t testing.TB, im *importer.Imported) {
-	t.Helper()
-	s := im.Spec
-	if !s.CreateProcesses || s.InstructionBytes != 1 {
-		t.Errorf("create_processes = %v, instruction_bytes = %d: want true and 1", s.CreateProcesses, s.InstructionBytes)
-	}
-	if text, err := im.TOML(); err != nil {
-		t.Errorf("TOML: %v", err)
-	} else if err := im.Check(text); err != nil {
-		t.Error(err)
-	}
-	outliers := false
-	for _, n := range im.Notes {
-		outliers = outliers || strings.Contains(n, "cannot belong to their image")
-	}
-	defined := map[string]int{}
-	type rng struct {
-		lo, hi uint64
-		name   string
-	}
-	var all []rng
-	for _, img := range s.Images {
-		names := map[string]bool{}
-		for _, f := range img.Functions {
-			if names[f.Name] {
-				t.Errorf("image %s defines %q twice", img.Name, f.Name)
-			}
-			names[f.Name] = true
-			defined[f.Name]++
-			defined[img.Name+"!"+f.Name]++
-			if f.Inline {
-				if f.Size != 0 || f.Offset != 0 || len(f.Hotspots) > 0 || f.Weight != 0 {
-					t.Errorf("%s!%s is inline but has code: %+v", img.Name, f.Name, f)
-				}
-				continue
-			}
-			lo := uint64(img.Base) + uint64(f.Offset)
-			all = append(all, rng{lo, lo + f.Size, img.Name + "!" + f.Name})
-			var sum float64
-			for _, h := range f.Hotspots {
-				if h.Offset+h.Size > f.Size || h.Size == 0 {
-					t.Errorf("%s!%s: hotspot at +0x%X (%d bytes) outside its %d bytes", img.Name, f.Name, h.Offset, h.Size, f.Size)
-				}
-				sum += h.Weight
-			}
-			// every sample has an address, but an outlier's (see
-			// outliers.go), whose weight spreads over its function
-			if len(f.Hotspots) > 0 && (sum > 1+1e-9 || !outliers && math.Abs(sum-1) > 1e-9) {
-				t.Errorf("%s!%s: hotspot weights add up to %v, want 1 (every sample has an address)", img.Name, f.Name, sum)
-			}
-		}
-	}
-	slices.SortFunc(all, func(a, b rng) int {
-		if a.lo < b.lo {
-			return -1
-		}
-		if a.lo > b.lo {
-			return 1
-		}
-		return 0
-	})
-	for i := 1; i < len(all); i++ {
-		if all[i-1].hi > all[i].lo {
-			t.Errorf("%s [0x%X, 0x%X) overlaps %s [0x%X, …)", all[i-1].name, all[i-1].lo, all[i-1].hi, all[i].name, all[i].lo)
-		}
-	}
-	checkFrames := func(ss []workload.Stack) {
-		for _, st := range ss {
-			if len(st.Frames) == 0 || st.Weight <= 0 {
-				t.Errorf("stack %v weight %v: want frames and a positive weight", st.Frames, st.Weight)
-			}
-			for i, pos := range st.Inlined {
-				if pos < 1 || pos >= len(st.Frames) || i > 0 && pos <= st.Inlined[i-1] {
-					t.Errorf("stack %v: inlined %v, want increasing positions below the outermost frame", st.Frames, st.Inlined)
-				}
-			}
-			for _, f := range st.Frames {
-				if defined[f] == 0 {
-					t.Errorf("stack frame %q names no function", f)
-				} else if !strings.Contains(f, "!") && defined[f] > 1 {
-					t.Errorf("stack frame %q is ambiguous: several images define it", f)
-				}
-			}
-		}
-	}
-	for _, p := range s.Processes {
-		checkFrames(p.Stacks)
-		for _, th := range p.Threads {
-			checkFrames(th.Stacks)
-			if th.Busy <= 0 || th.Busy > 1 {
-				t.Errorf("process %s: busy %v outside (0, 1]", p.Name, th.Busy)
-			}
-		}
-	}
-}
-
-// x64 and x86 are the targets tests resolve for.
-var (
-	x64 = workload.Target{UserProbeAddress: 0x7FFFFFFF0000}
-	x86 = workload.Target{X86: true, UserProbeAddress: 0x7FFF0000}
-)
-
-// leafWeights sums the workload's stacks' weights by leaf reference.
-func leafWeights(s *workload.Spec) map[string]float64 {
-	out := map[string]float64{}
-	for _, p := range s.Processes {
-		for _, st := range p.Stacks {
-			out[st.Frames[0]] += st.Weight
-		}
-		for _, th := range p.Threads {
-			for _, st := range th.Stacks {
-				out[st.Frames[0]] += st.Weight
-			}
-		}
-	}
-	return out
-}
-
-// stackWeights sums the workload's stacks' weights by frames (joined with
-// " <- ").
-func stackWeights(s *workload.Spec) map[string]float64 {
-	out := map[string]float64{}
-	for _, p := range s.Processes {
-		for _, st := range p.Stacks {
-			out[strings.Join(st.Frames, " <- ")] += st.Weight
-		}
-		for _, th := range p.Threads {
-			for _, st := range th.Stacks {
-				out[strings.Join(st.Frames, " <- ")] += st.Weight
-			}
-		}
-	}
-	return out
-}
-
-// function finds a function by image and name.
-func function(t *testing.T, s *workload.Spec, img, name string) (workload.Image, workload.Function) {
-	t.Helper()
-	for _, i := range s.Images {
-		if i.Name != img {
-			continue
-		}
-		for _, f := range i.Functions {
-			if f.Name == name {
-				return i, f
-			}
-		}
-	}
-	t.Fatalf("no function %s!%s", img, name)
-	return workload.Image{}, workload.Function{}
-}
-
-// equalWeights compares two weight maps exactly (sums of the same
-// integers in float64 are exact).
-func equalWeights(t *testing.T, what string, got, want map[string]float64) {
-	t.Helper()
-	for k, w := range want {
-		if got[k] != w {
-			t.Errorf("%s %q: weight %v, want %v", what, k, got[k], w)
-		}
-	}
-	for k, g := range got {
-		if _, ok := want[k]; !ok {
-			t.Errorf("%s %q: weight %v, not in the source", what, k, g)
-		}
-	}
 }
 
 // readTestdata reads testdata/name.
 func readTestdata(t testing.TB, name string) []byte {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", name))
+	data, err := os.ReadFile(filepath.Join(testdata, name))
 	if err != nil {
 		t.Fatal(err)
 	}

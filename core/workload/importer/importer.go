@@ -1,14 +1,37 @@
-// Package importer turns profiles of real programs into workloads: pprof
-// (every form github.com/google/pprof/profile parses), Linux `perf script`
-// text and folded stacks (FlameGraph's stackcollapse format), and the
-// source-level profilers' JSON: V8's .cpuprofile and Chrome traces,
-// speedscope's format, the Firefox Profiler's and Ruby stackprof's
-// (registry.go lists them all). An importer
-// is a pure function from a file's bytes to a [workload.Spec] with the
-// source's calling contexts (weighted stacks, their inlined frames
-// marked), its addresses where it has them (each the physical function's,
-// relocated into the target machine's address space, see layout.go)
-// and, from perf files with several events, per-function rates.
+// Package importer turns profiles of real programs into workloads. It is
+// the entry point users and other packages call: [Import] (and
+// [ImportContext], [Detect], [Formats], [ParseFormat]) reads a profile's
+// bytes, gzipped or not, into an [Imported]: a [workload.Spec] with where
+// it came from, which [Imported.WriteTOML] writes as a workload file;
+// [Load] and [Cache] read a workload file that is a workload TOML or a
+// profile. An import is a pure function from a file's bytes to a workload
+// with the source's calling contexts (weighted stacks, their inlined
+// frames marked), its addresses where it has them (each the physical
+// function's, relocated into the target machine's address space) and,
+// from files with several events, per-function rates.
+//
+// The import is split by job into the packages below this one:
+//
+//   - profmodel: the model a profile is read into (images, functions,
+//     processes, threads, weighted stacks), its layout in the target's
+//     address space and the workload it writes;
+//   - profread: the contract a format implements (a Format: Detect and
+//     Read) and the helpers formats read text and JSON with;
+//   - native: the formats of native-code samplers: pprof (every form
+//     github.com/google/pprof/profile parses), Linux `perf script` text,
+//     folded stacks (FlameGraph's stackcollapse format), FreeBSD's
+//     pmcstat -G callchains, DTrace stack aggregations;
+//   - jsonprof: the JSON of browsers' and language runtimes' profilers:
+//     V8's .cpuprofile and Chrome traces, speedscope's format, the
+//     Firefox Profiler's and Ruby stackprof's;
+//   - calltree: other tools' call trees and call graphs: Instruments'
+//     deep copy, callgrind's files, GHC's .prof reports.
+//
+// This package keeps the registry (registry.go), which lists the formats
+// in the order detection asks them: a new format is a file in a format
+// package and a line in the registry (and a [Format] constant for Go
+// callers). The format packages import profread and profmodel, never
+// this package; importtest makes profiles for tests.
 //
 // docs/workload-import.md describes the rules: detection, what is kept,
 // inlining, the alignment and padding of functions, relocation, the idle
@@ -24,6 +47,8 @@ import (
 
 	"github.com/proflab/proflab/core/input"
 	"github.com/proflab/proflab/core/workload"
+	"github.com/proflab/proflab/core/workload/importer/profmodel"
+	"github.com/proflab/proflab/core/workload/importer/profread"
 )
 
 // Format is a profile format an importer reads.
@@ -39,6 +64,37 @@ const (
 	Perf Format = "perf"
 	// Folded is folded stacks: `root;caller;leaf COUNT` lines.
 	Folded Format = "folded"
+	// CPUProfile is a V8 CPU profile: the `.cpuprofile` JSON that `node
+	// --cpu-prof`, Chrome DevTools (JavaScript Profiler, "Save profile") and
+	// V8's inspector write.
+	CPUProfile Format = "cpuprofile"
+	// ChromeTrace is a Chrome trace (the Trace Event Format's JSON) holding
+	// V8's CPU profile events.
+	ChromeTrace Format = "chrome-trace"
+	// Speedscope is speedscope's own file format.
+	Speedscope Format = "speedscope"
+	// Gecko is the Firefox Profiler's JSON: the Gecko profile format the
+	// browser writes and the processed format profiler.firefox.com saves.
+	Gecko Format = "gecko"
+	// Stackprof is Ruby stackprof's JSON.
+	Stackprof Format = "stackprof"
+	// Instruments is the text of Instruments' "Deep Copy" of a call tree
+	// (macOS Time Profiler: select the tree's top row, Edit > Deep Copy).
+	Instruments Format = "instruments"
+	// Callgrind is the callgrind profile format (valgrind --tool=callgrind,
+	// also cachegrind's output and other tools that write the format).
+	Callgrind Format = "callgrind"
+	// GHCProf is the cost-centre profile a GHC program writes with
+	// `+RTS -p` (or -P, -pa), or as JSON with `+RTS -pj`: prog.prof.
+	GHCProf Format = "ghcprof"
+	// Pmcstat is the callchain report of FreeBSD's hwpmc sampler, `pmcstat
+	// -R file -G out.txt` (pmcstat -G).
+	Pmcstat Format = "pmcstat"
+	// DTrace is the text of a DTrace stack aggregation: `dtrace -n
+	// 'profile-997 { @[ustack()] = count(); }'`, with stack() or ustack(),
+	// with or without scalar keys (execname, pid) before the stack: what
+	// FlameGraph's stackcollapse.pl reads.
+	DTrace Format = "dtrace"
 )
 
 // Options are an import's choices.
@@ -53,7 +109,7 @@ type Options struct {
 	// perf it keeps only the samples of the processes of that name.
 	Process string
 	// DropIdle drops the samples whose leaf is an idle function (see
-	// [IdleFunctions]) and perf's swapper (pid 0) samples, instead of
+	// [profmodel.IdleFunctions]) and perf's swapper (pid 0) samples, instead of
 	// keeping them as busy time of those functions.
 	DropIdle bool
 	// Memory is the import's memory budget in bytes (0: none; `proflab
@@ -116,7 +172,7 @@ func Import(name string, data []byte, opt Options) (*Imported, error) {
 // watchdog of a memory budget, Ctrl-C): its error then wraps
 // context.Cause(ctx) (errors.Is and errors.As find it).
 func ImportContext(ctx context.Context, name string, data []byte, opt Options) (*Imported, error) {
-	t, err := targetOf(opt.Arch)
+	t, err := profmodel.TargetFor(opt.Arch)
 	if err != nil {
 		return nil, &Error{Source: name, Msg: err.Error()}
 	}
@@ -130,7 +186,7 @@ func ImportContext(ctx context.Context, name string, data []byte, opt Options) (
 		return nil, err
 	}
 	data, enc := decodeText(data)
-	if opt.Memory > 0 && (opt.Format == Pprof || opt.Format == "" && !looksText(data)) && int64(len(data)) > opt.Memory/PprofMemoryPerByte {
+	if opt.Memory > 0 && (opt.Format == Pprof || opt.Format == "" && !profread.LooksText(data)) && int64(len(data)) > opt.Memory/PprofMemoryPerByte {
 		return nil, &Error{Source: name, Msg: fmt.Sprintf("the profile is %s of binary (pprof) profile, and pprof's parser holds about %d bytes of memory per byte of it, which cannot be stopped half way: a memory budget of %s reads at most %s of it: raise the budget (--memory), or trim the profile (pprof -focus/-tagfocus/-nodecount -proto, fewer seconds recorded)",
 			input.Size(int64(len(data))), PprofMemoryPerByte, input.Size(opt.Memory), input.Size(opt.Memory/PprofMemoryPerByte))}
 	}
@@ -142,35 +198,31 @@ func ImportContext(ctx context.Context, name string, data []byte, opt Options) (
 	} else if det.format = formatNamed(opt.Format); det.format == nil {
 		return nil, &Error{Source: name, Msg: fmt.Sprintf("unknown format %q: give %s", opt.Format, formatNames())}
 	}
-	im := &Imported{Format: det.format.name, Source: name, SHA256: hex.EncodeToString(sum[:])}
-	m := newModel(ctx)
+	im := &Imported{Format: Format(det.format.Name), Source: name, SHA256: hex.EncodeToString(sum[:])}
+	m := profmodel.New(ctx)
 	if enc != "" {
-		m.note("the text is in %s: read as such", enc)
+		m.Note("the text is in %s: read as such", enc)
 	}
-	r := &reading{name: name, data: data, state: det.state, opt: opt, m: m, im: im, ctx: ctx}
-	if err := det.format.read(r); err != nil {
+	r := &profread.Reading{Name: name, Data: data, State: det.state, Options: profread.Options{Process: opt.Process, DropIdle: opt.DropIdle}, Model: m, Sampling: &profread.Sampling{}, Ctx: ctx}
+	if err := det.format.Read(r); err != nil {
 		if ctx.Err() != nil {
 			return nil, stoppedError(name, ctx)
 		}
 		return nil, err
 	}
-	if m.stop != nil || ctx.Err() != nil {
+	if m.Err() != nil || ctx.Err() != nil {
 		return nil, stoppedError(name, ctx)
 	}
-	if err := m.layout(t); err != nil {
+	if err := m.Layout(t); err != nil {
 		return nil, &Error{Source: name, Msg: err.Error()}
-	}
-	m.nameUnknown()
-	wname := m.valid(workloadName(name))
-	if m.invalid > 0 {
-		m.note("%d names had bytes that are not UTF-8; they are replaced by U+FFFD", m.invalid)
 	}
 	if ctx.Err() != nil {
 		return nil, stoppedError(name, ctx)
 	}
-	im.Spec = m.spec(wname)
-	im.Notes = append(im.Notes, m.notes...)
-	im.Warnings = append(im.Warnings, m.warns...)
+	im.SampleType, im.Period, im.PeriodUnit, im.PeriodType, im.Samples = r.Sampling.SampleType, r.Sampling.Period, r.Sampling.PeriodUnit, r.Sampling.PeriodType, r.Sampling.Samples
+	im.Spec = m.Spec(workloadName(name))
+	im.Notes = append(im.Notes, m.Notes()...)
+	im.Warnings = append(im.Warnings, m.Warnings()...)
 	return im, nil
 }
 
@@ -180,19 +232,8 @@ func stoppedError(name string, ctx context.Context) error {
 }
 
 // Error is an import error: the source file, the line (0: none) and what
-// was wrong and what to do.
-type Error struct {
-	Source string
-	Line   int
-	Msg    string
-}
-
-func (e *Error) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", e.Source, e.Line, e.Msg)
-	}
-	return fmt.Sprintf("%s: %s", e.Source, e.Msg)
-}
+// was wrong and what to do. The formats make them (profread.Error).
+type Error = profread.Error
 
 // workloadName is the workload's name: the source file's base name.
 func workloadName(name string) string { return filepath.Base(name) }

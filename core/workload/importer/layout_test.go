@@ -9,6 +9,8 @@ import (
 
 	"github.com/proflab/proflab/core/workload"
 	"github.com/proflab/proflab/core/workload/importer"
+	"github.com/proflab/proflab/core/workload/importer/importtest"
+	"github.com/proflab/proflab/core/workload/importer/profmodel"
 )
 
 // onePprof is a gzipped profile of one sample in each mapping given (at
@@ -85,7 +87,7 @@ func TestRelocation(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkInvariants(t, im)
+			importtest.CheckInvariants(t, im)
 			got := map[string]workload.Address{}
 			for _, img := range im.Spec.Images {
 				got[img.Name] = img.Base
@@ -139,9 +141,9 @@ func TestQualifiedNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkInvariants(t, im)
-	equalWeights(t, "stack", stackWeights(im.Spec), map[string]float64{"app!init <- main": 30, "libz.so!init <- main": 30})
-	if _, f := function(t, im.Spec, "app", "init"); f.Weight != 30 || f.Size != 0x10+importer.Padding || len(f.Hotspots) != 2 {
-		t.Errorf("app!init: weight %v, size %d, %d hotspots; want the two merged: 30, 0x10+%d, 2", f.Weight, f.Size, len(f.Hotspots), importer.Padding)
+	importtest.CheckInvariants(t, im)
+	importtest.EqualWeights(t, "stack", importtest.StackWeights(im.Spec), map[string]float64{"app!init <- main": 30, "libz.so!init <- main": 30})
+	if _, f := importtest.Function(t, im.Spec, "app", "init"); f.Weight != 30 || f.Size != 0x10+profmodel.Padding || len(f.Hotspots) != 2 {
+		t.Errorf("app!init: weight %v, size %d, %d hotspots; want the two merged: 30, 0x10+%d, 2", f.Weight, f.Size, len(f.Hotspots), profmodel.Padding)
 	}
 }

@@ -1,10 +1,15 @@
 // Package importtest makes real-looking profiles for the importers' tests
 // and for the tests of what runs imported workloads: a Go CPU profile of
 // busy functions (runtime/pprof), a synthetic gzipped profile.proto of any
-// size, a legacy gperftools CPU profile, perf script text and V8
-// .cpuprofile JSON. Everything
-// is deterministic in its seed except GoCPUProfile, which measures a real
-// program.
+// size, a legacy gperftools CPU profile, perf script text, folded stacks
+// and V8 .cpuprofile JSON. Everything is deterministic in its seed except
+// GoCPUProfile, which measures a real program.
+//
+// It also holds what the importers' tests share, in every package that
+// has formats (importer/native, jsonprof, calltree) and in the entry
+// point's: [CheckInvariants], which every imported workload must pass,
+// and the sums and comparisons of weights, images and notes the tests
+// make (check.go).
 package importtest
 
 import (

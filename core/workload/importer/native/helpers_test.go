@@ -1,0 +1,44 @@
+package native_test
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/proflab/proflab/core/workload/importer"
+	"github.com/proflab/proflab/core/workload/importer/importtest"
+)
+
+// update rewrites ../testdata/goprog.pb.gz and goinline.pb.gz from fresh
+// runs of importtest's Go programs (TestGenerateGoProfile).
+var update = flag.Bool("update", false, "rewrite ../testdata/goprog.pb.gz and goinline.pb.gz from fresh runs of importtest's Go programs")
+
+// testdata holds the importers' test files: one folder beside the entry point, which
+// every format package's tests, core/lab's and cmd/proflab's read.
+const testdata = "../testdata"
+
+// x64 and x86 are the targets tests resolve for.
+var x64, x86 = importtest.X64, importtest.X86
+
+// importFile imports ../testdata/name (named name) with opt, failing t on
+// error, and checks the workload's invariants.
+func importFile(t *testing.T, name string, opt importer.Options) *importer.Imported {
+	t.Helper()
+	im, err := importer.Import(name, readTestdata(t, name), opt)
+	if err != nil {
+		t.Fatalf("Import(%s): %v", name, err)
+	}
+	importtest.CheckInvariants(t, im)
+	return im
+}
+
+// readTestdata reads ../testdata/name.
+func readTestdata(t testing.TB, name string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(testdata, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}

@@ -1,0 +1,56 @@
+package profmodel_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/proflab/proflab/core/workload/importer/profmodel"
+)
+
+// Two images given one name are told apart with "#2" (and a note); a
+// function known by its address alone is named image+0xOFFSET from the
+// image's origin once laid out.
+func TestNamesAfterLayout(t *testing.T) {
+	t.Parallel()
+	m := profmodel.New(context.Background())
+	a, b := m.Image("a", "libx.so", false), m.Image("b", "libx.so", false)
+	if a.Name() != "libx.so" || b.Name() != "libx.so#2" || m.LookupImage("b") != b || m.LookupImage("c") != nil {
+		t.Fatalf("images %q and %q", a.Name(), b.Name())
+	}
+	if len(m.Notes()) != 1 {
+		t.Errorf("notes %q, want one on the second libx.so", m.Notes())
+	}
+	f := m.Func(a, profmodel.AddressName(0x7f0000001234))
+	f.MarkUnsymbolized()
+	th := m.Process("1", "p").Thread("1")
+	m.Add(th, []profmodel.Frame{{Func: f, Addr: 0x7f0000001234, HasAddr: true}}, 1)
+	target, _ := profmodel.TargetFor("x64")
+	if err := m.Layout(target); err != nil {
+		t.Fatal(err)
+	}
+	// no mapping: the origin is the page below the lowest address
+	if f.Name() != "libx.so+0x234" || a.Lookup(profmodel.AddressName(0x7f0000001234)) != f {
+		t.Errorf("the unsymbolized function is %q, want libx.so+0x234", f.Name())
+	}
+}
+
+// Once its context has ended, the model stops adding samples (looked at
+// every 4096th) and says why.
+func TestAddStopsWhenTheContextEnds(t *testing.T) {
+	t.Parallel()
+	cause := errors.New("the memory budget")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	m := profmodel.New(ctx)
+	img := m.Image("a", "a", false)
+	th := m.Process("", "p").Thread("")
+	frames := []profmodel.Frame{{Func: m.Func(img, "f")}}
+	m.Add(th, frames, 1)
+	cancel(cause)
+	for range 5000 {
+		m.Add(th, frames, 1)
+	}
+	if !errors.Is(m.Err(), cause) || th.Weight() != 4095 {
+		t.Errorf("weight %v, err %v: want the 4095 samples before the check and the cause", th.Weight(), m.Err())
+	}
+}
