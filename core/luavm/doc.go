@@ -34,7 +34,8 @@
 // and what is left out), strict.go (strict library modules and the
 // misspelling hints), budget.go, budget_string.go and watchdog.go (the
 // memory budget), require.go and compile.go (modules, compile caches),
-// random.go, stableid.go (tostring, print), format.go (string.format), u64.go,
+// random.go, stableid.go (tostring, print), format.go (string.format, on the leaf
+// cformat: C's printf conversions), u64.go,
 // convert.go and values.go (numbers, u64, Lua ⇄ Go values), args.go and
 // fields.go (argument and options-table readers), options.go (the same
 // checks for the Lua library: the proflab module's lab.options,
@@ -81,7 +82,7 @@
 //     gives the same bytes (stableid.go); hosts show values through
 //     ToString to keep that rule.
 //   - string.format is Lua 5.1's as built by gcc for x86-64 Linux
-//     (format.go): its conversions, flags and errors, C's casts of the
+//     (format.go over cformat): its conversions, flags and errors, C's casts of the
 //     argument (cvttsd2si's answer out of range) and glibc's printf,
 //     checked against C (testdata/format) and the real lua5.1. A u64 is
 //     exact in the integer conversions (%d and %i show it unsigned); %s

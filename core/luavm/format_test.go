@@ -16,6 +16,8 @@ import (
 	"testing"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/proflab/proflab/core/luavm/cformat"
 )
 
 var update = flag.Bool("update", false, "rebuild testdata/format/printf.c with gcc and rewrite printf.golden")
@@ -263,30 +265,6 @@ func TestFormatErrors(t *testing.T) {
 	}
 }
 
-// Strings convert to numbers as Lua 5.1's luaO_str2d over glibc's strtod.
-func TestStr2Number(t *testing.T) {
-	negNaN := math.Copysign(math.NaN(), -1)
-	for _, tc := range []struct {
-		s    string
-		want float64
-		ok   bool
-	}{
-		{"10", 10, true}, {" 0x10 ", 16, true}, {"0X1p4", 16, true}, {"0x.8", 0.5, true},
-		{"1e2", 100, true}, {".5", 0.5, true}, {"5.", 5, true}, {"-2.5e-1", -0.25, true},
-		{"010", 10, true}, {"\t7\n", 7, true}, {"inf", math.Inf(1), true}, {"-Infinity", math.Inf(-1), true},
-		{"nan", math.NaN(), true}, {"-nan", negNaN, true}, {"nan(12)", math.NaN(), true}, {"1e400", math.Inf(1), true},
-		{"12\x00abc", 12, true},
-		{"", 0, false}, {" ", 0, false}, {"abc", 0, false}, {"12abc", 0, false}, {"0x", 0, false},
-		{"1e", 0, false}, {".", 0, false}, {"1_000", 0, false}, {"- 1", 0, false}, {"0xg", 0, false},
-	} {
-		got, ok := str2number(tc.s)
-		same := got == tc.want || (math.IsNaN(got) && math.IsNaN(tc.want) && math.Signbit(got) == math.Signbit(tc.want))
-		if ok != tc.ok || (ok && !same) {
-			t.Errorf("str2number(%q) = %v, %v; want %v, %v", tc.s, got, ok, tc.want, tc.ok)
-		}
-	}
-}
-
 // %q's result counts in the budget before it is built.
 func TestFormatQuoteStaysInBudget(t *testing.T) {
 	vm, _ := newTestState(t, Config{MemoryLimit: 16 << 20})
@@ -385,7 +363,7 @@ func lua51Case(r *rand.Rand) (string, string) {
 		}
 	}
 	for range flags {
-		spec.WriteByte(fmtFlags[r.IntN(len(fmtFlags))])
+		spec.WriteByte(cformat.Flags[r.IntN(len(cformat.Flags))])
 	}
 	if r.IntN(2) == 0 {
 		spec.WriteString(strconv.Itoa(1 + r.IntN([]int{20, 99, 300}[r.IntN(3)])))
@@ -413,7 +391,7 @@ func lua51Case(r *rand.Rand) (string, string) {
 		return spec.String(), ", " + luaQuote(randomText(r, conv == 'q'))
 	case 'c':
 		for {
-			if x := randomLuaNumber(r); x.ok && byte(cInt(x.v)) != 0 {
+			if x := randomLuaNumber(r); x.ok && byte(cformat.CInt(x.v)) != 0 {
 				return spec.String(), ", " + x.src
 			}
 		}

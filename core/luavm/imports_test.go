@@ -7,9 +7,9 @@ import (
 )
 
 // TestInterpreterImportsNoModel keeps the interpreter apart from the lab:
-// it and its tests depend on gopher-lua and three small leaves of core/
-// (runerr's error kinds, input's guarded file reads, suggest's spelling
-// hints), never on a model package (kernel, sim, workload, lab, output,
+// it and its tests depend on gopher-lua, its own leaf cformat (C's
+// printf conversions) and three small leaves of core/ (runerr's error
+// kinds, input's guarded file reads, suggest's spelling hints), never on a model package (kernel, sim, workload, lab, output,
 // halhost, importer, config) or on the proflab module built on it, so it
 // is tested without building a machine.
 func TestInterpreterImportsNoModel(t *testing.T) {
@@ -18,6 +18,7 @@ func TestInterpreterImportsNoModel(t *testing.T) {
 		Why: "the sandboxed interpreter knows no model: the lab's bindings belong in core/luart",
 		Allow: []string{
 			"github.com/yuin/gopher-lua/...",
+			"github.com/proflab/proflab/core/luavm/cformat",
 			"github.com/proflab/proflab/core/runerr",
 			"github.com/proflab/proflab/core/input",
 			"github.com/proflab/proflab/core/suggest",
