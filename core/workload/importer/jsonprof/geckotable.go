@@ -184,18 +184,12 @@ type flexUint struct {
 
 // UnmarshalJSON reads a number or a string; null is unset.
 func (f *flexUint) UnmarshalJSON(b []byte) error {
-	s := string(b)
-	if s == "null" {
+	s, null, err := profread.ScalarText(b)
+	if null || err != nil {
 		*f = flexUint{}
-		return nil
-	}
-	if len(s) >= 2 && s[0] == '"' {
-		if err := json.Unmarshal(b, &s); err != nil {
-			return err
-		}
+		return err
 	}
 	var v uint64
-	var err error
 	if h, ok := strings.CutPrefix(strings.ToLower(s), "0x"); ok {
 		v, err = strconv.ParseUint(h, 16, 64)
 	} else if v, err = strconv.ParseUint(s, 10, 64); err != nil {

@@ -116,17 +116,28 @@ type FlexInt struct {
 	Set   bool
 }
 
-// UnmarshalJSON reads a number or a string holding one; null is unset.
-func (f *FlexInt) UnmarshalJSON(b []byte) error {
+// ScalarText is the text of a JSON value that a file may write as a
+// number or as a string holding one: a string's contents, or the
+// number's text as written; null says the file gave none.
+func ScalarText(b []byte) (text string, null bool, err error) {
 	s := string(b)
 	if s == "null" {
-		*f = FlexInt{}
-		return nil
+		return "", true, nil
 	}
 	if len(s) >= 2 && s[0] == '"' {
 		if err := json.Unmarshal(b, &s); err != nil {
-			return err
+			return "", false, err
 		}
+	}
+	return s, false, nil
+}
+
+// UnmarshalJSON reads a number or a string holding one; null is unset.
+func (f *FlexInt) UnmarshalJSON(b []byte) error {
+	s, null, err := ScalarText(b)
+	if null || err != nil {
+		*f = FlexInt{}
+		return err
 	}
 	var n json.Number
 	if err := json.Unmarshal([]byte(s), &n); err != nil {
@@ -175,15 +186,10 @@ type FlexFloat struct {
 
 // UnmarshalJSON reads a number or a string holding one; null is unset.
 func (f *FlexFloat) UnmarshalJSON(b []byte) error {
-	s := string(b)
-	if s == "null" {
+	s, null, err := ScalarText(b)
+	if null || err != nil {
 		*f = FlexFloat{}
-		return nil
-	}
-	if len(s) >= 2 && s[0] == '"' {
-		if err := json.Unmarshal(b, &s); err != nil {
-			return err
-		}
+		return err
 	}
 	var n json.Number
 	if err := json.Unmarshal([]byte(s), &n); err != nil {
