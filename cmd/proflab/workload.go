@@ -27,7 +27,7 @@ var profileInput = input.Kind{Name: "profile", Limit: input.Workload.Limit}
 func newWorkloadCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "workload",
-		Short: "Make workloads: import real programs' profiles (pprof, perf script, folded stacks)",
+		Short: "Make workloads: import real programs' profiles (pprof, perf script, folded stacks, V8, speedscope, Firefox and more)",
 	}
 	cmd.AddCommand(newWorkloadImportCmd())
 	return cmd
