@@ -273,6 +273,7 @@ func (m *Model) relocate(t Target) error {
 		pack = append(pack, img)
 	}
 	slices.SortStableFunc(pack, func(a, b *Image) int { return cmp.Compare(a.order, b.order) })
+	var moved []string
 	for _, img := range pack {
 		r := user
 		if img.kernel {
@@ -290,8 +291,19 @@ func (m *Model) relocate(t Target) error {
 		img.base = base
 		r.used.add(base, base+max(img.extent, 1)-1)
 		if img.origin != 0 {
-			m.Note("image %q moved from 0x%X to 0x%X: its source addresses do not fit the %s machine's %s space beside the other images (offsets kept)", img.name, img.origin, base, t.arch, r.name)
+			moved = append(moved, fmt.Sprintf("%q from 0x%X to 0x%X (%s space)", img.name, img.origin, base, r.name))
 		}
+	}
+	switch {
+	case len(moved) == 1:
+		m.Note("1 image moved: its source addresses do not fit the %s machine beside the other images (offsets kept): %s", t.arch, moved[0])
+	case len(moved) > 1:
+		const shown = 3
+		list := strings.Join(moved[:min(len(moved), shown)], ", ")
+		if len(moved) > shown {
+			list += fmt.Sprintf(" and %d more (the workload gives every image's base)", len(moved)-shown)
+		}
+		m.Note("%d images moved: their source addresses do not fit the %s machine beside the other images (offsets kept): %s", len(moved), t.arch, list)
 	}
 	return nil
 }

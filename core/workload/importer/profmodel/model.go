@@ -14,14 +14,18 @@ import (
 // Layout places it; Spec writes it. Make one with New.
 type Model struct {
 	images  []*Image
-	imageBy map[string]*Image // by the format's key (mapping, dso…)
-	names   map[string]int    // image names given, for unique names
-	procs   []*Process
-	procBy  map[string]*Process
-	nfuncs  int
-	notes   []string
-	warns   []string // see Warn
-	invalid int      // names with bytes that are not UTF-8
+	imageBy map[string]*Image   // by the format's key (mapping, dso…)
+	names   map[string]int      // image names given, for unique names
+	renamed map[string][]string // a name given twice: the names made unique
+	// renameAt is where the note on a name given twice sits in notes
+	// (one note per name, rewritten as more images take it).
+	renameAt map[string]int
+	procs    []*Process
+	procBy   map[string]*Process
+	nfuncs   int
+	notes    []string
+	warns    []string // see Warn
+	invalid  int      // names with bytes that are not UTF-8
 
 	// ctx ends the import (a memory budget): Add stops adding once it
 	// has ended, and stop holds why.
@@ -150,13 +154,39 @@ func (m *Model) Image(key, name string, kernel bool) *Image {
 	unique := name
 	if n := m.names[name]; n > 0 {
 		unique = fmt.Sprintf("%s#%d", name, n+1)
-		m.notes = append(m.notes, fmt.Sprintf("two images are named %q: the second is %q", name, unique))
+		m.noteRename(name, unique)
 	}
 	m.names[name]++
 	img := &Image{order: len(m.images), name: unique, kernel: kernel, fnBy: map[string]*Func{}}
 	m.imageBy[key] = img
 	m.images = append(m.images, img)
 	return img
+}
+
+// noteRename keeps one note per image name given more than once (the
+// same library in several processes, or several files of one name),
+// at the place of its first rename, naming every suffixed image.
+func (m *Model) noteRename(name, unique string) {
+	if m.renamed == nil {
+		m.renamed, m.renameAt = map[string][]string{}, map[string]int{}
+	}
+	m.renamed[name] = append(m.renamed[name], unique)
+	others := m.renamed[name]
+	var text string
+	if len(others) == 1 {
+		text = fmt.Sprintf("two images are named %q: the second is %q", name, unique)
+	} else {
+		text = fmt.Sprintf("%d images are named %q (the same file in several processes, or several files of that name): the others are %q", len(others)+1, name, others[0])
+		for _, o := range others[1:] {
+			text += fmt.Sprintf(", %q", o)
+		}
+	}
+	if i, ok := m.renameAt[name]; ok {
+		m.notes[i] = text
+		return
+	}
+	m.renameAt[name] = len(m.notes)
+	m.notes = append(m.notes, text)
 }
 
 // Func returns img's function of that name, making it the first time:

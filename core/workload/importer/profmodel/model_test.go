@@ -3,6 +3,7 @@ package profmodel_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/proflab/proflab/core/workload/importer/profmodel"
@@ -32,6 +33,41 @@ func TestNamesAfterLayout(t *testing.T) {
 	// no mapping: the origin is the page below the lowest address
 	if f.Name() != "libx.so+0x234" || a.Lookup(profmodel.AddressName(0x7f0000001234)) != f {
 		t.Errorf("the unsymbolized function is %q, want libx.so+0x234", f.Name())
+	}
+}
+
+// A library loaded by several processes is one note, at its first
+// rename, naming every image made unique; images moved off their source
+// addresses are one note too, naming the first three.
+func TestGroupedNotes(t *testing.T) {
+	t.Parallel()
+	m := profmodel.New(context.Background())
+	for i, key := range []string{"p1", "p2", "p3", "p4"} {
+		img := m.Image(key, "libc.so.6", false)
+		other := m.Image(key+"-main", "main", false)
+		th := m.Process(key, "p").Thread("1")
+		for j, g := range []*profmodel.Image{img, other} {
+			// every process's copy at the same source addresses: all
+			// but the first are moved
+			addr := uint64(0x7f0000100000 + j*0x100000)
+			f := m.Func(g, "f")
+			m.Add(th, []profmodel.Frame{{Func: f, Addr: addr, HasAddr: true}}, float64(i+1))
+		}
+	}
+	target, _ := profmodel.TargetFor("x64")
+	if err := m.Layout(target); err != nil {
+		t.Fatal(err)
+	}
+	notes := m.Notes()
+	want := []string{
+		`4 images are named "libc.so.6" (the same file in several processes, or several files of that name): the others are "libc.so.6#2", "libc.so.6#3", "libc.so.6#4"`,
+		`4 images are named "main" (the same file in several processes, or several files of that name): the others are "main#2", "main#3", "main#4"`,
+	}
+	if len(notes) != 3 || notes[0] != want[0] || notes[1] != want[1] {
+		t.Fatalf("notes:\n%s\nwant the two renames, then the moves", strings.Join(notes, "\n"))
+	}
+	if !strings.HasPrefix(notes[2], "6 images moved: ") || !strings.Contains(notes[2], `"libc.so.6#2" from 0x7F0000100000 to `) || !strings.HasSuffix(notes[2], "and 3 more (the workload gives every image's base)") {
+		t.Errorf("the moves' note is %q", notes[2])
 	}
 }
 
