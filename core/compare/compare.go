@@ -168,15 +168,15 @@ func Compare(src Source, lab output.ProfileAccuracy) (Comparison, error) {
 		return Comparison{}, err
 	}
 	c := Comparison{Source: src.Name, Format: src.Format, SampleType: src.SampleType, Profile: lab.Profile, LabSource: lab.Source}
-	match := matcher(src)
+	refs := matchAll(src, lab.Rows)
 	type pair struct {
 		name, module string
 		a, b         uint64
 	}
 	var pairs []pair
 	used := map[string]bool{}
-	for _, f := range lab.Rows {
-		ref, ok := match(f.Name)
+	for i, f := range lab.Rows {
+		ref, ok := refs[i], refs[i] != ""
 		p := pair{name: f.Name, module: NotInSource, b: f.Samples}
 		if ok && !used[ref] {
 			used[ref] = true
@@ -340,39 +340,89 @@ func (c *Comparison) verdict() {
 	}
 }
 
-// matcher finds the source's reference of a lab function's name, among
-// every function of the source (with samples or not): the same
-// reference, else the one source reference with that bare name, else a
-// qualified lab name's bare name.
-func matcher(src Source) func(name string) (string, bool) {
-	known := map[string]bool{}
+// matchAll finds the source's reference of each lab row ("" for none).
+// A bare name several source images define (a library's `free@plt`, the
+// same file in two processes) goes to the image holding most of the lab
+// profile's samples among its rows matched without doubt: a profile
+// covers a range, so its functions come from the images in that range,
+// and accuracy.csv qualifies a name only where two of them define it.
+func matchAll(src Source, rows []output.FunctionAccuracy) []string {
+	n := namesOf(src)
+	refs := make([]string, len(rows))
+	weight := map[string]uint64{}
+	var ambiguous []int
+	for i, f := range rows {
+		ref, ok := n.match(f.Name)
+		switch {
+		case ok:
+			refs[i] = ref
+			weight[src.Module[ref]] += f.Samples + 1
+		case len(n.candidates(f.Name)) > 1:
+			ambiguous = append(ambiguous, i)
+		}
+	}
+	for _, i := range ambiguous {
+		best, tie := "", false
+		for _, ref := range n.candidates(rows[i].Name) {
+			switch w, bw := weight[src.Module[ref]], weight[src.Module[best]]; {
+			case best == "" || w > bw:
+				best, tie = ref, false
+			case w == bw:
+				tie = true
+			}
+		}
+		if best != "" && !tie && weight[src.Module[best]] > 0 {
+			refs[i] = best
+		}
+	}
+	return refs
+}
+
+// names finds a lab function's reference among every function of the
+// source (with samples or not).
+type names struct {
+	known map[string]bool
+	bare  map[string][]string // a bare name's references, sorted
+}
+
+func namesOf(src Source) names {
+	n := names{known: map[string]bool{}, bare: map[string][]string{}}
 	for ref := range src.Module {
-		known[ref] = true
+		n.known[ref] = true
 	}
 	for ref := range src.Counts {
-		known[ref] = true
+		n.known[ref] = true
 	}
-	bare := map[string][]string{}
-	for ref := range known {
+	for ref := range n.known {
 		_, name, ok := strings.Cut(ref, "!")
 		if !ok {
 			name = ref
 		}
-		bare[name] = append(bare[name], ref)
+		n.bare[name] = append(n.bare[name], ref)
 	}
-	return func(name string) (string, bool) {
-		if known[name] {
-			return name, true
-		}
-		if refs := bare[name]; len(refs) == 1 {
-			return refs[0], true
-		}
-		if _, b, ok := strings.Cut(name, "!"); ok && known[b] {
-			return b, true
-		}
-		return "", false
+	for _, refs := range n.bare {
+		sort.Strings(refs)
 	}
+	return n
 }
+
+// match is the same reference, else the one source reference with that
+// bare name, else a qualified lab name's bare name.
+func (n names) match(name string) (string, bool) {
+	if n.known[name] {
+		return name, true
+	}
+	if refs := n.bare[name]; len(refs) == 1 {
+		return refs[0], true
+	}
+	if _, b, ok := strings.Cut(name, "!"); ok && n.known[b] {
+		return b, true
+	}
+	return "", false
+}
+
+// candidates are the source references a bare name has.
+func (n names) candidates(name string) []string { return n.bare[name] }
 
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))

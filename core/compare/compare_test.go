@@ -247,3 +247,32 @@ func TestWriteFilesAndReadRun(t *testing.T) {
 	}
 	_ = sampling.Alpha
 }
+
+// A bare name two source images define (a PLT stub in a library and in a
+// module it loaded) is matched to the image of the lab profile's other
+// functions, as accuracy.csv names it bare when its range holds one of
+// them; with no such evidence it stays unmatched.
+func TestCompareAmbiguousName(t *testing.T) {
+	src := compare.Source{Name: "p.perf", Format: "perf", SampleType: "cpu-clock", Samples: 1000,
+		Counts: map[string]uint64{"libpython!eval": 900, "libpython!free@plt": 60, "_json!free@plt": 40},
+		Module: map[string]string{"libpython!eval": "libpython", "libpython!free@plt": "libpython", "_json!free@plt": "_json"}}
+	p := output.ProfileAccuracy{Profile: "p", Source: "ProfileTime", Samples: 960,
+		Rows: []output.FunctionAccuracy{{Name: "eval", Samples: 900}, {Name: "free@plt", Samples: 60}}}
+	c, err := compare.Compare(src, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range c.Functions {
+		if f.Name == "free@plt" && (f.Module != "libpython" || f.Source.Samples != 60) {
+			t.Errorf("free@plt matched to %q with %d source samples, want libpython's 60", f.Module, f.Source.Samples)
+		}
+	}
+	if c.Coverage != 0.96 || c.Outcome != compare.Agree {
+		t.Errorf("coverage %v, outcome %q: want 0.96 (_json's stub outside), agree", c.Coverage, c.Outcome)
+	}
+	// alone, the stub has no image to go by
+	alone := output.ProfileAccuracy{Profile: "q", Source: "ProfileTime", Samples: 60, Rows: []output.FunctionAccuracy{{Name: "free@plt", Samples: 60}}}
+	if _, err := compare.Compare(src, alone); err == nil {
+		t.Error("a profile of only an ambiguous name was matched to one image")
+	}
+}
