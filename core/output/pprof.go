@@ -3,11 +3,13 @@ package output
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/google/pprof/profile"
+	"github.com/proflab/proflab/core/workload"
 	"github.com/proflab/proflab/kernel"
 	"github.com/proflab/proflab/kernel/nt"
 )
@@ -178,6 +180,7 @@ func buildPprof(ctx context.Context, e *Machine, rec kernel.ProfileRecord, rows 
 	}
 
 	b := newProfileBuilder(p, e)
+	b.mainMapping(rec.Info.Base, rec.Info.Size)
 	// One value per label: a bucket profile counts addresses, not
 	// processors, so its processors are one "affinity" value ("0-3"), not
 	// a value per processor (which `go tool pprof -tags` showed each at
@@ -226,6 +229,7 @@ type profileBuilder struct {
 	g         *callGraph
 	sy        *symbols
 	mapByName map[string]*profile.Mapping
+	byStart   []*profile.Mapping // the mappings by start address
 	funcs     map[string]*profile.Function
 	frames    map[string]*profile.Location // a caller's frame, by function
 	leaves    map[uint64]*profile.Location // a sampled address's location
@@ -247,11 +251,12 @@ func newProfileBuilder(p *profile.Profile, e *Machine) *profileBuilder {
 	spans := map[string]*span{}
 	if e.Sim != nil {
 		for _, res := range e.Sim.Results() {
-			for _, f := range res.Workload.Funcs {
+			w := res.Workload
+			for _, f := range w.Funcs {
 				if f.Inline {
 					continue // no address
 				}
-				name := b.g.mappingName(f.Name)
+				name := mappingOf(w, f)
 				s := spans[name]
 				if s == nil {
 					spans[name] = &span{f.Addr, f.Addr + f.Size}
@@ -276,7 +281,64 @@ func newProfileBuilder(p *profile.Profile, e *Machine) *profileBuilder {
 		p.Mapping = append(p.Mapping, m)
 		b.mapByName[n] = m
 	}
+	b.byStart = slices.Clone(p.Mapping)
 	return b
+}
+
+// mappingOf names the mapping of a workload function: its own image, or
+// for a process's own function its process (two images or processes of
+// one name, as perf's libc.so.6 in several processes, are two mappings:
+// the workload names them apart).
+func mappingOf(w *workload.Resolved, f workload.Func) string {
+	if f.Image != "" {
+		return f.Image
+	}
+	if f.Process >= 0 && f.Process < len(w.Spec.Processes) {
+		p := w.Spec.Processes[f.Process]
+		if p.Proc != nil {
+			return p.Proc.Name()
+		}
+		return p.Name
+	}
+	return "proflab-workload"
+}
+
+// mappingAt is the mapping holding addr, else that of function fn's name
+// (a caller frame without an address of its own).
+func (b *profileBuilder) mappingAt(addr uint64, fn string) *profile.Mapping {
+	i := sort.Search(len(b.byStart), func(i int) bool { return b.byStart[i].Start > addr })
+	if i > 0 && addr < b.byStart[i-1].Limit {
+		return b.byStart[i-1]
+	}
+	return b.mapByName[b.g.mappingName(fn)]
+}
+
+// mainMapping puts the mapping that overlaps a bucket profile's range
+// [base, base+size) the most (the image it profiles) first, where pprof
+// looks for the main binary: `go tool pprof` prints its name as "File:"
+// (when reading, pprof itself moves the first mapping not named like a
+// shared library, `.so` or `.so.N`, to the front). The others keep their
+// order by address.
+func (b *profileBuilder) mainMapping(base, size uint64) {
+	end := base + size
+	if end < base {
+		end = ^uint64(0)
+	}
+	best, most := -1, uint64(0)
+	for i, m := range b.p.Mapping {
+		lo, hi := max(m.Start, base), min(m.Limit, end)
+		if hi > lo && hi-lo > most {
+			best, most = i, hi-lo
+		}
+	}
+	if best > 0 {
+		m := b.p.Mapping[best]
+		copy(b.p.Mapping[1:best+1], b.p.Mapping[:best])
+		b.p.Mapping[0] = m
+	}
+	for i, m := range b.p.Mapping {
+		m.ID = uint64(i + 1)
+	}
 }
 
 func (b *profileBuilder) function(name string) *profile.Function {
@@ -304,7 +366,7 @@ func (b *profileBuilder) stackAt(addr uint64, fn string) []*profile.Location {
 		if fn == "" {
 			leaf = b.location(addr, nil, fmt.Sprintf("0x%X", addr))
 		} else {
-			leaf = b.location(addr, b.mapByName[b.g.mappingName(fn)], fn)
+			leaf = b.location(addr, b.mappingAt(addr, fn), fn)
 		}
 		b.leaves[addr] = leaf
 	}
@@ -315,7 +377,7 @@ func (b *profileBuilder) stackAt(addr uint64, fn string) []*profile.Location {
 	for _, c := range b.g.stack(fn)[1:] {
 		f := b.frames[c]
 		if f == nil {
-			f = b.location(b.g.addr[c], b.mapByName[b.g.mappingName(c)], c)
+			f = b.location(b.g.addr[c], b.mappingAt(b.g.addr[c], c), c)
 			b.frames[c] = f
 		}
 		out = append(out, f)

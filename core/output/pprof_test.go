@@ -196,6 +196,50 @@ func TestPprofMappingsAndStacks(t *testing.T) {
 	}
 }
 
+// Two images defining one function name (a PLT stub, the same library
+// in two processes) are two mappings, each spanning its own functions;
+// a location is in the mapping of its address, and the image the
+// profile's range covers comes first (pprof's main binary).
+func TestPprofMappingsOfImagesSharingNames(t *testing.T) {
+	w := func(p *kernel.Process) *workload.Spec {
+		return &workload.Spec{
+			Images: []workload.Image{
+				{Name: "a.dll", Base: 0x8000, Functions: []workload.Function{
+					{Name: "f", Offset: 0, Size: 0x100, Weight: 1},
+					{Name: "g", Offset: 0x100, Size: 0x100, Weight: 1},
+				}},
+				{Name: "b.dll", Base: 0x10000, Functions: []workload.Function{
+					{Name: "f", Offset: 0, Size: 0x400, Weight: 3},
+					{Name: "h", Offset: 0x400, Size: 0x800, Weight: 3},
+				}},
+			},
+			Processes: []workload.Process{{Name: "app", Proc: p}},
+		}
+	}
+	p := readProfile(t, profileOf(t, nt.ProfileTime, 10000, w, 1))
+	spans := map[string][2]uint64{}
+	for _, m := range p.Mapping {
+		spans[m.File] = [2]uint64{m.Start, m.Limit}
+	}
+	if spans["a.dll"] != [2]uint64{0x8000, 0x8200} || spans["b.dll"] != [2]uint64{0x10000, 0x10C00} {
+		t.Errorf("mappings %v, want a.dll 0x8000-0x8200 and b.dll 0x10000-0x10C00", spans)
+	}
+	if p.Mapping[0].File != "b.dll" {
+		t.Errorf("first mapping %q, want b.dll, the image the profile covers", p.Mapping[0].File)
+	}
+	n := 0
+	for _, s := range p.Sample {
+		loc := s.Location[0]
+		if loc.Mapping == nil || loc.Address < loc.Mapping.Start || loc.Address >= loc.Mapping.Limit {
+			t.Fatalf("location 0x%X (%s) is not in its mapping %+v", loc.Address, loc.Line[0].Function.Name, loc.Mapping)
+		}
+		n++
+	}
+	if n == 0 {
+		t.Fatal("no samples")
+	}
+}
+
 func TestSamplesProfilesHaveProcessorsAndThreads(t *testing.T) {
 	l := labtest.Inproc(t, 2, 1)
 	reg := &output.Registry{}

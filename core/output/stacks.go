@@ -303,7 +303,7 @@ func (b *profileBuilder) stackOf(addr uint64, p *stackPart) []*profile.Location 
 			if j == i {
 				loc := b.frameRefs[k]
 				if loc == nil {
-					loc = b.location(k.addr, b.mapByName[b.g.mappingName(k.name)], k.name)
+					loc = b.location(k.addr, b.mappingAt(k.addr, k.name), k.name)
 					b.frameRefs[k] = loc
 				}
 				p.callers = append(p.callers, loc)
@@ -340,7 +340,7 @@ func (b *profileBuilder) inlinedAt(addr uint64, frames []frameKey) *profile.Loca
 		return loc
 	}
 	phys := frames[len(frames)-1].name
-	loc := &profile.Location{ID: uint64(len(b.p.Location) + 1), Mapping: b.mapByName[b.g.mappingName(phys)], Address: addr}
+	loc := &profile.Location{ID: uint64(len(b.p.Location) + 1), Mapping: b.mappingAt(addr, phys), Address: addr}
 	for _, f := range frames {
 		loc.Line = append(loc.Line, profile.Line{Function: b.function(f.name)})
 	}
