@@ -2,6 +2,7 @@ package native
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -48,7 +49,12 @@ func importPerf(r *profread.Reading) error {
 	if wev == "" {
 		im.SampleType, im.PeriodType = "samples", "samples"
 	}
-	pb := &perfBuilder{m: m, names: processNames(samples)}
+	names, execs := processNames(samples)
+	pb := &perfBuilder{m: m, names: names}
+	if len(execs) > 0 {
+		pids := slices.Sorted(maps.Keys(execs))
+		m.Note("pids that ran several programs (exec): %d; each process is named by the program most of its main thread's samples ran (for one, pid %d ran %s: it is %q)", len(pids), pids[0], strings.Join(execs[pids[0]], ", then "), names[pids[0]])
+	}
 	pb.findOutliers(samples)
 	var noFrames, idle, zero int64
 	firstNoFrames := 0
@@ -154,7 +160,7 @@ func keepProcess(name string, samples []perfSample, process string) ([]perfSampl
 	if process == "" {
 		return samples, nil
 	}
-	names := processNames(samples)
+	names, _ := processNames(samples)
 	var out []perfSample
 	for _, s := range samples {
 		if names[s.pid] == process {
@@ -178,21 +184,61 @@ func keepProcess(name string, samples []perfSample, process string) ([]perfSampl
 	return out, nil
 }
 
-// processNames names each pid: the comm of its main thread (tid = pid),
-// else of its first sample; pid 0 is "swapper".
-func processNames(samples []perfSample) map[int64]string {
-	names := map[int64]string{}
-	main := map[int64]bool{}
-	for _, s := range samples {
-		if _, ok := names[s.pid]; !ok || (!main[s.pid] && s.tid == s.pid) {
-			names[s.pid] = s.comm
-			main[s.pid] = s.tid == s.pid
+// processNames names each pid: the comm of most of its main thread's
+// samples (tid = pid), else of most of its samples; a tie goes to the
+// comm seen last (a process that exec'd is the program it became: a
+// shell that ran python3 under its pid is python3). pid 0 is "swapper".
+// execs lists the pids whose main thread showed several comms, with them
+// in order of first sample.
+func processNames(samples []perfSample) (names map[int64]string, execs map[int64][]string) {
+	type tally struct {
+		n    [2]int // samples: all, of the main thread
+		last int    // index of the last sample
+	}
+	by := map[int64]map[string]*tally{}
+	order := map[int64][]string{} // comms of the main thread, in order
+	for i, s := range samples {
+		m := by[s.pid]
+		if m == nil {
+			m = map[string]*tally{}
+			by[s.pid] = m
+		}
+		t := m[s.comm]
+		if t == nil {
+			t = &tally{}
+			m[s.comm] = t
+		}
+		t.n[0]++
+		t.last = i
+		if s.tid == s.pid {
+			if t.n[1] == 0 {
+				order[s.pid] = append(order[s.pid], s.comm)
+			}
+			t.n[1]++
+		}
+	}
+	names, execs = map[int64]string{}, map[int64][]string{}
+	for pid, m := range by {
+		k := 0
+		if len(order[pid]) > 0 {
+			k = 1 // the main thread decides
+		}
+		best := ""
+		for comm, t := range m {
+			if b := m[best]; b == nil || t.n[k] > b.n[k] || (t.n[k] == b.n[k] && t.last > b.last) {
+				best = comm
+			}
+		}
+		names[pid] = best
+		if len(order[pid]) > 1 {
+			execs[pid] = order[pid]
 		}
 	}
 	if _, ok := names[0]; ok {
 		names[0] = "swapper"
+		delete(execs, 0)
 	}
-	return names
+	return names, execs
 }
 
 // perfBuilder builds the model from perf samples.

@@ -349,3 +349,38 @@ client 201  10.000400:     250000 cpu-clock:ppp:
 		}
 	}
 }
+
+// A pid that exec'd (perf record of a shell shim that ran python3) is
+// named by the program most of its main thread's samples ran, with a
+// note; a thread that renamed itself does not rename its process.
+func TestPerfProcessNamedByItsProgram(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	sample := func(comm string, pid, tid int, ts float64, fn string) {
+		b.WriteString(comm + " " + strconv.Itoa(pid) + "/" + strconv.Itoa(tid) + " " + strconv.FormatFloat(ts, 'f', 6, 64) + ":    1000000 cpu-clock:pppH: \n")
+		b.WriteString("\t    55d0c1a2b410 " + fn + "+0x10 (/usr/bin/x)\n\n")
+	}
+	ts := 100.0
+	for i := 0; i < 3; i++ {
+		sample("bash", 700, 700, ts, "bash_main")
+		ts += 0.001
+	}
+	for i := 0; i < 5; i++ {
+		sample("python3", 700, 700, ts, "py_main")
+		sample("worker-1", 700, 701, ts, "py_worker") // a thread's own name
+		ts += 0.001
+	}
+	im, err := importer.Import("exec.perf", []byte(b.String()), importer.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(im.Spec.Processes) != 1 || im.Spec.Processes[0].Name != "python3" {
+		t.Fatalf("processes %+v, want one, python3", im.Spec.Processes)
+	}
+	if notes := strings.Join(im.Notes, "\n"); !strings.Contains(notes, `pid 700 ran bash, then python3: it is "python3"`) {
+		t.Errorf("notes do not tell of the exec:\n%s", notes)
+	}
+	if _, err := importer.Import("exec.perf", []byte(b.String()), importer.Options{Process: "python3"}); err != nil {
+		t.Errorf("--process python3: %v", err)
+	}
+}
