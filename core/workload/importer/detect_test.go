@@ -154,6 +154,12 @@ func TestParseFormat(t *testing.T) {
 			t.Errorf("ParseFormat(jsn) = %v, does not list %s", err, f.Name)
 		}
 	}
+	for typo, want := range map[string]string{"perff": `(did you mean "perf"?)`, "speedscop": `(did you mean "speedscope"?)`, "xyzzy": ""} {
+		_, err := importer.ParseFormat(typo)
+		if err == nil || want != "" && !strings.Contains(err.Error(), want) || want == "" && strings.Contains(err.Error(), "did you mean") {
+			t.Errorf("ParseFormat(%q) = %v, want an error with %q", typo, err, want)
+		}
+	}
 }
 
 // Every format of the registry has a distinct name, says what it is, and

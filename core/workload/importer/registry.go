@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/proflab/proflab/core/suggest"
 	"github.com/proflab/proflab/core/workload/importer/calltree"
 	"github.com/proflab/proflab/core/workload/importer/jsonprof"
 	"github.com/proflab/proflab/core/workload/importer/native"
@@ -86,6 +87,13 @@ func ParseFormat(s string) (Format, error) {
 	f := Format(strings.ToLower(strings.TrimSpace(s)))
 	if f == "" || formatNamed(f) != nil {
 		return f, nil
+	}
+	names := make([]string, len(registry))
+	for i, r := range registry {
+		names[i] = r.Name
+	}
+	if near := suggest.Closest(string(f), names); near != "" {
+		return "", fmt.Errorf("unknown profile format %q (did you mean %q?): give %s", s, near, formatNames())
 	}
 	return "", fmt.Errorf("unknown profile format %q: give %s", s, formatNames())
 }
