@@ -3,8 +3,6 @@ package report
 import (
 	"bufio"
 	"encoding/csv"
-	"os"
-	"path/filepath"
 	"strconv"
 
 	"github.com/proflab/proflab/core/sweep/results"
@@ -16,7 +14,7 @@ const CSVName = "results.csv"
 // writeCSV writes one row per run: index, id, repeat, seed, status, every
 // parameter, every metric (nested tables flattened as a.b, a metric named
 // like a parameter prefixed "metric."), and the error message.
-func writeCSV(d *data) (err error) {
+func writeCSV(d *data) error {
 	pnames := map[string]bool{}
 	header := []string{"index", "id", "repeat", "seed", "status"}
 	for _, p := range d.params {
@@ -30,17 +28,11 @@ func writeCSV(d *data) (err error) {
 		header = append(header, m)
 	}
 	header = append(header, "error")
-	f, err := os.Create(filepath.Join(d.dir, CSVName))
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}()
-	b := bufio.NewWriterSize(f, 64<<10)
-	w := csv.NewWriter(b)
+	return writeFile(d.dir, CSVName, func(b *bufio.Writer) error { return writeRows(d, csv.NewWriter(b), header) })
+}
+
+// writeRows writes results.csv's header and a row per run.
+func writeRows(d *data, w *csv.Writer, header []string) error {
 	if err := w.Write(header); err != nil {
 		return err
 	}
@@ -64,10 +56,7 @@ func writeCSV(d *data) (err error) {
 		return werr
 	}
 	w.Flush()
-	if err := w.Error(); err != nil {
-		return err
-	}
-	return b.Flush()
+	return w.Error()
 }
 
 // errorText is a run's error, or its first failed check.

@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"fmt"
 	"html/template"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -81,7 +80,7 @@ const (
 // out, the plots with their captions, then the tables folded
 // (<details>); the plots are inlined as data: URLs so the page stands
 // alone (it also links the files beside it).
-func writeHTML(d *data, figs []figure, c choice, left []string) (err error) {
+func writeHTML(d *data, figs []figure, c choice, left []string) error {
 	type fig struct {
 		Title, Caption, File string
 		Data                 template.URL
@@ -135,20 +134,7 @@ func writeHTML(d *data, figs []figure, c choice, left []string) (err error) {
 		}
 		v.Figures = append(v.Figures, g)
 	}
-	out, err := os.Create(filepath.Join(d.dir, HTMLName))
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := out.Close(); err == nil {
-			err = cerr
-		}
-	}()
-	b := bufio.NewWriterSize(out, 64<<10)
-	if err := page.Execute(b, v); err != nil {
-		return err
-	}
-	return b.Flush()
+	return writeFile(d.dir, HTMLName, func(b *bufio.Writer) error { return page.Execute(b, v) })
 }
 
 // chosenText says how the plots were chosen: by the sweep file, or as

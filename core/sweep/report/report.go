@@ -1,8 +1,11 @@
 package report
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -48,4 +51,24 @@ func Write(dir string) ([]string, error) {
 		return left, fmt.Errorf("%s\n%w; correct the sweep file, then: proflab report %s --sweep %s", strings.Join(specErrs, "\n"), ErrSpecs, dir, file)
 	}
 	return left, nil
+}
+
+// writeFile creates the report's file name in dir and writes it through
+// a buffer with write; it is flushed and closed, and the first error of
+// the three is returned.
+func writeFile(dir, name string, write func(b *bufio.Writer) error) (err error) {
+	f, err := os.Create(filepath.Join(dir, name))
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	b := bufio.NewWriterSize(f, 64<<10)
+	if err := write(b); err != nil {
+		return err
+	}
+	return b.Flush()
 }

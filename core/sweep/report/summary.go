@@ -3,8 +3,6 @@ package report
 import (
 	"bufio"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -91,17 +89,12 @@ func totals(d *data) (ok, failed, errs int) {
 
 // writeSummary writes summary.md as a stream: a table at a time, every
 // metric's.
-func writeSummary(d *data) (err error) {
-	f, err := os.Create(filepath.Join(d.dir, SummaryName))
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}()
-	b := bufio.NewWriterSize(f, 64<<10)
+func writeSummary(d *data) error {
+	return writeFile(d.dir, SummaryName, func(b *bufio.Writer) error { return summaryText(d, b) })
+}
+
+// summaryText writes summary.md's text.
+func summaryText(d *data, b *bufio.Writer) error {
 	name := d.sweep
 	if name == "" {
 		name = "sweep"
@@ -114,7 +107,7 @@ func writeSummary(d *data) (err error) {
 	if len(d.unread) > 0 {
 		fmt.Fprintf(b, "\n**Warning:** %s\n", unreadWarning(d.unread))
 	}
-	err = eachTable(d, d.metric, func(t table) error {
+	return eachTable(d, d.metric, func(t table) error {
 		fmt.Fprintf(b, "\n## %s\n\n", t.title)
 		b.WriteString(mdRow(t.header))
 		seps := make([]string, len(t.header))
@@ -129,10 +122,6 @@ func writeSummary(d *data) (err error) {
 		}
 		return nil
 	})
-	if err != nil {
-		return err
-	}
-	return b.Flush()
 }
 
 // mdCell escapes what would break a Markdown table's row.
