@@ -2,6 +2,7 @@ package jsonprof
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -360,15 +361,7 @@ func (tr *traceReader) args(args json.RawMessage, v any, base int64, line int) e
 // assemble puts the profile's chunks together (in time order): their
 // nodes, samples and time deltas, the start and end times they give.
 func (tp *traceProfile) assemble(r *profread.Reading) error {
-	slices.SortStableFunc(tp.chunks, func(a, b traceChunk) int {
-		switch {
-		case a.ts < b.ts:
-			return -1
-		case a.ts > b.ts:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(tp.chunks, func(a, b traceChunk) int { return cmp.Compare(a.ts, b.ts) })
 	for _, c := range tp.chunks {
 		d := c.Data
 		if len(d.CPUProfile.Samples) != len(d.TimeDeltas) {

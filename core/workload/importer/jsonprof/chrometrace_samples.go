@@ -1,6 +1,7 @@
 package jsonprof
 
 import (
+	"cmp"
 	"math"
 	"regexp"
 	"slices"
@@ -139,15 +140,7 @@ func readTraceSamples(r *profread.Reading) error {
 			continue
 		}
 		ss := byThread[k]
-		slices.SortStableFunc(ss, func(a, b sample) int {
-			switch {
-			case a.ts < b.ts:
-				return -1
-			case a.ts > b.ts:
-				return 1
-			}
-			return 0
-		})
+		slices.SortStableFunc(ss, func(a, b sample) int { return cmp.Compare(a.ts, b.ts) })
 		mean := 0.0
 		if len(ss) > 1 {
 			mean = (ss[len(ss)-1].ts - ss[0].ts) / float64(len(ss)-1)

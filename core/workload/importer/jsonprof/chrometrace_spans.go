@@ -2,6 +2,7 @@ package jsonprof
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"math"
 	"regexp"
@@ -205,15 +206,7 @@ func (tr *traceReader) readSpans() error {
 // duration, an E closes the innermost open B (B still open at the end
 // close at the thread's last time). Spans of length 0 are left out.
 func threadSpans(evs []spanEvent, st *spanStats) []traceSpan {
-	slices.SortStableFunc(evs, func(a, b spanEvent) int {
-		switch {
-		case a.ts < b.ts:
-			return -1
-		case a.ts > b.ts:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(evs, func(a, b spanEvent) int { return cmp.Compare(a.ts, b.ts) })
 	var out, open []traceSpan
 	last := math.Inf(-1)
 	for _, e := range evs {
