@@ -99,14 +99,9 @@ type fitCells struct {
 }
 
 func (fs *fitCells) sort() {
-	idx := make([]int, len(fs.t))
-	for i := range idx {
-		idx[i] = i
-	}
 	// by share, then samples: the order (and the seed) does not depend
 	// on the order the functions were given in
-	sort.SliceStable(idx, func(i, j int) bool {
-		a, b := idx[i], idx[j]
+	idx := order(len(fs.t), func(a, b int) bool {
 		if fs.t[a] != fs.t[b] {
 			return fs.t[a] > fs.t[b]
 		}
@@ -327,4 +322,15 @@ func sequential(obs float64, draw func() float64) (p float64, draws int) {
 		}
 	}
 	return float64(exceed+1) / float64(MaxDraws+1), MaxDraws
+}
+
+// order is the indexes 0…n-1 sorted stably by before (of two indexes):
+// the permutation that puts parallel slices in that order.
+func order(n int, before func(a, b int) bool) []int {
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(i, j int) bool { return before(idx[i], idx[j]) })
+	return idx
 }

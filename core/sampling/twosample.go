@@ -6,7 +6,6 @@ import (
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
-	"sort"
 )
 
 // TwoSample tests whether two profiles' counts per function (a and b, in
@@ -94,12 +93,7 @@ type twoCells struct {
 }
 
 func (c *twoCells) sort() {
-	idx := make([]int, len(c.m))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(i, j int) bool {
-		x, y := idx[i], idx[j]
+	idx := order(len(c.m), func(x, y int) bool {
 		if c.m[x] != c.m[y] {
 			return c.m[x] > c.m[y]
 		}
