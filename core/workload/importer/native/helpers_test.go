@@ -2,8 +2,6 @@ package native_test
 
 import (
 	"flag"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/proflab/proflab/core/workload/importer"
@@ -25,20 +23,11 @@ var x64, x86 = importtest.X64, importtest.X86
 // error, and checks the workload's invariants.
 func importFile(t *testing.T, name string, opt importer.Options) *importer.Imported {
 	t.Helper()
-	im, err := importer.Import(name, readTestdata(t, name), opt)
-	if err != nil {
-		t.Fatalf("Import(%s): %v", name, err)
-	}
-	importtest.CheckInvariants(t, im)
-	return im
+	return importtest.ImportFile(t, testdata, name, opt)
 }
 
 // readTestdata reads ../testdata/name.
 func readTestdata(t testing.TB, name string) []byte {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(testdata, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
+	return importtest.ReadFile(t, testdata, name)
 }
