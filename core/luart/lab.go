@@ -136,21 +136,19 @@ func (rt *Runtime) labRecord(L *lua.LState) int {
 	t := a.Table(1, "metrics")
 	var problem string
 	merged := map[string]any{}
-	t.ForEach(func(k, v lua.LValue) {
-		if problem != "" {
-			return
-		}
+	luavm.Pairs(t, func(k, v lua.LValue) bool {
 		ks, ok := k.(lua.LString)
 		if !ok {
 			problem = fmt.Sprintf("keys must be strings (lab.record{ name = value }), found the key %s", lua.LVAsString(k))
-			return
+			return false
 		}
 		gv, err := luavm.ToGo(v)
 		if err != nil {
 			problem = fmt.Sprintf("field %q: %s", string(ks), err)
-			return
+			return false
 		}
 		merged[string(ks)] = gv
+		return true
 	})
 	if problem != "" {
 		a.Errorf(1, "metrics", "%s", problem)

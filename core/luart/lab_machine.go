@@ -166,30 +166,28 @@ func halSettings(f *luavm.Fields, names []string) map[string]map[string]any {
 	}
 	out := map[string]map[string]any{}
 	var bad string
-	t.ForEach(func(k, v lua.LValue) {
-		if bad != "" {
-			return
-		}
+	luavm.Pairs(t, func(k, v lua.LValue) bool {
 		name, isString := k.(lua.LString)
 		if !isString {
 			bad = fmt.Sprintf("keys are HAL names, got a %s key", luavm.TypeName(k))
-			return
+			return false
 		}
 		if !slices.Contains(names, string(name)) {
 			bad = fmt.Sprintf("%q is not one of this machine's HALs (%v)", string(name), names)
-			return
+			return false
 		}
 		st, isTable := v.(*lua.LTable)
 		if !isTable {
 			bad = fmt.Sprintf("%s: expected a settings table, got %s", name, luavm.TypeName(v))
-			return
+			return false
 		}
 		m, err := settingsTable(st, string(name), 1)
 		if err != nil {
 			bad = err.Error()
-			return
+			return false
 		}
 		out[string(name)] = m
+		return true
 	})
 	if bad != "" {
 		f.Errorf("hal_settings", "%s", bad)
@@ -207,16 +205,14 @@ func settingsTable(t *lua.LTable, path string, depth int) (map[string]any, error
 	}
 	out := map[string]any{}
 	var err error
-	t.ForEach(func(k, v lua.LValue) {
-		if err != nil {
-			return
-		}
+	luavm.Pairs(t, func(k, v lua.LValue) bool {
 		ks, ok := k.(lua.LString)
 		if !ok {
 			err = fmt.Errorf("%s: setting names are strings, got a %s key", path, luavm.TypeName(k))
-			return
+			return false
 		}
 		out[string(ks)], err = settingValue(v, path+"."+string(ks), depth+1)
+		return err == nil
 	})
 	return out, err
 }

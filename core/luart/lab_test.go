@@ -183,6 +183,12 @@ func TestRecord(t *testing.T) {
 	wantErr(t, `lab.record{ 1, 2 }`, "keys must be strings")
 	wantErr(t, `lab.record{ x = 0/0 }`, "NaN")
 	wantErr(t, `lab.record{ x = { 1, k = 2 } }`, "mixes")
+	// of several bad fields, the first in sorted order, every run (a
+	// sweep's results must not depend on Go's map order)
+	for range 10 {
+		wantErr(t, `lab.record{ zeta = print, alpha = print, mid = print }`, `field "alpha"`)
+		wantErr(t, `lab.machine{ hal_settings = { apic = { zeta = 1.5, alpha = 2.5 } } }`, "apic.alpha = 2.5")
+	}
 	wantErr(t, `local t = {} t.t = t lab.record{ x = t }`, "nested")
 	wantErr(t, `lab.record(5)`, "expected a table")
 	// A bad record leaves the earlier ones as they were.

@@ -81,21 +81,19 @@ func workloadTableValue(t *lua.LTable, m *machine, depth int) (any, error) {
 	}
 	out := map[string]any{}
 	var err error
-	t.ForEach(func(k, v lua.LValue) {
-		if err != nil {
-			return
-		}
+	luavm.Pairs(t, func(k, v lua.LValue) bool {
 		ks, ok := k.(lua.LString)
 		if !ok {
 			err = &workload.FieldError{Msg: fmt.Sprintf("has the key %s, neither a name nor a list index 1…n", k.String())}
-			return
+			return false
 		}
 		var gv any
 		if gv, err = workloadValue(v, m, depth+1); err != nil {
 			err = under(string(ks), err)
-			return
+			return false
 		}
 		out[string(ks)] = gv
+		return true
 	})
 	return out, err
 }

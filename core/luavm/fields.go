@@ -50,7 +50,7 @@ func CheckFields(L *lua.LState, fn string, lv lua.LValue, allowed ...string) *Fi
 func keysProblem(fn, form string, t *lua.LTable, allowed []string) string {
 	var positional lua.LValue
 	var unknown []string
-	t.ForEach(func(k, _ lua.LValue) {
+	Pairs(t, func(k, _ lua.LValue) bool {
 		ks, ok := k.(lua.LString)
 		switch {
 		case !ok && positional == nil:
@@ -58,6 +58,7 @@ func keysProblem(fn, form string, t *lua.LTable, allowed []string) string {
 		case ok && !contains(allowed, string(ks)):
 			unknown = append(unknown, string(ks))
 		}
+		return true
 	})
 	if positional != nil {
 		return fmt.Sprintf("%s{...}: unexpected positional value [%s]; options are passed by name, e.g. %s{ %s = … }",
@@ -212,19 +213,17 @@ func stringArray(t *lua.LTable) ([]string, error) {
 	n := t.Len()
 	count := 0
 	var bad error
-	t.ForEach(func(k, v lua.LValue) {
+	Pairs(t, func(k, v lua.LValue) bool {
 		count++
-		if bad != nil {
-			return
-		}
 		kn, ok := k.(lua.LNumber)
 		if !ok || float64(kn) < 1 || float64(kn) > float64(n) || float64(kn) != float64(int(kn)) {
 			bad = fmt.Errorf("expected an array of strings, found the key %s", lua.LVAsString(k))
-			return
+			return false
 		}
 		if _, ok := v.(lua.LString); !ok {
 			bad = fmt.Errorf("element [%d] is %s, expected a string", int(kn), TypeName(v))
 		}
+		return bad == nil
 	})
 	if bad != nil {
 		return nil, bad

@@ -230,19 +230,17 @@ func (s *State) OptionsFunc(name string) lua.LGFunction {
 // checkSpec returns what is wrong with lab.options' spec, or "".
 func checkSpec(spec *lua.LTable) string {
 	var bad string
-	spec.ForEach(func(k, v lua.LValue) {
-		if bad != "" {
-			return
-		}
+	Pairs(spec, func(k, v lua.LValue) bool {
 		ks, kok := k.(lua.LString)
 		vs, vok := v.(lua.LString)
 		if !kok || !vok {
 			bad = fmt.Sprintf("expected { name = \"type\", … } (such as { check = \"boolean\" }), found [%s] = %s", lua.LVAsString(k), TypeName(v))
-			return
+			return false
 		}
 		if _, err := parseKinds(string(vs)); err != nil {
 			bad = fmt.Sprintf("field %q: %s", string(ks), err)
 		}
+		return bad == ""
 	})
 	return bad
 }

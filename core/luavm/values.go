@@ -51,20 +51,21 @@ func tableToGo(t *lua.LTable, depth int) (any, error) {
 	n := t.Len()
 	var strKeys, others int
 	var bad lua.LValue
-	t.ForEach(func(k, _ lua.LValue) {
-		switch kv := k.(type) {
-		case lua.LString:
+	Pairs(t, func(k, _ lua.LValue) bool {
+		if _, ok := k.(lua.LString); ok {
 			strKeys++
-		case lua.LNumber:
+			return true
+		}
+		if kv, ok := k.(lua.LNumber); ok {
 			if f := float64(kv); f >= 1 && f <= float64(n) && f == math.Trunc(f) {
-				return
+				return true
 			}
-			others++
-			bad = k
-		default:
-			others++
+		}
+		others++
+		if bad == nil {
 			bad = k
 		}
+		return true
 	})
 	switch {
 	case others > 0:
@@ -74,16 +75,14 @@ func tableToGo(t *lua.LTable, depth int) (any, error) {
 	case strKeys > 0:
 		m := make(map[string]any, strKeys)
 		var err error
-		t.ForEach(func(k, v lua.LValue) {
-			if err != nil {
-				return
-			}
+		Pairs(t, func(k, v lua.LValue) bool {
 			var gv any
-			if gv, err = toGo(v, depth+1); err == nil {
-				m[string(k.(lua.LString))] = gv
-			} else {
+			if gv, err = toGo(v, depth+1); err != nil {
 				err = fmt.Errorf("field %q: %w", string(k.(lua.LString)), err)
+				return false
 			}
+			m[string(k.(lua.LString))] = gv
+			return true
 		})
 		return m, err
 	}
