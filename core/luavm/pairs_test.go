@@ -44,3 +44,18 @@ func TestToGoNamesTheSameField(t *testing.T) {
 		}
 	}
 }
+
+// A table with keys that are neither names nor indexes names the first
+// such key in Pairs' order, every run.
+func TestToGoNamesTheSameKey(t *testing.T) {
+	vm, _ := newTestState(t, Config{Seed: 1})
+	if err := vm.Exec("t.lua", []byte(`__t = { 1, 2, [7] = 1, [9] = 1, [0.5] = 1, [true] = 1 }`)); err != nil {
+		t.Fatal(err.Detail())
+	}
+	for range 20 {
+		_, err := ToGo(vm.L.GetGlobal("__t"))
+		if err == nil || !strings.Contains(err.Error(), "table key 0.5 ") {
+			t.Fatalf("ToGo: %v, want the error of key 0.5", err)
+		}
+	}
+}

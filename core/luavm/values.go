@@ -51,21 +51,20 @@ func tableToGo(t *lua.LTable, depth int) (any, error) {
 	n := t.Len()
 	var strKeys, others int
 	var bad lua.LValue
-	Pairs(t, func(k, _ lua.LValue) bool {
+	t.ForEach(func(k, _ lua.LValue) {
 		if _, ok := k.(lua.LString); ok {
 			strKeys++
-			return true
+			return
 		}
 		if kv, ok := k.(lua.LNumber); ok {
 			if f := float64(kv); f >= 1 && f <= float64(n) && f == math.Trunc(f) {
-				return true
+				return
 			}
 		}
 		others++
-		if bad == nil {
+		if bad == nil || compareKeys(k, bad) < 0 { // the first in Pairs' order
 			bad = k
 		}
-		return true
 	})
 	switch {
 	case others > 0:
