@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -16,6 +14,7 @@ import (
 	"github.com/proflab/proflab/core/config"
 	"github.com/proflab/proflab/core/input"
 	"github.com/proflab/proflab/core/luavm"
+	"github.com/proflab/proflab/core/outfile"
 	"github.com/proflab/proflab/core/output"
 	"github.com/proflab/proflab/core/workload/importer"
 )
@@ -110,7 +109,7 @@ func runImport(cmd *cobra.Command, file string, f importFlags) error {
 		return withCode(ExitUsage, fmt.Errorf("--arch %q: give x86 or x64", f.arch))
 	}
 	if f.out != "" {
-		if err := checkImportOut(cmd, file, f.out, f.force); err != nil {
+		if err := outfile.Check(f.out, f.force, profileStat(cmd, file), "the profile being imported ("+profileName(file)+")"); err != nil {
 			return withCode(ExitUsage, fmt.Errorf("-o %s: %w", f.out, err))
 		}
 	}
@@ -159,7 +158,7 @@ func runImport(cmd *cobra.Command, file string, f importFlags) error {
 	if f.out == "" {
 		err = write(cmd.OutOrStdout())
 	} else {
-		err = writeAtomically(f.out, write)
+		err = outfile.Write(f.out, write)
 	}
 	if err != nil {
 		if b := budget(err); b != nil {
@@ -181,59 +180,24 @@ func runImport(cmd *cobra.Command, file string, f importFlags) error {
 	return nil
 }
 
-// checkImportOut checks, before the import, that out can receive the
-// workload: a new file in a folder that exists, or with force an
-// existing regular file that is not the profile in (compared by
-// identity, so that a symbolic or hard link to the profile is refused
-// too); a device or FIFO (-o /dev/null) is written to as it is.
-func checkImportOut(cmd *cobra.Command, in, out string, force bool) error {
-	fi, err := os.Stat(out)
-	switch {
-	case err == nil && fi.IsDir():
-		return errors.New("it is a folder: give the path of a file to write")
-	case err == nil && fi.Mode().IsRegular():
-		if same(cmd, in, fi) {
-			return fmt.Errorf("it is the profile being imported (%s): give another file, or the TOML would replace the profile", profileName(in))
-		}
-		if !force {
-			return errors.New("the file exists: give a new file, or --force to replace it")
-		}
-		return nil
-	case err == nil:
-		return nil // a device or a FIFO: written to
-	case !errors.Is(err, fs.ErrNotExist):
-		return err
-	}
-	dir := filepath.Dir(out)
-	if target, err := filepath.EvalSymlinks(filepath.Dir(out)); err == nil {
-		dir = target
-	}
-	switch di, err := os.Stat(dir); {
-	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("the folder %s does not exist: create it first", filepath.Dir(out))
-	case err != nil:
-		return err
-	case !di.IsDir():
-		return fmt.Errorf("%s is not a folder", filepath.Dir(out))
-	}
-	return nil
-}
-
-// same says whether the profile in (a path, or - for standard input) is
-// the file out.
-func same(cmd *cobra.Command, in string, out fs.FileInfo) bool {
+// profileStat is the profile's file (a path, or - for standard input),
+// or nil when it is not a file.
+func profileStat(cmd *cobra.Command, in string) fs.FileInfo {
 	var fi fs.FileInfo
 	var err error
 	if in == "-" {
 		f, ok := cmd.InOrStdin().(*os.File)
 		if !ok {
-			return false
+			return nil
 		}
 		fi, err = f.Stat()
 	} else {
 		fi, err = os.Stat(in)
 	}
-	return err == nil && os.SameFile(fi, out)
+	if err != nil {
+		return nil
+	}
+	return fi
 }
 
 // profileName names the profile in messages.
@@ -242,66 +206,4 @@ func profileName(in string) string {
 		return "standard input"
 	}
 	return in
-}
-
-// writeAtomically writes path with write through a temporary file in the
-// same folder, so that a failed write leaves no half a workload. A path
-// that is not a regular file (-o /dev/null, a pipe) is written to, not
-// replaced, and a symbolic link's target is replaced, not the link.
-// Errors name path, never the temporary file.
-func writeAtomically(path string, write func(io.Writer) error) error {
-	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
-		f, err := os.OpenFile(path, os.O_WRONLY, 0)
-		if err != nil {
-			return err
-		}
-		werr := write(f)
-		if cerr := f.Close(); werr == nil {
-			werr = cerr
-		}
-		return werr
-	}
-	if target, err := filepath.EvalSymlinks(path); err == nil {
-		path = target
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return userPath(err, path)
-	}
-	bw := bufio.NewWriterSize(tmp, 1<<20)
-	werr := write(bw)
-	if werr == nil {
-		werr = bw.Flush()
-	}
-	if werr == nil {
-		werr = tmp.Chmod(0o644)
-	}
-	cerr := tmp.Close()
-	if werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), path)
-	}
-	if werr != nil {
-		os.Remove(tmp.Name())
-	}
-	return userPath(werr, path)
-}
-
-// userPath is err with the path of a file operation (the temporary
-// file's) left out: the caller names the user's path.
-func userPath(err error, path string) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		if errors.Is(pe.Err, fs.ErrNotExist) {
-			return fmt.Errorf("cannot create it: the folder %s does not exist", filepath.Dir(path))
-		}
-		return fmt.Errorf("cannot write it: %w", pe.Err)
-	}
-	var le *os.LinkError
-	if errors.As(err, &le) {
-		return fmt.Errorf("cannot write it: %w", le.Err)
-	}
-	return err
 }
