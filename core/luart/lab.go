@@ -134,24 +134,21 @@ func (rt *Runtime) labCheck(L *lua.LState) int {
 func (rt *Runtime) labRecord(L *lua.LState) int {
 	a := luavm.NewArgs(L, "lab.record")
 	t := a.Table(1, "metrics")
-	var problem string
 	merged := map[string]any{}
-	luavm.Pairs(t, func(k, v lua.LValue) bool {
+	err := luavm.EachPair(t, func(k, v lua.LValue) error {
 		ks, ok := k.(lua.LString)
 		if !ok {
-			problem = fmt.Sprintf("keys must be strings (lab.record{ name = value }), found the key %s", lua.LVAsString(k))
-			return false
+			return fmt.Errorf("keys must be strings (lab.record{ name = value }), found the key %s", lua.LVAsString(k))
 		}
 		gv, err := luavm.ToGo(v)
 		if err != nil {
-			problem = fmt.Sprintf("field %q: %s", string(ks), err)
-			return false
+			return fmt.Errorf("field %q: %s", string(ks), err)
 		}
 		merged[string(ks)] = gv
-		return true
+		return nil
 	})
-	if problem != "" {
-		a.Errorf(1, "metrics", "%s", problem)
+	if err != nil {
+		a.Errorf(1, "metrics", "%s", err)
 	}
 	for k, v := range merged {
 		rt.records[k] = v

@@ -165,32 +165,27 @@ func halSettings(f *luavm.Fields, names []string) map[string]map[string]any {
 		f.Errorf("hal_settings", "expected a table of HAL name → settings table, got %s", luavm.TypeName(lv))
 	}
 	out := map[string]map[string]any{}
-	var bad string
-	luavm.Pairs(t, func(k, v lua.LValue) bool {
+	err := luavm.EachPair(t, func(k, v lua.LValue) error {
 		name, isString := k.(lua.LString)
 		if !isString {
-			bad = fmt.Sprintf("keys are HAL names, got a %s key", luavm.TypeName(k))
-			return false
+			return fmt.Errorf("keys are HAL names, got a %s key", luavm.TypeName(k))
 		}
 		if !slices.Contains(names, string(name)) {
-			bad = fmt.Sprintf("%q is not one of this machine's HALs (%v)", string(name), names)
-			return false
+			return fmt.Errorf("%q is not one of this machine's HALs (%v)", string(name), names)
 		}
 		st, isTable := v.(*lua.LTable)
 		if !isTable {
-			bad = fmt.Sprintf("%s: expected a settings table, got %s", name, luavm.TypeName(v))
-			return false
+			return fmt.Errorf("%s: expected a settings table, got %s", name, luavm.TypeName(v))
 		}
 		m, err := settingsTable(st, string(name), 1)
 		if err != nil {
-			bad = err.Error()
-			return false
+			return err
 		}
 		out[string(name)] = m
-		return true
+		return nil
 	})
-	if bad != "" {
-		f.Errorf("hal_settings", "%s", bad)
+	if err != nil {
+		f.Errorf("hal_settings", "%s", err)
 	}
 	return out
 }
@@ -204,15 +199,14 @@ func settingsTable(t *lua.LTable, path string, depth int) (map[string]any, error
 		return nil, fmt.Errorf("%s: settings nested more than %d deep (a table that contains itself?)", path, luavm.MaxValueDepth)
 	}
 	out := map[string]any{}
-	var err error
-	luavm.Pairs(t, func(k, v lua.LValue) bool {
+	err := luavm.EachPair(t, func(k, v lua.LValue) error {
 		ks, ok := k.(lua.LString)
 		if !ok {
-			err = fmt.Errorf("%s: setting names are strings, got a %s key", path, luavm.TypeName(k))
-			return false
+			return fmt.Errorf("%s: setting names are strings, got a %s key", path, luavm.TypeName(k))
 		}
+		var err error
 		out[string(ks)], err = settingValue(v, path+"."+string(ks), depth+1)
-		return err == nil
+		return err
 	})
 	return out, err
 }

@@ -80,20 +80,17 @@ func workloadTableValue(t *lua.LTable, m *machine, depth int) (any, error) {
 		return arr, nil
 	}
 	out := map[string]any{}
-	var err error
-	luavm.Pairs(t, func(k, v lua.LValue) bool {
+	err := luavm.EachPair(t, func(k, v lua.LValue) error {
 		ks, ok := k.(lua.LString)
 		if !ok {
-			err = &workload.FieldError{Msg: fmt.Sprintf("has the key %s, neither a name nor a list index 1…n", k.String())}
-			return false
+			return &workload.FieldError{Msg: fmt.Sprintf("has the key %s, neither a name nor a list index 1…n", k.String())}
 		}
-		var gv any
-		if gv, err = workloadValue(v, m, depth+1); err != nil {
-			err = under(string(ks), err)
-			return false
+		gv, err := workloadValue(v, m, depth+1)
+		if err != nil {
+			return under(string(ks), err)
 		}
 		out[string(ks)] = gv
-		return true
+		return nil
 	})
 	return out, err
 }

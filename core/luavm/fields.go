@@ -50,15 +50,14 @@ func CheckFields(L *lua.LState, fn string, lv lua.LValue, allowed ...string) *Fi
 func keysProblem(fn, form string, t *lua.LTable, allowed []string) string {
 	var positional lua.LValue
 	var unknown []string
-	Pairs(t, func(k, _ lua.LValue) bool {
+	t.ForEach(func(k, _ lua.LValue) {
 		ks, ok := k.(lua.LString)
 		switch {
-		case !ok && positional == nil:
-			positional = k
+		case !ok && (positional == nil || compareKeys(k, positional) < 0):
+			positional = k // the first in EachPair's order, every run
 		case ok && !contains(allowed, string(ks)):
 			unknown = append(unknown, string(ks))
 		}
-		return true
 	})
 	if positional != nil {
 		return fmt.Sprintf("%s{...}: unexpected positional value [%s]; options are passed by name, e.g. %s{ %s = … }",
@@ -212,18 +211,16 @@ func (f *Fields) Strings(name string, def []string) []string {
 func stringArray(t *lua.LTable) ([]string, error) {
 	n := t.Len()
 	count := 0
-	var bad error
-	Pairs(t, func(k, v lua.LValue) bool {
+	bad := EachPair(t, func(k, v lua.LValue) error {
 		count++
 		kn, ok := k.(lua.LNumber)
 		if !ok || float64(kn) < 1 || float64(kn) > float64(n) || float64(kn) != float64(int(kn)) {
-			bad = fmt.Errorf("expected an array of strings, found the key %s", lua.LVAsString(k))
-			return false
+			return fmt.Errorf("expected an array of strings, found the key %s", lua.LVAsString(k))
 		}
 		if _, ok := v.(lua.LString); !ok {
-			bad = fmt.Errorf("element [%d] is %s, expected a string", int(kn), TypeName(v))
+			return fmt.Errorf("element [%d] is %s, expected a string", int(kn), TypeName(v))
 		}
-		return bad == nil
+		return nil
 	})
 	if bad != nil {
 		return nil, bad

@@ -229,20 +229,21 @@ func (s *State) OptionsFunc(name string) lua.LGFunction {
 
 // checkSpec returns what is wrong with lab.options' spec, or "".
 func checkSpec(spec *lua.LTable) string {
-	var bad string
-	Pairs(spec, func(k, v lua.LValue) bool {
+	err := EachPair(spec, func(k, v lua.LValue) error {
 		ks, kok := k.(lua.LString)
 		vs, vok := v.(lua.LString)
 		if !kok || !vok {
-			bad = fmt.Sprintf("expected { name = \"type\", … } (such as { check = \"boolean\" }), found [%s] = %s", lua.LVAsString(k), TypeName(v))
-			return false
+			return fmt.Errorf("expected { name = \"type\", … } (such as { check = \"boolean\" }), found [%s] = %s", lua.LVAsString(k), TypeName(v))
 		}
 		if _, err := parseKinds(string(vs)); err != nil {
-			bad = fmt.Sprintf("field %q: %s", string(ks), err)
+			return fmt.Errorf("field %q: %s", string(ks), err)
 		}
-		return bad == ""
+		return nil
 	})
-	return bad
+	if err != nil {
+		return err.Error()
+	}
+	return ""
 }
 
 // specKeys are the options spec names, sorted (ForEach's order is Go's

@@ -2,27 +2,27 @@ package luavm
 
 import (
 	"cmp"
-	"slices"
 
 	lua "github.com/yuin/gopher-lua"
 )
 
-// Pairs calls fn for each pair of t in a fixed order, until fn returns
-// false: number keys ascending, then string keys sorted, then the other
-// keys by type and text. gopher-lua's ForEach follows Go's map order, so
-// a loop that reports the first bad key or value it meets would name a
-// different one from run to run; through Pairs it names the same one, as
-// a run's result must (same configuration and seed, same bytes).
-func Pairs(t *lua.LTable, fn func(k, v lua.LValue) bool) {
-	type pair struct{ k, v lua.LValue }
-	var ps []pair
-	t.ForEach(func(k, v lua.LValue) { ps = append(ps, pair{k, v}) })
-	slices.SortFunc(ps, func(a, b pair) int { return compareKeys(a.k, b.k) })
-	for _, p := range ps {
-		if !fn(p.k, p.v) {
-			return
+// EachPair calls fn for every pair of t and returns the error fn gave
+// for the first key in a fixed order (number keys ascending, then string
+// keys sorted, then the other keys by type and text), or nil. gopher-lua's
+// ForEach follows Go's map order, so a loop that stopped at the first bad
+// key or value would name a different one from run to run; through
+// EachPair it names the same one, as a run's result must (same
+// configuration and seed, same bytes). It costs what ForEach costs: the
+// pairs are not sorted.
+func EachPair(t *lua.LTable, fn func(k, v lua.LValue) error) error {
+	var first error
+	var firstKey lua.LValue
+	t.ForEach(func(k, v lua.LValue) {
+		if err := fn(k, v); err != nil && (first == nil || compareKeys(k, firstKey) < 0) {
+			first, firstKey = err, k
 		}
-	}
+	})
+	return first
 }
 
 // compareKeys orders table keys: numbers, then strings, then the rest.

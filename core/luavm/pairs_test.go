@@ -1,32 +1,48 @@
 package luavm
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
 	lua "github.com/yuin/gopher-lua"
 )
 
-// Pairs goes through a table in one order every time (numbers, then
-// strings sorted, then the rest), and stops when asked.
-func TestPairsOrder(t *testing.T) {
+// EachPair returns the error of the first key in its order (numbers,
+// then strings sorted, then the rest), whatever Go's map order, after
+// calling fn for every pair.
+func TestEachPairOrder(t *testing.T) {
 	vm, _ := newTestState(t, Config{Seed: 1})
 	if err := vm.Exec("t.lua", []byte(`__t = { "a", "b", zeta = 1, alpha = 2, mid = 3, [10] = 4, [0.5] = 5, [true] = 6 }`)); err != nil {
 		t.Fatal(err.Detail())
 	}
 	tbl := vm.L.GetGlobal("__t").(*lua.LTable)
-	want := "0.5 1 2 10 alpha mid zeta true"
-	for range 20 { // Go's map order differs from one ForEach to the next
-		var keys []string
-		Pairs(tbl, func(k, _ lua.LValue) bool { keys = append(keys, k.String()); return true })
-		if got := strings.Join(keys, " "); got != want {
-			t.Fatalf("Pairs order %q, want %q", got, want)
+	for _, tc := range []struct {
+		bad  func(k lua.LValue) bool
+		want string
+	}{
+		{func(k lua.LValue) bool { return true }, "0.5"},
+		{func(k lua.LValue) bool { _, s := k.(lua.LString); return s }, "alpha"},
+		{func(k lua.LValue) bool { s, ok := k.(lua.LString); return ok && s > "b" }, "mid"},
+		{func(k lua.LValue) bool { _, b := k.(lua.LBool); return b }, "true"},
+		{func(k lua.LValue) bool { n, ok := k.(lua.LNumber); return ok && n > 1 }, "2"},
+	} {
+		for range 20 { // Go's map order differs from one ForEach to the next
+			calls := 0
+			err := EachPair(tbl, func(k, _ lua.LValue) error {
+				calls++
+				if tc.bad(k) {
+					return errors.New(k.String())
+				}
+				return nil
+			})
+			if err == nil || err.Error() != tc.want || calls != 8 {
+				t.Fatalf("EachPair: %v after %d calls, want %q after 8", err, calls, tc.want)
+			}
 		}
 	}
-	n := 0
-	Pairs(tbl, func(lua.LValue, lua.LValue) bool { n++; return n < 3 })
-	if n != 3 {
-		t.Errorf("Pairs went on after false: %d calls, want 3", n)
+	if err := EachPair(tbl, func(lua.LValue, lua.LValue) error { return nil }); err != nil {
+		t.Errorf("EachPair with no error: %v", err)
 	}
 }
 
@@ -46,7 +62,7 @@ func TestToGoNamesTheSameField(t *testing.T) {
 }
 
 // A table with keys that are neither names nor indexes names the first
-// such key in Pairs' order, every run.
+// such key in EachPair's order, every run.
 func TestToGoNamesTheSameKey(t *testing.T) {
 	vm, _ := newTestState(t, Config{Seed: 1})
 	if err := vm.Exec("t.lua", []byte(`__t = { 1, 2, [7] = 1, [9] = 1, [0.5] = 1, [true] = 1 }`)); err != nil {

@@ -62,7 +62,7 @@ func tableToGo(t *lua.LTable, depth int) (any, error) {
 			}
 		}
 		others++
-		if bad == nil || compareKeys(k, bad) < 0 { // the first in Pairs' order
+		if bad == nil || compareKeys(k, bad) < 0 { // the first in EachPair's order
 			bad = k
 		}
 	})
@@ -73,15 +73,13 @@ func tableToGo(t *lua.LTable, depth int) (any, error) {
 		return nil, fmt.Errorf("a table mixes array elements and named fields; use one or the other")
 	case strKeys > 0:
 		m := make(map[string]any, strKeys)
-		var err error
-		Pairs(t, func(k, v lua.LValue) bool {
-			var gv any
-			if gv, err = toGo(v, depth+1); err != nil {
-				err = fmt.Errorf("field %q: %w", string(k.(lua.LString)), err)
-				return false
+		err := EachPair(t, func(k, v lua.LValue) error {
+			gv, err := toGo(v, depth+1)
+			if err != nil {
+				return fmt.Errorf("field %q: %w", string(k.(lua.LString)), err)
 			}
 			m[string(k.(lua.LString))] = gv
-			return true
+			return nil
 		})
 		return m, err
 	}
