@@ -103,12 +103,7 @@ func newCallGraph(e *Machine) *callGraph {
 			if f.Caller >= 0 {
 				g.caller[f.Name] = w.Funcs[f.Caller].Name
 			}
-			if f.Process >= 0 && f.Process < len(w.Spec.Processes) {
-				p := w.Spec.Processes[f.Process]
-				name := p.Name
-				if p.Proc != nil {
-					name = p.Proc.Name()
-				}
+			if name := processOf(w, f); name != "" {
 				g.owner[f.Name] = name
 			}
 		}
@@ -293,14 +288,23 @@ func mappingOf(w *workload.Resolved, f workload.Func) string {
 	if f.Image != "" {
 		return f.Image
 	}
-	if f.Process >= 0 && f.Process < len(w.Spec.Processes) {
-		p := w.Spec.Processes[f.Process]
-		if p.Proc != nil {
-			return p.Proc.Name()
-		}
-		return p.Name
+	if name := processOf(w, f); name != "" {
+		return name
 	}
 	return "proflab-workload"
+}
+
+// processOf names the process whose functions list holds f ("" for an
+// image's function): its kernel process's name once it runs.
+func processOf(w *workload.Resolved, f workload.Func) string {
+	if f.Process < 0 || f.Process >= len(w.Spec.Processes) {
+		return ""
+	}
+	p := w.Spec.Processes[f.Process]
+	if p.Proc != nil {
+		return p.Proc.Name()
+	}
+	return p.Name
 }
 
 // mappingAt is the mapping holding addr, else that of function fn's name
