@@ -42,15 +42,18 @@ func importPerf(r *profread.Reading) error {
 	}
 	wev, raw := weightEvent(samples, m)
 	scale := busyScale(samples, wev, m)
-	if samples, err = keepProcess(name, samples, opt.Process); err != nil {
+	names, execs := processNames(samples)
+	if samples, err = keepProcess(name, samples, opt.Process, names); err != nil {
 		return err
 	}
 	im.SampleType, im.PeriodType, im.PeriodUnit = raw, wev, "events"
 	if wev == "" {
 		im.SampleType, im.PeriodType = "samples", "samples"
 	}
-	names, execs := processNames(samples)
 	pb := &perfBuilder{m: m, names: names}
+	if opt.Process != "" {
+		maps.DeleteFunc(execs, func(pid int64, _ []string) bool { return names[pid] != opt.Process })
+	}
 	if len(execs) > 0 {
 		pids := slices.Sorted(maps.Keys(execs))
 		m.Note("pids that ran several programs (exec): %d; each process is named by the program most of its main thread's samples ran (for one, pid %d ran %s: it is %q)", len(pids), pids[0], strings.Join(execs[pids[0]], ", then "), names[pids[0]])
@@ -155,12 +158,11 @@ func notTime(ev string) bool {
 }
 
 // keepProcess keeps only the samples of processes named process (all,
-// when it is "").
-func keepProcess(name string, samples []perfSample, process string) ([]perfSample, error) {
+// when it is ""), by the names processNames gave.
+func keepProcess(name string, samples []perfSample, process string, names map[int64]string) ([]perfSample, error) {
 	if process == "" {
 		return samples, nil
 	}
-	names, _ := processNames(samples)
 	var out []perfSample
 	for _, s := range samples {
 		if names[s.pid] == process {

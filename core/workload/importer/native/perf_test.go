@@ -380,7 +380,16 @@ func TestPerfProcessNamedByItsProgram(t *testing.T) {
 	if notes := strings.Join(im.Notes, "\n"); !strings.Contains(notes, `pid 700 ran bash, then python3: it is "python3"`) {
 		t.Errorf("notes do not tell of the exec:\n%s", notes)
 	}
-	if _, err := importer.Import("exec.perf", []byte(b.String()), importer.Options{Process: "python3"}); err != nil {
-		t.Errorf("--process python3: %v", err)
+	// another pid that exec'd: --process python3 notes only its own
+	sample("sh", 800, 800, ts, "sh_main")
+	sample("make", 800, 800, ts+0.001, "make_main")
+	sample("make", 800, 800, ts+0.002, "make_main")
+	all, err := importer.Import("exec.perf", []byte(b.String()), importer.Options{})
+	if err != nil || !strings.Contains(strings.Join(all.Notes, "\n"), "ran several programs (exec): 2;") {
+		t.Errorf("two pids that exec'd: %v, notes %q", err, all.Notes)
+	}
+	kept, err := importer.Import("exec.perf", []byte(b.String()), importer.Options{Process: "python3"})
+	if err != nil || len(kept.Spec.Processes) != 1 || !strings.Contains(strings.Join(kept.Notes, "\n"), "ran several programs (exec): 1; ") {
+		t.Errorf("--process python3: %v, notes %q", err, kept.Notes)
 	}
 }
