@@ -227,15 +227,7 @@ func TestPluginCrash(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a plugin")
 	}
-	dir := t.TempDir()
-	plugin, err := haltest.Build(dir, "github.com/proflab/proflab/core/sweep/testdata/crashhal")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := filepath.Join(dir, "lab.toml")
-	os.WriteFile(cfg, []byte("[machine]\nhal = [\"crashy\"]\n[hal.crashy]\nplugin = "+quote(plugin)+"\ntimeout = \"500ms\"\n"), 0o644)
-	path := filepath.Join(dir, "sweep.toml")
-	os.WriteFile(path, []byte("scenario = "+quote(probe(t))+"\nconfig_file = \"lab.toml\"\nrepeats = 2\n[set]\nhal = \"crashy\"\n[grid]\ninterval = [5000, 4242, 6000, 4343, 7000]\n"), 0o644)
+	dir, _, path := crashySweep(t, "timeout = \"500ms\"\n", "repeats = 2\n[set]\nhal = \"crashy\"\n[grid]\ninterval = [5000, 4242, 6000, 4343, 7000]\n")
 	p := plan(t, path)
 	out := filepath.Join(dir, "out")
 	sum := run(t, p, out, sweep.Options{Jobs: 1})
@@ -294,15 +286,7 @@ func TestInterrupt(t *testing.T) {
 	if testing.Short() {
 		t.Skip("uses plugins")
 	}
-	dir := t.TempDir()
-	plugin, err := haltest.Build(dir, "github.com/proflab/proflab/core/sweep/testdata/crashhal")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := filepath.Join(dir, "lab.toml")
-	os.WriteFile(cfg, []byte("[machine]\nhal = [\"crashy\"]\n[hal.crashy]\nplugin = "+quote(plugin)+"\n"), 0o644)
-	path := filepath.Join(dir, "sweep.toml")
-	os.WriteFile(path, []byte("scenario = "+quote(probe(t))+"\nconfig_file = \"lab.toml\"\nrepeats = 40\n[set]\nhal = \"crashy\"\ninterval = 1221\nduration_us = 20000\n"), 0o644)
+	dir, _, path := crashySweep(t, "", "repeats = 40\n[set]\nhal = \"crashy\"\ninterval = 1221\nduration_us = 20000\n")
 	p := plan(t, path)
 	out := filepath.Join(dir, "out")
 	ctx, cancel := context.WithCancel(context.Background())
@@ -608,14 +592,7 @@ func TestPluginFailuresAreDeterministic(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a plugin")
 	}
-	dir := t.TempDir()
-	plugin, err := haltest.Build(dir, "github.com/proflab/proflab/core/sweep/testdata/crashhal")
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(filepath.Join(dir, "lab.toml"), []byte("[machine]\nhal = [\"crashy\"]\n[hal.crashy]\nplugin = "+quote(plugin)+"\n"), 0o644)
-	path := filepath.Join(dir, "sweep.toml")
-	os.WriteFile(path, []byte("scenario = "+quote(probe(t))+"\nconfig_file = \"lab.toml\"\nrepeats = 2\n[set]\nhal = \"crashy\"\n[grid]\ninterval = [5000, 4242, 4444]\n"), 0o644)
+	dir, _, path := crashySweep(t, "", "repeats = 2\n[set]\nhal = \"crashy\"\n[grid]\ninterval = [5000, 4242, 4444]\n")
 	p := plan(t, path)
 	var outs []string
 	for _, j := range []int{1, 2} {
@@ -673,11 +650,7 @@ func TestRebuiltPluginIsRecordedAsRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a plugin")
 	}
-	dir := t.TempDir()
-	plugin, err := haltest.Build(dir, "github.com/proflab/proflab/core/sweep/testdata/crashhal")
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, plugin, path := crashySweep(t, "", "[set]\nhal = \"crashy\"\n[grid]\ninterval = [5000, 4242, 6000, 7000]\n")
 	b, err := os.ReadFile(plugin)
 	if err != nil {
 		t.Fatal(err)
@@ -689,9 +662,6 @@ func TestRebuiltPluginIsRecordedAsRun(t *testing.T) {
 	sum := func(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
 	before, after := sum(b), sum(append(b, 0))
 	t.Setenv("CRASHHAL_REBUILD", rebuilt+":"+plugin) // the crash at 4242 renames it into place
-	os.WriteFile(filepath.Join(dir, "lab.toml"), []byte("[machine]\nhal = [\"crashy\"]\n[hal.crashy]\nplugin = "+quote(plugin)+"\n"), 0o644)
-	path := filepath.Join(dir, "sweep.toml")
-	os.WriteFile(path, []byte("scenario = "+quote(probe(t))+"\nconfig_file = \"lab.toml\"\n[set]\nhal = \"crashy\"\n[grid]\ninterval = [5000, 4242, 6000, 7000]\n"), 0o644)
 	p := plan(t, path)
 	out := filepath.Join(dir, "out")
 	sum4, err := sweep.Execute(context.Background(), p, sweep.Options{Out: out, Jobs: 1, RunOutputs: true})
@@ -735,14 +705,7 @@ func TestStartTimeoutsAreRetried(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a plugin")
 	}
-	dir := t.TempDir()
-	plugin, err := haltest.Build(dir, "github.com/proflab/proflab/core/sweep/testdata/crashhal")
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(filepath.Join(dir, "lab.toml"), []byte("[machine]\nhal = [\"crashy\"]\n[hal.crashy]\nplugin = "+quote(plugin)+"\ntimeout = \"500ms\"\n"), 0o644)
-	path := filepath.Join(dir, "sweep.toml")
-	os.WriteFile(path, []byte("scenario = "+quote(probe(t))+"\nconfig_file = \"lab.toml\"\nrepeats = 3\n[set]\nhal = \"crashy\"\ninterval = 5000\n"), 0o644)
+	dir, _, path := crashySweep(t, "timeout = \"500ms\"\n", "repeats = 3\n[set]\nhal = \"crashy\"\ninterval = 5000\n")
 	p := plan(t, path)
 	if err := p.Check(); err != nil { // before the tokens: the slow starts are the workers'
 		t.Fatal(err)
@@ -767,4 +730,27 @@ func TestStartTimeoutsAreRetried(t *testing.T) {
 	if a, b := stripped(t, outs[0]), stripped(t, outs[1]); a != b {
 		t.Errorf("-j 1 and -j 2 differ:\n%s\n----\n%s", a, b)
 	}
+}
+
+// crashySweep builds the crashy test HAL (testdata/crashhal) into a new
+// folder, writes there lab.toml, whose machine uses it (halLines more in
+// its [hal.crashy]), and sweep.toml, which runs the probe scenario with
+// that configuration (body after config_file); it returns the folder, the
+// plugin's path and the sweep file's.
+func crashySweep(t *testing.T, halLines, body string) (dir, plugin, path string) {
+	t.Helper()
+	dir = t.TempDir()
+	plugin, err := haltest.Build(dir, "github.com/proflab/proflab/core/sweep/testdata/crashhal")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lab := "[machine]\nhal = [\"crashy\"]\n[hal.crashy]\nplugin = " + quote(plugin) + "\n" + halLines
+	path = filepath.Join(dir, "sweep.toml")
+	if err := os.WriteFile(filepath.Join(dir, "lab.toml"), []byte(lab), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("scenario = "+quote(probe(t))+"\nconfig_file = \"lab.toml\"\n"+body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir, plugin, path
 }
