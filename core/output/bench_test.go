@@ -11,14 +11,7 @@ import (
 // BenchmarkWrite measures writing a run's outputs: buckets.csv, a pprof
 // profile of 48 buckets of 64 bytes, and the Perfetto trace of ~2000 events.
 func BenchmarkWrite(b *testing.B) {
-	l := labtest.Inproc(b, 2, 1)
-	reg := &output.Registry{}
-	reg.AddMachine(l.M, l.Sim)
-	s, err := l.M.StartKernelLogger(true)
-	if err != nil {
-		b.Fatal(err)
-	}
-	reg.AddSession(l.M, s)
+	l, reg, _ := loggedLab(b, 2, 1)
 	l.Profile(b, 0x10000, 0xC00, 6, nt.ProfileTime)
 	l.SetInterval(b, nt.ProfileTime, 1221)
 	if _, err := l.Sim.Run(100_000, labtest.ThreeFuncs(l.P)); err != nil {

@@ -76,14 +76,7 @@ func (budgetCause) Error() string { return "over budget" }
 // WriteContext stops when its context ends: writing the outputs is part
 // of the run's budgets.
 func TestWriteContextStops(t *testing.T) {
-	l := labtest.Inproc(t, 2, 1)
-	reg := &output.Registry{}
-	reg.AddMachine(l.M, l.Sim)
-	s, err := l.M.StartKernelLogger(true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg.AddSession(l.M, s)
+	l, reg, _ := loggedLab(t, 2, 1)
 	l.Profile(t, 0x10000, 0xC00, 2, nt.ProfileTime)
 	l.SetInterval(t, nt.ProfileTime, 10000)
 	if _, err := l.Sim.Run(50_000, labtest.ThreeFuncs(l.P)); err != nil {

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/proflab/proflab/core/lab/labtest"
 	"github.com/proflab/proflab/core/output"
 	"github.com/proflab/proflab/core/workload"
 	"github.com/proflab/proflab/kernel"
@@ -63,14 +62,7 @@ func TestPprofCarriesDrawnStacks(t *testing.T) {
 // stacks carry those stacks too (samples-*.pb.gz), and add up to the
 // events.
 func TestLoggerSamplesCarryDrawnStacks(t *testing.T) {
-	l := labtest.Inproc(t, 1, 5)
-	reg := &output.Registry{}
-	reg.AddMachine(l.M, l.Sim)
-	s, err := l.M.StartKernelLogger(true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg.AddSession(l.M, s)
+	l, reg, _ := loggedLab(t, 1, 5)
 	l.SetInterval(t, nt.ProfileTime, 1221)
 	res, err := l.Sim.Run(200_000, stackWorkload(l.P))
 	if err != nil {

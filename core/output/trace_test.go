@@ -241,14 +241,7 @@ func traceLab(t *testing.T) ([]byte, int, *labtest.Lab) {
 // number of events its logger took, and the lab.
 func traceRegistry(t *testing.T) (*output.Registry, int, *labtest.Lab) {
 	t.Helper()
-	l := labtest.Inproc(t, 2, 4)
-	reg := &output.Registry{}
-	reg.AddMachine(l.M, l.Sim)
-	s, err := l.M.StartKernelLogger(true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg.AddSession(l.M, s)
+	l, reg, s := loggedLab(t, 2, 4)
 	l.SetInterval(t, nt.ProfileTime, 2441)
 	w := labtest.ThreeFuncs(l.P)
 	w.Processes[0].Threads = []workload.Thread{{CPU: 0, Affinity: 1}, {CPU: 1, Busy: 0.5}}

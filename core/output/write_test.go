@@ -11,19 +11,29 @@ import (
 	"github.com/google/pprof/profile"
 	"github.com/proflab/proflab/core/lab/labtest"
 	"github.com/proflab/proflab/core/output"
+	"github.com/proflab/proflab/kernel"
 	"github.com/proflab/proflab/kernel/nt"
 )
 
-func runLab(t *testing.T, dir string) output.Summary {
-	t.Helper()
-	l := labtest.Inproc(t, 2, 1)
+// loggedLab is an in-process lab of cpus processors with the kernel
+// logger started, and a registry of its outputs holding the machine and
+// the logger's session; and the session.
+func loggedLab(tb testing.TB, cpus int, seed uint64) (*labtest.Lab, *output.Registry, *kernel.TraceSession) {
+	tb.Helper()
+	l := labtest.Inproc(tb, cpus, seed)
 	reg := &output.Registry{}
 	reg.AddMachine(l.M, l.Sim)
 	s, err := l.M.StartKernelLogger(true)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	reg.AddSession(l.M, s)
+	return l, reg, s
+}
+
+func runLab(t *testing.T, dir string) output.Summary {
+	t.Helper()
+	l, reg, _ := loggedLab(t, 2, 1)
 	l.Profile(t, 0x10000, 0xC00, 8, nt.ProfileTime)
 	l.SetInterval(t, nt.ProfileTime, 10000)
 	if _, err := l.Sim.Run(50_000, labtest.ThreeFuncs(l.P)); err != nil {
