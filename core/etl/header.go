@@ -24,9 +24,9 @@ type LogfileHeader struct {
 	PointerSize        uint32 // 4 or 8
 	EventsLost         uint32
 	CPUSpeedMHz        uint32
-	BootTime           int64 // FILETIME
-	PerfFreq           int64 // ticks per second of the clock
-	StartTime          int64 // FILETIME
+	BootTime           int64  // FILETIME
+	PerfFreq           int64  // ticks per second of the clock
+	StartTime          int64  // FILETIME
 	ClockType          uint32 // ReservedFlags: ClockQPC, ClockSystemTime, ClockCPUCycles
 	BuffersLost        uint32
 	LoggerName         string
