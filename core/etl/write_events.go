@@ -22,27 +22,9 @@ const (
 	VersionRundown        = 2
 )
 
-// Process is a Process event's payload (version 4).
-type Process struct {
-	// UniqueProcessKey is the EPROCESS's address.
-	UniqueProcessKey       uint64
-	ProcessID, ParentID    uint32
-	SessionID              uint32
-	ExitStatus             int32
-	DirectoryTableBase     uint64
-	Flags                  uint32
-	ImageFileName          string // ANSI (bytes as given)
-	CommandLine            string
-	PackageFullName, AppID string
-	UserSID                SID
-}
-
-// SID is a security identifier: revision 1, an authority and its
-// sub-authorities (S-1-5-18 is {5, [18]}).
-type SID struct {
-	Authority      uint64
-	SubAuthorities []uint32
-}
+// systemSID is the user SID the writer gives every process: S-1-5-18
+// (LocalSystem), revision 1, one sub-authority.
+var systemSID = []byte{1, 1, 0, 0, 0, 0, 0, 5, 18, 0, 0, 0}
 
 // ptrBuf appends pointer-sized fields.
 type ptrBuf struct {
@@ -83,13 +65,15 @@ func utf16Len(s string) int {
 	return n + 2
 }
 
-func (s SID) size() int { return 8 + 4*len(s.SubAuthorities) }
-
 // WriteProcess writes a Process event (Start, End, DCStart or DCEnd by
-// hook) with a full SYSTEM header naming the process.
+// hook, version 4) with a full SYSTEM header naming the process: p's
+// fields, the user SID S-1-5-18 behind a TOKEN_USER head whose pointer
+// is a made-up address inside the process object (UniqueProcessKey +
+// 0x4C0: readers take a null pointer for "no SID"), and empty
+// PackageFullName and ApplicationId.
 func (w *Writer) WriteProcess(cpu int, hook Hook, ticks int64, p Process) {
-	n := w.ptr + 4*5 + w.ptr + 4 + 2*w.ptr + p.UserSID.size() + len(p.ImageFileName) + 1 +
-		utf16Len(p.CommandLine) + utf16Len(p.PackageFullName) + utf16Len(p.AppID)
+	n := w.ptr + 4*4 + w.ptr + 4 + 2*w.ptr + len(systemSID) + len(p.ImageFileName) + 1 +
+		utf16Len(p.CommandLine) + 2 + 2
 	b := w.System(cpu, hook, VersionProcess, 0, p.ProcessID, ticks, n)
 	if b == nil {
 		return
@@ -102,26 +86,18 @@ func (w *Writer) WriteProcess(cpu int, hook Hook, ticks int64, p Process) {
 	e.u32(uint32(p.ExitStatus))
 	e.pointer(p.DirectoryTableBase)
 	e.u32(p.Flags)
-	// TOKEN_USER: a pointer to the SID (which follows) and Attributes,
-	// padded to two pointers
-	e.pointer(0)
-	e.pointer(0)
-	e.u8(1) // revision
-	e.u8(uint8(len(p.UserSID.SubAuthorities)))
-	var auth [8]byte
-	binary.BigEndian.PutUint64(auth[:], p.UserSID.Authority)
-	e.bytes(auth[2:])
-	for _, s := range p.UserSID.SubAuthorities {
-		e.u32(s)
-	}
+	e.pointer(p.UniqueProcessKey + 0x4C0) // TOKEN_USER.User.Sid
+	e.pointer(0)                          // Attributes, padded to a pointer
+	e.bytes(systemSID)
 	e.ansiz(p.ImageFileName)
 	e.utf16z(p.CommandLine)
-	e.utf16z(p.PackageFullName)
-	e.utf16z(p.AppID)
+	e.utf16z("") // PackageFullName
+	e.utf16z("") // ApplicationId
 }
 
-// Thread is a Thread event's payload (version 3).
-type Thread struct {
+// ThreadRecord is a Thread event's payload as the writer writes it
+// (version 3).
+type ThreadRecord struct {
 	ProcessID, ThreadID           uint32
 	StackBase, StackLimit         uint64
 	UserStackBase, UserStackLimit uint64
@@ -134,7 +110,7 @@ type Thread struct {
 
 // WriteThread writes a Thread event (Start, End, DCStart or DCEnd by
 // hook).
-func (w *Writer) WriteThread(cpu int, hook Hook, ticks int64, t Thread) {
+func (w *Writer) WriteThread(cpu int, hook Hook, ticks int64, t ThreadRecord) {
 	b := w.System(cpu, hook, VersionThread, t.ThreadID, t.ProcessID, ticks, 8+7*w.ptr+8)
 	if b == nil {
 		return
@@ -152,18 +128,6 @@ func (w *Writer) WriteThread(cpu int, hook Hook, ticks int64, t Thread) {
 	e.u8(t.ThreadFlags)
 }
 
-// Image is an Image event's payload (version 3).
-type Image struct {
-	Base, Size    uint64
-	ProcessID     uint32
-	Checksum      uint32
-	TimeDateStamp uint32
-	DefaultBase   uint64
-	// FileName is the image's NT path
-	// (\Device\HarddiskVolume2\Windows\System32\ntdll.dll).
-	FileName string
-}
-
 // WriteImage writes an Image event: Load (HookImageLoad), Unload,
 // DCStart or DCEnd (by hook).
 func (w *Writer) WriteImage(cpu int, hook Hook, ticks int64, im Image) {
@@ -172,8 +136,8 @@ func (w *Writer) WriteImage(cpu int, hook Hook, ticks int64, im Image) {
 		return
 	}
 	e := ptrBuf{b: b, ptr: w.ptr}
-	e.pointer(im.Base)
-	e.pointer(im.Size)
+	e.pointer(im.ImageBase)
+	e.pointer(im.ImageSize)
 	e.u32(im.ProcessID)
 	e.u32(im.Checksum)
 	e.u32(im.TimeDateStamp)
@@ -271,8 +235,8 @@ func (w *Writer) WriteImageID(cpu int, ticks int64, im Image, originalFileName s
 		return
 	}
 	e := ptrBuf{b: b, ptr: w.ptr}
-	e.pointer(im.Base)
-	e.pointer(im.Size)
+	e.pointer(im.ImageBase)
+	e.pointer(im.ImageSize)
 	e.u32(im.ProcessID)
 	e.u32(im.TimeDateStamp)
 	e.utf16z(originalFileName)
@@ -294,7 +258,7 @@ func (w *Writer) WriteDbgIDRSDS(cpu int, ticks int64, im Image, pdb PDB) {
 		return
 	}
 	e := ptrBuf{b: b, ptr: w.ptr}
-	e.pointer(im.Base)
+	e.pointer(im.ImageBase)
 	e.u32(im.ProcessID)
 	e.bytes(pdb.Signature[:])
 	e.u32(pdb.Age)

@@ -329,34 +329,11 @@ func (w *Writer) writeHeaderBuffer() error {
 	return err
 }
 
-// LogfileHeaderSize is TRACE_LOGFILE_HEADER's size for a pointer size:
-// 0x118 bytes with 8-byte pointers, 0x110 with 4-byte ones.
-func LogfileHeaderSize(pointerSize int) int {
-	if pointerSize == 4 {
-		return 0x110
-	}
-	return 0x118
-}
-
-// LogfileLateOffsets are the offsets of the fields after the time zone
-// for a pointer size: BootTime, PerfFreq, StartTime, ReservedFlags (the
-// clock type) and BuffersLost. With 8-byte pointers the time zone ends
-// at 0xF4 and 4 bytes of padding align BootTime to 0xF8; with 4-byte
-// pointers the two name pointers take 8 bytes, the time zone runs from
-// 0x40 to 0xEC, and the same 8-byte alignment of BootTime puts it at
-// 0xF0.
-func LogfileLateOffsets(pointerSize int) (bootTime, perfFreq, startTime, reservedFlags, buffersLost int) {
-	base := 0xF8
-	if pointerSize == 4 {
-		base = 0xF0
-	}
-	return base, base + 8, base + 16, base + 24, base + 28
-}
-
 // logfileHeader is the TRACE_LOGFILE_HEADER payload.
 func (w *Writer) logfileHeader() []byte {
 	h := w.h
-	b := make([]byte, LogfileHeaderSize(w.ptr))
+	lay := LayoutFor(w.ptr)
+	b := make([]byte, lay.Size)
 	le := binary.LittleEndian
 	le.PutUint32(b[LogOffBufferSize:], WriteBufferSize)
 	b[LogOffVersion], b[LogOffVersion+1] = h.Major, h.Minor
@@ -370,11 +347,10 @@ func (w *Writer) logfileHeader() []byte {
 	le.PutUint32(b[LogOffCpuSpeedInMHz:], h.CPUSpeedMHz)
 	// LoggerName, LogFileName: pointers, meaningless in a file (0); the
 	// time zone: UTC (all zero)
-	boot, freq, start, clock, _ := LogfileLateOffsets(w.ptr)
-	le.PutUint64(b[boot:], uint64(h.BootTime))
-	le.PutUint64(b[freq:], uint64(h.PerfFreq))
-	le.PutUint64(b[start:], uint64(h.StartTime))
-	le.PutUint32(b[clock:], ClockQPC)
+	le.PutUint64(b[lay.BootTime:], uint64(h.BootTime))
+	le.PutUint64(b[lay.PerfFreq:], uint64(h.PerfFreq))
+	le.PutUint64(b[lay.StartTime:], uint64(h.StartTime))
+	le.PutUint32(b[lay.ReservedFlags:], ClockQPC)
 	return b
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -254,13 +255,13 @@ func TestEventPayloads(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.WriteProcess(0, HookProcessDCStart, 5, Process{UniqueProcessKey: 0x81000000, ProcessID: 8, ParentID: 4,
-		ImageFileName: "app.exe", CommandLine: "app.exe -x", UserSID: SID{Authority: 5, SubAuthorities: []uint32{18}}})
-	w.WriteThread(0, HookThreadDCStart, 5, Thread{ProcessID: 8, ThreadID: 12, Affinity: 3, BasePriority: 8})
-	w.WriteImage(0, HookImageDCStart, 5, Image{Base: 0x400000, Size: 0x2000, ProcessID: 8, TimeDateStamp: 0x5000, FileName: `\Device\X\app.exe`})
+		ImageFileName: "app.exe", CommandLine: "app.exe -x"})
+	w.WriteThread(0, HookThreadDCStart, 5, ThreadRecord{ProcessID: 8, ThreadID: 12, Affinity: 3, BasePriority: 8})
+	w.WriteImage(0, HookImageDCStart, 5, Image{ImageBase: 0x400000, ImageSize: 0x2000, ProcessID: 8, TimeDateStamp: 0x5000, FileName: `\Device\X\app.exe`})
 	w.WriteInterval(1, HookCollectionStart, 6, 0, 10000, 10000, "Timer")
 	w.WriteStackWalk(1, 7, 8, 12, []uint64{0x401000, 0x401234, 0x402010})
-	w.WriteImageID(0, 5, Image{Base: 0x400000, Size: 0x2000, ProcessID: 8, TimeDateStamp: 0x5000}, "app.exe")
-	w.WriteDbgIDRSDS(0, 5, Image{Base: 0x400000, ProcessID: 8}, PDB{Signature: MustGUID("01234567-89ab-cdef-0123-456789abcdef"), Age: 1, FileName: "app.pdb"})
+	w.WriteImageID(0, 5, Image{ImageBase: 0x400000, ImageSize: 0x2000, ProcessID: 8, TimeDateStamp: 0x5000}, "app.exe")
+	w.WriteDbgIDRSDS(0, 5, Image{ImageBase: 0x400000, ProcessID: 8}, PDB{Signature: MustGUID("01234567-89ab-cdef-0123-456789abcdef"), Age: 1, FileName: "app.pdb"})
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -275,8 +276,9 @@ func TestEventPayloads(t *testing.T) {
 		by[r.hook] = r
 	}
 	p := by[HookProcessDCStart].payload
-	// ptr key, 4 × u32, ptr DTB, u32 flags, 2 × ptr TOKEN_USER, SID (8 + 4), "app.exe\0", 3 UTF-16 strings
-	if le.Uint32(p[4:]) != 8 || le.Uint32(p[8:]) != 4 || p[36] != 1 || p[37] != 1 || p[43] != 5 || le.Uint32(p[44:]) != 18 ||
+	// ptr key, 4 × u32, ptr DTB, u32 flags, 2 × ptr TOKEN_USER (a non-null
+	// SID pointer), SID (8 + 4), "app.exe\0", 3 UTF-16 strings
+	if le.Uint32(p[28:]) == 0 || le.Uint32(p[4:]) != 8 || le.Uint32(p[8:]) != 4 || p[36] != 1 || p[37] != 1 || p[43] != 5 || le.Uint32(p[44:]) != 18 ||
 		string(p[48:56]) != "app.exe\x00" || by[HookProcessDCStart].first != VersionProcess {
 		t.Errorf("Process payload %x", p)
 	}
@@ -338,5 +340,102 @@ func TestWriterErrors(t *testing.T) {
 	w.WriteStackWalk(0, 1, 1, 1, make([]uint64, 1000))
 	if err := w.Close(); err != nil {
 		t.Error(err)
+	}
+}
+
+// The lab's reader reads what the writer writes, for both pointer sizes:
+// the header, then every event with the values written.
+func TestReaderReadsWhatTheWriterWrites(t *testing.T) {
+	for _, ptr := range []int{8, 4} {
+		var out bytes.Buffer
+		w, err := NewWriter(&out, testHeader(ptr))
+		if err != nil {
+			t.Fatal(err)
+		}
+		im := Image{ImageBase: 0x400000, ImageSize: 0x3000, ProcessID: 8, TimeDateStamp: 0x77, DefaultBase: 0x400000, FileName: `\Device\HarddiskVolume1\app.exe`}
+		w.WriteProcess(0, HookProcessDCStart, 1300, Process{UniqueProcessKey: 0x84000800, ProcessID: 8, ImageFileName: "app.exe", CommandLine: "app.exe"})
+		w.WriteThread(0, HookThreadDCStart, 1300, ThreadRecord{ProcessID: 8, ThreadID: 12})
+		w.WriteImage(0, HookImageDCStart, 1300, im)
+		w.WriteImageID(0, 1300, im, "app.exe")
+		pdb := PDB{Signature: MustGUID("01234567-89ab-cdef-0123-456789abcdef"), Age: 1, FileName: "app.pdb"}
+		w.WriteDbgIDRSDS(0, 1300, im, pdb)
+		w.WriteInterval(1, HookSetInterval, 1400, 0, 5000, 10000, "Timer")
+		w.WriteSampledProfile(1, 1500, 0x401010, 12, ProfileFlagDPC)
+		w.WriteStackWalk(1, 1500, 8, 12, []uint64{0x401010, 0x402020})
+		w.WritePmcInterrupt(0, 1600, 0x401020, 12, 0x13)
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		r := NewReader(bytes.NewReader(out.Bytes()))
+		h, _, err := r.ReadHeader()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.PointerSize != uint32(ptr) || h.PerfFreq != 10_000_000 || h.StartTime != 1334 || h.BootTime != 100 || h.ClockType != ClockQPC ||
+			h.NumberOfProcessors != 2 || h.Build != 19041 || h.LoggerName != "NT Kernel Logger" || h.LogFileName != "trace.etl" {
+			t.Errorf("ptr %d: header %+v", ptr, h)
+		}
+		got := map[string]any{}
+		for {
+			rec, err := r.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatalf("ptr %d: %v", ptr, err)
+			}
+			switch {
+			case rec.Kind == HeaderFullGUID || rec.Kind == HeaderFullGUIDTrace64:
+				if rec.Opcode == TypeImageID {
+					got["imageid"], err = DecodeImageID(rec.Payload, ptr)
+				} else {
+					got["rsds"], err = DecodeDbgIDRSDS(rec.Payload, ptr)
+				}
+			case rec.Hook == HookProcessDCStart:
+				got["process"], err = DecodeProcess(rec.Payload, ptr, rec.Version)
+			case rec.Hook == HookThreadDCStart:
+				got["thread"], err = DecodeThread(rec.Payload, ptr)
+			case rec.Hook == HookImageDCStart:
+				got["image"], err = DecodeImage(rec.Payload, ptr, rec.Version)
+			case rec.Hook == HookSetInterval:
+				got["interval"], err = DecodeInterval(rec.Payload, ptr)
+			case rec.Hook == HookSampledProfile:
+				got["sample"], err = DecodeSampledProfile(rec.Payload, ptr)
+			case rec.Hook == HookPmcInterrupt:
+				got["pmc"], err = DecodePmcSample(rec.Payload, ptr)
+			case rec.Hook == HookStackWalk:
+				got["stack"], err = DecodeStack(rec.Payload, ptr)
+			}
+			if err != nil {
+				t.Fatalf("ptr %d: %v", ptr, err)
+			}
+		}
+		if p := got["process"].(Process); p.ProcessID != 8 || p.ImageFileName != "app.exe" || p.CommandLine != "app.exe" {
+			t.Errorf("ptr %d: process %+v", ptr, p)
+		}
+		if th := got["thread"].(Thread); th.ThreadID != 12 || th.ProcessID != 8 {
+			t.Errorf("ptr %d: thread %+v", ptr, th)
+		}
+		if g := got["image"].(Image); g != im {
+			t.Errorf("ptr %d: image %+v, want %+v", ptr, g, im)
+		}
+		if id := got["imageid"].(ImageID); id.ImageBase != im.ImageBase || id.TimeDateStamp != 0x77 || id.OriginalFileName != "app.exe" {
+			t.Errorf("ptr %d: ImageId %+v", ptr, id)
+		}
+		if d := got["rsds"].(DbgIDRSDS); d.Signature != pdb.Signature || d.Age != 1 || d.PdbFileName != "app.pdb" || d.ImageBase != im.ImageBase {
+			t.Errorf("ptr %d: DbgID_RSDS %+v", ptr, d)
+		}
+		if iv := got["interval"].(Interval); iv.NewInterval != 5000 || iv.OldInterval != 10000 {
+			t.Errorf("ptr %d: interval %+v", ptr, iv)
+		}
+		if s := got["sample"].(Sample); s.IP != 0x401010 || s.ThreadID != 12 || s.Count != 1 || s.Flags != ProfileFlagDPC {
+			t.Errorf("ptr %d: sample %+v", ptr, s)
+		}
+		if s := got["pmc"].(Sample); s.IP != 0x401020 || s.Source != 0x13 {
+			t.Errorf("ptr %d: PMC sample %+v", ptr, s)
+		}
+		if s := got["stack"].(Stack); s.EventTimeStamp != 1500 || s.ThreadID != 12 || s.ProcessID != 8 || len(s.Frames) != 2 || s.Frames[1] != 0x402020 {
+			t.Errorf("ptr %d: stack %+v", ptr, s)
+		}
 	}
 }

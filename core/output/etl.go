@@ -212,16 +212,15 @@ func (m *etlMachine) rundown(ticks int64, start bool, images []etlImage) {
 		ph, th, ih = etl.HookProcessDCEnd, etl.HookThreadDCEnd, etl.HookImageDCEnd
 	}
 	w := m.w
-	system := etl.SID{Authority: 5, SubAuthorities: []uint32{18}}
-	w.WriteProcess(0, ph, ticks, etl.Process{UniqueProcessKey: m.eprocess(0), ImageFileName: "Idle", UserSID: system})
+	w.WriteProcess(0, ph, ticks, etl.Process{UniqueProcessKey: m.eprocess(0), ImageFileName: "Idle"})
 	for c := range m.e.Kernel.CPUCount() {
-		w.WriteThread(0, th, ticks, etl.Thread{Affinity: 1 << uint(c)})
+		w.WriteThread(0, th, ticks, etl.ThreadRecord{Affinity: 1 << uint(c)})
 	}
 	for _, p := range m.e.Kernel.Processes() {
 		w.WriteProcess(0, ph, ticks, etl.Process{UniqueProcessKey: m.eprocess(p.ID()), ProcessID: p.ID(),
-			DirectoryTableBase: uint64(p.ID()) << 12, ImageFileName: p.Name(), CommandLine: p.Name(), UserSID: system})
+			DirectoryTableBase: uint64(p.ID()) << 12, ImageFileName: p.Name(), CommandLine: p.Name()})
 		for _, t := range p.Threads() {
-			w.WriteThread(0, th, ticks, etl.Thread{ProcessID: p.ID(), ThreadID: t.ID(), Affinity: t.Affinity(), BasePriority: 8, PagePriority: 5})
+			w.WriteThread(0, th, ticks, etl.ThreadRecord{ProcessID: p.ID(), ThreadID: t.ID(), Affinity: t.Affinity(), BasePriority: 8, PagePriority: 5})
 		}
 	}
 	for i := range images {

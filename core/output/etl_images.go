@@ -168,16 +168,14 @@ func (im *etlImage) ntPath() string {
 }
 
 func (im *etlImage) record() etl.Image {
-	return etl.Image{Base: im.base, Size: im.size, ProcessID: im.pid, TimeDateStamp: im.stamp, DefaultBase: im.base, FileName: im.ntPath()}
+	return etl.Image{ImageBase: im.base, ImageSize: im.size, ProcessID: im.pid, TimeDateStamp: im.stamp, DefaultBase: im.base, FileName: im.ntPath()}
 }
 
-// writeSymbolListing writes the symbol listing of images (the format of
-// docs/etl.md: `IMAGE RVA SIZE NAME` a line), each image's functions
+// writeSymbolListing writes the symbol listing of images (etl.WriteSymbols:
+// `IMAGE RVA SIZE NAME` a line, docs/etl.md), each image's functions
 // once even when several processes load it.
 func writeSymbolListing(w io.Writer, images []etlImage) error {
-	if _, err := io.WriteString(w, "# proflab symbol listing: IMAGE RVA SIZE NAME (docs/etl.md)\n"); err != nil {
-		return err
-	}
+	var syms []etl.Symbol
 	seen := map[string]bool{}
 	for _, im := range images {
 		if seen[im.name] {
@@ -185,10 +183,8 @@ func writeSymbolListing(w io.Writer, images []etlImage) error {
 		}
 		seen[im.name] = true
 		for _, f := range im.funcs {
-			if _, err := fmt.Fprintf(w, "%s 0x%x 0x%x %s\n", im.name, f.Addr-im.base, f.Size, f.Name); err != nil {
-				return err
-			}
+			syms = append(syms, etl.Symbol{Image: im.name, RVA: f.Addr - im.base, Size: f.Size, Name: f.Name})
 		}
 	}
-	return nil
+	return etl.WriteSymbols(w, syms)
 }
