@@ -275,9 +275,14 @@ func (m *etlMachine) session(s int) error {
 	if t, stopped := sess.Stopped(); stopped {
 		end = t
 	}
+	// the interval when the collection started: the first change's old
+	// one (the session logged every change from its start), else the
+	// machine's
 	for _, src := range srcs {
-		iv := intervalAt{sets: sets[src], final: e.intervals[src]}
-		v := iv.at(start)
+		v := e.intervals[src]
+		if ch := sets[src]; len(ch) > 0 {
+			v = ch[0].OldInterval
+		}
 		m.w.WriteInterval(0, etl.HookCollectionStart, int64(start), uint32(src), v, v, src.Name())
 	}
 	err = sp.each(func(ev kernel.Event) error {
@@ -309,8 +314,10 @@ func (m *etlMachine) session(s int) error {
 		return err
 	}
 	for _, src := range srcs {
-		iv := intervalAt{sets: sets[src], final: e.intervals[src]}
-		v := iv.at(end)
+		v := e.intervals[src]
+		if ch := sets[src]; len(ch) > 0 {
+			v = ch[len(ch)-1].NewInterval
+		}
 		m.w.WriteInterval(0, etl.HookCollectionEnd, int64(end), uint32(src), v, v, src.Name())
 	}
 	return nil
