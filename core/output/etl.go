@@ -248,7 +248,8 @@ func (m *etlMachine) session(s int) error {
 	// a first pass: the sources profiled and the interval changes
 	sets := map[nt.Source][]kernel.Event{}
 	seen := map[nt.Source]bool{}
-	err := sp.each(func(ev kernel.Event) error {
+	err := sp.sp.each(func(b []byte) error { // the events without their frames
+		ev := decodeEvent(b)
 		switch ev.Hook {
 		case nt.PERFINFO_LOG_TYPE_SAMPLED_PROFILE:
 			seen[nt.ProfileTime] = true

@@ -118,6 +118,7 @@ type spoolReader struct {
 	r    io.Reader
 	left int64
 	rec  []byte
+	many []byte // nextN's
 	err  error
 }
 
@@ -133,6 +134,25 @@ func (r *spoolReader) next() []byte {
 	}
 	r.left--
 	return r.rec
+}
+
+// nextN returns the n next records as one slice (valid until the next
+// call), or nil when fewer are left (or on an error, kept in err).
+func (r *spoolReader) nextN(n int) []byte {
+	if r.left < int64(n) || r.err != nil {
+		return nil
+	}
+	size := len(r.rec)
+	if cap(r.many) < n*size {
+		r.many = make([]byte, n*size)
+	}
+	b := r.many[:n*size]
+	if _, err := io.ReadFull(r.r, b); err != nil {
+		r.err = err
+		return nil
+	}
+	r.left -= int64(n)
+	return b
 }
 
 type sliceReader struct{ b []byte }
@@ -222,19 +242,19 @@ func (s *eventSpool) frameReader() *frameReader {
 
 // read appends the n next frames to dst.
 func (fr *frameReader) read(dst []uint64, n int) []uint64 {
-	for range n {
-		if fr.err != nil {
-			return dst
+	if fr.err != nil {
+		return dst
+	}
+	b := fr.r.nextN(n)
+	if b == nil {
+		fr.err = fr.r.err
+		if fr.err == nil {
+			fr.err = errors.New("the spooled stack frames ended early")
 		}
-		b := fr.r.next()
-		if b == nil {
-			fr.err = fr.r.err
-			if fr.err == nil {
-				fr.err = errors.New("the spooled stack frames ended early")
-			}
-			return dst
-		}
-		dst = append(dst, binary.LittleEndian.Uint64(b))
+		return dst
+	}
+	for i := range n {
+		dst = append(dst, binary.LittleEndian.Uint64(b[8*i:]))
 	}
 	return dst
 }
