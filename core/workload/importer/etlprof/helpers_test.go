@@ -2,6 +2,7 @@ package etlprof_test
 
 import (
 	"encoding/binary"
+	"os"
 	"unicode/utf16"
 
 	"github.com/proflab/proflab/core/etl"
@@ -182,3 +183,5 @@ func (s *synth) bytes() []byte {
 	out := buffer(h.recs, etl.BufferTypeHeader, 512)
 	return append(out, buffer(s.recs, etl.BufferTypeGeneric, 0x10000)...)
 }
+
+func writeFile(path, text string) error { return os.WriteFile(path, []byte(text), 0o644) }
