@@ -95,6 +95,10 @@ const (
 	// with or without scalar keys (execname, pid) before the stack: what
 	// FlameGraph's stackcollapse.pl reads.
 	DTrace Format = "dtrace"
+	// ETL is Windows' trace file (.etl), what wpr, xperf, tracelog and
+	// PerfView write, or PerfView's .etl.zip holding one: its CPU samples
+	// with their stacks, processes, threads, images and .NET methods.
+	ETL Format = "etl"
 )
 
 // Options are an import's choices.
@@ -118,6 +122,12 @@ type Options struct {
 	// is refused before it is read. The budget itself is kept by whoever
 	// watches the heap and ends [ImportContext]'s context.
 	Memory int64
+	// Symbols is a symbol listing's path for an .etl trace (--symbols; see
+	// core/etl.ReadSymbols): "" looks beside the trace (SymbolsBeside).
+	Symbols string
+	// NoSymbolsBeside keeps an .etl import from looking for a listing
+	// beside the trace.
+	NoSymbolsBeside bool
 }
 
 // maxContent is the most content, decompressed, the import reads, and
@@ -203,7 +213,12 @@ func ImportContext(ctx context.Context, name string, data []byte, opt Options) (
 	if enc != "" {
 		m.Note("the text is in %s: read as such", enc)
 	}
-	r := &profread.Reading{Name: name, Data: data, State: det.state, Options: profread.Options{Process: opt.Process, DropIdle: opt.DropIdle}, Model: m, Sampling: &profread.Sampling{}, Ctx: ctx}
+	r := &profread.Reading{Name: name, Data: data, State: det.state, Options: profread.Options{Process: opt.Process, DropIdle: opt.DropIdle}, Model: m, Sampling: &profread.Sampling{}, Ctx: ctx, MaxContent: max}
+	if det.format.Name == string(ETL) {
+		if r.Options.Symbols, r.Options.SymbolsName, err = symbolsFor(name, opt); err != nil {
+			return nil, err
+		}
+	}
 	if err := det.format.Read(r); err != nil {
 		if ctx.Err() != nil {
 			return nil, stoppedError(name, ctx)

@@ -1,0 +1,152 @@
+package etlprof_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/proflab/proflab/core/etl"
+	"github.com/proflab/proflab/core/workload/importer"
+	"github.com/proflab/proflab/core/workload/importer/importtest"
+)
+
+// appTrace is a small trace of app.exe (pid 100, thread 101) of the
+// pointer size: app.exe at 0x400000, ntoskrnl.exe at kernel, interval
+// 1 ms; three samples in app.exe with a plain stack, one with a kernel
+// key and a user key (defined after, by KeyDelete and KeyRundown as
+// Windows logs them), one whose key is never defined, one on the idle
+// thread, and two cache-miss counter samples.
+func appTrace(ptr int) []byte {
+	kbase := uint64(0xFFFFF80000400000)
+	if ptr == 4 {
+		kbase = 0x80400000
+	}
+	s := &synth{ptr: ptr}
+	s.process(100, "app.exe")
+	s.thread(100, 101)
+	s.image(100, 0x400000, 0x10000, `\Device\HarddiskVolume2\app\app.exe`)
+	s.image(0, kbase, 0x100000, `\SystemRoot\system32\ntoskrnl.exe`)
+	s.interval(5, 0, 10000, "Timer")
+	s.interval(5, 10, 4096, "CacheMisses")
+	for i := range 3 {
+		tm := int64(10 + i)
+		s.sample(tm, 101, 0x401010)
+		s.stack(tm, 100, 101, 0x401010, 0x402020)
+	}
+	s.sample(20, 101, kbase+0x2000)
+	s.keyRef(etl.HookStackKeyKernel, 20, 100, 101, 0xAA)
+	s.keyRef(etl.HookStackKeyUser, 20, 100, 101, 0xBB)
+	s.sample(21, 101, 0x401018)
+	s.keyRef(etl.HookStackKeyUser, 21, 100, 101, 0xCC) // never defined
+	s.sample(22, 0, kbase+0x3000)                      // idle
+	s.pmc(23, 101, 0x401010, 10)
+	s.pmc(24, 101, 0x401010, 10)
+	s.keyDef(etl.HookStackKeyDelete, 30, 0xAA, kbase+0x2000, kbase+0x2100)
+	s.keyDef(etl.HookStackRundown, 40, 0xBB, 0x402020, 0x403030)
+	return s.bytes()
+}
+
+// TestSyntheticTrace imports appTrace of both pointer sizes: the same
+// workload, names IMAGE+0xRVA, the kernel part then the user part of a
+// keyed stack, an undefined key's sample kept with its IP, the idle
+// sample left to the idle loop, the counter's samples as events.
+func TestSyntheticTrace(t *testing.T) {
+	for _, ptr := range []int{4, 8} {
+		data := appTrace(ptr)
+		r := etl.NewReader(strings.NewReader(string(data)))
+		h, _, err := r.ReadHeader()
+		if err != nil || h.PointerSize != uint32(ptr) || h.PerfFreq != 10_000_000 || h.LoggerName != "NT Kernel Logger" {
+			t.Fatalf("ptr %d: header %+v, %v", ptr, h, err)
+		}
+		arch := "x64"
+		if ptr == 4 {
+			arch = "x86"
+		}
+		im, err := importer.Import("synth.etl", data, importer.Options{Arch: arch, NoSymbolsBeside: true})
+		if err != nil {
+			t.Fatalf("ptr %d: %v", ptr, err)
+		}
+		importtest.CheckInvariants(t, im)
+		if im.Samples != 5 {
+			t.Errorf("ptr %d: %d samples, want 5", ptr, im.Samples)
+		}
+		stacks := map[string]float64{}
+		for _, p := range im.Spec.Processes {
+			if p.Name != "app.exe" {
+				t.Errorf("ptr %d: process %q", ptr, p.Name)
+			}
+			for _, th := range p.Threads {
+				for _, st := range th.Stacks {
+					stacks[strings.Join(st.Frames, " ")] += st.Weight
+				}
+			}
+		}
+		want := map[string]float64{
+			"app.exe+0x1010 app.exe+0x2020":                                         3e6,
+			"ntoskrnl.exe+0x2000 ntoskrnl.exe+0x2100 app.exe+0x2020 app.exe+0x3030": 1e6,
+			"app.exe+0x1018": 1e6,
+		}
+		for k, w := range want {
+			if stacks[k] != w {
+				t.Errorf("ptr %d: stack %q weighs %g, want %g (stacks %v)", ptr, k, stacks[k], w, stacks)
+			}
+		}
+		for _, note := range []string{"1 stack key references name a key that no", "1 samples on the idle thread", "2 counter samples gave their functions events"} {
+			if !hasNote(im.Notes, note) {
+				t.Errorf("ptr %d: no note %q in %q", ptr, note, im.Notes)
+			}
+		}
+	}
+}
+
+// TestSymbolListing names the trace's addresses by a listing, and leaves
+// the others IMAGE+0xRVA.
+func TestSymbolListing(t *testing.T) {
+	data := appTrace(8)
+	listing := "# app\napp.exe 0x1000 0x20 App::Main(int)\napp.exe 0x2000 0x100 app!start\n"
+	dir := t.TempDir()
+	path := dir + "/app.symbols"
+	if err := writeFile(path, listing); err != nil {
+		t.Fatal(err)
+	}
+	im, err := importer.Import("synth.etl", data, importer.Options{Symbols: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	importtest.CheckInvariants(t, im)
+	stacks := map[string]bool{}
+	for _, p := range im.Spec.Processes {
+		for _, th := range p.Threads {
+			for _, st := range th.Stacks {
+				stacks[strings.Join(st.Frames, " | ")] = true
+			}
+		}
+	}
+	for _, want := range []string{"App::Main(int) | app!start", "App::Main(int)", "ntoskrnl.exe+0x2000 | ntoskrnl.exe+0x2100 | app!start | app.exe+0x3030"} {
+		if !stacks[want] {
+			t.Errorf("no stack %q in %v", want, stacks)
+		}
+	}
+	if !hasNote(im.Notes, "the symbol listing "+path+" named addresses of app.exe") {
+		t.Errorf("notes %q", im.Notes)
+	}
+	// found beside the trace: NAME.symbols
+	trace := dir + "/app.etl"
+	im, err = importer.Import(trace, data, importer.Options{})
+	if err != nil || !hasNote(im.Notes, "the symbol listing "+path) {
+		t.Errorf("beside the trace: %v, notes %q", err, im.Notes)
+	}
+	if err := writeFile(path, "app.exe 1000 0x20 f\n"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := importer.Import(trace, data, importer.Options{}); err == nil || !strings.Contains(err.Error(), path+":1:") {
+		t.Errorf("a bad listing: error %v, want one naming %s:1", err, path)
+	}
+}
+
+// TestProcessNotFound lists the trace's sampled processes.
+func TestProcessNotFound(t *testing.T) {
+	_, err := importer.Import("synth.etl", appTrace(8), importer.Options{Process: "nope.exe", NoSymbolsBeside: true})
+	if err == nil || !strings.Contains(err.Error(), "app.exe (100)") {
+		t.Errorf("error %v, want one listing app.exe (100)", err)
+	}
+}
