@@ -24,6 +24,13 @@ import (
 // kernel image, and returns it with its registry and session.
 func etlLab(tb testing.TB, arch string, seed uint64) (*labtest.Lab, *output.Registry, *kernel.TraceSession) {
 	tb.Helper()
+	return etlLabWith(tb, arch, seed, true)
+}
+
+// etlLabWith is etlLab; change sets the interval to 10000 for a last
+// part of the session (else it stays 5000 throughout).
+func etlLabWith(tb testing.TB, arch string, seed uint64, change bool) (*labtest.Lab, *output.Registry, *kernel.TraceSession) {
+	tb.Helper()
 	l := labtest.InprocArch(tb, 2, seed, arch)
 	reg := &output.Registry{}
 	reg.AddMachine(l.M, l.Sim)
@@ -60,9 +67,11 @@ func etlLab(tb testing.TB, arch string, seed uint64) (*labtest.Lab, *output.Regi
 	if _, err := l.Sim.Run(300_000, spec); err != nil {
 		tb.Fatal(err)
 	}
-	l.SetInterval(tb, nt.ProfileTime, 10000)
-	if _, err := l.Sim.Run(100_000, spec); err != nil {
-		tb.Fatal(err)
+	if change {
+		l.SetInterval(tb, nt.ProfileTime, 10000)
+		if _, err := l.Sim.Run(100_000, spec); err != nil {
+			tb.Fatal(err)
+		}
 	}
 	if err := s.Stop(); err != nil {
 		tb.Fatal(err)
