@@ -323,3 +323,28 @@ func (m *etlMachine) session(s int) error {
 	}
 	return nil
 }
+
+// WriteETLFile writes the kernel logger sessions of the run's one
+// logging machine as the .etl file path, and its symbol listing beside
+// it (NAME.symbols for NAME.etl): what `proflab wpr -stop FILE.etl` and
+// `proflab tracelog -f FILE.etl` leave.
+func WriteETLFile(ctx context.Context, path string, reg *Registry) error {
+	var logged []*Machine
+	for _, e := range reg.Machines() {
+		if len(e.Sessions) > 0 {
+			logged = append(logged, e)
+		}
+	}
+	if len(logged) != 1 {
+		return fmt.Errorf("%s: the run has %d machines whose kernel logger ran, want one", path, len(logged))
+	}
+	dir, base := filepath.Split(path)
+	stem := base
+	if ext := filepath.Ext(base); ext != "" {
+		stem = base[:len(base)-len(ext)]
+	}
+	if dir == "" {
+		dir = "."
+	}
+	return writeETLPair(ctx, dir, [2]string{base, stem + ".symbols"}, logged[0])
+}

@@ -89,6 +89,27 @@ function M.admin(m, name)
     privileges = { "SeSystemProfilePrivilege", "SeProfileSingleProcessPrivilege" } }
 end
 
+--- workload_info(m, workload) → m:images's description of the
+--- workload's modules, having made the processes the machine does not
+--- have yet (one per name: m:run runs every workload process of a name
+--- in the first machine process of that name); nil and the message if
+--- the workload is refused.
+function M.workload_info(m, workload)
+  local ok, info = pcall(m.images, m, { workload = workload })
+  if not ok then
+    -- m:images's message without its position and field prefix
+    return nil, "workload: " .. tostring(info):gsub("^.-m:images{%.%.%.}: field \"workload\": ", "")
+  end
+  local made = {}
+  for _, pr in ipairs(info.processes) do
+    if not pr.process then
+      made[pr.name] = made[pr.name] or m:process{ name = pr.name }
+      pr.process = made[pr.name]
+    end
+  end
+  return info
+end
+
 --- at_least(m, major, minor) → whether the machine's Windows version is
 --- major.minor or later.
 function M.at_least(m, major, minor)

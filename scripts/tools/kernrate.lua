@@ -121,26 +121,7 @@ local function sections(req, info)
   return out
 end
 
--- workload_info asks m:images for the workload's modules and makes the
--- processes the machine does not have yet; nil and the message if the
--- workload is refused.
-local function workload_info(m, workload)
-  local ok, info = pcall(m.images, m, { workload = workload })
-  if not ok then
-    -- m:images's message without its position and field prefix
-    return nil, "workload: " .. tostring(info):gsub("^.-m:images{%.%.%.}: field \"workload\": ", "")
-  end
-  local made = {}
-  for _, pr in ipairs(info.processes) do
-    -- m:run runs every workload process of a name in the first machine
-    -- process of that name: make one per name
-    if not pr.process then
-      made[pr.name] = made[pr.name] or m:process{ name = pr.name }
-      pr.process = made[pr.name]
-    end
-  end
-  return info
-end
+local workload_info = C.workload_info
 
 -- supported checks that the machine's HALs have each source (kernrate
 -- asks NtQueryIntervalProfile: 0 means none); nil and the message when
