@@ -102,9 +102,13 @@ func DecompressLZ77(dst, src []byte, limit int) ([]byte, error) {
 		if length > limit-len(out) {
 			return out, fmt.Errorf("LZ77: a match at input offset %d inflates past %d bytes", at, limit)
 		}
-		start := len(out) - offset
-		for i := 0; i < length; i++ {
-			out = append(out, out[start+i])
+		// out[i] = out[i-offset]: copied a run of at most offset bytes
+		// at a time, so that a run never reads bytes it writes
+		for start := len(out) - offset; length > 0; {
+			n := min(length, offset)
+			out = append(out, out[start:start+n]...)
+			start += n
+			length -= n
 		}
 	}
 }
