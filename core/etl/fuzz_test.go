@@ -10,15 +10,23 @@ import (
 	"github.com/proflab/proflab/core/etl"
 )
 
-// seedBuffers are the first buffers of the real traces: the header buffer
-// and the next (compressed in the PerfView trace), each file's start.
+// seedBuffers are the start of the real traces: the header buffer and the
+// next, an uncompressed one cut to its first 4 KiB (its BufferSize and
+// SavedOffset rewritten) so that the fuzzer mutates small inputs.
 func seedBuffers(f *testing.F) [][]byte {
 	var out [][]byte
+	le := binary.LittleEndian
 	for _, name := range []string{x86Zip, rundown, smallest} {
 		b := traceBytes(f, name)
-		first := int(binary.LittleEndian.Uint32(b))
-		second := first + int(binary.LittleEndian.Uint32(b[first:]))
-		out = append(out, b[:min(second, len(b))])
+		first := int(le.Uint32(b))
+		second := first + int(le.Uint32(b[first:]))
+		seed := append([]byte(nil), b[:min(second, len(b))]...)
+		if len(seed) > first+4096 && le.Uint16(seed[first+etl.OffBufferFlag:])&etl.BufferFlagCompressed == 0 {
+			seed = seed[:first+4096]
+			le.PutUint32(seed[first+etl.OffBufferSize:], 4096)
+			le.PutUint32(seed[first+etl.OffSavedOffset:], min(le.Uint32(seed[first+etl.OffSavedOffset:]), 4096))
+		}
+		out = append(out, seed)
 	}
 	return out
 }
@@ -55,7 +63,7 @@ func FuzzReader(f *testing.F) {
 		if err == nil {
 			ptr = int(h.PointerSize)
 		}
-		for n := 0; n < 1<<16; n++ {
+		for n := 0; n < 1<<12; n++ {
 			rec, err := r.Next()
 			if errors.Is(err, io.EOF) {
 				return
@@ -70,9 +78,35 @@ func FuzzReader(f *testing.F) {
 			if int64(len(rec.Payload)) > r.BytesRead() {
 				t.Fatalf("a payload of %d bytes from %d bytes read", len(rec.Payload), r.BytesRead())
 			}
-			decodeAll(rec.Payload, ptr)
+			decodeKind(&rec, ptr)
 		}
 	})
+}
+
+// decodeKind decodes a record's payload as the importer does: by its hook
+// or provider.
+func decodeKind(rec *etl.Record, ptr int) {
+	p := rec.Payload
+	switch rec.Hook {
+	case etl.HookProcessStart, etl.HookProcessDCStart:
+		etl.DecodeProcess(p, ptr, rec.Version)
+	case etl.HookThreadStart, etl.HookThreadDCStart:
+		etl.DecodeThread(p, ptr)
+	case etl.HookImageLoad, etl.HookImageDCStart:
+		etl.DecodeImage(p, ptr, rec.Version)
+	case etl.HookSampledProfile:
+		etl.DecodeSampledProfile(p, ptr)
+	case etl.HookStackWalk:
+		etl.DecodeStack(p, ptr)
+	case etl.HookStackKeyKernel, etl.HookStackKeyUser:
+		etl.DecodeStackKeyRef(p, ptr)
+	case etl.HookStackRundown, etl.HookStackKeyDelete:
+		etl.DecodeStackKey(p, ptr)
+	}
+	if !rec.Kernel() {
+		etl.DecodeMethod(p)
+		etl.DecodeImageID(p, ptr)
+	}
 }
 
 // FuzzRecords decodes any payload with every event decoder, of both
@@ -106,7 +140,7 @@ func FuzzLZ77(f *testing.F) {
 	f.Add(b[first+etl.BufferHeaderSize:first+size], saved-etl.BufferHeaderSize)
 	f.Add(unhex(f, "ffffff1f 616263 1700 0fff 2601"), 300)
 	f.Fuzz(func(t *testing.T, src []byte, limit int) {
-		limit = max(0, min(limit, 1<<20))
+		limit = max(0, min(limit, 1<<17)) // a buffer is at most 64 KiB in practice
 		out, _ := etl.DecompressLZ77(nil, src, limit)
 		if len(out) > limit {
 			t.Fatalf("inflated %d bytes past the limit %d", len(out), limit)

@@ -102,9 +102,14 @@ func DecompressLZ77(dst, src []byte, limit int) ([]byte, error) {
 		if length > limit-len(out) {
 			return out, fmt.Errorf("LZ77: a match at input offset %d inflates past %d bytes", at, limit)
 		}
+		// out[i] = out[i-offset]: the bytes from start on repeat with
+		// period offset, so each run copies all of them (offset bytes,
+		// then twice as many…) and never reads bytes it writes
 		start := len(out) - offset
-		for i := 0; i < length; i++ {
-			out = append(out, out[start+i])
+		for length > 0 {
+			n := min(length, len(out)-start)
+			out = append(out, out[start:start+n]...)
+			length -= n
 		}
 	}
 }
