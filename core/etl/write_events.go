@@ -5,8 +5,8 @@ import (
 	"unicode/utf16"
 )
 
-// This file is the writer's event encoders: the payloads of spec etl.md
-// §4, each pointer-sized field as wide as the file's PointerSize. Each
+// This file is the writer's event encoders: the payloads of the spec's
+// etl.md §4, each pointer-sized field as wide as the file's PointerSize. Each
 // reserves its record in the processor's buffer and fills it in place,
 // so that writing an event allocates nothing.
 
