@@ -153,6 +153,19 @@ const (
 	ProfileFlagISR = 0x02
 )
 
+// ProfileFlags is the SampledProfile flags byte of a sample taken in a
+// DPC, an ISR, both or neither.
+func ProfileFlags(dpc, isr bool) uint8 {
+	var f uint8
+	if dpc {
+		f |= ProfileFlagDPC
+	}
+	if isr {
+		f |= ProfileFlagISR
+	}
+	return f
+}
+
 // WriteSampledProfile writes a SampledProfile event (0x0F2E): the
 // interrupted IP and thread, Count 1, the DPC and ISR flags.
 func (w *Writer) WriteSampledProfile(cpu int, ticks int64, ip uint64, tid uint32, flags uint8) {

@@ -163,10 +163,7 @@ func (w *Writer) System(cpu int, hook Hook, version uint16, tid, pid uint32, tic
 		return nil
 	}
 	le := binary.LittleEndian
-	le.PutUint16(r[0:], version)
-	r[2], r[3] = byte(sys), HeaderFlags
-	le.PutUint16(r[4:], uint16(SystemHeaderSize+n))
-	le.PutUint16(r[6:], uint16(hook))
+	putKernelHead(r, sys, version, SystemHeaderSize+n, hook)
 	le.PutUint32(r[8:], tid)
 	le.PutUint32(r[12:], pid)
 	le.PutUint64(r[16:], uint64(ticks))
@@ -182,13 +179,20 @@ func (w *Writer) PerfInfo(cpu int, hook Hook, version uint16, ticks int64, n int
 	if r == nil {
 		return nil
 	}
+	putKernelHead(r, pi, version, PerfInfoHeaderSize+n, hook)
+	binary.LittleEndian.PutUint64(r[8:], uint64(ticks))
+	return r[PerfInfoHeaderSize:]
+}
+
+// putKernelHead writes the 8 bytes SYSTEM and PERFINFO headers begin
+// with: the version, the header kind and flags, the record's size and
+// the hook (Opcode, then Group).
+func putKernelHead(r []byte, kind HeaderType, version uint16, size int, hook Hook) {
 	le := binary.LittleEndian
 	le.PutUint16(r[0:], version)
-	r[2], r[3] = byte(pi), HeaderFlags
-	le.PutUint16(r[4:], uint16(PerfInfoHeaderSize+n))
+	r[2], r[3] = byte(kind), HeaderFlags
+	le.PutUint16(r[4:], uint16(size))
 	le.PutUint16(r[6:], uint16(hook))
-	le.PutUint64(r[8:], uint64(ticks))
-	return r[PerfInfoHeaderSize:]
 }
 
 // Classic reserves a record with an EVENT_TRACE_HEADER of a provider's
@@ -300,13 +304,9 @@ func (w *Writer) writeHeaderBuffer() error {
 	at := BufferHeaderSize
 	sys, _, _ := w.headerTypes()
 	put := func(hook Hook, n int, payload ...[]byte) {
-		le := binary.LittleEndian
 		r := b[at:]
-		le.PutUint16(r[0:], 2) // version
-		r[2], r[3] = byte(sys), HeaderFlags
-		le.PutUint16(r[4:], uint16(n))
-		le.PutUint16(r[6:], uint16(hook))
-		le.PutUint64(r[16:], uint64(w.h.StartTicks))
+		putKernelHead(r, sys, 2, n, hook)
+		binary.LittleEndian.PutUint64(r[16:], uint64(w.h.StartTicks))
 		p := SystemHeaderSize
 		for _, x := range payload {
 			p += copy(r[p:], x)

@@ -439,3 +439,14 @@ func TestReaderReadsWhatTheWriterWrites(t *testing.T) {
 		}
 	}
 }
+
+func TestProfileFlags(t *testing.T) {
+	for _, tc := range []struct {
+		dpc, isr bool
+		want     uint8
+	}{{false, false, 0}, {true, false, 1}, {false, true, 2}, {true, true, 3}} {
+		if got := ProfileFlags(tc.dpc, tc.isr); got != tc.want {
+			t.Errorf("ProfileFlags(dpc %v, isr %v) = %d, want %d (bit 0 DPC, bit 1 ISR)", tc.dpc, tc.isr, got, tc.want)
+		}
+	}
+}

@@ -293,14 +293,7 @@ func (m *etlMachine) session(s int) error {
 		t := int64(ev.Time)
 		switch ev.Hook {
 		case nt.PERFINFO_LOG_TYPE_SAMPLED_PROFILE:
-			var flags uint8
-			if ev.ExecutingDpc {
-				flags |= etl.ProfileFlagDPC
-			}
-			if ev.ExecutingIsr {
-				flags |= etl.ProfileFlagISR
-			}
-			m.w.WriteSampledProfile(ev.CPU, t, ev.InstructionPointer, ev.ThreadId, flags)
+			m.w.WriteSampledProfile(ev.CPU, t, ev.InstructionPointer, ev.ThreadId, etl.ProfileFlags(ev.ExecutingDpc, ev.ExecutingIsr))
 		case nt.PERFINFO_LOG_TYPE_PMC_INTERRUPT:
 			m.w.WritePmcInterrupt(ev.CPU, t, ev.InstructionPointer, ev.ThreadId, ev.ProfileSource)
 		case nt.PERFINFO_LOG_TYPE_SAMPLED_PROFILE_SET_INTERVAL:

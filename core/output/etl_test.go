@@ -200,14 +200,7 @@ func TestETLReadsBackTheSession(t *testing.T) {
 			for _, ev := range s.Events() {
 				switch ev.Hook {
 				case nt.PERFINFO_LOG_TYPE_SAMPLED_PROFILE:
-					var fl uint8
-					if ev.ExecutingDpc {
-						fl |= etl.ProfileFlagDPC
-					}
-					if ev.ExecutingIsr {
-						fl |= etl.ProfileFlagISR
-					}
-					want = append(want, fmt.Sprintf("%d %d %#x %d %d", ev.CPU, ev.Time, ev.InstructionPointer, ev.ThreadId, fl))
+					want = append(want, fmt.Sprintf("%d %d %#x %d %d", ev.CPU, ev.Time, ev.InstructionPointer, ev.ThreadId, etl.ProfileFlags(ev.ExecutingDpc, ev.ExecutingIsr)))
 				case kernel.HookStackWalk:
 					wantStacks = append(wantStacks, fmt.Sprintf("%d %d %d %x", ev.Time, ev.ProcessId, ev.ThreadId, append([]uint64{ev.InstructionPointer}, ev.Frames...)))
 				}
