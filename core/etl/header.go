@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"unicode/utf16"
 )
 
@@ -94,20 +95,28 @@ func DecodeLogfileHeader(p []byte) (LogfileHeader, error) {
 // to the end of b.
 func UTF16String(b []byte) (string, []byte) {
 	n := len(b) / 2
-	end := n
+	end, ascii := n, true
 	for i := 0; i < n; i++ {
-		if b[2*i] == 0 && b[2*i+1] == 0 {
+		lo, hi := b[2*i], b[2*i+1]
+		if lo == 0 && hi == 0 {
 			end = i
 			break
 		}
+		ascii = ascii && hi == 0 && lo < 0x80
+	}
+	after := min(2*end+2, len(b))
+	if ascii {
+		// most names are ASCII: one allocation, the string's
+		var sb strings.Builder
+		sb.Grow(end)
+		for i := 0; i < end; i++ {
+			sb.WriteByte(b[2*i])
+		}
+		return sb.String(), b[after:]
 	}
 	u := make([]uint16, end)
 	for i := range u {
 		u[i] = binary.LittleEndian.Uint16(b[2*i:])
-	}
-	after := 2*end + 2
-	if after > len(b) {
-		after = len(b)
 	}
 	return string(utf16.Decode(u)), b[after:]
 }

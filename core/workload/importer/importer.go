@@ -47,6 +47,7 @@ import (
 
 	"github.com/proflab/proflab/core/input"
 	"github.com/proflab/proflab/core/workload"
+	"github.com/proflab/proflab/core/workload/importer/etlprof"
 	"github.com/proflab/proflab/core/workload/importer/profmodel"
 	"github.com/proflab/proflab/core/workload/importer/profread"
 )
@@ -196,7 +197,7 @@ func ImportContext(ctx context.Context, name string, data []byte, opt Options) (
 		return nil, err
 	}
 	data, enc := decodeText(data)
-	if opt.Memory > 0 && (opt.Format == Pprof || opt.Format == "" && !profread.LooksText(data)) && int64(len(data)) > opt.Memory/PprofMemoryPerByte {
+	if opt.Memory > 0 && (opt.Format == Pprof || opt.Format == "" && !profread.LooksText(data) && !etlprof.IsTrace(data)) && int64(len(data)) > opt.Memory/PprofMemoryPerByte {
 		return nil, &Error{Source: name, Msg: fmt.Sprintf("the profile is %s of binary (pprof) profile, and pprof's parser holds about %d bytes of memory per byte of it, which cannot be stopped half way: a memory budget of %s reads at most %s of it: raise the budget (--memory), or trim the profile (pprof -focus/-tagfocus/-nodecount -proto, fewer seconds recorded)",
 			input.Size(int64(len(data))), PprofMemoryPerByte, input.Size(opt.Memory), input.Size(opt.Memory/PprofMemoryPerByte))}
 	}

@@ -143,3 +143,17 @@ func TestZipOfSomethingElse(t *testing.T) {
 		}
 	}
 }
+
+// TestMemoryBudget: a trace is read a buffer at a time, so a budget reads
+// a trace of a third of it (not a tenth, as a binary pprof profile); the
+// .etl inside a zip may inflate to as much, checked before inflating.
+func TestMemoryBudget(t *testing.T) {
+	data := importtest.ReadFile(t, testdata, x86Zip) // 3.4 MiB, its .etl 4.2 MiB
+	if _, err := importer.Import(x86Zip, data, importer.Options{Memory: 16 << 20, Process: "Test.x86.exe", NoSymbolsBeside: true}); err != nil {
+		t.Errorf("a budget of 16 MiB: %v", err)
+	}
+	_, err := importer.Import(x86Zip, data, importer.Options{Memory: 12 << 20, NoSymbolsBeside: true})
+	if err == nil || !strings.Contains(err.Error(), "the zip archive's net.4.5.2.x86.etl inflates to 4.2 MiB, more than the 4 MiB an import reads") {
+		t.Errorf("a budget of 12 MiB: error %v, want the inflated .etl refused", err)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/proflab/proflab/core/etl"
+	"github.com/proflab/proflab/core/input"
 	"github.com/proflab/proflab/core/workload/importer/profread"
 )
 
@@ -49,6 +50,11 @@ func IsETL(data []byte) bool {
 	return size >= etl.BufferHeaderSize && size <= etl.MaxBufferSize &&
 		(kind == etl.HeaderSystem32 || kind == etl.HeaderSystem64) && rec[3] == etl.HeaderFlags && rec[6] == 0 && rec[7] == 0
 }
+
+// IsTrace says whether data is an .etl file or a zip archive (which may
+// hold one): content the etl format reads as a stream, a buffer at a time,
+// not parsed whole as a binary pprof profile is.
+func IsTrace(data []byte) bool { return IsETL(data) || isZip(data) }
 
 // isZip says whether data starts as a zip archive does.
 func isZip(data []byte) bool { return bytes.HasPrefix(data, []byte("PK\x03\x04")) }
@@ -99,7 +105,8 @@ func read(r *profread.Reading) error {
 			}
 		}
 		if r.MaxContent > 0 && f.UncompressedSize64 > uint64(r.MaxContent) {
-			return r.Errorf("the zip archive's %s inflates to %d bytes, more than the %d an import reads: import a shorter trace", f.Name, f.UncompressedSize64, r.MaxContent)
+			return r.Errorf("the zip archive's %s inflates to %s, more than the %s an import reads (a third of the --memory budget, at most 256 MiB); nothing was inflated: raise --memory, or record a shorter trace",
+				f.Name, input.Size(int64(min(f.UncompressedSize64, 1<<62))), input.Size(r.MaxContent))
 		}
 		rc, err := f.Open()
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/proflab/proflab/core/etl"
@@ -63,6 +64,9 @@ func newNamer(tr *trace, m *profmodel.Model, syms []etl.Symbol) *namer {
 	for pid, list := range tr.images {
 		l := slices.Clone(list)
 		slices.SortStableFunc(l, func(a, b image) int { return cmp.Compare(a.base, b.base) })
+		for i := range l {
+			l[i].key = fmt.Sprintf("%d:%x:%s", pid, l[i].base, l[i].path)
+		}
 		n.images[pid] = l
 	}
 	for pid, list := range tr.methods {
@@ -97,14 +101,14 @@ func (n *namer) resolve(pid uint32, addr uint64, t int64) named {
 	}
 	if !kernel {
 		if me, ok := findMethod(n.methods[pid], addr, t); ok {
-			img := n.m.Image(fmt.Sprintf("jit:%d", pid), JITImage, false)
+			img := n.m.Image("jit:"+strconv.FormatUint(uint64(pid), 10), JITImage, false)
 			f := n.m.Func(img, me.name)
 			f.See(me.start)
 			f.See(me.start + max(me.size, 1) - 1)
 			return named{f: f, where: inMethod, image: JITImage}
 		}
 	}
-	ikey := fmt.Sprintf("?:%d", pid)
+	ikey := "?:" + strconv.FormatUint(uint64(pid), 10)
 	if kernel {
 		ikey = "?:kernel"
 	}
@@ -117,8 +121,7 @@ func (n *namer) resolve(pid uint32, addr uint64, t int64) named {
 // inImage is the function of addr in img: the listing's function that
 // spans it, else the unsymbolized IMAGE+0xRVA.
 func (n *namer) inImage(pid uint32, img image, addr uint64, kernel bool) named {
-	key := fmt.Sprintf("%d:%x:%s", pid, img.base, img.path)
-	mi := n.m.Image(key, img.name, kernel || pid == 0)
+	mi := n.m.Image(img.key, img.name, kernel || pid == 0)
 	mi.SetMapping(img.base, img.base+img.size)
 	rva := addr - img.base
 	if list := n.syms[strings.ToLower(img.name)]; len(list) > 0 {

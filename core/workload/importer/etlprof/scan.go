@@ -91,6 +91,7 @@ type image struct {
 	name       string // base name of the path
 	path       string
 	stamp      uint32
+	key        string // the model's image key (the namer sets it)
 }
 
 // method is a JIT-compiled .NET method's code.
