@@ -8,6 +8,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/proflab/proflab/core/etl"
 	"github.com/proflab/proflab/core/workload"
@@ -64,10 +65,10 @@ func etlImages(e *Machine) []etlImage {
 			imgBase[im.Name] = uint64(im.Base)
 		}
 		add := func(name string, pid uint32, kern bool, f workload.Func) {
-			k := key{name, pid}
+			k := key{traceImageName(name), pid}
 			im := byKey[k]
 			if im == nil {
-				im = &etlImage{name: name, pid: pid, kernel: kern, base: imgBase[name]}
+				im = &etlImage{name: k.name, pid: pid, kernel: kern, base: imgBase[name]}
 				byKey[k] = im
 				order = append(order, k)
 			}
@@ -120,6 +121,18 @@ func etlImages(e *Machine) []etlImage {
 		return a.base < b.base
 	})
 	return out
+}
+
+// traceImageName is an image's name as the trace gives it: white space
+// becomes "_", so that the symbol listing (fields separated by spaces)
+// can name the image.
+func traceImageName(name string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) {
+			return '_'
+		}
+		return r
+	}, name)
 }
 
 // imageFileName is the image a process's own functions are given: the
