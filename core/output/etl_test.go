@@ -2,6 +2,7 @@ package output_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -365,4 +366,18 @@ func first(s []string) string {
 		return ""
 	}
 	return s[0]
+}
+
+// Writing the .etl is part of the run's budgets: it stops when its
+// context ends, with the context's cause.
+func TestETLStopsWithItsContext(t *testing.T) {
+	_, reg, _ := etlLab(t, "x64", 1)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(budgetCause{})
+	if err := output.WriteETLFile(ctx, filepath.Join(t.TempDir(), "k.etl"), reg); !errors.Is(err, budgetCause{}) {
+		t.Errorf("error %v; want the context's cause", err)
+	}
+	if err := output.WriteETLFile(context.Background(), filepath.Join(t.TempDir(), "k.etl"), &output.Registry{}); err == nil {
+		t.Error("a run without a logger wrote an .etl")
+	}
 }
