@@ -381,3 +381,35 @@ func TestETLStopsWithItsContext(t *testing.T) {
 		t.Error("a run without a logger wrote an .etl")
 	}
 }
+
+// Several machines whose logger ran: one .etl and listing per machine,
+// named by the machine's number, each with its own machine's header.
+func TestETLPerMachine(t *testing.T) {
+	reg := &output.Registry{}
+	for i, cpus := range []int{1, 3} {
+		l := labtest.Inproc(t, cpus, uint64(i+1))
+		reg.AddMachine(l.M, l.Sim)
+		s, err := l.M.StartKernelLogger(true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reg.AddSession(l.M, s)
+		if _, err := l.Sim.Run(20_000, labtest.ThreeFuncs(l.P)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := t.TempDir()
+	sum, err := output.Write(dir, reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, cpus := range []uint32{1, 3} {
+		name := fmt.Sprintf("trace-m%d.etl", i+1)
+		if !contains(sum.Files, name) || !contains(sum.Files, fmt.Sprintf("trace-m%d.symbols", i+1)) || contains(sum.Files, output.ETLFile) {
+			t.Fatalf("files %v", sum.Files)
+		}
+		if c := readETL(t, filepath.Join(dir, name)); c.header.NumberOfProcessors != cpus || len(c.samples) == 0 || c.header.LogFileName != name {
+			t.Errorf("%s: header %+v, %d samples", name, c.header, len(c.samples))
+		}
+	}
+}
