@@ -80,7 +80,7 @@ func TestX86TraceFigures(t *testing.T) {
 }
 
 // TestX86TraceProcesses imports every process: the idle thread's samples
-// are idle time, the others' are the processes of spec §6.
+// are idle time, the others' are the processes of spec etl.md §6.
 func TestX86TraceProcesses(t *testing.T) {
 	im := importtest.ImportFile(t, testdata, x86Zip, importer.Options{NoSymbolsBeside: true})
 	if im.Samples != 88809-82128 {
