@@ -150,3 +150,24 @@ func TestProcessNotFound(t *testing.T) {
 		t.Errorf("error %v, want one listing app.exe (100)", err)
 	}
 }
+
+// TestUnreadablePayload leaves out an event whose payload is cut short,
+// with a warning naming its buffer and offset, and imports the rest.
+func TestUnreadablePayload(t *testing.T) {
+	s := &synth{ptr: 8}
+	s.process(100, "app.exe")
+	s.thread(100, 101)
+	s.system(etl.HookImageDCStart, 3, 100, 0, 1, []byte{1, 2, 3}) // cut short
+	s.sample(10, 101, 0x401010)
+	im, err := importer.Import("cut.etl", s.bytes(), importer.Options{NoSymbolsBeside: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(im.Warnings) != 1 || !strings.Contains(im.Warnings[0], "1 events could not be read and were left out (kernel hook 0x1403: 1); the first: buffer 1, offset 0x") ||
+		!strings.Contains(im.Warnings[0], "Image payload of 3 bytes ends before its ImageBase") {
+		t.Errorf("warnings %q", im.Warnings)
+	}
+	if im.Samples != 1 {
+		t.Errorf("%d samples, want 1 (in [unknown]: no image holds it)", im.Samples)
+	}
+}
