@@ -15,12 +15,16 @@ import (
 // key and a user key (defined after, by KeyDelete and KeyRundown as
 // Windows logs them), one whose key is never defined, one on the idle
 // thread, and two cache-miss counter samples.
-func appTrace(ptr int) []byte {
+func appTrace(ptr int) []byte { return appTraceIn(ptr, 0) }
+
+// appTraceIn is appTrace with its records in a buffer of size bytes (0:
+// 64 KiB).
+func appTraceIn(ptr, size int) []byte {
 	kbase := uint64(0xFFFFF80000400000)
 	if ptr == 4 {
 		kbase = 0x80400000
 	}
-	s := &synth{ptr: ptr}
+	s := &synth{ptr: ptr, size: size}
 	s.process(100, "app.exe")
 	s.thread(100, 101)
 	s.image(100, 0x400000, 0x10000, `\Device\HarddiskVolume2\app\app.exe`)
