@@ -157,3 +157,21 @@ func TestMemoryBudget(t *testing.T) {
 		t.Errorf("a budget of 12 MiB: error %v, want the inflated .etl refused", err)
 	}
 }
+
+// TestDeterministic: the same trace gives the same TOML, byte for byte
+// (maps are never what orders a workload's images, functions or notes).
+func TestDeterministic(t *testing.T) {
+	var first string
+	for i := range 3 {
+		im := importtest.ImportFile(t, testdata, x86Zip, importer.Options{NoSymbolsBeside: true})
+		text, err := im.TOML()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			first = string(text)
+		} else if string(text) != first {
+			t.Fatalf("import %d differs from the first", i+1)
+		}
+	}
+}
