@@ -2,8 +2,6 @@ package etl_test
 
 import (
 	"bytes"
-	"errors"
-	"io"
 	"testing"
 
 	"github.com/proflab/proflab/core/etl"
@@ -17,15 +15,8 @@ func BenchmarkReadX86Trace(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		r := etl.NewReader(bytes.NewReader(data))
-		for {
-			_, err := r.Next()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				b.Fatal(err)
-			}
+		if err := drain(etl.NewReader(bytes.NewReader(data)), nil); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

@@ -3,9 +3,7 @@ package etl_test
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"testing"
 
@@ -18,15 +16,7 @@ func readErr(b []byte) error {
 	if _, _, err := r.ReadHeader(); err != nil {
 		return err
 	}
-	for {
-		_, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-	}
+	return drain(r, nil)
 }
 
 // TestDamagedFiles mutates the real traces: each damage is a FormatError

@@ -2,10 +2,13 @@ package etl_test
 
 import (
 	"archive/zip"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/proflab/proflab/core/etl"
 )
 
 // The test traces (testdata/README.md says where they come from).
@@ -47,4 +50,21 @@ func traceBytes(t testing.TB, name string) []byte {
 	}
 	t.Fatalf("%s holds no .etl", path)
 	return nil
+}
+
+// drain reads r's records to the end, handing each to fn (nil: none):
+// nil at the end of the file, else the first error.
+func drain(r *etl.Reader, fn func(*etl.Record)) error {
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if fn != nil {
+			fn(&rec)
+		}
+	}
 }

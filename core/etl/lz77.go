@@ -6,7 +6,7 @@ import (
 )
 
 // DecompressLZ77 inflates src, which is compressed with Microsoft's plain
-// LZ77 ("Xpress", [MS-XCA] §2.3–2.4: 32-bit flag words read from the most
+// LZ77 ("Xpress", [MS-XCA] sections 2.3–2.4: 32-bit flag words read from the most
 // significant bit, literals of one byte, 16-bit match tokens of a 13-bit
 // offset and a 3-bit length with the nibble, byte, word and dword length
 // escapes), into dst[:0] and returns the result. The output may not grow

@@ -28,7 +28,7 @@ func unhex(t testing.TB, s string) []byte {
 	return out
 }
 
-// TestLZ77 decodes [MS-XCA] §3.1's two plain LZ77 examples: 26 literals,
+// TestLZ77 decodes [MS-XCA] section 3.1's two plain LZ77 examples: 26 literals,
 // and "abc" 100 times (a match of 297 bytes through the nibble, byte and
 // word length escapes).
 func TestLZ77(t *testing.T) {

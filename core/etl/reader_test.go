@@ -2,8 +2,6 @@ package etl_test
 
 import (
 	"bytes"
-	"errors"
-	"io"
 	"testing"
 
 	"github.com/proflab/proflab/core/etl"
@@ -25,19 +23,15 @@ func readAll(t *testing.T, b []byte) (*etl.Reader, etl.LogfileHeader, map[etl.Ho
 	}
 	hooks := map[etl.Hook]int{}
 	kinds := map[etl.HeaderType]int{}
-	for {
-		rec, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	err = drain(r, func(rec *etl.Record) {
 		if rec.Kernel() {
 			hooks[rec.Hook]++
 		} else {
 			kinds[rec.Kind]++
 		}
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 	return r, h, hooks, kinds
 }

@@ -12,9 +12,6 @@ import (
 	"github.com/proflab/proflab/core/workload/importer/profread"
 )
 
-// idleName is the process of ThreadId 0: Windows' Idle process.
-const idleName = "Idle"
-
 // defaultInterval is the timer's interval taken when the trace holds no
 // SampledProfileInterval event: 10,000 × 100 ns (1 ms), the kernel
 // logger's default.

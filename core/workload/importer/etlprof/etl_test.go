@@ -80,7 +80,7 @@ func TestX86TraceFigures(t *testing.T) {
 }
 
 // TestX86TraceProcesses imports every process: the idle thread's samples
-// are idle time, the others' are the processes of spec §6.
+// are idle time, the others' are the processes of spec etl.md §6.
 func TestX86TraceProcesses(t *testing.T) {
 	im := importtest.ImportFile(t, testdata, x86Zip, importer.Options{NoSymbolsBeside: true})
 	if im.Samples != 88809-82128 {
@@ -155,5 +155,23 @@ func TestMemoryBudget(t *testing.T) {
 	_, err := importer.Import(x86Zip, data, importer.Options{Memory: 12 << 20, NoSymbolsBeside: true})
 	if err == nil || !strings.Contains(err.Error(), "the zip archive's net.4.5.2.x86.etl inflates to 4.2 MiB, more than the 4 MiB an import reads") {
 		t.Errorf("a budget of 12 MiB: error %v, want the inflated .etl refused", err)
+	}
+}
+
+// TestDeterministic: the same trace gives the same TOML, byte for byte
+// (maps are never what orders a workload's images, functions or notes).
+func TestDeterministic(t *testing.T) {
+	var first string
+	for i := range 3 {
+		im := importtest.ImportFile(t, testdata, x86Zip, importer.Options{NoSymbolsBeside: true})
+		text, err := im.TOML()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			first = string(text)
+		} else if string(text) != first {
+			t.Fatalf("import %d differs from the first", i+1)
+		}
 	}
 }

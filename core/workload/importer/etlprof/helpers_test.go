@@ -13,6 +13,8 @@ import (
 type synth struct {
 	ptr  int
 	recs [][]byte
+	// size is the records' buffer's size (0: 64 KiB, a logger's usual)
+	size int
 }
 
 var le = binary.LittleEndian
@@ -181,7 +183,11 @@ func (s *synth) bytes() []byte {
 	h := &synth{ptr: s.ptr}
 	h.system(etl.HookHeader, 2, 0, 0, 0, s.header())
 	out := buffer(h.recs, etl.BufferTypeHeader, 512)
-	return append(out, buffer(s.recs, etl.BufferTypeGeneric, 0x10000)...)
+	size := s.size
+	if size == 0 {
+		size = 0x10000
+	}
+	return append(out, buffer(s.recs, etl.BufferTypeGeneric, size)...)
 }
 
 func writeFile(path, text string) error { return os.WriteFile(path, []byte(text), 0o644) }

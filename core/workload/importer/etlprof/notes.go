@@ -53,39 +53,38 @@ func (b *builder) notes(j joined, symsFrom string, idle, idleInterrupt, filtered
 		m.Note("%s", skippedNote(tr.skipped))
 	}
 	if len(tr.bad) > 0 {
-		kinds := slices.Sorted(maps.Keys(tr.bad))
-		parts := make([]string, len(kinds))
-		total := 0
-		for i, k := range kinds {
-			parts[i] = fmt.Sprintf("%s: %d", k, tr.bad[k])
-			total += tr.bad[k]
-		}
-		m.Warn("%d events could not be read and were left out (%s); the first: %s", total, strings.Join(parts, "; "), tr.firstBad)
+		total, kinds := byKind(tr.bad)
+		m.Warn("%d events could not be read and were left out (%s); the first: %s", total, kinds, tr.firstBad)
 	}
 }
 
 // shownKinds is how many kinds of skipped events the note names.
 const shownKinds = 8
 
-// skippedNote counts the events not used by kind, the most frequent
-// kinds first (by name on ties), the rest summed.
+// skippedNote counts the events not used by kind.
 func skippedNote(skipped map[string]int) string {
-	kinds := slices.Sorted(maps.Keys(skipped))
-	slices.SortStableFunc(kinds, func(a, b string) int { return skipped[b] - skipped[a] })
-	total := 0
+	total, kinds := byKind(skipped)
+	return fmt.Sprintf("%d events the import does not use were skipped (events of other providers, and kernel events other than processes, threads, images, samples and stacks), by kind: %s", total, kinds)
+}
+
+// byKind sums counts by kind and names them, the most frequent first (by
+// name on ties), the kinds past shownKinds summed.
+func byKind(counts map[string]int) (total int, text string) {
+	kinds := slices.Sorted(maps.Keys(counts))
+	slices.SortStableFunc(kinds, func(a, b string) int { return counts[b] - counts[a] })
 	for _, k := range kinds {
-		total += skipped[k]
+		total += counts[k]
 	}
 	parts := make([]string, 0, shownKinds+1)
 	for _, k := range kinds[:min(len(kinds), shownKinds)] {
-		parts = append(parts, fmt.Sprintf("%s: %d", k, skipped[k]))
+		parts = append(parts, fmt.Sprintf("%s: %d", k, counts[k]))
 	}
 	if rest := kinds[min(len(kinds), shownKinds):]; len(rest) > 0 {
 		n := 0
 		for _, k := range rest {
-			n += skipped[k]
+			n += counts[k]
 		}
 		parts = append(parts, fmt.Sprintf("%d more kinds: %d", len(rest), n))
 	}
-	return fmt.Sprintf("%d events the import does not use were skipped (events of other providers, and kernel events other than processes, threads, images, samples and stacks), by kind: %s", total, strings.Join(parts, "; "))
+	return total, strings.Join(parts, "; ")
 }

@@ -15,12 +15,16 @@ import (
 // key and a user key (defined after, by KeyDelete and KeyRundown as
 // Windows logs them), one whose key is never defined, one on the idle
 // thread, and two cache-miss counter samples.
-func appTrace(ptr int) []byte {
+func appTrace(ptr int) []byte { return appTraceIn(ptr, 0) }
+
+// appTraceIn is appTrace with its records in a buffer of size bytes (0:
+// 64 KiB).
+func appTraceIn(ptr, size int) []byte {
 	kbase := uint64(0xFFFFF80000400000)
 	if ptr == 4 {
 		kbase = 0x80400000
 	}
-	s := &synth{ptr: ptr}
+	s := &synth{ptr: ptr, size: size}
 	s.process(100, "app.exe")
 	s.thread(100, 101)
 	s.image(100, 0x400000, 0x10000, `\Device\HarddiskVolume2\app\app.exe`)
@@ -148,5 +152,26 @@ func TestProcessNotFound(t *testing.T) {
 	_, err := importer.Import("synth.etl", appTrace(8), importer.Options{Process: "nope.exe", NoSymbolsBeside: true})
 	if err == nil || !strings.Contains(err.Error(), "app.exe (100)") {
 		t.Errorf("error %v, want one listing app.exe (100)", err)
+	}
+}
+
+// TestUnreadablePayload leaves out an event whose payload is cut short,
+// with a warning naming its buffer and offset, and imports the rest.
+func TestUnreadablePayload(t *testing.T) {
+	s := &synth{ptr: 8}
+	s.process(100, "app.exe")
+	s.thread(100, 101)
+	s.system(etl.HookImageDCStart, 3, 100, 0, 1, []byte{1, 2, 3}) // cut short
+	s.sample(10, 101, 0x401010)
+	im, err := importer.Import("cut.etl", s.bytes(), importer.Options{NoSymbolsBeside: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(im.Warnings) != 1 || !strings.Contains(im.Warnings[0], "1 events could not be read and were left out (kernel hook 0x1403: 1); the first: buffer 1, offset 0x") ||
+		!strings.Contains(im.Warnings[0], "Image payload of 3 bytes ends before its ImageBase") {
+		t.Errorf("warnings %q", im.Warnings)
+	}
+	if im.Samples != 1 {
+		t.Errorf("%d samples, want 1 (in [unknown]: no image holds it)", im.Samples)
 	}
 }
