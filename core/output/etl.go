@@ -168,21 +168,20 @@ func writeETL(w io.Writer, e *Machine, name string) ([]etlImage, error) {
 		return nil, err
 	}
 	images := etlImages(e)
-	ew2 := &etlMachine{w: ew, e: e, ptr: ptr}
-	ew2.rundown(int64(start), true, images)
+	em := &etlMachine{w: ew, e: e, ptr: ptr}
+	em.rundown(int64(start), true, images)
 	for s := range e.Sessions {
-		if err := ew2.session(s); err != nil {
+		if err := em.session(s); err != nil {
 			return images, err
 		}
 	}
-	ew2.rundown(int64(end), false, images)
+	em.rundown(int64(end), false, images)
 	return images, ew.Close()
 }
 
-// etlLogFileMode is the mode a real kernel trace's header records:
-// EVENT_TRACE_FILE_MODE_SEQUENTIAL with EVENT_TRACE_SYSTEM_LOGGER_MODE
-// (0x02000000) and EVENT_TRACE_USE_LOCAL_SEQUENCE … as the corpus's
-// uncompressed kernel trace has it.
+// etlLogFileMode is the mode the header records: the value of the
+// corpus's uncompressed kernel trace, EVENT_TRACE_SYSTEM_LOGGER_MODE
+// (0x02000000) with EVENT_TRACE_SECURE_MODE (0x80).
 const etlLogFileMode = 0x02000080
 
 // etlMachine writes one machine's events.
