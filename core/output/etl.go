@@ -190,6 +190,25 @@ type etlMachine struct {
 	e      *Machine
 	ptr    int
 	frames []uint64
+	names  map[nt.Source]string
+}
+
+// sourceName is a source's name in the interval events: the description
+// the machine's HAL gives it (Timer, TotalIssues, as the source listing
+// of wpr -pmcsources shows), else the source's NT name.
+func (m *etlMachine) sourceName(src nt.Source) string {
+	if m.names == nil {
+		m.names = map[nt.Source]string{}
+		for _, d := range m.e.Kernel.Descriptors() {
+			if d.Description != "" {
+				m.names[d.Source] = d.Description
+			}
+		}
+	}
+	if n, ok := m.names[src]; ok {
+		return n
+	}
+	return src.Name()
 }
 
 // eprocess is a process's UniqueProcessKey in the trace: a made-up
@@ -283,7 +302,7 @@ func (m *etlMachine) session(s int) error {
 		if ch := sets[src]; len(ch) > 0 {
 			v = ch[0].OldInterval
 		}
-		m.w.WriteInterval(0, etl.HookCollectionStart, int64(start), uint32(src), v, v, src.Name())
+		m.w.WriteInterval(0, etl.HookCollectionStart, int64(start), uint32(src), v, v, m.sourceName(src))
 	}
 	err = sp.each(func(ev kernel.Event) error {
 		if ev.CPU < 0 || ev.CPU >= e.Kernel.CPUCount() {
@@ -296,7 +315,7 @@ func (m *etlMachine) session(s int) error {
 		case nt.PERFINFO_LOG_TYPE_PMC_INTERRUPT:
 			m.w.WritePmcInterrupt(ev.CPU, t, ev.InstructionPointer, ev.ThreadId, ev.ProfileSource)
 		case nt.PERFINFO_LOG_TYPE_SAMPLED_PROFILE_SET_INTERVAL:
-			m.w.WriteInterval(ev.CPU, etl.HookSetInterval, t, ev.Source, ev.NewInterval, ev.OldInterval, nt.Source(ev.Source).Name())
+			m.w.WriteInterval(ev.CPU, etl.HookSetInterval, t, ev.Source, ev.NewInterval, ev.OldInterval, m.sourceName(nt.Source(ev.Source)))
 		case kernel.HookStackWalk:
 			m.frames = append(append(m.frames[:0], ev.InstructionPointer), ev.Frames...)
 			m.w.WriteStackWalk(ev.CPU, t, ev.ProcessId, ev.ThreadId, m.frames)
@@ -311,7 +330,7 @@ func (m *etlMachine) session(s int) error {
 		if ch := sets[src]; len(ch) > 0 {
 			v = ch[len(ch)-1].NewInterval
 		}
-		m.w.WriteInterval(0, etl.HookCollectionEnd, int64(end), uint32(src), v, v, src.Name())
+		m.w.WriteInterval(0, etl.HookCollectionEnd, int64(end), uint32(src), v, v, m.sourceName(src))
 	}
 	return nil
 }

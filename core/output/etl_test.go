@@ -3,6 +3,7 @@ package output_test
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -244,6 +245,9 @@ func TestETLReadsBackTheSession(t *testing.T) {
 			var ivs []string
 			for _, iv := range c.intervals {
 				ivs = append(ivs, fmt.Sprintf("%d/%d", iv.NewInterval, iv.OldInterval))
+				if iv.SourceName != "Timer" || iv.Source != uint32(nt.ProfileTime) {
+					t.Errorf("interval event of source %d named %q, want the HAL's Timer", iv.Source, iv.SourceName)
+				}
 			}
 			if fmt.Sprint(ivs) != "[10000/10000 5000/10000 10000/5000 10000/10000]" {
 				t.Errorf("interval events (CollectionStart, SetInterval, CollectionEnd) %v", ivs)
@@ -411,5 +415,96 @@ func TestETLPerMachine(t *testing.T) {
 		if c := readETL(t, filepath.Join(dir, name)); c.header.NumberOfProcessors != cpus || len(c.samples) == 0 || c.header.LogFileName != name {
 			t.Errorf("%s: header %+v, %d samples", name, c.header, len(c.samples))
 		}
+	}
+}
+
+// A counter-profiling session (PERF_PMC_PROFILE with a source chosen by
+// TraceProfileSourceConfigInfo, stack walks of PmcInterrupt): its .etl
+// holds each PmcCounterProfile event with its ProfileSource and stack,
+// and the source's CollectionStart and CollectionEnd with its interval.
+func TestETLCounterSession(t *testing.T) {
+	l := labtest.Inproc(t, 2, 4)
+	reg := &output.Registry{}
+	reg.AddMachine(l.M, l.Sim)
+	s, err := l.M.StartKernelLogger(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg.AddSession(l.M, s)
+	if err := s.SetStackWalk([]uint16{nt.PERFINFO_LOG_TYPE_PMC_INTERRUPT}); err != nil {
+		t.Fatal(err)
+	}
+	th := l.P.MainThread()
+	buf, err := l.P.Alloc(0x100, kernel.ProtReadWrite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	le := binary.LittleEndian
+	_ = l.P.Write(buf, le.AppendUint32(nil, uint32(nt.ProfileCacheMisses)))
+	if r, err := th.TraceSetInformation(kernel.KernelLoggerHandle, nt.TraceProfileSourceConfigInfo, buf, 4); err != nil || r != nt.ErrorSuccess {
+		t.Fatalf("TraceProfileSourceConfigInfo: %d %v", r, err)
+	}
+	// EventTraceGroupMaskInformation: class, the logger's handle at 8,
+	// the eight masks at 0x10 (PERF_PMC_PROFILE in the second)
+	mask := le.AppendUint32(nil, nt.EventTraceGroupMaskInformation)
+	mask = le.AppendUint64(le.AppendUint32(mask, 0), kernel.KernelLoggerHandle)
+	for i := range 8 {
+		v := uint32(0)
+		if i == 1 {
+			v = nt.PERF_PMC_PROFILE & 0x1FFFFFFF
+		}
+		mask = le.AppendUint32(mask, v)
+	}
+	_ = l.P.Write(buf, mask)
+	if st, err := th.NtSetSystemInformation(nt.SystemPerformanceTraceInformation, buf, uint32(len(mask))); err != nil || st != kernel.StatusSuccess {
+		t.Fatalf("PERF_PMC_PROFILE: %v %v", st, err)
+	}
+	l.SetInterval(t, nt.ProfileCacheMisses, 4096)
+	if _, err := l.Sim.Run(50_000, labtest.ThreeFuncs(l.P)); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := output.Write(dir, reg); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(dir, output.ETLFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r := etl.NewReader(f)
+	if _, _, err := r.ReadHeader(); err != nil {
+		t.Fatal(err)
+	}
+	pmc, stacks := 0, 0
+	var ivs []string
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch rec.Hook {
+		case etl.HookPmcInterrupt:
+			smp, err := etl.DecodePmcSample(rec.Payload, 8)
+			if err != nil || smp.Source != uint16(nt.ProfileCacheMisses) {
+				t.Fatalf("PMC sample %+v %v", smp, err)
+			}
+			pmc++
+		case etl.HookStackWalk:
+			stacks++
+		case etl.HookCollectionStart, etl.HookCollectionEnd, etl.HookSetInterval:
+			iv, err := etl.DecodeInterval(rec.Payload, 8)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ivs = append(ivs, fmt.Sprintf("%#x %d %d %s", uint16(rec.Hook), iv.Source, iv.NewInterval, iv.SourceName))
+		}
+	}
+	want := fmt.Sprintf("[0xf49 %[1]d 4096 CacheMisses 0xf4a %[1]d 4096 CacheMisses]", nt.ProfileCacheMisses)
+	if pmc == 0 || stacks != pmc || fmt.Sprint(ivs) != want {
+		t.Errorf("%d PMC samples, %d stacks; interval events %v, want %s", pmc, stacks, ivs, want)
 	}
 }
