@@ -72,6 +72,9 @@ func TestStackWalk(t *testing.T) {
 	if at, stopped := s.Stopped(); !stopped || at != 30 {
 		t.Errorf("Stopped %d %v", at, stopped)
 	}
+	if m := s.EverGroupMask(); s.GroupMask() != ([8]uint32{}) || m[1] != maskProfile {
+		t.Errorf("a stopped profile session: GroupMask %x, EverGroupMask %x", s.GroupMask(), m)
+	}
 }
 
 // PmcInterrupt: the counter interrupt's event is walked when asked for.

@@ -69,6 +69,8 @@ type TraceSession struct {
 	// started and stopped are when the session started and stopped
 	// (stopped: 0 while it runs).
 	started, stopped uint64
+	// everMasks is the union of the group masks the session has had.
+	everMasks [8]uint32
 }
 
 // KernelLoggerHandle is the TRACEHANDLE whose low 16 bits (the logger id,
@@ -120,6 +122,9 @@ func (s *TraceSession) setMasks(masks [8]uint32) error {
 	m := s.m
 	old := s.masks
 	s.masks = masks
+	for i, v := range masks {
+		s.everMasks[i] |= v
+	}
 	on := func(a [8]uint32, bit uint32) bool { return a[1]&bit != 0 }
 	switch {
 	case !on(old, maskProfile) && on(masks, maskProfile):
@@ -182,6 +187,10 @@ func (s *TraceSession) Stop() error {
 
 // GroupMask returns the session's PERFINFO_GROUPMASK.
 func (s *TraceSession) GroupMask() [8]uint32 { return s.masks }
+
+// EverGroupMask returns the union of the group masks the session has
+// had, a stopped session's included (whose GroupMask is empty).
+func (s *TraceSession) EverGroupMask() [8]uint32 { return s.everMasks }
 
 // Running reports whether the session is still running.
 func (s *TraceSession) Running() bool { return s.running }

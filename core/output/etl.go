@@ -150,14 +150,12 @@ func writeETL(w io.Writer, e *Machine, name string) ([]etlImage, error) {
 	if build == 0 {
 		build = etlBuilds[[2]int{cfg.Version.Major, cfg.Version.Minor}]
 	}
+	// the header extension's group mask: every flag the sessions enabled
 	var mask [8]uint32
 	for _, s := range e.Sessions {
-		if m := s.GroupMask(); m != ([8]uint32{}) {
-			mask = m
+		for i, v := range s.EverGroupMask() {
+			mask[i] |= v
 		}
-	}
-	if mask == ([8]uint32{}) {
-		mask[1] = nt.PERF_PROFILE & 0x1FFFFFFF
 	}
 	ew, err := etl.NewWriter(w, etl.FileHeader{PointerSize: ptr, Processors: e.Kernel.CPUCount(),
 		Major: uint8(cfg.Version.Major), Minor: uint8(cfg.Version.Minor), Build: build, CPUSpeedMHz: uint32(cfg.FreqMHz),

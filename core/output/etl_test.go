@@ -487,6 +487,11 @@ func TestETLCounterSession(t *testing.T) {
 			t.Fatal(err)
 		}
 		switch rec.Hook {
+		case etl.HookHeaderExtension:
+			// the group mask the (stopped) session had: PERF_PMC_PROFILE
+			if got := le.Uint32(rec.Payload[4:]); got != nt.PERF_PMC_PROFILE&0x1FFFFFFF {
+				t.Errorf("header extension's Masks[1] %#x", got)
+			}
 		case etl.HookPmcInterrupt:
 			smp, err := etl.DecodePmcSample(rec.Payload, 8)
 			if err != nil || smp.Source != uint16(nt.ProfileCacheMisses) {
