@@ -175,3 +175,24 @@ func TestUnreadablePayload(t *testing.T) {
 		t.Errorf("%d samples, want 1 (in [unknown]: no image holds it)", im.Samples)
 	}
 }
+
+// TestUnknownThread keeps a sample of a thread no Thread event names, in
+// the process [unknown process].
+func TestUnknownThread(t *testing.T) {
+	s := &synth{ptr: 8}
+	s.process(100, "app.exe")
+	s.thread(100, 101)
+	s.sample(10, 101, 0x401010)
+	s.sample(11, 999, 0x401010)
+	im, err := importer.Import("t.etl", s.bytes(), importer.Options{NoSymbolsBeside: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := []string{}
+	for _, p := range im.Spec.Processes {
+		names = append(names, p.Name)
+	}
+	if im.Samples != 2 || strings.Join(names, ",") != "app.exe,[unknown process]" || !hasNote(im.Notes, "1 samples are on threads no Thread event names") {
+		t.Errorf("%d samples, processes %v, notes %q", im.Samples, names, im.Notes)
+	}
+}
