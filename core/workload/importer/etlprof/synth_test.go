@@ -1,6 +1,7 @@
 package etlprof_test
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -194,5 +195,26 @@ func TestUnknownThread(t *testing.T) {
 	}
 	if im.Samples != 2 || strings.Join(names, ",") != "app.exe,[unknown process]" || !hasNote(im.Notes, "1 samples are on threads no Thread event names") {
 		t.Errorf("%d samples, processes %v, notes %q", im.Samples, names, im.Notes)
+	}
+}
+
+// TestListingLinkedOut: a listing beside the trace that is a symbolic
+// link out of the trace's folder is not read (a scenario reads workloads
+// only from the folders it is allowed).
+func TestListingLinkedOut(t *testing.T) {
+	dir, elsewhere := t.TempDir(), t.TempDir()
+	secret := elsewhere + "/secret.symbols"
+	if err := writeFile(secret, "app.exe 0x1000 0x20 Secret\n"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, dir+"/trace.symbols"); err != nil {
+		t.Skip(err)
+	}
+	im, err := importer.Import(dir+"/app.etl", appTrace(8), importer.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hasNote(im.Notes, "symbol listing") {
+		t.Errorf("a listing linked out of the folder was read: %q", im.Notes)
 	}
 }
