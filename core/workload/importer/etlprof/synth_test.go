@@ -168,7 +168,7 @@ func TestUnreadablePayload(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(im.Warnings) != 1 || !strings.Contains(im.Warnings[0], "1 events could not be read and were left out (kernel hook 0x1403: 1); the first: buffer 1, offset 0x") ||
+	if len(im.Warnings) != 1 || !strings.Contains(im.Warnings[0], "1 events could not be read and were left out (kernel Image 0x1403: 1); the first: buffer 1, offset 0x") ||
 		!strings.Contains(im.Warnings[0], "Image payload of 3 bytes ends before its ImageBase") {
 		t.Errorf("warnings %q", im.Warnings)
 	}
