@@ -218,3 +218,33 @@ func TestListingLinkedOut(t *testing.T) {
 		t.Errorf("a listing linked out of the folder was read: %q", im.Notes)
 	}
 }
+
+// TestCounterSamplesOnly weighs a trace without timer samples by its
+// counter's samples, each its interval's events, busy shares by rank.
+func TestCounterSamplesOnly(t *testing.T) {
+	s := &synth{ptr: 8}
+	s.process(100, "app.exe")
+	s.thread(100, 101)
+	s.thread(100, 102)
+	s.image(100, 0x400000, 0x10000, `C:\app\app.exe`)
+	s.interval(5, 2, 65536, "TotalIssues")
+	for i := range 3 {
+		s.pmc(int64(10+i), 101, 0x401010, 2)
+	}
+	s.pmc(20, 102, 0x402000, 2)
+	im, err := importer.Import("pmc.etl", s.bytes(), importer.Options{NoSymbolsBeside: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	importtest.CheckInvariants(t, im)
+	if im.Samples != 4 || im.SampleType != "TotalIssues" || im.PeriodUnit != "events" || im.Period != 65536 {
+		t.Errorf("%d samples of %s, period %g %s; want 4 of TotalIssues at 65536 events", im.Samples, im.SampleType, im.Period, im.PeriodUnit)
+	}
+	busy := map[float64]bool{}
+	for _, th := range im.Spec.Processes[0].Threads {
+		busy[th.Busy] = true
+	}
+	if !busy[1] || !busy[1.0/3] || !hasNote(im.Notes, "busy shares by rank") {
+		t.Errorf("busy shares %v, notes %q; want 1 and 1/3, by rank", busy, im.Notes)
+	}
+}
