@@ -67,3 +67,11 @@ func TestX86TraceRecords(t *testing.T) {
 		}
 	}
 }
+
+func TestHookString(t *testing.T) {
+	for h, want := range map[etl.Hook]string{0x0424: "FileIo 0x0424", 0x0F2E: "PerfInfo 0x0f2e", 0x1E01: "HypervisorX 0x1e01", 0x4010: "group 0x40 0x4010"} {
+		if got := h.String(); got != want {
+			t.Errorf("%#04x: %q, want %q", uint16(h), got, want)
+		}
+	}
+}

@@ -34,8 +34,8 @@ func SymbolsBeside(trace string) []string {
 }
 
 // symbolsFor reads the symbol listing of an .etl import: opt.Symbols,
-// else the first of SymbolsBeside(source) that exists (none for standard
-// input). It returns the listing's content and file name (nil and ""
+// else the first of SymbolsBeside(source) that exists in the trace's
+// folder (none for standard input). It returns the listing's content and file name (nil and ""
 // without one).
 func symbolsFor(source string, opt Options) ([]byte, string, error) {
 	if opt.Symbols != "" {
@@ -49,6 +49,9 @@ func symbolsFor(source string, opt Options) ([]byte, string, error) {
 		return nil, "", nil
 	}
 	for _, cand := range SymbolsBeside(source) {
+		if !sameFolder(cand, source) {
+			continue // a link out of the trace's folder: not followed
+		}
 		data, err := input.ReadFile(symbolsInput, cand)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
@@ -59,4 +62,18 @@ func symbolsFor(source string, opt Options) ([]byte, string, error) {
 		return data, cand, nil
 	}
 	return nil, "", nil
+}
+
+// sameFolder says whether the listing found beside a trace is, once every
+// symbolic link is resolved, in the trace's folder: a listing that links
+// elsewhere is not read (a scenario may read workloads only from the
+// folders it is allowed, and the trace's folder is one of them). A listing
+// that does not exist is in no folder.
+func sameFolder(listing, trace string) bool {
+	l, err := filepath.EvalSymlinks(listing)
+	if err != nil {
+		return false
+	}
+	t, err := filepath.EvalSymlinks(filepath.Dir(trace))
+	return err == nil && filepath.Dir(l) == t
 }

@@ -44,7 +44,7 @@ func build(r *profread.Reading, tr *trace, syms []etl.Symbol, symsFrom string) e
 	b := &builder{r: r, tr: tr, n: newNamer(tr, m, syms), names: map[uint32]string{}, used: map[string]uint32{}}
 	weightSrc := tr.weightSource()
 	wantPid, wantName := parseProcess(r.Options.Process)
-	var kept, idle, idleInterrupt, filtered, noStack int64
+	var kept, idle, idleInterrupt, filtered, noStack, unknownThread int64
 	var events int64
 	first, last := tr.samples[0].t, tr.samples[0].t
 	matched := map[string]bool{}
@@ -54,9 +54,9 @@ func build(r *profread.Reading, tr *trace, syms []etl.Symbol, symsFrom string) e
 			return err
 		}
 		first, last = min(first, s.t), max(last, s.t)
-		pid, _ := at(tr.threads[s.tid], s.t)
-		if s.tid == 0 {
-			pid = 0
+		pid := tr.pidOf(s)
+		if pid == unknownPID {
+			unknownThread++
 		}
 		if pid == 0 {
 			idle++
@@ -105,6 +105,9 @@ func build(r *profread.Reading, tr *trace, syms []etl.Symbol, symsFrom string) e
 	}
 	b.busy(first, last)
 	b.notes(j, symsFrom, idle, idleInterrupt, filtered, noStack, events)
+	if unknownThread > 0 {
+		m.Note("%d samples are on threads no Thread event names: their process is %s", unknownThread, unknownProcess)
+	}
 	if events > 0 {
 		set, clamped := m.SetRates()
 		m.Note("%d counter samples gave their functions events (each its source's interval): %d per-function rates set, %d clamped", events, set, clamped)
@@ -163,9 +166,32 @@ func (tr *trace) weight(s *sample) float64 {
 	return iv
 }
 
+// unknownPID is the process of a sample whose thread no Thread event
+// names, and unknownProcess its name.
+const (
+	unknownPID     = 0xFFFFFFFF
+	unknownProcess = "[unknown process]"
+)
+
+// pidOf is the process of a sample's thread at its time: 0 for the idle
+// thread (ThreadId 0), unknownPID for a thread the trace never names.
+func (tr *trace) pidOf(s *sample) uint32 {
+	if s.tid == 0 {
+		return 0
+	}
+	pid, ok := at(tr.threads[s.tid], s.t)
+	if !ok {
+		return unknownPID
+	}
+	return pid
+}
+
 // processName is pid's image file name at time t ("pid N" when the
 // trace names it nowhere).
 func (tr *trace) processName(pid uint32, t int64) string {
+	if pid == unknownPID {
+		return unknownProcess
+	}
 	if n, ok := at(tr.processes[pid], t); ok && n != "" {
 		return n
 	}
@@ -194,8 +220,11 @@ func (b *builder) add(pid uint32, pname string, s *sample, frames []uint64, w fl
 	}
 	t := p.Thread(strconv.FormatUint(uint64(s.tid), 10))
 	b.fr = b.fr[:0]
-	for _, a := range frames {
+	for i, a := range frames {
 		nm := b.n.name(pid, a, s.t)
+		if i == 0 && nm.used >= 0 {
+			b.n.used[nm.used].leaves++
+		}
 		b.fr = append(b.fr, profmodel.Frame{Func: nm.f, Addr: a, HasAddr: true})
 	}
 	b.r.Model.Add(t, b.fr, w)
@@ -238,8 +267,8 @@ func (b *builder) sampledProcesses() []string {
 	seen := map[string]bool{}
 	for i := range b.tr.samples {
 		s := &b.tr.samples[i]
-		pid, _ := at(b.tr.threads[s.tid], s.t)
-		if s.tid == 0 || pid == 0 {
+		pid := b.tr.pidOf(s)
+		if pid == 0 {
 			continue
 		}
 		seen[fmt.Sprintf("%s (%d)", b.tr.processName(pid, s.t), pid)] = true

@@ -59,12 +59,16 @@ func TestX86TraceFigures(t *testing.T) {
 			}
 		}
 		// ntdll.dll: a WOW64 process has two (64- and 32-bit); [unknown]:
-		// the user and the kernel region.
+		// the user and the kernel regions.
 		if n := byImage["ntdll.dll"] + byImage["ntdll.dll#2"]; n != 12 {
 			t.Errorf("ntdll.dll: %d samples, want 12", n)
 		}
-		if n := byImage["[unknown]"] + byImage["[unknown]#2"]; n != 4 {
+		if n := byImage["[unknown]"] + byImage["[unknown kernel]"]; n != 4 {
 			t.Errorf("[unknown]: %d samples, want 4", n)
+		}
+		// the sampled images' PDBs, clr.dll's first (DbgID_RSDS)
+		if !hasNote(im.Notes, "from which a symbol listing (--symbols, docs/etl.md) would name their functions: clr.dll: clr.pdb {19f24eba-4636-42ec-9087-73be8eca8a4d} age 2; ntoskrnl.exe: ntkrnlmp.pdb") {
+			t.Errorf("no note of the PDBs: %q", im.Notes)
 		}
 		for fn, want := range map[string]int{
 			"System.DateTime.GetDatePart":                     1140,

@@ -16,9 +16,11 @@ const (
 	// JITImage holds a process's JIT-compiled .NET methods, each named
 	// Namespace.MethodName at the addresses the CLR's method events give.
 	JITImage = "[jit]"
-	// UnknownImage holds the addresses in no image and no method, each an
-	// unsymbolized function [unknown]+0xOFFSET: kept, never dropped.
-	UnknownImage = "[unknown]"
+	// UnknownImage holds a process's user-mode addresses in no image and
+	// no method, each an unsymbolized function [unknown]+0xOFFSET: kept,
+	// never dropped; UnknownKernel holds the kernel-mode ones.
+	UnknownImage  = "[unknown]"
+	UnknownKernel = "[unknown kernel]"
 )
 
 // where says what holds an address.
@@ -40,8 +42,20 @@ type namer struct {
 	images  map[uint32][]image      // by pid, sorted by base
 	methods map[uint32][]method     // by pid, sorted by start
 	cache   map[[2]uint64]named
+	// used are the images that named an address, in order of first use,
+	// with their owner's pid (0: a kernel image)
+	used    []ownedImage
+	usedKey map[string]int
 	// counts of addresses named, by what holds them (distinct per process)
 	kinds [3]int
+}
+
+// ownedImage is an image with the pid whose image list holds it, and
+// the samples whose IP it holds.
+type ownedImage struct {
+	pid    uint32
+	img    image
+	leaves int
 }
 
 // named is an address's function and what holds it.
@@ -49,11 +63,12 @@ type named struct {
 	f     *profmodel.Func
 	where where
 	image string
+	used  int // index in namer.used of an image's function, else -1
 }
 
 func newNamer(tr *trace, m *profmodel.Model, syms []etl.Symbol) *namer {
 	n := &namer{tr: tr, m: m, syms: map[string][]etl.Symbol{}, symUsed: map[string]bool{},
-		images: map[uint32][]image{}, methods: map[uint32][]method{}, cache: map[[2]uint64]named{}}
+		images: map[uint32][]image{}, methods: map[uint32][]method{}, cache: map[[2]uint64]named{}, usedKey: map[string]int{}}
 	for _, s := range syms {
 		k := strings.ToLower(s.Image)
 		n.syms[k] = append(n.syms[k], s)
@@ -105,23 +120,29 @@ func (n *namer) resolve(pid uint32, addr uint64, t int64) named {
 			f := n.m.Func(img, me.name)
 			f.See(me.start)
 			f.See(me.start + max(me.size, 1) - 1)
-			return named{f: f, where: inMethod, image: JITImage}
+			return named{f: f, where: inMethod, image: JITImage, used: -1}
 		}
 	}
-	ikey := "?:" + strconv.FormatUint(uint64(pid), 10)
+	ikey, iname := "?:"+strconv.FormatUint(uint64(pid), 10), UnknownImage
 	if kernel {
-		ikey = "?:kernel"
+		ikey, iname = "?:kernel", UnknownKernel
 	}
-	img := n.m.Image(ikey, UnknownImage, kernel)
+	img := n.m.Image(ikey, iname, kernel)
 	f := n.m.Func(img, profmodel.AddressName(addr))
 	f.MarkUnsymbolized()
-	return named{f: f, where: inNothing, image: UnknownImage}
+	return named{f: f, where: inNothing, image: iname, used: -1}
 }
 
 // inImage is the function of addr in img: the listing's function that
 // spans it, else the unsymbolized IMAGE+0xRVA.
 func (n *namer) inImage(pid uint32, img image, addr uint64, kernel bool) named {
 	mi := n.m.Image(img.key, img.name, kernel || pid == 0)
+	at, ok := n.usedKey[img.key]
+	if !ok {
+		at = len(n.used)
+		n.usedKey[img.key] = at
+		n.used = append(n.used, ownedImage{pid: pid, img: img})
+	}
 	mi.SetMapping(img.base, img.base+img.size)
 	rva := addr - img.base
 	if list := n.syms[strings.ToLower(img.name)]; len(list) > 0 {
@@ -132,12 +153,12 @@ func (n *namer) inImage(pid uint32, img image, addr uint64, kernel bool) named {
 			f.See(img.base + s.RVA)
 			f.See(img.base + s.RVA + max(s.Size, 1) - 1)
 			n.symUsed[img.name] = true
-			return named{f: f, where: inImage, image: img.name}
+			return named{f: f, where: inImage, image: img.name, used: at}
 		}
 	}
 	f := n.m.Func(mi, profmodel.AddressName(addr))
 	f.MarkUnsymbolized()
-	return named{f: f, where: inImage, image: img.name}
+	return named{f: f, where: inImage, image: img.name, used: at}
 }
 
 // findImage is the image of list (sorted by base) that spans addr: of

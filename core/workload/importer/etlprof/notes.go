@@ -39,7 +39,7 @@ func (b *builder) notes(j joined, symsFrom string, idle, idleInterrupt, filtered
 		m.Note("%d addresses in no image fall in JIT-compiled .NET methods (the CLR's method events): named Namespace.MethodName in the image %s", n, JITImage)
 	}
 	if n := b.n.kinds[inNothing]; n > 0 {
-		m.Note("%d addresses fall in no image and no .NET method: kept as functions of the image %s, named by address", n, UnknownImage)
+		m.Note("%d addresses fall in no image and no .NET method: kept as functions of the image %s (%s in kernel space), named by address", n, UnknownImage, UnknownKernel)
 	}
 	if symsFrom != "" {
 		used := slices.Sorted(maps.Keys(b.n.symUsed))
@@ -49,6 +49,9 @@ func (b *builder) notes(j joined, symsFrom string, idle, idleInterrupt, filtered
 			m.Note("the symbol listing %s named addresses of %s; the others are IMAGE+0xRVA", symsFrom, strings.Join(used, ", "))
 		}
 	}
+	if note := b.pdbNote(); note != "" {
+		m.Note("%s", note)
+	}
 	if len(tr.skipped) > 0 {
 		m.Note("%s", skippedNote(tr.skipped))
 	}
@@ -56,6 +59,38 @@ func (b *builder) notes(j joined, symsFrom string, idle, idleInterrupt, filtered
 		total, kinds := byKind(tr.bad)
 		m.Warn("%d events could not be read and were left out (%s); the first: %s", total, kinds, tr.firstBad)
 	}
+}
+
+// shownPDBs is how many PDB identities the note names.
+const shownPDBs = 5
+
+// pdbNote names the PDBs (KernelTraceControl's DbgID_RSDS events) of the
+// images whose addresses were named without a symbol listing, the images
+// of the most samples' IPs first: what a symbol listing would be made
+// from.
+func (b *builder) pdbNote() string {
+	var parts []string
+	n := 0
+	used := slices.Clone(b.n.used)
+	slices.SortStableFunc(used, func(a, b ownedImage) int { return b.leaves - a.leaves })
+	for _, u := range used {
+		d, ok := b.tr.rsds[[2]uint64{uint64(u.pid), u.img.base}]
+		if !ok || b.n.symUsed[u.img.name] {
+			continue
+		}
+		n++
+		if len(parts) < shownPDBs {
+			parts = append(parts, fmt.Sprintf("%s: %s {%s} age %d", u.img.name, d.PdbFileName, d.Signature, d.Age))
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	text := strings.Join(parts, "; ")
+	if n > len(parts) {
+		text += fmt.Sprintf("; and %d more", n-len(parts))
+	}
+	return fmt.Sprintf("the sampled images' PDBs (DbgID_RSDS), from which a symbol listing (--symbols, docs/etl.md) would name their functions: %s", text)
 }
 
 // shownKinds is how many kinds of skipped events the note names.

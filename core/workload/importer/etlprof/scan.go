@@ -158,7 +158,7 @@ func (tr *trace) record(rec *etl.Record) {
 // kindOf names a record's kind for the notes.
 func kindOf(rec *etl.Record) string {
 	if rec.Kernel() {
-		return fmt.Sprintf("kernel hook %#04x", uint16(rec.Hook))
+		return "kernel " + rec.Hook.String()
 	}
 	return fmt.Sprintf("provider %s event %d", rec.Provider, rec.EventID|uint16(rec.Opcode))
 }

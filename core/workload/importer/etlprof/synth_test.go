@@ -1,6 +1,7 @@
 package etlprof_test
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -167,11 +168,83 @@ func TestUnreadablePayload(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(im.Warnings) != 1 || !strings.Contains(im.Warnings[0], "1 events could not be read and were left out (kernel hook 0x1403: 1); the first: buffer 1, offset 0x") ||
+	if len(im.Warnings) != 1 || !strings.Contains(im.Warnings[0], "1 events could not be read and were left out (kernel Image 0x1403: 1); the first: buffer 1, offset 0x") ||
 		!strings.Contains(im.Warnings[0], "Image payload of 3 bytes ends before its ImageBase") {
 		t.Errorf("warnings %q", im.Warnings)
 	}
 	if im.Samples != 1 {
 		t.Errorf("%d samples, want 1 (in [unknown]: no image holds it)", im.Samples)
+	}
+}
+
+// TestUnknownThread keeps a sample of a thread no Thread event names, in
+// the process [unknown process].
+func TestUnknownThread(t *testing.T) {
+	s := &synth{ptr: 8}
+	s.process(100, "app.exe")
+	s.thread(100, 101)
+	s.sample(10, 101, 0x401010)
+	s.sample(11, 999, 0x401010)
+	im, err := importer.Import("t.etl", s.bytes(), importer.Options{NoSymbolsBeside: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := []string{}
+	for _, p := range im.Spec.Processes {
+		names = append(names, p.Name)
+	}
+	if im.Samples != 2 || strings.Join(names, ",") != "app.exe,[unknown process]" || !hasNote(im.Notes, "1 samples are on threads no Thread event names") {
+		t.Errorf("%d samples, processes %v, notes %q", im.Samples, names, im.Notes)
+	}
+}
+
+// TestListingLinkedOut: a listing beside the trace that is a symbolic
+// link out of the trace's folder is not read (a scenario reads workloads
+// only from the folders it is allowed).
+func TestListingLinkedOut(t *testing.T) {
+	dir, elsewhere := t.TempDir(), t.TempDir()
+	secret := elsewhere + "/secret.symbols"
+	if err := writeFile(secret, "app.exe 0x1000 0x20 Secret\n"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, dir+"/trace.symbols"); err != nil {
+		t.Skip(err)
+	}
+	im, err := importer.Import(dir+"/app.etl", appTrace(8), importer.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hasNote(im.Notes, "symbol listing") {
+		t.Errorf("a listing linked out of the folder was read: %q", im.Notes)
+	}
+}
+
+// TestCounterSamplesOnly weighs a trace without timer samples by its
+// counter's samples, each its interval's events, busy shares by rank.
+func TestCounterSamplesOnly(t *testing.T) {
+	s := &synth{ptr: 8}
+	s.process(100, "app.exe")
+	s.thread(100, 101)
+	s.thread(100, 102)
+	s.image(100, 0x400000, 0x10000, `C:\app\app.exe`)
+	s.interval(5, 2, 65536, "TotalIssues")
+	for i := range 3 {
+		s.pmc(int64(10+i), 101, 0x401010, 2)
+	}
+	s.pmc(20, 102, 0x402000, 2)
+	im, err := importer.Import("pmc.etl", s.bytes(), importer.Options{NoSymbolsBeside: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	importtest.CheckInvariants(t, im)
+	if im.Samples != 4 || im.SampleType != "TotalIssues" || im.PeriodUnit != "events" || im.Period != 65536 {
+		t.Errorf("%d samples of %s, period %g %s; want 4 of TotalIssues at 65536 events", im.Samples, im.SampleType, im.Period, im.PeriodUnit)
+	}
+	busy := map[float64]bool{}
+	for _, th := range im.Spec.Processes[0].Threads {
+		busy[th.Busy] = true
+	}
+	if !busy[1] || !busy[1.0/3] || !hasNote(im.Notes, "busy shares by rank") {
+		t.Errorf("busy shares %v, notes %q; want 1 and 1/3, by rank", busy, im.Notes)
 	}
 }
