@@ -1,7 +1,6 @@
 package kernel
 
 import (
-	"encoding/binary"
 	"slices"
 	"strings"
 	"testing"
@@ -80,17 +79,7 @@ func TestStackWalk(t *testing.T) {
 // PmcInterrupt: the counter interrupt's event is walked when asked for.
 func TestStackWalkPMC(t *testing.T) {
 	e := newEnv(t, "10.0.19041", "")
-	admin := e.process(privileged()).MainThread()
-	s, _ := e.m.StartKernelLogger(false)
-	must(t, s.SetStackWalk([]uint16{nt.PERFINFO_LOG_TYPE_PMC_INTERRUPT}))
-	src := e.alloc(admin.proc, 4)
-	_ = admin.Write(src, binary.LittleEndian.AppendUint32(nil, uint32(nt.ProfileCacheMisses)))
-	if r, _ := admin.TraceSetInformation(KernelLoggerHandle, nt.TraceProfileSourceConfigInfo, src, 4); r != nt.ErrorSuccess {
-		t.Fatalf("class 6: %d", r)
-	}
-	if st := e.setTrace(admin, nt.EventTraceGroupMaskInformation, KernelLoggerHandle, 0, maskPMCProfile, 0, 0, 0, 0, 0, 0); st != StatusSuccess {
-		t.Fatalf("PERF_PMC_PROFILE: %v", st)
-	}
+	s := e.pmcSession([]uint16{nt.PERFINFO_LOG_TYPE_PMC_INTERRUPT})
 	must(t, e.m.ProfileInterrupt(Interrupt{CPU: 2, Source: nt.ProfileCacheMisses, IP: 0x401000, Thread: e.th, Callers: []uint64{0x402010}}))
 	evs := s.Events()
 	if len(evs) != 2 || evs[0].Hook != nt.PERFINFO_LOG_TYPE_PMC_INTERRUPT || evs[1].Hook != HookStackWalk ||

@@ -95,7 +95,9 @@ type etlContent struct {
 	ids, rsds int
 }
 
-func readETL(t *testing.T, path string) etlContent {
+// eachRecord reads the .etl at path: its header, then fn with every
+// record after the header and the file's pointer size.
+func eachRecord(t *testing.T, path string, fn func(rec etl.Record, ptr int)) etl.LogfileHeader {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -107,16 +109,22 @@ func readETL(t *testing.T, path string) etlContent {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := etlContent{header: h, images: map[string]etl.Image{}, rundown: map[etl.Hook]int{}}
-	ptr := int(h.PointerSize)
 	for {
 		rec, err := r.Next()
 		if errors.Is(err, io.EOF) {
-			break
+			return h
 		}
 		if err != nil {
 			t.Fatal(err)
 		}
+		fn(rec, int(h.PointerSize))
+	}
+}
+
+func readETL(t *testing.T, path string) etlContent {
+	t.Helper()
+	c := etlContent{images: map[string]etl.Image{}, rundown: map[etl.Hook]int{}}
+	c.header = eachRecord(t, path, func(rec etl.Record, ptr int) {
 		if !rec.Kernel() {
 			if rec.Provider != etl.KernelTraceControl {
 				t.Errorf("an event of provider %v", rec.Provider)
@@ -126,7 +134,7 @@ func readETL(t *testing.T, path string) etlContent {
 			} else {
 				c.rsds++
 			}
-			continue
+			return
 		}
 		c.hooks = append(c.hooks, rec.Hook)
 		switch rec.Hook {
@@ -165,7 +173,7 @@ func readETL(t *testing.T, path string) etlContent {
 				c.dcEnd = rec.Time
 			}
 		}
-	}
+	})
 	return c
 }
 
@@ -467,25 +475,9 @@ func TestETLCounterSession(t *testing.T) {
 	if _, err := output.Write(dir, reg); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(filepath.Join(dir, output.ETLFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r := etl.NewReader(f)
-	if _, _, err := r.ReadHeader(); err != nil {
-		t.Fatal(err)
-	}
 	pmc, stacks := 0, 0
 	var ivs []string
-	for {
-		rec, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	eachRecord(t, filepath.Join(dir, output.ETLFile), func(rec etl.Record, ptr int) {
 		switch rec.Hook {
 		case etl.HookHeaderExtension:
 			// the group mask the (stopped) session had: PERF_PMC_PROFILE
@@ -507,7 +499,7 @@ func TestETLCounterSession(t *testing.T) {
 			}
 			ivs = append(ivs, fmt.Sprintf("%#x %d %d %s", uint16(rec.Hook), iv.Source, iv.NewInterval, iv.SourceName))
 		}
-	}
+	})
 	want := fmt.Sprintf("[0xf49 %[1]d 4096 CacheMisses 0xf4a %[1]d 4096 CacheMisses]", nt.ProfileCacheMisses)
 	if pmc == 0 || stacks != pmc || fmt.Sprint(ivs) != want {
 		t.Errorf("%d PMC samples, %d stacks; interval events %v, want %s", pmc, stacks, ivs, want)
