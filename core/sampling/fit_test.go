@@ -397,7 +397,7 @@ func TestSequentialSize(t *testing.T) {
 	}
 	// and it stops there
 	var calls int
-	p, draws := sequential(1, func() float64 { calls++; return 0 })
+	p, draws, _ := sequential(1, func() float64 { calls++; return 0 })
 	if draws != EarlyDraws || calls != EarlyDraws || p != 1.0/(EarlyDraws+1) {
 		t.Errorf("never reached: p %v after %d draws", p, draws)
 	}

@@ -111,8 +111,10 @@ type Test struct {
 	// a distance at least TV (for Method Bound, an upper bound of it).
 	P      float64
 	Method Method
-	// Draws are the Monte Carlo draws made (0 for the other methods).
-	Draws int
+	// Draws are the Monte Carlo draws made (0 for the other methods), and
+	// Exceedances how many of them reached TV: P's resolution (see
+	// Test.PText).
+	Draws, Exceedances int
 }
 
 // Beyond reports whether the distance is beyond sampling error: P <
