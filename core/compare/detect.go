@@ -32,17 +32,22 @@ const (
 
 // detectable computes the smallest move into a DetectBase function that
 // the row test of kind finds with probability DetectPower, with ns source
-// and nl lab samples and tests rows in the Holm family (see power).
+// and nl lab samples and tests rows in the Holm family (see rowPower):
+// the move is bracketed by doubling from 0.1% and then bisected to a
+// sixteen-thousandth of the bracket.
 func detectable(kind string, ns, nl uint64, tests int) *Detectable {
 	d := &Detectable{Kind: kind, SourceSamples: ns, LabSamples: nl, Base: DetectBase, Power: DetectPower}
-	level := AlphaRows / float64(max(1, tests))
-	lo, hi := 0.0, 1-d.Base
-	if power(kind, ns, nl, d.Base, hi, level) < d.Power {
-		return d
+	rp := &rowPower{kind: kind, ns: ns, nl: nl, base: d.Base, level: AlphaRows / float64(max(1, tests)), reject: map[uint64]int{}}
+	lo, hi := 0.0, 0.001
+	for rp.power(hi) < d.Power {
+		if hi == 1-d.Base {
+			return d // not even every sample moved
+		}
+		lo, hi = hi, min(2*hi, 1-d.Base)
 	}
-	for range 24 { // to a millionth of the samples
+	for range 14 {
 		mid := (lo + hi) / 2
-		if power(kind, ns, nl, d.Base, mid, level) < d.Power {
+		if rp.power(mid) < d.Power {
 			lo = mid
 		} else {
 			hi = mid
@@ -52,50 +57,45 @@ func detectable(kind string, ns, nl uint64, tests int) *Detectable {
 	return d
 }
 
-// power is how often a row test at level finds a function of share base
-// in the source with base+shift in the lab. Goodness of fit: the lab's
-// samples X are Binomial(nl, base+shift), and the test rejects from the
-// first x above the mean whose p is under level (exact). Two-sample:
+// rowPower is how often a row test at level finds a function of share
+// base in the source with base+shift in the lab. Goodness of fit: the
+// lab's samples X are Binomial(nl, base+shift), and the test rejects from
+// the first x above the mean whose p is under level (exact). Two-sample:
 // given the function's m samples on both sides the source's are
 // Binomial(m, ns/(ns+nl)) under the test, and the test rejects at and
-// below some k(m); the alternative is taken as Poisson on each side (m
-// Poisson, the source's share of it binomial), summed over m.
-func power(kind string, ns, nl uint64, base, shift, level float64) float64 {
-	p1 := base + shift
-	if kind == Fit {
-		mean := uint64(math.Ceil(float64(nl) * base))
-		hi := firstBelow(mean, nl, func(x uint64) bool { return sampling.BinomialTest(x, nl, base) < level })
-		if hi > nl {
+// below some k(m), which does not depend on the move (kept in reject);
+// the alternative is taken as Poisson on each side (m Poisson, the
+// source's share of it binomial), summed over m.
+type rowPower struct {
+	kind         string
+	ns, nl       uint64
+	base, level  float64
+	reject       map[uint64]int // k(m): the largest k that rejects, -1 for none
+	fitThreshold uint64         // goodness of fit: the first x that rejects (0: not yet found)
+}
+
+func (rp *rowPower) power(shift float64) float64 {
+	p1 := rp.base + shift
+	if rp.kind == Fit {
+		if rp.fitThreshold == 0 {
+			mean := uint64(math.Ceil(float64(rp.nl) * rp.base))
+			rp.fitThreshold = firstBelow(max(mean, 1), rp.nl, func(x uint64) bool { return sampling.BinomialTest(x, rp.nl, rp.base) < rp.level })
+		}
+		if rp.fitThreshold > rp.nl {
 			return 0
 		}
-		if hi == 0 {
-			return 1
-		}
-		return 1 - sampling.BinomialCDF(hi-1, nl, p1)
+		return 1 - sampling.BinomialCDF(rp.fitThreshold-1, rp.nl, p1)
 	}
-	q := float64(ns) / float64(ns+nl)
-	ls, ll := float64(ns)*base, float64(nl)*p1
+	ls, ll := float64(rp.ns)*rp.base, float64(rp.nl)*p1
 	lambda, pi := ls+ll, ls/(ls+ll)
 	sd := math.Sqrt(lambda)
 	// m within 8 standard deviations (the rest weighs under 1e-14), every
 	// m while they are few, a smooth sum's samples beyond
 	from, to := uint64(max(0, math.Floor(lambda-8*sd))), uint64(lambda+8*sd)
 	stride := max(1, uint64(sd/30))
-	rejects := func(k, m uint64) bool { return sampling.BinomialTest(k, m, q) < level }
 	var out float64
-	k := -1 // the largest k at or below m·q that rejects, -1 for none
 	for m := from; m <= to; m += stride {
-		mean := int(math.Floor(float64(m) * q))
-		if m == from { // the first from 0 up that does not reject, less one
-			k = int(firstBelow(0, uint64(mean)+1, func(k uint64) bool { return !rejects(k, m) })) - 1
-		} else { // k moves little from one m to the next
-			for k+1 <= mean && rejects(uint64(k+1), m) {
-				k++
-			}
-			for k >= 0 && !rejects(uint64(k), m) {
-				k--
-			}
-		}
+		k := rp.k(m, stride)
 		if k < 0 {
 			continue
 		}
@@ -103,6 +103,31 @@ func power(kind string, ns, nl uint64, base, shift, level float64) float64 {
 		out += float64(stride) * pm * sampling.BinomialCDF(uint64(k), m, pi)
 	}
 	return min(1, out)
+}
+
+// k is the largest k at or below m·q (q = ns/(ns+nl)) that the
+// two-sample row test rejects with m samples on both sides, -1 for none:
+// from k(m − stride) when known (it moves little), else by bisection.
+func (rp *rowPower) k(m, stride uint64) int {
+	if k, ok := rp.reject[m]; ok {
+		return k
+	}
+	q := float64(rp.ns) / float64(rp.ns+rp.nl)
+	rejects := func(k uint64) bool { return sampling.BinomialTest(k, m, q) < rp.level }
+	mean := int(math.Floor(float64(m) * q))
+	k, ok := rp.reject[m-stride]
+	if !ok || m < stride { // the first from 0 up that does not reject, less one
+		k = int(firstBelow(0, uint64(mean)+1, func(k uint64) bool { return !rejects(k) })) - 1
+	} else {
+		for k+1 <= mean && rejects(uint64(k+1)) {
+			k++
+		}
+		for k >= 0 && !rejects(uint64(k)) {
+			k--
+		}
+	}
+	rp.reject[m] = k
+	return k
 }
 
 // firstBelow is the first x in [lo, hi] for which ok holds (ok false

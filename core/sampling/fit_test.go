@@ -10,22 +10,7 @@ import (
 // multinomial draws n samples with weights w (any sum) by conditional
 // binomials, in w's order: the tests' own draw, independent of the
 // drawer's split into binomials and an alias table.
-func multinomial(r *rand.Rand, n uint64, w []float64) []uint64 {
-	rest := make([]float64, len(w)+1)
-	for i := len(w) - 1; i >= 0; i-- {
-		rest[i] = rest[i+1] + w[i]
-	}
-	x := make([]uint64, len(w))
-	for i, v := range w {
-		if i == len(w)-1 {
-			x[i] = n
-			break
-		}
-		x[i] = binomial(r, n, v/rest[i])
-		n -= x[i]
-	}
-	return x
-}
+func multinomial(r *rand.Rand, n uint64, w []float64) []uint64 { return Multinomial(r, n, w) }
 
 // Hand-checkable cases: their p-values by enumeration, the impossible and
 // the certain, and the errors.
