@@ -202,7 +202,7 @@ func Compare(src Source, lab output.ProfileAccuracy) (Comparison, error) {
 		return Comparison{}, err
 	}
 	c := Comparison{Source: src.Name, Format: src.Format, SampleType: src.SampleType, Profile: lab.Profile, LabSource: lab.Source}
-	c.Kind, c.Why = TwoSample, "the run did not replay this source (it is not among the inputs of its result.json): both are samples, each with its own error"
+	c.Kind, c.Why = TwoSample, "the run did not replay this source, as far as its folder says (its sha256 is not among the inputs of a result.json beside accuracy.csv): both are samples, each with its own error"
 	if src.Replayed {
 		c.Kind, c.Why = Fit, "the run replayed this source (its workload was imported from it; its sha256 is among the run's inputs): the lab's samples are drawn from the source's shares, and only their sampling separates the two"
 	}
