@@ -219,26 +219,11 @@ type shape struct {
 }
 
 func shapes() []shape {
-	geometric := make([]float64, 20)
-	zipf := make([]float64, 100)
-	halfAndTail := make([]float64, 100)
-	for i := range geometric {
-		geometric[i] = math.Pow(0.8, float64(i))
+	var out []shape
+	for _, p := range Programs() {
+		out = append(out, shape{p.Name, p.Weights})
 	}
-	for i := range zipf {
-		zipf[i] = 1 / float64(i+1)
-	}
-	halfAndTail[0] = 99
-	for i := 1; i < len(halfAndTail); i++ {
-		halfAndTail[i] = 1
-	}
-	return []shape{
-		{"2 functions 90/10", []float64{9, 1}},
-		{"3 functions 60/30/10", []float64{6, 3, 1}},
-		{"20 functions, geometric", geometric},
-		{"100 functions, Zipf", zipf},
-		{"1 at 50% + 99 at 0.5%", halfAndTail},
-	}
+	return out
 }
 
 // profilesPerCase is how many simulated profiles each calibration case

@@ -100,12 +100,7 @@ func TestTwoSampleMonteCarloAgreesWithExact(t *testing.T) {
 		if err != nil || exact.Method != Exact {
 			t.Fatalf("%v %v: %+v %v, want an exact p", c.a, c.b, exact, err)
 		}
-		var tc twoCells
-		for i := range c.a {
-			tc.a, tc.m = append(tc.a, c.a[i]), append(tc.m, c.a[i]+c.b[i])
-			tc.na, tc.nb = tc.na+c.a[i], tc.nb+c.b[i]
-		}
-		tc.n = tc.na + tc.nb
+		tc := twoCellsOf(c.a, c.b)
 		r := rand.New(rand.NewPCG(1, 2))
 		x := make([]uint64, len(tc.m))
 		const draws = 40_000
@@ -205,12 +200,7 @@ func TestTwoSampleExpectedIsTheNullMean(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var tc twoCells
-		for i := range c.a {
-			tc.a, tc.m = append(tc.a, c.a[i]), append(tc.m, c.a[i]+c.b[i])
-			tc.na, tc.nb = tc.na+c.a[i], tc.nb+c.b[i]
-		}
-		tc.n = tc.na + tc.nb
+		tc := twoCellsOf(c.a, c.b)
 		r := rand.New(rand.NewPCG(11, 12))
 		x := make([]uint64, len(tc.m))
 		const draws = 20_000
@@ -228,4 +218,16 @@ func TestTwoSampleExpectedIsTheNullMean(t *testing.T) {
 			t.Errorf("%v against %v: Expected %.5f, the null's mean is %.5f ± %.5f", c.a, c.b, got.Expected, mean, sd)
 		}
 	}
+}
+
+// twoCellsOf is a two-sample test's cells of counts a and b, in their
+// order.
+func twoCellsOf(a, b []uint64) *twoCells {
+	var tc twoCells
+	for i := range a {
+		tc.a, tc.m = append(tc.a, a[i]), append(tc.m, a[i]+b[i])
+		tc.na, tc.nb = tc.na+a[i], tc.nb+b[i]
+	}
+	tc.n = tc.na + tc.nb
+	return &tc
 }
