@@ -111,7 +111,7 @@ func TestCalibration(t *testing.T) {
 	if float64(alarms) > limit {
 		t.Errorf("%d false alarms in %d comparisons of one program, want at most %.0f", alarms, all, limit)
 	}
-	// power: the move the output prints, found at least as often as it
+	// power: the move the output prints, found about as often as it
 	// says; and issue 35's shift into a small function
 	table.WriteString("\n| move | test | source samples | lab samples | found | by the whole profile | by a row | printed |\n|---|---|---:|---:|---:|---:|---:|---|\n")
 	powerRuns := runs / 4
