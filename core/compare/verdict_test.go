@@ -191,3 +191,40 @@ func TestTooFewSamplesToRank(t *testing.T) {
 		t.Errorf("5,000 lab samples: TooFew %v, top %d, hottest %q", c.TooFew, c.TopN, c.Hottest)
 	}
 }
+
+// A replayed source's comparison has the p-values of a test of its
+// situation: over lab profiles drawn from the source's own shares, the
+// goodness of fit's p-values spread over [0, 1] (about half under ½),
+// where the two-sample test, counting the source's noise a second time,
+// piles them up near 1 (issue 35: 7 of 30 under 0.5, six at 1.00).
+func TestReplayedPValuesSpread(t *testing.T) {
+	w := weights(20)
+	r := rand.New(rand.NewPCG(13, 14))
+	a := draw(r, 2000, w)
+	// the replay draws from the source's shares: its counts'
+	sourceShares := make([]float64, len(a))
+	for i, n := range a {
+		sourceShares[i] = float64(n)
+	}
+	const runs = 100
+	var fitLow, twoLow int
+	for range runs {
+		b := draw(r, 4000, sourceShares)
+		for _, replayed := range []bool{true, false} {
+			src, lab := pairOf(sourceShares, a, b, replayed)
+			c, err := compare.Compare(src, lab)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Test.P < 0.5 && replayed {
+				fitLow++
+			} else if c.Test.P < 0.5 {
+				twoLow++
+			}
+		}
+	}
+	t.Logf("p < 0.5 in %d of %d by the fit, %d by the two-sample test", fitLow, runs, twoLow)
+	if fitLow < 35 || fitLow > 65 || twoLow >= fitLow/2 {
+		t.Errorf("p < 0.5 in %d of %d by the fit (want about half), %d by the two-sample test", fitLow, runs, twoLow)
+	}
+}
