@@ -2,11 +2,15 @@ package compare
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
+	"github.com/proflab/proflab/core/input"
 	"github.com/proflab/proflab/core/output"
 )
 
@@ -51,20 +55,89 @@ func WriteFiles(dir string, cs []Comparison) ([]string, error) {
 	return []string{TextFile, CSVFile}, nil
 }
 
+// The bounds of a run folder's files as compare reads them: regular
+// files (a FIFO or a device is refused, not waited on or read forever),
+// accuracy.csv up to 256 MiB with lines of at most 1 MiB (a profile of a
+// million functions has a few hundred MiB; a line is a function's), and
+// result.json up to 64 MiB.
+var (
+	accuracyKind = input.Kind{Name: "accuracy file", Limit: 256 << 20}
+	resultKind   = input.Kind{Name: "run result", Limit: 64 << 20}
+)
+
+// MaxAccuracyLine is the longest accuracy.csv line ReadRun reads.
+const MaxAccuracyLine = 1 << 20
+
 // ReadRun reads a run folder's profiles as accuracy.csv has them (dir
-// may also name the accuracy.csv itself).
+// may also name the accuracy.csv itself), read as proflab reads its
+// inputs (a regular file, bounded in size and line length). It is an
+// error for the file to be missing, or to list no profile.
 func ReadRun(dir string) ([]output.ProfileAccuracy, error) {
-	path := dir
-	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
-		path = filepath.Join(dir, output.AccuracyFile)
-	}
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
+	path := accuracyPath(dir)
+	f, err := input.Open(accuracyKind, path)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s has no %s: give the folder of a run made with --out (proflab run SCENARIO --out DIR) whose scenario profiled the workload", dir, output.AccuracyFile)
 	}
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return output.ReadAccuracy(path, f)
+	profs, err := output.ReadAccuracy(path, input.BoundLines(f, MaxAccuracyLine))
+	if err != nil {
+		return nil, err
+	}
+	if len(profs) == 0 {
+		return nil, fmt.Errorf("%s has no profile (a header alone): the run's scenario sampled nothing with --out, so there is nothing to compare; profile the workload's images in the scenario (profile.create_and_start) and run it again with --out", path)
+	}
+	return profs, nil
+}
+
+// accuracyPath is the accuracy.csv of dir, a run folder or the file.
+func accuracyPath(dir string) string {
+	if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+		return filepath.Join(dir, output.AccuracyFile)
+	}
+	return dir
+}
+
+// ResultFile is the run's result, beside accuracy.csv.
+const ResultFile = "result.json"
+
+// ReadInputs reads the sha256 of every input the run of dir (a run folder
+// or its accuracy.csv) read, from the "inputs" of its result.json: the
+// values, however many a path has. A folder without result.json (a copy
+// of accuracy.csv alone) has none; an unreadable one is an error.
+func ReadInputs(dir string) (map[string]bool, error) {
+	path := filepath.Join(filepath.Dir(accuracyPath(dir)), ResultFile)
+	b, err := input.ReadFile(resultKind, path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var r struct {
+		Inputs any `json:"inputs"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("%s: not a run's result (%v): give the folder of a run made with --out", path, err)
+	}
+	sums := map[string]bool{}
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case string:
+			sums[strings.ToLower(v)] = true
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
+		case map[string]any:
+			for _, x := range v {
+				walk(x)
+			}
+		}
+	}
+	walk(r.Inputs)
+	return sums, nil
 }

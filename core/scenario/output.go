@@ -235,6 +235,7 @@ func writeFiles(ctx context.Context, dir string, r Result, o WriteOptions) (warn
 			var srcs []compare.Source
 			for _, im := range r.Imports {
 				src := compare.SourceOf(im)
+				src.Replayed = true // the run imported it as its workload
 				if err := src.Check(); err != nil {
 					sum.Warnings = append(sum.Warnings, "no comparison with the source: "+err.Error())
 					continue
