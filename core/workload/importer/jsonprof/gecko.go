@@ -292,6 +292,15 @@ func (gr *geckoReader) thread(p geckoPart) error {
 	}
 	th := gr.b.thread(pkey, gr.procName[pkey], string(t.Tid)+"/"+p.index)
 
+	for _, tb := range []struct {
+		t    *geckoTable
+		name string
+	}{{&t.Samples, "samples table"}, {&t.StackTable, "stackTable"}, {&t.FrameTable, "frameTable"}, {&t.FuncTable, "funcTable"}, {&t.ResourceTable, "resourceTable"}} {
+		if err := tb.t.check(p.index, tb.name); err != nil {
+			return r.Errorf("%v", err)
+		}
+	}
+
 	// Frames, resolved on first use.
 	nframes := t.FrameTable.len()
 	frames := make([]*geckoFrame, nframes)
