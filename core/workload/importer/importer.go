@@ -44,6 +44,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/proflab/proflab/core/input"
 	"github.com/proflab/proflab/core/workload"
@@ -221,6 +222,15 @@ func ImportContext(ctx context.Context, name string, data []byte, opt Options) (
 	}
 	im.SampleType, im.Period, im.PeriodUnit, im.PeriodType, im.Samples = r.Sampling.SampleType, r.Sampling.Period, r.Sampling.PeriodUnit, r.Sampling.PeriodType, r.Sampling.Samples
 	im.Spec = m.Spec(workloadName(name))
+	// Whatever the import writes, m:run reads: the workload is resolved
+	// as a run resolves it, for the same architecture.
+	if _, err := im.Spec.Resolve(t.Resolving()); err != nil {
+		first, rest, _ := strings.Cut(err.Error(), "\n")
+		if rest != "" {
+			first += fmt.Sprintf(" (and %d more problems)", strings.Count(rest, "\n")+1)
+		}
+		return nil, &Error{Source: name, Msg: fmt.Sprintf("the workload imported from it would be refused by m:run (%s), so nothing is kept: this is a bug of proflab's %s importer; please report it with the file", first, det.format.Name)}
+	}
 	im.Notes = append(im.Notes, m.Notes()...)
 	im.Warnings = append(im.Warnings, m.Warnings()...)
 	return im, nil

@@ -60,7 +60,9 @@ func (f *Func) function() workload.Function {
 	if f.code > 0 && len(f.leafAt) > 0 {
 		addrs := slices.Sorted(maps.Keys(f.leafAt))
 		for _, a := range addrs {
-			wf.Hotspots = append(wf.Hotspots, workload.Hotspot{Offset: f.hot[a], Size: 1, Weight: f.leafAt[a] / f.code})
+			// (at most 1: code and leafAt are sums of the same weights
+			// in different orders, and may round apart)
+			wf.Hotspots = append(wf.Hotspots, workload.Hotspot{Offset: f.hot[a], Size: 1, Weight: min(1, f.leafAt[a]/f.code)})
 		}
 	}
 	f.rates(&wf)
