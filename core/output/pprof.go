@@ -233,7 +233,7 @@ type profileBuilder struct {
 	g         *callGraph
 	sy        *symbols
 	mapByName map[string]*profile.Mapping
-	byStart   []*profile.Mapping // the mappings by start address
+	byStart   []*profile.Mapping           // the mappings by start address
 	funcs     map[string]*profile.Function // by reference
 	frames    map[string]*profile.Location // a caller's frame, by reference
 	leaves    map[uint64]*profile.Location // a sampled address's location
