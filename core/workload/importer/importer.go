@@ -42,6 +42,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -201,11 +202,17 @@ func ImportContext(ctx context.Context, name string, data []byte, opt Options) (
 	}
 	im := &Imported{Format: Format(det.format.Name), Source: name, SHA256: hex.EncodeToString(sum[:])}
 	m := profmodel.New(ctx)
+	m.SetBudget(opt.Memory, int64(len(data)))
 	if enc != "" {
 		m.Note("the text is in %s: read as such", enc)
 	}
 	r := &profread.Reading{Name: name, Data: data, State: det.state, Options: profread.Options{Process: opt.Process, DropIdle: opt.DropIdle}, Model: m, Sampling: &profread.Sampling{}, Ctx: ctx}
-	if err := det.format.Read(r); err != nil {
+	err = det.format.Read(r)
+	var be *profmodel.BudgetError
+	if errors.As(m.Err(), &be) {
+		return nil, &Error{Source: name, Msg: fmt.Sprintf("the import stopped: %v: raise the budget (--memory), or %s", be, trimAdvice)}
+	}
+	if err != nil {
 		if ctx.Err() != nil {
 			return nil, stoppedError(name, ctx)
 		}

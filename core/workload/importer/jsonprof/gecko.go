@@ -385,10 +385,29 @@ func (gr *geckoReader) thread(p geckoPart) error {
 	}
 	gr.b.cover(origin+first, origin+last+interval)
 
-	// Stacks, from each sampled stack to its root.
+	// Stacks, from each sampled stack to its root (or its innermost
+	// profmodel.MaxStackDepth+1 frames: a deeper one is cut).
 	prefixCol := t.StackTable.column("prefix", 0)
 	frameCol := t.StackTable.column("frame", 1)
 	stackCat := t.StackTable.column("category", -1)
+	// A walk that reaches the bound may be going round a cycle: the
+	// table is checked for one then, once.
+	checked := false
+	acyclic := func() error {
+		if checked {
+			return nil
+		}
+		checked = true
+		if j := firstCycle(nstacks, func(i int) int {
+			if pre, ok := prefixCol(i).index(); ok {
+				return pre
+			}
+			return -1
+		}); j >= 0 {
+			return r.Errorf("%s: stack %d is its own prefix (the stackTable's prefixes form a cycle): the profile is damaged", p.index, j)
+		}
+		return nil
+	}
 	var sf []srcFrame
 	for _, s := range order {
 		sf = sf[:0]
@@ -396,9 +415,12 @@ func (gr *geckoReader) thread(p geckoPart) error {
 		if c, ok := stackCat(s).index(); ok {
 			cat = c
 		}
-		for j, steps := s, 0; ; steps++ {
-			if steps > nstacks {
-				return r.Errorf("%s: stack %d is its own prefix (the stackTable's prefixes form a cycle): the profile is damaged", p.index, s)
+		for j := s; ; {
+			if profmodel.Deeper(len(sf)) {
+				if err := acyclic(); err != nil {
+					return err
+				}
+				break
 			}
 			fi, ok := frameCol(j).index()
 			if !ok {

@@ -198,7 +198,7 @@ func v8Import(r *profread.Reading, b *srcBuilder, p *v8Profile, t *srcThread, wh
 			continue // samples of no time (counted in v8Weights)
 		}
 		frames = frames[:0]
-		for j := i; j >= 0; j = parent[j] {
+		for j := i; j >= 0 && !profmodel.Deeper(len(frames)); j = parent[j] {
 			if fid[j] >= 0 {
 				frames = append(frames, fid[j])
 			}
@@ -215,22 +215,8 @@ func v8Import(r *profread.Reading, b *srcBuilder, p *v8Profile, t *srcThread, wh
 
 // v8Acyclic checks that following parents always ends at a root.
 func v8Acyclic(r *profread.Reading, p *v8Profile, parent []int32, where string) error {
-	state := make([]int8, len(parent)) // 0 new, 1 on the current path, 2 ends at a root
-	var path []int32
-	for i := range parent {
-		path = path[:0]
-		j := int32(i)
-		for j >= 0 && state[j] == 0 {
-			state[j] = 1
-			path = append(path, j)
-			j = parent[j]
-		}
-		if j >= 0 && state[j] == 1 {
-			return r.Errorf("%snode %d is its own ancestor (the parent links form a cycle): the profile is damaged", where, *p.Nodes[j].ID)
-		}
-		for _, k := range path {
-			state[k] = 2
-		}
+	if j := firstCycle(len(parent), func(i int) int { return int(parent[i]) }); j >= 0 {
+		return r.Errorf("%snode %d is its own ancestor (the parent links form a cycle): the profile is damaged", where, *p.Nodes[j].ID)
 	}
 	return nil
 }

@@ -16,6 +16,7 @@ import (
 // are not UTF-8 were replaced.
 func (m *Model) Spec(name string) *workload.Spec {
 	name = m.valid(name)
+	m.deepWarning()
 	if m.invalid > 0 {
 		m.Note("%d names had bytes that are not UTF-8; they are replaced by U+FFFD", m.invalid)
 	}
