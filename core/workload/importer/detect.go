@@ -83,6 +83,15 @@ func gunzip(name string, data []byte, max int64, why string) ([]byte, error) {
 		hint = 0
 	}
 	broken := func(err error) error {
+		if impossible && errors.Is(err, gzip.ErrChecksum) {
+			said := int64(binary.LittleEndian.Uint32(data[len(data)-4:]))
+			limit := ""
+			if said > max {
+				limit = fmt.Sprintf(", more than the %s an import reads and", input.Size(max))
+			}
+			return &Error{Source: name, Msg: fmt.Sprintf("the gzip trailer says the content inflates to at least %s%s more than deflate makes of the file's %s: the trailer is damaged or forged (the content does not match it); nothing was kept: give an intact file",
+				input.Size(said), limit, input.Size(int64(len(data))))}
+		}
 		if errors.Is(err, io.ErrUnexpectedEOF) {
 			msg := "the file looks truncated: it ends in the middle of its gzip stream"
 			if impossible {
