@@ -45,7 +45,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	"github.com/proflab/proflab/core/input"
 	"github.com/proflab/proflab/core/workload"
@@ -161,6 +160,10 @@ type Imported struct {
 	Warnings []string
 	// Notes are what the import left out or changed, for people to read.
 	Notes []string
+
+	// target is the machine the workload was laid out for (CheckReadable
+	// resolves it for that machine).
+	target profmodel.Target
 }
 
 // Import reads the profile data (the bytes of the file name) into a
@@ -200,7 +203,7 @@ func ImportContext(ctx context.Context, name string, data []byte, opt Options) (
 	} else if det.format = formatNamed(opt.Format); det.format == nil {
 		return nil, &Error{Source: name, Msg: fmt.Sprintf("unknown format %q: give %s", opt.Format, formatNames())}
 	}
-	im := &Imported{Format: Format(det.format.Name), Source: name, SHA256: hex.EncodeToString(sum[:])}
+	im := &Imported{Format: Format(det.format.Name), Source: name, SHA256: hex.EncodeToString(sum[:]), target: t}
 	m := profmodel.New(ctx)
 	m.SetBudget(opt.Memory, int64(len(data)))
 	if enc != "" {
@@ -229,15 +232,6 @@ func ImportContext(ctx context.Context, name string, data []byte, opt Options) (
 	}
 	im.SampleType, im.Period, im.PeriodUnit, im.PeriodType, im.Samples = r.Sampling.SampleType, r.Sampling.Period, r.Sampling.PeriodUnit, r.Sampling.PeriodType, r.Sampling.Samples
 	im.Spec = m.Spec(workloadName(name))
-	// Whatever the import writes, m:run reads: the workload is resolved
-	// as a run resolves it, for the same architecture.
-	if _, err := im.Spec.Resolve(t.Resolving()); err != nil {
-		first, rest, _ := strings.Cut(err.Error(), "\n")
-		if rest != "" {
-			first += fmt.Sprintf(" (and %d more problems)", strings.Count(rest, "\n")+1)
-		}
-		return nil, &Error{Source: name, Msg: fmt.Sprintf("the workload imported from it would be refused by m:run (%s), so nothing is kept: this is a bug of proflab's %s importer; please report it with the file", first, det.format.Name)}
-	}
 	im.Notes = append(im.Notes, m.Notes()...)
 	im.Warnings = append(im.Warnings, m.Warnings()...)
 	return im, nil
