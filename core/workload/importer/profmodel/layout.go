@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/proflab/proflab/core/workload"
 )
 
 // Layout constants (docs/workload-import.md explains them).
@@ -42,6 +44,13 @@ type Target struct {
 	userLo, userHi       uint64
 	systemLo, systemHi   uint64
 	reservedLo, reserved uint64 // ntoskrnl.exe's first address and size
+}
+
+// Resolving is the target as [workload.Spec.Resolve] takes it: what
+// m:run resolves a workload for on a machine of this architecture
+// (MmUserProbeAddress is the byte past user space).
+func (t Target) Resolving() workload.Target {
+	return workload.Target{X86: t.arch == "x86", UserProbeAddress: t.userHi + 1}
 }
 
 // TargetFor is the target of arch ("x86", "x64" or "" for x64).
