@@ -173,7 +173,8 @@ func (e *execution) begin(ctx context.Context) (unlock func(), err error) {
 	e.out, e.opt.Out = out, out
 	e.path = filepath.Join(out, results.FileName)
 	e.man = Manifest{Format: manifestFormat, Sweep: filepath.ToSlash(e.plan.File.Path), Hash: e.plan.Hash,
-		Runs: e.plan.Len(), Shard: e.shard, ShardRuns: e.n, Units: e.plan.File.Units, Plots: e.plan.File.Plots}
+		Runs: e.plan.Len(), Shard: e.shard, ShardRuns: e.n, Units: e.plan.File.Units, Plots: e.plan.File.Plots,
+		Labels: e.plan.File.Labels, Formats: e.plan.File.Formats}
 	done, old, err := prepare(e.opt, e.man, e.path, e.plan, &e.sum)
 	if err != nil {
 		return fail(err)

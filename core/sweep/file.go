@@ -39,7 +39,15 @@ import (
 //	[config]                          # parameter = the configuration key it sets
 //	version = "machine.version"
 //	[units]                           # units on the plots' axes
-//	interval = "100 ns"
+//	duration_us = "µs"
+//	[units.interval]                  # a unit per value of a swept parameter: panels per unit
+//	by = "source"
+//	ProfileTime = "100 ns"
+//	ProfileTotalIssues = "events"
+//	[labels]                          # what the plots call a parameter or metric
+//	tv_distance = "total variation distance"
+//	[report]
+//	formats = ["svg", "pdf", "png"]   # the figures' formats (default ["svg"])
 //	[[plot]]                          # optional: the plots to draw
 //	x = "interval"                    # a swept parameter, or a metric
 //	y = "tv_distance"
@@ -47,6 +55,8 @@ import (
 //	log_x = true
 //	reference = "expected_tv"         # a metric drawn dashed
 //	slope = -0.5                      # a guide line ∝ x^slope
+//	x_label = "interval (100 ns)"     # an axis title as written
+//	subtitle = true                   # the statistics line under the title (or a text)
 type File struct {
 	// Path is where the file was read from.
 	Path string
@@ -80,6 +90,12 @@ type File struct {
 	// Plots are the plots the reports draw ([[plot]] x = "interval"
 	// y = "error"); none: every metric against every swept parameter.
 	Plots []report.PlotSpec
+	// Labels are the texts the plots say for parameters and metrics
+	// ([labels] tv_distance = "total variation distance").
+	Labels []report.Label
+	// Formats are the figure formats the reports write ([report]
+	// formats = ["svg", "pdf", "png"]; none: report.DefaultFormats).
+	Formats []string
 
 	data []byte // the file's text, for hashing and line numbers
 }
@@ -102,7 +118,14 @@ type rawFile struct {
 	Set        map[string]any    `toml:"set"`
 	Config     map[string]string `toml:"config"`
 	Units      map[string]any    `toml:"units"`
+	Labels     map[string]any    `toml:"labels"`
+	Report     *rawReport        `toml:"report"`
 	Plot       any               `toml:"plot"`
+}
+
+// rawReport is the TOML shape of [report].
+type rawReport struct {
+	Formats []string `toml:"formats"`
 }
 
 // maxRuns bounds a sweep's expansion, so that a typo (steps = 1e9) is an
@@ -130,9 +153,10 @@ func Parse(name string, data []byte) (*File, error) {
 		Hint: hint,
 		// tables inside [grid], [zip] and [set] (ranges, mistakes): checked
 		// by Parse with their own messages
-		// [[plot]] tables: checked by parsePlots, which knows which one
+		// [[plot]] tables: checked by parsePlots, which knows which one;
+		// [units.NAME] tables: checked by parseUnits
 		Ignore: func(k toml.Key) bool {
-			return (len(k) > 2 && (k[0] == "grid" || k[0] == "zip" || k[0] == "set")) || (len(k) > 1 && k[0] == "plot")
+			return (len(k) > 2 && (k[0] == "grid" || k[0] == "zip" || k[0] == "set" || k[0] == "units")) || (len(k) > 1 && k[0] == "plot")
 		},
 	}); err != nil {
 		return nil, err
@@ -142,7 +166,9 @@ func Parse(name string, data []byte) (*File, error) {
 	f.parseTop(p, raw)
 	seen := f.parseParameters(p, raw)
 	f.parseConfig(p, raw, seen)
-	f.parseUnits(p, raw.Units)
+	f.parseUnits(p, raw.Units, seen)
+	f.parseLabels(p, raw.Labels)
+	f.parseReport(p, raw.Report)
 	f.parsePlots(p, raw.Plot, seen)
 	if n := f.points(); n*f.Repeats > maxRuns {
 		p.add(nil, "the sweep expands to %d runs, more than %d", n*f.Repeats, maxRuns)
@@ -258,7 +284,7 @@ func resolve(dir, p string) string {
 // hint explains the top-level keys when one is unknown.
 func hint(k toml.Key) string {
 	if len(k) == 1 {
-		return "; the known keys are scenario, seed, repeats, config_file, timeout, and the tables [grid], [zip], [set], [config], [units], [[plot]]"
+		return "; the known keys are scenario, seed, repeats, config_file, timeout, and the tables [grid], [zip], [set], [config], [units], [labels], [report], [[plot]]"
 	}
 	return ""
 }

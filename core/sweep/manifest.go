@@ -48,6 +48,10 @@ type Manifest struct {
 	// the reports draw with (proflab report --sweep replaces them).
 	Units []report.Unit     `json:"units,omitempty"`
 	Plots []report.PlotSpec `json:"plots,omitempty"`
+	// Labels and Formats are the sweep file's [labels] and [report]
+	// formats (proflab report --sweep and --format replace them).
+	Labels  []report.Label `json:"labels,omitempty"`
+	Formats []string       `json:"formats,omitempty"`
 }
 
 // MarshalJSON writes the shard as "K/N".

@@ -43,9 +43,12 @@ type data struct {
 	// from the sweep file, through sweep.json: its path as given, its
 	// [units] (by name and as written) and its [[plot]] tables
 	sweepPath string
-	units     map[string]string
+	units     map[string]Unit
 	unitList  []Unit
+	labels    map[string]string
+	labelList []Label
 	specs     []PlotSpec
+	formats   []string // the figure formats to write
 	runs      int
 	params    []param  // every parameter, in name order
 	metric    []string // numeric metrics, flattened names, sorted
@@ -154,7 +157,7 @@ func (pt *point) stats(metric string) stats {
 // load reads dir's results.jsonl, in run order, once, keeping per grid
 // point the outcomes and each metric's running statistics.
 func load(dir string) (*data, error) {
-	d := &data{dir: dir, units: map[string]string{}}
+	d := &data{dir: dir, units: map[string]Unit{}, labels: map[string]string{}, formats: DefaultFormats}
 	d.readSweepJSON()
 	params := map[string]*param{}
 	metrics := map[string]bool{}
@@ -232,18 +235,26 @@ func (d *data) readSweepJSON() {
 	// read as the sweep reads it: a regular file of at most 16 MiB
 	if b, err := input.ReadFile(manifestKind, filepath.Join(d.dir, "sweep.json")); err == nil {
 		var m struct {
-			Sweep  string     `json:"sweep"`
-			Unread []string   `json:"unread_params"`
-			Units  []Unit     `json:"units"`
-			Plots  []PlotSpec `json:"plots"`
+			Sweep   string     `json:"sweep"`
+			Unread  []string   `json:"unread_params"`
+			Units   []Unit     `json:"units"`
+			Labels  []Label    `json:"labels"`
+			Plots   []PlotSpec `json:"plots"`
+			Formats []string   `json:"formats"`
 		}
 		if json.Unmarshal(b, &m) == nil {
 			d.sweep = path.Base(m.Sweep) // the name, whatever folder it ran from
 			d.sweepPath = m.Sweep
 			d.unread = m.Unread
-			d.unitList, d.specs = m.Units, m.Plots
+			d.unitList, d.specs, d.labelList = m.Units, m.Plots, m.Labels
 			for _, u := range m.Units {
-				d.units[u.Name] = u.Unit
+				d.units[u.Name] = u
+			}
+			for _, l := range m.Labels {
+				d.labels[l.Name] = l.Label
+			}
+			if CheckFormats(m.Formats) == nil {
+				d.formats = m.Formats
 			}
 		}
 	}

@@ -10,7 +10,6 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // The size of a metric plot's drawing, without its legend, and what of
@@ -39,6 +38,7 @@ type layout struct {
 	overlaps []string // "b overlaps a", for the caption
 	yBars    []*plotter.YErrorBars
 	xBars    []*plotter.XErrorBars
+	width    vg.Length // the drawing's width, without the legend
 }
 
 // metricPlot draws spec.Y against spec.X: the mean of each grid point
@@ -49,77 +49,116 @@ type layout struct {
 // any parameter with a non-number value) draws them as points side by
 // side, never joined; a metric on x draws each grid point at its mean
 // of both metrics, with bars both ways, not joined (x is measured, not
-// chosen). spec.Reference and spec.Slope add reference lines.
+// chosen). spec.Reference and spec.Slope add reference lines. Points in
+// more than one unit on an axis ([units] by) are drawn as panels side
+// by side, one per unit (panels), with one legend.
 func metricPlot(d *data, spec PlotSpec) (figure, error) {
-	l, err := d.lay(spec)
-	if err != nil {
-		return figure{}, err
-	}
-	p := newPlot()
-	p.Title.Text = spec.Title
-	if p.Title.Text == "" {
-		p.Title.Text = fmt.Sprintf("%s against %s", spec.Y, spec.X)
-	}
-	p.Title.Text += "\n" + l.statLine()
-	p.X.Label.Text = d.axisLabel(spec.X)
-	p.Y.Label.Text = d.axisLabel(spec.Y)
-	leg := newLegend()
-	withLegend := len(l.groups) > 0 || spec.Reference != "" || spec.Slope != nil
-	if len(l.groups) > 0 {
-		leg.Add(names(l.groups))
-	}
-	for i, s := range l.series {
-		thumbs, err := l.addSeries(p, s, i)
+	var ps []*panel
+	colour := map[string]int{}
+	for _, sub := range d.panels(spec) {
+		l, err := sub.data.lay(d, spec)
 		if err != nil {
 			return figure{}, err
 		}
-		switch {
-		case len(l.groups) > 0:
-			text := s.label
-			if s.overlaps != "" {
-				text += " (overlaps " + s.overlaps + ")"
+		for _, s := range l.series {
+			if _, ok := colour[s.label]; !ok {
+				colour[s.label] = len(colour)
 			}
-			leg.Add(text, thumbs...)
-		case withLegend && i == 0:
-			leg.Add(spec.Y, thumbs...)
 		}
+		ps = append(ps, &panel{layout: l, title: sub.title, xLabel: sub.xLabel, yLabel: sub.yLabel})
+	}
+	title := spec.Title
+	if title == "" {
+		title = fmt.Sprintf("%s against %s", d.nameLabel(spec.Y), d.nameLabel(spec.X))
+	}
+	subtitle := spec.Subtitle
+	if spec.StatsSubtitle {
+		subtitle = ps[0].layout.statLine()
+	}
+	leg := newLegend()
+	l0 := ps[0].layout
+	withLegend := len(l0.groups) > 0 || spec.Reference != "" || spec.Slope != nil
+	if len(l0.groups) > 0 {
+		leg.Add(d.labelsOf(l0.groups))
+	}
+	listed := map[string]bool{}
+	w := plotW
+	if len(ps) > 1 {
+		w = panelW
+	}
+	for _, pn := range ps {
+		l := pn.layout
+		l.width = w
+		p := newPlot()
+		p.Title.Text = pn.title
+		p.Title.TextStyle.Font.Size = subtitleSize
+		p.X.Label.Text, p.Y.Label.Text = pn.xLabel, pn.yLabel
+		for _, s := range l.series {
+			thumbs, err := l.addSeries(p, s, colour[s.label])
+			if err != nil {
+				return figure{}, err
+			}
+			if listed[s.label] {
+				continue
+			}
+			listed[s.label] = true
+			switch {
+			case len(l.groups) > 0:
+				text := s.label
+				if s.overlaps != "" {
+					text += " (overlaps " + s.overlaps + ")"
+				}
+				leg.Add(text, thumbs...)
+			case withLegend:
+				leg.Add(d.nameLabel(spec.Y), thumbs...)
+			}
+		}
+		if spec.Slope != nil {
+			guide, err := l.slopeLine(*spec.Slope)
+			if err != nil {
+				return figure{}, err
+			}
+			p.Add(guide)
+			if !listed["\x00slope"] {
+				listed["\x00slope"] = true
+				leg.Add(slopeText(*spec.Slope, d.nameLabel(spec.X)), guide)
+			}
+		}
+		l.axes(p)
+		p.Add(plotter.NewGrid())
+		pn.plot = p
 	}
 	if spec.Reference != "" {
 		style := dashed(color.Black)
-		if len(l.series) == 1 {
+		if len(colour) == 1 {
 			style.Color = plotutil.Color(0)
 		}
-		leg.Add(spec.Reference+" (dashed)", &plotter.Line{LineStyle: style})
+		leg.Add(d.nameLabel(spec.Reference)+" (dashed)", &plotter.Line{LineStyle: style})
 	}
-	if spec.Slope != nil {
-		guide, err := l.slopeLine(*spec.Slope)
-		if err != nil {
-			return figure{}, err
-		}
-		p.Add(guide)
-		leg.Add(slopeText(*spec.Slope, spec.X), guide)
-	}
-	l.axes(p)
-	p.Add(plotter.NewGrid())
-	name := fmt.Sprintf("%s/%s-vs-%s.svg", PlotsDir, fileName(spec.Y), fileName(spec.X))
+	sharedY(ps)
+	name := fmt.Sprintf("%s/%s-vs-%s", PlotsDir, fileName(spec.Y), fileName(spec.X))
 	if spec.Group != "" {
-		name = fmt.Sprintf("%s/%s-vs-%s-by-%s.svg", PlotsDir, fileName(spec.Y), fileName(spec.X), fileName(spec.Group))
+		name = fmt.Sprintf("%s/%s-vs-%s-by-%s", PlotsDir, fileName(spec.Y), fileName(spec.X), fileName(spec.Group))
 	}
-	svg, err := renderBeside(p, leg, withLegend, plotW, plotH)
-	title := strings.ReplaceAll(p.Title.Text, "\n", ": ")
-	return figure{title: title, caption: l.caption(), file: name, svg: svg}, err
+	caption := l0.caption(d)
+	if len(ps) > 1 {
+		caption += " " + panelsCaption(d, spec, ps)
+	}
+	return besideLegend(title, subtitle, caption, name, ps, leg, withLegend, w*vg.Length(len(ps)), plotH)
 }
 
 // lay computes what a plot draws: its series and their marks, and its
 // axes' scales.
-func (d *data) lay(spec PlotSpec) (*layout, error) {
-	l := &layout{spec: spec, x: d.param(spec.X)}
+// The series are those of whole, the sweep's data, of which d may be a
+// panel's part.
+func (d *data) lay(whole *data, spec PlotSpec) (*layout, error) {
+	l := &layout{spec: spec, x: d.param(spec.X), width: plotW}
 	if l.x != nil {
-		l.groups, l.pooled = d.roles(spec)
+		l.groups, l.pooled = whole.roles(spec)
 		l.series = paramSeries(d, spec, *l.x, l.groups)
 		l.joined = l.x.numeric
 	} else {
-		l.groups = d.metricGroups(spec)
+		l.groups = whole.metricGroups(spec)
 		l.series = metricSeries(d, spec, l.groups)
 	}
 	var xs, ys []float64
@@ -219,23 +258,24 @@ func (l *layout) statLine() string {
 	return s
 }
 
-// caption says in words what the plot draws, for report.html.
-func (l *layout) caption() string {
+// caption says in words what the plot draws, for report.html: the
+// statistics line in full, so that the figure's title need not say it.
+func (l *layout) caption(d *data) string {
 	var b strings.Builder
 	if l.x == nil {
-		fmt.Fprintf(&b, "Each point is a grid point at its mean %s and mean %s over its repeats", l.spec.X, l.spec.Y)
+		fmt.Fprintf(&b, "Each point is a grid point at its mean %s and mean %s over its repeats", d.nameLabel(l.spec.X), d.nameLabel(l.spec.Y))
 	} else {
 		b.WriteString("Each point is the mean over the repeats")
 		if len(l.pooled) > 0 {
-			b.WriteString(" and " + names(l.pooled))
+			b.WriteString(" and " + d.labelsOf(l.pooled))
 		}
 	}
 	b.WriteString("; its bars are the 95% confidence interval of the mean (Student's t with n−1 degrees of freedom), as in summary.md; a mean of one run has no bar.")
 	if l.spec.Reference != "" {
-		fmt.Fprintf(&b, " Dashed: the mean %s.", l.spec.Reference)
+		fmt.Fprintf(&b, " Dashed: the mean %s.", d.nameLabel(l.spec.Reference))
 	}
 	if l.spec.Slope != nil {
-		fmt.Fprintf(&b, " Dotted: %s, through the geometric mean of the points.", slopeText(*l.spec.Slope, l.spec.X))
+		fmt.Fprintf(&b, " Dotted: %s, through the geometric mean of the points.", slopeText(*l.spec.Slope, d.nameLabel(l.spec.X)))
 	}
 	if len(l.overlaps) > 0 {
 		fmt.Fprintf(&b, " Series drawn over another: %s.", strings.Join(l.overlaps, "; "))
@@ -247,9 +287,10 @@ func (l *layout) caption() string {
 	return b.String()
 }
 
-// renderBeside draws p at w × h and, when withLegend, its legend in a
-// column to the right of it, outside the data.
-func renderBeside(p *plot.Plot, leg plot.Legend, withLegend bool, w, h vg.Length) ([]byte, error) {
+// besideLegend is the figure of the panels side by side, each w/len
+// wide and h high under the heading, with the legend, when withLegend,
+// in a column to the right of them, outside the data.
+func besideLegend(title, subtitle, caption, base string, ps []*panel, leg plot.Legend, withLegend bool, w, h vg.Length) (figure, error) {
 	var lw vg.Length
 	pad, top := 0.4*vg.Centimeter, 1.6*vg.Centimeter
 	full := h // a long legend makes the drawing taller, the plot staying on top
@@ -258,12 +299,15 @@ func renderBeside(p *plot.Plot, leg plot.Legend, withLegend bool, w, h vg.Length
 		lw = vg.Length(fontSlack)*(r.Max.X-r.Min.X) + 2*pad
 		full = max(h, r.Max.Y-r.Min.Y+top+pad)
 	}
-	c := vgsvg.New(w+lw, full)
-	dc := draw.New(c)
-	p.Draw(draw.Crop(dc, 0, -lw, full-h, 0))
-	if withLegend {
-		leg.Top, leg.Left = true, true
-		leg.Draw(draw.Crop(dc, w+pad, 0, 0, -top))
-	}
-	return svgBytes(c)
+	return newFigure(title, caption, base, w+lw, full, func(dc draw.Canvas) {
+		area := heading(draw.Crop(dc, 0, -lw, full-h, 0), title, subtitle)
+		tiles := draw.Tiles{Cols: len(ps), Rows: 1, PadX: 0.3 * vg.Centimeter}
+		for i, pn := range ps {
+			drawPlot(tiles.At(area, i, 0), pn.plot)
+		}
+		if withLegend {
+			leg.Top, leg.Left = true, true
+			leg.Draw(draw.Crop(dc, w+pad, 0, 0, -top))
+		}
+	})
 }

@@ -25,7 +25,7 @@ func TestSlopeLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := d.lay(PlotSpec{X: "samples", Y: "tv"})
+	l, err := d.lay(d, PlotSpec{X: "samples", Y: "tv"})
 	if err != nil {
 		t.Fatal(err)
 	}

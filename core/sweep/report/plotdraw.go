@@ -38,7 +38,7 @@ func (l *layout) addSeries(p *plot.Plot, s *series, i int) ([]plot.Thumbnailer, 
 			xbars.XErrors = append(xbars.XErrors, struct{ Low, High float64 }{m.dx, m.dx})
 		}
 	}
-	clr := plotutil.Color(i)
+	clr := plotutil.Color(i) // i: the series' colour, one per label across a figure's panels
 	var thumbs []plot.Thumbnailer
 	if l.joined {
 		line, err := plotter.NewLine(xys)
@@ -142,19 +142,21 @@ func (l *layout) slopeLine(k float64) (*plotter.Line, error) {
 	return line, nil
 }
 
-// slopeText names a power law of x: "∝ 1/√samples", "∝ samples^-0.7".
+// slopeText names a power law of x through a constant c:
+// "c/√samples", "c·samples^-0.7". (Not "∝": Liberation Sans, which the
+// PNG and PDF figures are set in, has no such glyph.)
 func slopeText(k float64, x string) string {
 	switch k {
 	case -1:
-		return "∝ 1/" + x
+		return "c/" + x
 	case -0.5:
-		return "∝ 1/√" + x
+		return "c/√" + x
 	case 0.5:
-		return "∝ √" + x
+		return "c·√" + x
 	case 1:
-		return "∝ " + x
+		return "c·" + x
 	}
-	return "∝ " + x + "^" + strconv.FormatFloat(k, 'g', 4, 64)
+	return "c·" + x + "^" + strconv.FormatFloat(k, 'g', 4, 64)
 }
 
 // axes sets both axes' ranges, scales and ticks from the marks (their
@@ -176,7 +178,7 @@ func (l *layout) axes(p *plot.Plot) {
 		ylo, yhi, xlo, xhi = 0, 1, 0, 1
 		l.logX, l.logY = false, false
 	}
-	xLength := plotW - axisAllowance
+	xLength := l.width - axisAllowance
 	switch {
 	case l.x != nil && !l.x.numeric:
 		nominalTicks(&p.X, l.x.values, xLength)
