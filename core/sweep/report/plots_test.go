@@ -55,7 +55,7 @@ type svgText struct {
 	text string
 }
 
-var textRe = regexp.MustCompile(`(?s)<text x="([-0-9.e]+)" y="([-0-9.e]+)"[^>]*font-size:([0-9.]+px)">([^<]*)</text>`)
+var textRe = regexp.MustCompile(`(?s)<text x="([-0-9.e]+)" y="([-0-9.e]+)"[^>]*font-size:([0-9.]+px)[^"]*">([^<]*)</text>`)
 
 // texts are the SVG file's texts.
 func texts(t *testing.T, file string) []svgText {
