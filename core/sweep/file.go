@@ -102,8 +102,8 @@ type File struct {
 
 // Axis is one swept parameter and its values.
 type Axis struct {
-	Name   string
-	Values []any
+	Name   string `json:"name"`
+	Values []any  `json:"values"`
 }
 
 // rawFile is the TOML shape of a sweep file.

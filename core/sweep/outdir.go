@@ -216,7 +216,11 @@ func ReportWith(dir string, opt ReportOptions) error {
 			return err
 		}
 	}
-	each, err := report.Write(dir)
+	runs, err := m.runs()
+	if err != nil {
+		return fmt.Errorf("%s: %w", dir, err)
+	}
+	each, err := report.WriteWith(dir, report.Options{Runs: runs})
 	tell(notes, each)
 	return err
 }

@@ -48,7 +48,8 @@ type data struct {
 	labels    map[string]string
 	labelList []Label
 	specs     []PlotSpec
-	formats   []string // the figure formats to write
+	formats   []string     // the figure formats to write
+	expect    results.Runs // what each line must be (nil: any index of 0 or more)
 	runs      int
 	params    []param  // every parameter, in name order
 	metric    []string // numeric metrics, flattened names, sorted
@@ -155,15 +156,16 @@ func (pt *point) stats(metric string) stats {
 }
 
 // load reads dir's results.jsonl, in run order, once, keeping per grid
-// point the outcomes and each metric's running statistics.
-func load(dir string) (*data, error) {
-	d := &data{dir: dir, units: map[string]Unit{}, labels: map[string]string{}, formats: DefaultFormats}
+// point the outcomes and each metric's running statistics; every line
+// must be one of runs (results.Validate).
+func load(dir string, runs results.Runs) (*data, error) {
+	d := &data{dir: dir, units: map[string]Unit{}, labels: map[string]string{}, formats: DefaultFormats, expect: runs}
 	d.readSweepJSON()
 	params := map[string]*param{}
 	metrics := map[string]bool{}
 	columns := map[string]bool{}
 	points := map[string]*point{}
-	torn, err := eachRun(dir, func(l results.Line, texts map[string]string, numbers map[string]float64) {
+	torn, err := eachRun(dir, runs, func(l results.Line, texts map[string]string, numbers map[string]float64) {
 		d.runs++
 		for k := range texts {
 			columns[k] = true
@@ -262,8 +264,8 @@ func (d *data) readSweepJSON() {
 
 // eachRun calls fn with every run of dir's results.jsonl in run order,
 // with its metrics flattened (flatten), as text and the numeric ones.
-func eachRun(dir string, fn func(l results.Line, texts map[string]string, numbers map[string]float64)) (torn bool, err error) {
-	return results.EachInRunOrder(filepath.Join(dir, results.FileName), func(l results.Line) error {
+func eachRun(dir string, runs results.Runs, fn func(l results.Line, texts map[string]string, numbers map[string]float64)) (torn bool, err error) {
+	return results.EachInRunOrder(filepath.Join(dir, results.FileName), runs, func(l results.Line) error {
 		texts, numbers := map[string]string{}, map[string]float64{}
 		flatten("", l.Metrics, texts, numbers)
 		fn(l, texts, numbers)

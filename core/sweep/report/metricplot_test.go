@@ -21,7 +21,7 @@ func TestSlopeLine(t *testing.T) {
 	if err := results.Write(filepath.Join(dir, results.FileName), lines); err != nil {
 		t.Fatal(err)
 	}
-	d, err := load(dir)
+	d, err := load(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
