@@ -49,7 +49,7 @@ summary { cursor: pointer; font-weight: bold; }
 <p>Files: {{range .Files}}<a href="{{.}}">{{.}}</a> {{end}}</p>
 </section>
 <h2>Plots</h2>
-<p id="choosing">{{.Chosen}} To choose the plots, add <code>[[plot]]</code> tables to the sweep file (keys <code>x</code>, <code>y</code>, <code>group</code>, <code>log_x</code>, <code>log_y</code>, <code>reference</code>, <code>slope</code>, <code>title</code>: the README's Plots) and redraw them without running again: <code>proflab report OUT --sweep {{.SweepFile}}</code>, OUT being this folder.</p>{{range .Left}}
+<p id="choosing">{{.Chosen}} To choose the plots, add <code>[[plot]]</code> tables to the sweep file (keys <code>x</code>, <code>y</code>, <code>group</code>, <code>log_x</code>, <code>log_y</code>, <code>reference</code>, <code>slope</code>, <code>title</code>, <code>subtitle</code>, <code>x_label</code>, <code>y_label</code>; names' labels in <code>[labels]</code>, units in <code>[units]</code>, formats in <code>[report]</code>: the README's Plots) and redraw them without running again: <code>proflab report OUT --sweep {{.SweepFile}}</code>, OUT being this folder.</p>{{range .Left}}
 <p class="warn">{{.}}</p>{{end}}{{if .Figures}}
 <div class="plots">
 {{range .Figures}}<figure>{{if .Data}}<img alt="{{.Title}}" src="{{.Data}}">{{end}}<figcaption>{{range $i, $f := .Files}}{{if $i}} · {{end}}<a href="{{$f}}">{{$f}}</a>{{end}}{{if .Data}} {{.Caption}}{{else}}: {{.Title}} (not embedded){{end}}</figcaption></figure>
