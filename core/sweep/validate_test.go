@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,6 +61,20 @@ func editLine(t *testing.T, dir string, n int, edit func(l map[string]any)) {
 	}
 }
 
+// wholeAndShards runs p into dir/whole, and as two shards into dir/s0
+// and dir/s1.
+func wholeAndShards(t *testing.T, p *sweep.Plan, dir string) (whole string, shards []string) {
+	t.Helper()
+	whole = filepath.Join(dir, "whole")
+	run(t, p, whole, sweep.Options{})
+	for k := range 2 {
+		d := filepath.Join(dir, fmt.Sprintf("s%d", k))
+		run(t, p, d, sweep.Options{Shard: sweep.Shard{Index: k, Count: 2}})
+		shards = append(shards, d)
+	}
+	return whole, shards
+}
+
 // Every reader of results.jsonl — report, --resume, merge — accepts the
 // same lines: the index one of the sweep's, and the id, params and seed
 // those the plan computes for it; any other line is refused with one
@@ -70,14 +85,7 @@ func editLine(t *testing.T, dir string, n int, edit func(l map[string]any)) {
 func TestEveryReaderValidatesLines(t *testing.T) {
 	dir := t.TempDir()
 	p := plan(t, writeSweep(t, dir, "repeats = 2\n[grid]\ninterval = [1000, 2000]\n"))
-	whole := filepath.Join(dir, "whole")
-	run(t, p, whole, sweep.Options{})
-	var shards []string
-	for k := range 2 {
-		d := filepath.Join(dir, []string{"s0", "s1"}[k])
-		run(t, p, d, sweep.Options{Shard: sweep.Shard{Index: k, Count: 2}})
-		shards = append(shards, d)
-	}
+	whole, shards := wholeAndShards(t, p, dir)
 	for _, tt := range []struct {
 		name string
 		edit func(l map[string]any)
