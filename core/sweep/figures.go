@@ -8,6 +8,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/proflab/proflab/core/suggest"
 	"github.com/proflab/proflab/core/sweep/report"
 )
 
@@ -55,9 +56,19 @@ func (f *File) unitTable(p *problems, name string, t map[string]any, seen map[st
 		return u, false
 	}
 	u.By = by
+	values := axisTexts(append(slices.Clone(f.Grid), f.Zip...), by)
 	good := true
 	for _, v := range sortedKeys(t) {
 		if v == "by" {
+			continue
+		}
+		if !slices.Contains(values, v) {
+			hint := ""
+			if near := suggest.Closest(v, values); near != "" {
+				hint = "did you mean " + near + "? "
+			}
+			p.add(toml.Key{"units", name, v}, "%q is not a value of %s (%sits values: %s)", v, by, hint, strings.Join(values, ", "))
+			good = false
 			continue
 		}
 		s, ok := t[v].(string)
@@ -68,11 +79,36 @@ func (f *File) unitTable(p *problems, name string, t map[string]any, seen map[st
 		}
 		u.Values[v] = s
 	}
-	if len(u.Values) == 0 {
-		p.add(toml.Key{"units", name}, "no unit; give one per value of %s (%s = \"100 ns\")", by, by)
+	var missing []string
+	for _, v := range values {
+		if _, ok := t[v]; !ok {
+			missing = append(missing, v)
+		}
+	}
+	if len(missing) > 0 {
+		p.add(toml.Key{"units", name}, "no unit for %s = %s; give each value of %s its unit (%s = \"100 ns\"), so that no point is left without one", by, strings.Join(missing, ", "), by, missing[0])
 		good = false
 	}
 	return u, good
+}
+
+// axisTexts are the values of the axis called name as a [units.NAME]
+// table names them: a string as it is, anything else as written.
+func axisTexts(axes []Axis, name string) []string {
+	var out []string
+	for _, ax := range axes {
+		if ax.Name != name {
+			continue
+		}
+		for _, v := range ax.Values {
+			if s, ok := v.(string); ok {
+				out = append(out, s)
+			} else {
+				out = append(out, literal(v))
+			}
+		}
+	}
+	return out
 }
 
 // tableLine is the line of the header [name], or 0.

@@ -72,7 +72,8 @@ func TestParseErrors(t *testing.T) {
 		{"report unknown key", "scenario = \"s.lua\"\n[report]\nformat = [\"pdf\"]\n", []string{"s.toml:3", `"report.format"`, `did you mean "report.formats"?`}},
 		{"label not a string", "scenario = \"s.lua\"\n[labels]\ntv = 3\n", []string{"s.toml:3", `"labels.tv"`, "non-empty string"}},
 		{"unit by nothing", "scenario = \"s.lua\"\n[grid]\ninterval = [1, 2]\n[units.interval]\nby = \"sorce\"\nTime = \"100 ns\"\n", []string{"s.toml:5", `"units.interval.by"`, `"sorce" is not a parameter`}},
-		{"unit by without units", "scenario = \"s.lua\"\n[grid]\nsource = [\"a\"]\n[units.interval]\nby = \"source\"\n", []string{"s.toml:4", `"units.interval"`, "no unit"}},
+		{"unit by without units", "scenario = \"s.lua\"\n[grid]\nsource = [\"a\"]\n[units.interval]\nby = \"source\"\n", []string{"s.toml:4", `"units.interval"`, "no unit for source = a"}},
+		{"unit of no value", "scenario = \"s.lua\"\n[grid]\nsource = [\"ProfileTime\", \"ProfileTotalIssues\"]\n[units.interval]\nby = \"source\"\nProfileTime = \"100 ns\"\nProfileTotalIsues = \"events\"\n", []string{"s.toml:7", `"units.interval.ProfileTotalIsues"`, "did you mean ProfileTotalIssues?", "s.toml:4", "no unit for source = ProfileTotalIssues"}},
 		{"plot subtitle", "scenario = \"s.lua\"\n[grid]\nx = [1, 2]\n[[plot]]\nx = \"x\"\ny = \"m\"\nsubtitle = 3\n", []string{"s.toml:7", "[[plot]] subtitle", "true"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
