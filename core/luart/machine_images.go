@@ -69,7 +69,7 @@ type image struct {
 	base, end     uint64
 	kernel        bool
 	share         float64 // see imageShares
-	funcs         []int // indexes into Resolved.Funcs, in address order
+	funcs         []int   // indexes into Resolved.Funcs, in address order
 }
 
 // resolvedImages groups the resolved functions by image, in address order.
