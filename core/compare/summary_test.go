@@ -1,0 +1,83 @@
+package compare_test
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/proflab/proflab/core/compare"
+)
+
+// summary is WriteSummary of the source against two lab profiles, one
+// of compute and hash, one of parse, lex and write (two images of a
+// program), with at most rows functions.
+func summary(t *testing.T, a, b map[string]uint64, rows int) string {
+	t.Helper()
+	src := source(t)
+	var cs []compare.Comparison
+	for i, counts := range []map[string]uint64{a, b} {
+		c, err := compare.Compare(src, lab([]string{"first", "second"}[i], counts))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs = append(cs, c)
+	}
+	var buf bytes.Buffer
+	if err := compare.WriteSummary(&buf, cs, rows); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
+}
+
+// rowRE is a function's row of the summary.
+var rowRE = regexp.MustCompile(`(?m)^  \w+ +folded +`)
+
+// The summary takes the profiles of a program's images together: each
+// function's share is of both sides' samples in all of them (the
+// source's 1000, the lab's), hottest first by the source; the
+// hottest on both sides; and the verdict in words, naming the image
+// whose profile differs.
+func TestWriteSummary(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		a, b map[string]uint64
+		rows int
+		want []string
+	}{
+		{"agree", map[string]uint64{"compute": 600, "hash": 400}, map[string]uint64{"parse": 500, "lex": 300, "write": 200}, 0, []string{
+			"app.folded (folded, count) as Windows saw it: ProfileTime, 2 profiles of the program's images\n",
+			"  compute  folded 30.00%  30.00%\n",
+			"  parse    folded 25.00%  25.00%\n",
+			"  hash     folded 20.00%  20.00%\n",
+			"  lex      folded 15.00%  15.00%\n",
+			"  write    folded 10.00%  10.00%\n",
+			"(shares of each side's samples in the profiled images: 1000 of the source's, 2000 of Windows')",
+			"hottest: the same on both sides, compute\n",
+			"verdict: Windows would see the program as the source does: the profiles of all 2 images agree with the source within both samples' errors\n",
+		}},
+		{"one image differs", map[string]uint64{"compute": 600, "hash": 400}, map[string]uint64{"parse": 300, "lex": 1200, "write": 200}, 2, []string{
+			"  compute  folded 30.00%  22.22%\n",
+			"(shares of each side's samples in the profiled images: 1000 of the source's, 2700 of Windows')",
+			"  parse    folded 25.00%  11.11% differs\n",
+			"hottest: not the same: the source's is compute (30.00%), Windows' is lex (44.44%)\n",
+			"verdict: Windows would not see the program as the source does: in folded the lab and the source differ beyond both samples' errors",
+		}},
+		{"no samples", map[string]uint64{"compute": 0, "hash": 0}, map[string]uint64{"parse": 0, "lex": 0, "write": 0}, 0, []string{
+			"  compute  folded 30.00%       -\n",
+			"verdict: no verdict: Windows' profiles of the program's images counted nothing (folded, folded): run longer (--duration) or sample more often (--interval)\n",
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := summary(t, tt.a, tt.b, tt.rows)
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("the summary lacks %q:\n%s", w, got)
+				}
+			}
+			if n := len(rowRE.FindAllString(got, -1)); tt.rows > 0 && n != tt.rows {
+				t.Errorf("%d rows, want %d:\n%s", n, tt.rows, got)
+			}
+		})
+	}
+}
