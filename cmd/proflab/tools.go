@@ -97,7 +97,7 @@ func newToolCmds() []*cobra.Command {
 				"Overall Summary, hits per module, and per function for each -z MODULE (bucket size -b N).\n"+
 				"Options: -s N, -i [SOURCE] N (events per hit; Time 25000 by default; 0 turns a source off),\n"+
 				"-b N, -z MODULE, -a, -n NAME, -p PID. Example:\n\n"+
-				"  proflab kernrate --workload examples/workloads/server.toml -s 5 -z server.exe", true),
+				"  proflab kernrate --workload examples/workloads/server.toml -s 5 -a -z server.exe", true),
 		newToolCmd("wpr", "Run wpr's profile-interval commands on the model (Windows 8.1 and later)",
 			"wpr queries and sets the sampled-profile interval of a source through TraceQueryInformation and\n"+
 				"TraceSetInformation: -profint [SOURCE], -setprofint N [SOURCE] (1221…10000000, 100 ns units),\n"+

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -108,7 +109,7 @@ func writeSummary(b *bytes.Buffer, cs []Comparison, rows int) {
 		}
 	}
 	fmt.Fprintf(b, "%s (%s, %s) as Windows saw it: %s, %d profile%s of the program's images\n",
-		c0.Source, c0.Format, c0.SampleType, strings.Join(sortedKeys(sources), ", "), len(cs), plural(len(cs)))
+		filepath.Base(c0.Source), c0.Format, c0.SampleType, strings.Join(sortedKeys(sources), ", "), len(cs), plural(len(cs)))
 	bySrc := append([]summaryRow{}, fs...)
 	sort.SliceStable(bySrc, func(i, j int) bool {
 		if bySrc[i].src != bySrc[j].src {

@@ -1,0 +1,64 @@
+package docs
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// shellCommands are the proflab command lines of the first ```sh block
+// after heading in md: each line that starts with "bin/proflab ", with
+// its "\" continuations joined, as its arguments.
+func shellCommands(t *testing.T, md, heading string) [][]string {
+	t.Helper()
+	_, rest, ok := strings.Cut(md, "\n"+heading+"\n")
+	if !ok {
+		t.Fatalf("no heading %q", heading)
+	}
+	_, rest, ok = strings.Cut(rest, "```sh\n")
+	block, _, ok2 := strings.Cut(rest, "```")
+	if !ok || !ok2 {
+		t.Fatalf("no sh block after %q", heading)
+	}
+	var out [][]string
+	line := ""
+	for _, l := range strings.Split(block, "\n") {
+		line += l
+		if strings.HasSuffix(line, "\\") {
+			line = strings.TrimSuffix(line, "\\")
+			continue
+		}
+		if f := strings.Fields(line); len(f) > 1 && f[0] == "bin/proflab" {
+			out = append(out, f[1:])
+		}
+		line = ""
+	}
+	return out
+}
+
+// The commands of docs/windows-tools.md's "Running them" run as written
+// from the repository's root: the first kernrate example once named a
+// user-mode module (-z server.exe) without -a, and was refused.
+func TestWindowsToolsCommandsRun(t *testing.T) {
+	proflab := filepath.Join(os.Getenv("PROFLAB_PLUGIN_PATH"), "proflab")
+	if _, err := os.Stat(proflab); os.Getenv("PROFLAB_PLUGIN_PATH") == "" || err != nil {
+		t.Skip("needs the built proflab and its plugins: make build, then PROFLAB_PLUGIN_PATH=$PWD/bin go test ./docs")
+	}
+	doc, err := os.ReadFile("windows-tools.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmds := shellCommands(t, string(doc), "## Running them")
+	if len(cmds) < 4 {
+		t.Fatalf("found %d commands: %v", len(cmds), cmds)
+	}
+	for _, args := range cmds {
+		cmd := exec.Command(proflab, args...)
+		cmd.Dir = ".."
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("bin/proflab %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+}
