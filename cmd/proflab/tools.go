@@ -46,7 +46,7 @@ func (f *toolFlags) register(cmd *cobra.Command, workload bool) {
 	if workload {
 		cmd.Flags().StringVar(&f.workload, "workload", "", "the workload to profile: a workload TOML file (examples/workloads/server.toml), as m:run takes")
 	}
-	cmd.Flags().StringVar(&f.out, "out", "", "keep the run folder in this new or empty folder: log.txt (the tool's log), result.json, config.toml; kernrate's also its workload and profiles (buckets.csv, accuracy.csv, pprof files)")
+	cmd.Flags().StringVar(&f.out, "out", "", "keep the run folder in this new or empty folder: log.txt (the tool's log), result.json, config.toml; kernrate's also its workload and profiles (buckets.csv, accuracy.csv, pprof files); a tool that refuses its options writes nothing")
 	cmd.Flags().BoolVar(&f.force, "force", false, "with --out: replace the contents of a folder that is not empty")
 }
 
