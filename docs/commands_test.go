@@ -62,3 +62,25 @@ func TestWindowsToolsCommandsRun(t *testing.T) {
 		}
 	}
 }
+
+// docs/hal-plugins.md's timer example is the code `proflab hal new
+// --timer` writes, word for word.
+func TestTimerHALExampleIsTheTemplate(t *testing.T) {
+	doc, err := os.ReadFile("hal-plugins.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl, err := os.ReadFile(filepath.Join("..", "core", "halscaffold", "template", "timer", "main.go.tmpl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(doc), "**A timer HAL**")
+	_, rest, ok2 := strings.Cut(rest, "```go\n")
+	block, _, ok3 := strings.Cut(rest, "```")
+	if !ok || !ok2 || !ok3 || len(block) < 200 {
+		t.Fatalf("no Go block after **A timer HAL** in docs/hal-plugins.md")
+	}
+	if !strings.Contains(string(tmpl), block) {
+		t.Errorf("docs/hal-plugins.md's timer example is not in core/halscaffold/template/timer/main.go.tmpl:\n%s", block)
+	}
+}
