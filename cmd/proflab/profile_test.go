@@ -9,11 +9,11 @@ import (
 	"testing"
 )
 
-// progDwarf is a perf --call-graph dwarf style recording (made by hand,
-// testdata/profile/README.md) whose first image in address order is the
-// loader, ld-linux, with 7.5% of the samples; the program, prog, has
-// 82.5%, libc 10%.
-const progDwarf = "testdata/profile/prog_dwarf.txt"
+// progDwarf is a perf --call-graph dwarf style recording, made by hand
+// (scenarios/windows_profile.lua says how), whose first image in address
+// order is the loader, ld-linux, with 7.5% of the samples; the program,
+// prog, has 82.5%, libc 10%.
+const progDwarf = "../../scenarios/workloads/prog_dwarf.txt"
 
 // profileRun is `proflab profile` into a new folder: the exit code, the
 // terminal's output and stderr, and the folder.
@@ -138,7 +138,7 @@ func TestProfileCommandErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"no source", []string{"testdata/profile/none.txt"}, "source profile testdata/profile/none.txt does not exist: check the path"},
+		{"no source", []string{"testdata/none.txt"}, "source profile testdata/none.txt does not exist: check the path"},
 		{"two sources", []string{progDwarf, progDwarf}, "profile takes one source profile, got 2 arguments"},
 		{"a misspelt source", []string{progDwarf, "--source", "Tmer"}, "--source Tmer: not a profile source (did you mean Timer?); the sources are Timer, AlignmentFixup, TotalIssues"},
 		{"an unknown version", []string{progDwarf, "--version", "12"}, `--version 12: unknown Windows version "12": use one of 3.10`},
