@@ -11,13 +11,7 @@ import (
 // TestHalNew scaffolds a HAL in a temporary folder, builds it with no
 // edits, passes `hal check` and runs a scenario through it.
 func TestHalNew(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a plugin")
-	}
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := scaffoldRoot(t)
 	dir := scaffoldAndRun(t, root, "jitter", nil, "ProfileTotalIssues interrupts:")
 	// a second scaffold into the same folder is refused
 	if code, _, errOut := runCLI("hal", "new", "jitter", "--dir", dir, "--proflab", root); code != ExitUsage || !strings.Contains(errOut, "not empty") {
@@ -33,13 +27,7 @@ func TestHalNew(t *testing.T) {
 // scenario, which takes about 1000 interrupts a second at 1 ms: the
 // jitter keeps the mean period.
 func TestHalNewTimer(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a plugin")
-	}
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := scaffoldRoot(t)
 	dir := scaffoldAndRun(t, root, "jittery", []string{"--timer"}, "ProfileTime interrupts in 1 s at 1 ms:")
 	main, _ := os.ReadFile(filepath.Join(dir, "main.go"))
 	if !strings.Contains(string(main), "hal.TimerOneShot") || strings.Contains(string(main), "CounterBase") {
@@ -54,6 +42,20 @@ func TestHalNewTimer(t *testing.T) {
 	if code, _, errOut := runCLI("run", "scenario.lua", "--config", "bad.toml"); code != ExitUsage || !strings.Contains(errOut, "setting jitter = 80, want 0…50") {
 		t.Errorf("jitter = 80: code %d, %s", code, errOut)
 	}
+}
+
+// scaffoldRoot is the proflab checkout a scaffold builds against; the
+// tests that build one skip under -short.
+func scaffoldRoot(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds a plugin")
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
 }
 
 // scaffoldAndRun is `proflab hal new NAME ARGS` into a temporary folder,
