@@ -2,11 +2,15 @@ package compare_test
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/proflab/proflab/core/compare"
+	"github.com/proflab/proflab/core/output"
+	"github.com/proflab/proflab/core/workload/importer"
 )
 
 // summary is WriteSummary of the source against two lab profiles, one
@@ -79,5 +83,41 @@ func TestWriteSummary(t *testing.T) {
 				t.Errorf("%d rows, want %d:\n%s", n, tt.rows, got)
 			}
 		})
+	}
+}
+
+// OfRun compares a run's imports with its folder's accuracy.csv, and
+// says why when there is nothing to compare.
+func TestOfRun(t *testing.T) {
+	im, err := importer.Import("app.folded", []byte(folded), importer.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(rows string) string {
+		dir := t.TempDir()
+		text := strings.Join(output.AccuracyHeader, ",") + "\n" + rows
+		if err := os.WriteFile(filepath.Join(dir, output.AccuracyFile), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	run := write("p.pb.gz,1,20,4,ProfileTime,compute,300,,0.5,,,,,,,within sampling error,,\n" +
+		"p.pb.gz,1,20,4,ProfileTime,hash,200,,0.5,,,,,,,within sampling error,,\n")
+	cs, err := compare.OfRun(run, []*importer.Imported{im})
+	if err != nil || len(cs) != 1 || cs[0].Profile != "p.pb.gz" || cs[0].LabSamples != 500 {
+		t.Errorf("OfRun: %d comparisons, %v", len(cs), err)
+	}
+	for _, tt := range []struct {
+		name, dir string
+		ims       []*importer.Imported
+		want      string
+	}{
+		{"no accuracy.csv", t.TempDir(), []*importer.Imported{im}, "has no accuracy.csv"},
+		{"no import", run, nil, "imported no profile: there is no source to compare with"},
+		{"nothing shared", write("p.pb.gz,1,20,4,ProfileTime,other,300,,1,,,,,,,within sampling error,,\n"), []*importer.Imported{im}, "shares a function with app.folded"},
+	} {
+		if _, err := compare.OfRun(tt.dir, tt.ims); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v, want %q", tt.name, err, tt.want)
+		}
 	}
 }
