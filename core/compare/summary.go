@@ -18,8 +18,9 @@ import (
 const SummaryRows = 10
 
 // OfRun compares each profile a run imported as its workload (ims, a
-// scenario.Result's Imports) with the profiles of its folder dir (their
-// accuracy.csv): the comparisons the folder's comparison.txt holds. It is
+// scenario.Result's Imports, replayed: see Replays) with the profiles of
+// its folder dir (their accuracy.csv): the comparisons the folder's
+// comparison.txt holds. It is
 // an error when there is none, saying why (a source without a sample
 // count, profiles that share no function with it).
 func OfRun(dir string, ims []*importer.Imported) ([]Comparison, error) {
@@ -27,16 +28,7 @@ func OfRun(dir string, ims []*importer.Imported) ([]Comparison, error) {
 	if err != nil {
 		return nil, err
 	}
-	var srcs []Source
-	var why []error
-	for _, im := range ims {
-		src := SourceOf(im)
-		if err := src.Check(); err != nil {
-			why = append(why, err)
-			continue
-		}
-		srcs = append(srcs, src)
-	}
+	srcs, why := Replays(ims)
 	cs := All(srcs, profs)
 	if len(cs) > 0 {
 		return cs, nil
@@ -55,9 +47,11 @@ func OfRun(dir string, ims []*importer.Imported) ([]Comparison, error) {
 // source's share) as the source had them and as the lab's profiles of
 // the program's images saw them, taken together (the images do not
 // overlap, so each function is in one comparison), whether the hottest
-// is the same, and the verdict in words: the program is seen as the
-// source sees it when every image's comparison agrees, and otherwise
-// the images whose comparison differs, with their tests.
+// is the same (given MinPerRank samples on each side), the verdict in
+// words — the program is seen as the source sees it when every image's
+// comparison agrees, and otherwise the images whose comparison differs,
+// with their tests — and the smallest move the first image's comparison
+// detects (its Detect).
 func WriteSummary(w io.Writer, cs []Comparison, rows int) error {
 	var b bytes.Buffer
 	for i, group := range bySource(cs) {
@@ -139,7 +133,11 @@ func writeSummary(b *bytes.Buffer, cs []Comparison, rows int) {
 	}
 	alignCells(b, cells, 2)
 	fmt.Fprintf(b, "  (shares of each side's samples in the profiled images: %d of the source's, %d of Windows')\n", srcAll, labAll)
-	if len(bySrc) > 0 && labAll > 0 {
+	switch {
+	case len(bySrc) == 0 || labAll == 0:
+	case srcAll < MinPerRank || labAll < MinPerRank:
+		fmt.Fprintf(b, "  hottest: too few samples to rank (%d of the source's, %d of Windows'; %d each at least)\n", srcAll, labAll, MinPerRank)
+	default:
 		hot := bySrc[0]
 		labHot := hot
 		for _, r := range fs {
@@ -154,6 +152,12 @@ func writeSummary(b *bytes.Buffer, cs []Comparison, rows int) {
 		}
 	}
 	fmt.Fprintf(b, "  verdict: %s\n", verdictWords(cs))
+	for _, c := range cs {
+		if c.Detect != nil {
+			fmt.Fprintf(b, "  power (%s): %s\n", imageOf(c), c.Detect)
+			break
+		}
+	}
 }
 
 // verdictWords says the comparisons' outcome in words.
@@ -176,7 +180,10 @@ func verdictWords(cs []Comparison) string {
 	case agree == 0:
 		return "no verdict: Windows' profiles of the program's images counted nothing (" + strings.Join(none, ", ") + "): run longer (--duration) or sample more often (--interval)"
 	}
-	s := fmt.Sprintf("Windows would see the program as the source does: %s within both samples' errors", agreeWords(agree))
+	s := fmt.Sprintf("Windows would see the program as the source does: %s within sampling error", agreeWords(agree))
+	if cs[0].Kind == Fit {
+		s += " (the lab's samples tested against the source's shares: the run replayed the source)"
+	}
 	if len(none) > 0 {
 		s += fmt.Sprintf(" (no samples in %s)", strings.Join(none, ", "))
 	}
