@@ -50,8 +50,8 @@ func OfRun(dir string, ims []*importer.Imported) ([]Comparison, error) {
 // is the same (given MinPerRank samples on each side), the verdict in
 // words — the program is seen as the source sees it when every image's
 // comparison agrees, and otherwise the images whose comparison differs,
-// with their tests — and the smallest move the first image's comparison
-// detects (its Detect).
+// with their tests — the notes every image's comparison has, and the
+// smallest move the first image's comparison detects (its Detect).
 func WriteSummary(w io.Writer, cs []Comparison, rows int) error {
 	var b bytes.Buffer
 	for i, group := range bySource(cs) {
@@ -152,12 +152,39 @@ func writeSummary(b *bytes.Buffer, cs []Comparison, rows int) {
 		}
 	}
 	fmt.Fprintf(b, "  verdict: %s\n", verdictWords(cs))
+	for _, n := range sharedNotes(cs) {
+		fmt.Fprintf(b, "  note: %s\n", n)
+	}
 	for _, c := range cs {
 		if c.Detect != nil {
 			fmt.Fprintf(b, "  power (%s): %s\n", imageOf(c), c.Detect)
 			break
 		}
 	}
+}
+
+// sharedNotes are the notes every comparison has, in the first's order:
+// what holds for the whole program (a counter that samples its event, not
+// time), not one image's coverage of it.
+func sharedNotes(cs []Comparison) []string {
+	count := map[string]int{}
+	for _, c := range cs {
+		seen := map[string]bool{}
+		for _, n := range c.Notes {
+			if !seen[n] {
+				seen[n] = true
+				count[n]++
+			}
+		}
+	}
+	var out []string
+	for _, n := range cs[0].Notes {
+		if count[n] == len(cs) {
+			out = append(out, n)
+			count[n] = 0 // once
+		}
+	}
+	return out
 }
 
 // verdictWords says the comparisons' outcome in words.

@@ -16,14 +16,19 @@ import (
 // summary is WriteSummary of the source against two lab profiles, one
 // of compute and hash, one of parse, lex and write (two images of a
 // program), with at most rows functions; replayed: the run replayed the
-// source (goodness of fit).
-func summary(t *testing.T, a, b map[string]uint64, rows int, replayed bool) string {
+// source (goodness of fit); labSource: the lab profiles' source (default
+// ProfileTime).
+func summary(t *testing.T, a, b map[string]uint64, rows int, replayed bool, labSource string) string {
 	t.Helper()
 	src := source(t)
 	src.Replayed = replayed
 	var cs []compare.Comparison
 	for i, counts := range []map[string]uint64{a, b} {
-		c, err := compare.Compare(src, lab([]string{"first", "second"}[i], counts))
+		l := lab([]string{"first", "second"}[i], counts)
+		if labSource != "" {
+			l.Source = labSource
+		}
+		c, err := compare.Compare(src, l)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -51,6 +56,7 @@ func TestWriteSummary(t *testing.T) {
 		rows     int
 		replayed bool
 		want     []string
+		source   string
 	}{
 		{"agree", map[string]uint64{"compute": 600, "hash": 400}, map[string]uint64{"parse": 500, "lex": 300, "write": 200}, 0, false, []string{
 			"app.folded (folded, count) as Windows saw it: ProfileTime, 2 profiles of the program's images\n",
@@ -63,28 +69,34 @@ func TestWriteSummary(t *testing.T) {
 			"hottest: the same on both sides, compute\n",
 			"verdict: Windows would see the program as the source does: the profiles of all 2 images agree with the source within sampling error\n",
 			"power (folded): with 500 source samples and 1,000 lab samples, a move of",
-		}},
+		}, ""},
+		{"a counter's note, not each image's coverage", map[string]uint64{"compute": 600, "hash": 400}, map[string]uint64{"parse": 500, "lex": 300, "write": 200}, 0, false, []string{
+			"\n  note: the lab's ProfileTotalIssues samples its event, not time",
+		}, "ProfileTotalIssues"},
 		{"agree, replayed", map[string]uint64{"compute": 600, "hash": 400}, map[string]uint64{"parse": 500, "lex": 300, "write": 200}, 0, true, []string{
 			"within sampling error (the lab's samples tested against the source's shares: the run replayed the source)\n",
 			"power (folded): with 1,000 lab samples against the source's shares, a move of",
-		}},
+		}, ""},
 		{"too few to rank", map[string]uint64{"compute": 3, "hash": 2}, map[string]uint64{"parse": 2, "lex": 1, "write": 1}, 0, false, []string{
 			"hottest: too few samples to rank (1000 of the source's, 9 of Windows'; 10 each at least)\n",
-		}},
+		}, ""},
 		{"one image differs", map[string]uint64{"compute": 600, "hash": 400}, map[string]uint64{"parse": 300, "lex": 1200, "write": 200}, 2, false, []string{
 			"  compute  folded 30.00%  22.22%\n",
 			"(shares of each side's samples in the profiled images: 1000 of the source's, 2700 of Windows')",
 			"  parse    folded 25.00%  11.11% differs\n",
 			"hottest: not the same: the source's is compute (30.00%), Windows' is lex (44.44%)\n",
 			"verdict: Windows would not see the program as the source does: in folded the lab and the source differ beyond both samples' errors",
-		}},
+		}, ""},
 		{"no samples", map[string]uint64{"compute": 0, "hash": 0}, map[string]uint64{"parse": 0, "lex": 0, "write": 0}, 0, false, []string{
 			"  compute  folded 30.00%       -\n",
 			"verdict: no verdict: Windows' profiles of the program's images counted nothing (folded, folded): run longer (--duration) or sample more often (--interval)\n",
-		}},
+		}, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got := summary(t, tt.a, tt.b, tt.rows, tt.replayed)
+			got := summary(t, tt.a, tt.b, tt.rows, tt.replayed, tt.source)
+			if strings.Count(got, "note: ") != strings.Count(strings.Join(tt.want, ""), "note: ") {
+				t.Errorf("the summary's notes are not the ones every image's comparison has:\n%s", got)
+			}
 			for _, w := range tt.want {
 				if !strings.Contains(got, w) {
 					t.Errorf("the summary lacks %q:\n%s", w, got)
