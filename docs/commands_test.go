@@ -38,14 +38,23 @@ func shellCommands(t *testing.T, md, heading string) [][]string {
 	return out
 }
 
-// The commands of docs/windows-tools.md's "Running them" run as written
-// from the repository's root: the first kernrate example once named a
-// user-mode module (-z server.exe) without -a, and was refused.
-func TestWindowsToolsCommandsRun(t *testing.T) {
+// builtProflab is the proflab `make build` built beside its plugins
+// (PROFLAB_PLUGIN_PATH, as make test sets it); the test is skipped
+// without it.
+func builtProflab(t *testing.T) string {
+	t.Helper()
 	proflab := filepath.Join(os.Getenv("PROFLAB_PLUGIN_PATH"), "proflab")
 	if _, err := os.Stat(proflab); os.Getenv("PROFLAB_PLUGIN_PATH") == "" || err != nil {
 		t.Skip("needs the built proflab and its plugins: make build, then PROFLAB_PLUGIN_PATH=$PWD/bin go test ./docs")
 	}
+	return proflab
+}
+
+// The commands of docs/windows-tools.md's "Running them" run as written
+// from the repository's root: the first kernrate example once named a
+// user-mode module (-z server.exe) without -a, and was refused.
+func TestWindowsToolsCommandsRun(t *testing.T) {
+	proflab := builtProflab(t)
 	doc, err := os.ReadFile("windows-tools.md")
 	if err != nil {
 		t.Fatal(err)
@@ -82,5 +91,46 @@ func TestTimerHALExampleIsTheTemplate(t *testing.T) {
 	}
 	if !strings.Contains(string(tmpl), block) {
 		t.Errorf("docs/hal-plugins.md's timer example is not in core/halscaffold/template/timer/main.go.tmpl:\n%s", block)
+	}
+}
+
+// The worked example of `proflab profile` in README.md and
+// docs/workload-import.md prints what they show: each line of their
+// transcripts (but the elisions, and the run folder's path) is a line of
+// the command's output.
+func TestProfileWorkedExampleRuns(t *testing.T) {
+	proflab := builtProflab(t)
+	out, err := exec.Command(proflab, "profile", filepath.Join("..", "examples", "real-program", "prog.pb.gz"), "--version", "6.1", "--out", filepath.Join(t.TempDir(), "win7")).CombinedOutput()
+	if err != nil {
+		t.Fatalf("proflab profile: %v\n%s", err, out)
+	}
+	lines := map[string]bool{}
+	for _, l := range strings.Split(string(out), "\n") {
+		lines[l] = true
+	}
+	for _, doc := range []string{filepath.Join("..", "README.md"), "workload-import.md"} {
+		text, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const first = "proflab profile: prog.pb.gz on Windows 6.1 x64"
+		_, rest, ok := strings.Cut(string(text), first)
+		block, _, ok2 := strings.Cut(first+rest, "```")
+		if !ok || !ok2 {
+			t.Fatalf("%s has no transcript of the worked example", doc)
+		}
+		n := 0
+		for _, l := range strings.Split(strings.TrimSpace(block), "\n") {
+			if strings.TrimSpace(l) == "…" || strings.HasPrefix(l, "The comparison in full") {
+				continue
+			}
+			n++
+			if !lines[l] {
+				t.Errorf("%s shows a line proflab profile does not print:\n%s\nit prints:\n%s", doc, l, out)
+			}
+		}
+		if n < 5 {
+			t.Errorf("%s: %d lines of the transcript checked", doc, n)
+		}
 	}
 }
