@@ -12,6 +12,7 @@ import (
 
 	"github.com/proflab/proflab/core/input"
 	"github.com/proflab/proflab/core/output"
+	"github.com/proflab/proflab/core/workload/importer"
 )
 
 // All compares each source with each lab profile it shares functions
@@ -29,6 +30,25 @@ func All(srcs []Source, labs []output.ProfileAccuracy) []Comparison {
 		}
 	}
 	return out
+}
+
+// Replays are the sources of the profiles a run imported as its workload
+// (a scenario.Result's Imports), each Replayed (the lab's samples are
+// drawn from its shares), and why each one that cannot be compared
+// cannot (Source.Check), in the imports' order.
+func Replays(ims []*importer.Imported) ([]Source, []error) {
+	var srcs []Source
+	var why []error
+	for _, im := range ims {
+		src := SourceOf(im)
+		src.Replayed = true // the run imported it as its workload
+		if err := src.Check(); err != nil {
+			why = append(why, err)
+			continue
+		}
+		srcs = append(srcs, src)
+	}
+	return srcs, why
 }
 
 // TextRows is how many functions comparison.txt lists before the ones

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
-	"unicode/utf8"
 )
 
 // Files of a run folder that imported a profile as its workload.
@@ -96,26 +94,7 @@ func table(b *bytes.Buffer, what string, rs []Row, limit int, module bool) {
 		cells = append(cells, append(row, pct(r.Source.Share), interval(r.Source), pct(r.Lab.Share), interval(r.Lab),
 			fmt.Sprintf("%+.2f%%", 100*(r.Lab.Share-r.Source.Share)), pText(r.PHolm), differ))
 	}
-	widths := make([]int, len(cells[0]))
-	for _, row := range cells {
-		for j, c := range row {
-			widths[j] = max(widths[j], utf8.RuneCountInString(c))
-		}
-	}
-	for _, row := range cells {
-		var line strings.Builder
-		line.WriteString(" ")
-		for j, c := range row {
-			pad := strings.Repeat(" ", widths[j]-utf8.RuneCountInString(c))
-			line.WriteString(" ")
-			if j < left || j == len(row)-1 {
-				line.WriteString(c + pad)
-			} else {
-				line.WriteString(pad + c)
-			}
-		}
-		b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
-	}
+	alignCells(b, cells, left)
 	switch {
 	case hidden == 1:
 		fmt.Fprintf(b, "  (1 more %s, which does not differ)\n", what)
