@@ -398,10 +398,12 @@ func BenchmarkManyProcesses(b *testing.B) {
 // image and runs 1 ms of simulated time over a workload file, "small"
 // the 3-function workload, "large" one shaped like an imported real
 // profile (1,900 functions, 30,000 stacks: labtest.Large, about 9 MB of
-// TOML), written more than input.RecentChange before the runs. A sweep of one run first fills the process's caches, so what is
-// measured is the marginal run (the workload already parsed once, as in
-// any sweep after its first run); x-small is the large run's cost as a
-// multiple of the small one's, measured in the same benchmark run.
+// TOML), written input.RecentChange before the runs. A sweep of one run
+// first fills the process's caches, so what is measured is the marginal
+// run (the workload already parsed once, as in any sweep after its first
+// run); x-small is the large run's cost as a multiple of the small
+// one's, measured in the same benchmark run. The scenario reads neither
+// m:run's truth nor its stacks, as a sweep's scenario often does not.
 func BenchmarkSweepLarge(b *testing.B) {
 	dir := b.TempDir()
 	scen := filepath.Join(dir, "large.lua")
