@@ -402,8 +402,11 @@ func BenchmarkManyProcesses(b *testing.B) {
 // first fills the process's caches, so what is measured is the marginal
 // run (the workload already parsed once, as in any sweep after its first
 // run); x-small is the large run's cost as a multiple of the small
-// one's, measured in the same benchmark run. The scenario reads neither
-// m:run's truth nor its stacks, as a sweep's scenario often does not.
+// one's, measured in the same benchmark run, and cpu-x-small that of the
+// processor time the process used (the garbage collector's included;
+// wall time on a shared machine also counts other processes'). The
+// scenario reads neither m:run's truth nor its stacks, as a sweep's
+// scenario often does not.
 func BenchmarkSweepLarge(b *testing.B) {
 	dir := b.TempDir()
 	scen := filepath.Join(dir, "large.lua")
@@ -425,7 +428,7 @@ func BenchmarkSweepLarge(b *testing.B) {
 	// a workload file changed less than input.RecentChange ago is read
 	// again at every run (its timestamps cannot yet tell a later write)
 	time.Sleep(input.RecentChange)
-	var small float64
+	var small, smallCPU float64
 	for _, load := range []struct{ name, base, size string }{{"small", "0x10000", "0xC00"}, {"large", "0x400000", "0x400000"}} {
 		b.Run(load.name, func(b *testing.B) {
 			sweepOf := func(runs int) *sweep.Plan {
@@ -455,14 +458,23 @@ func BenchmarkSweepLarge(b *testing.B) {
 			exec(sweepOf(1), load.name+"-warm", 1) // the caches filled, as by a sweep's first run
 			p := sweepOf(b.N)
 			b.ResetTimer()
+			cpu0, cpuKnown := cpuTime()
 			exec(p, fmt.Sprintf("%s-%d", load.name, b.N), b.N)
+			cpu1, _ := cpuTime()
 			b.StopTimer()
 			perRun := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+			cpuPerRun := float64(cpu1-cpu0) / float64(b.N)
 			b.ReportMetric(perRun/1e6, "ms/run")
+			if cpuKnown {
+				b.ReportMetric(cpuPerRun/1e6, "cpu-ms/run")
+			}
 			if load.name == "small" {
-				small = perRun
+				small, smallCPU = perRun, cpuPerRun
 			} else if small > 0 {
 				b.ReportMetric(perRun/small, "x-small")
+				if cpuKnown && smallCPU > 0 {
+					b.ReportMetric(cpuPerRun/smallCPU, "cpu-x-small")
+				}
 			}
 		})
 	}
