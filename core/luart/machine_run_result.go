@@ -21,9 +21,12 @@ func (rt *Runtime) runResultTable(L *lua.LState, res *sim.Result) *lua.LTable {
 		byCPU.RawSetInt(cpu, countsTable(L, counts))
 	}
 	out.RawSetString("interrupts_by_cpu", byCPU)
+	// built when read, walked by pairs where they were always set
 	lazy := map[string]func() lua.LValue{"truth": func() lua.LValue { return truthTable(L, res) }}
+	luavm.Reserve(out, "truth")
 	if len(res.Stacks) > 0 {
 		lazy["stacks"] = func() lua.LValue { return stacksTable(L, res) }
+		luavm.Reserve(out, "stacks")
 	}
 	intervals := L.CreateTable(0, len(res.Intervals))
 	for _, src := range sortedKeys(res.Intervals) {

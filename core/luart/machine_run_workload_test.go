@@ -171,8 +171,13 @@ func TestRunResultBuildsWhatIsRead(t *testing.T) {
 		walked = m:run{ duration_us = 1000, workload = w }
 		local keys = {}
 		for k in pairs(walked) do keys[#keys + 1] = k end
-		table.sort(keys)
-		assert(table.concat(keys, " ") == "end interrupts interrupts_by_cpu intervals log stacks start truth", table.concat(keys, " "))
+		-- every key, in the order a result built whole had them
+		assert(table.concat(keys, " ") == "interrupts interrupts_by_cpu truth stacks intervals start end log", table.concat(keys, " "))
+		stepped = m:run{ duration_us = 1000, workload = w }
+		keys = {}
+		local k = next(stepped)
+		while k do keys[#keys + 1] = k; k = next(stepped, k) end
+		assert(table.concat(keys, " ") == "interrupts interrupts_by_cpu truth stacks intervals start end log", table.concat(keys, " "))
 		assert(walked.stacks[1].frames[2] == "main" and walked.stacks[1].instructions == walked.truth.leaf.instructions, "stacks")
 		assert(leaf == walked.truth.leaf.instructions and leaf > 0, "the same truth read or walked")`))
 	if err != nil {
@@ -188,6 +193,7 @@ func TestRunResultBuildsWhatIsRead(t *testing.T) {
 		{"unread", "truth", false}, {"unread", "stacks", false},
 		{"read", "truth", true}, {"read", "stacks", false},
 		{"walked", "truth", true}, {"walked", "stacks", true},
+		{"stepped", "truth", true}, {"stepped", "stacks", true},
 	} {
 		if got := raw(c.result, c.field); got != c.built {
 			t.Errorf("%s.%s built: %v, want %v", c.result, c.field, got, c.built)

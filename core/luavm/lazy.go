@@ -14,7 +14,8 @@ import (
 // setmetatable and the host's own walks (options tables, ToGo, EachPair)
 // first build every field still pending, in sorted order; getmetatable
 // says nil, as for the plain table; assigning a pending field replaces it
-// unbuilt. Once every field is built, the table is a plain one.
+// unbuilt; a field reserved with Reserve is walked where the plain table
+// had it. Once every field is built, the table is a plain one.
 
 // lazyMarker is the key, in a lazy table's metatable, of its pending
 // fields (Lua code cannot reach that metatable: getmetatable hides it).
@@ -93,6 +94,16 @@ func Materialize(lv lua.LValue) {
 	for _, k := range keys {
 		lz.build(t, k)
 	}
+}
+
+// Reserve keeps key's place in t's order of iteration for a field set
+// later, as a lazy one is: gopher-lua's pairs and next walk a table's
+// keys in the order they were first set (a key set to nil keeps its
+// place), so a lazy field reserved where the plain table set it is walked
+// in the same order as the plain table's. key must not be set in t.
+func Reserve(t *lua.LTable, key string) {
+	t.RawSetString(key, lua.LFalse)
+	t.RawSetString(key, lua.LNil)
 }
 
 // installLazy makes the lazy tables' metamethods (shared by all of the
