@@ -34,6 +34,9 @@ func (s *State) SetLazy(t *lua.LTable, fields map[string]func() lua.LValue) {
 		return
 	}
 	L := s.L
+	if s.lazyIndex == nil { // made by the first lazy table of the state
+		s.lazyIndex, s.lazyNewIndex = L.NewFunction(lazyIndex), L.NewFunction(lazyNewIndex)
+	}
 	mt := L.CreateTable(0, 3)
 	mt.RawSetString(lazyMarker, &lua.LUserData{Value: &lazyFields{pending: fields}})
 	mt.RawSetString("__index", s.lazyIndex)
@@ -106,37 +109,41 @@ func Reserve(t *lua.LTable, key string) {
 	t.RawSetString(key, lua.LNil)
 }
 
-// installLazy makes the lazy tables' metamethods (shared by all of the
-// state's lazy tables) and wraps the base functions that read or change
-// a table without its metamethods, so that they see a lazy table as the
-// plain one it stands for.
-func (s *State) installLazy() {
-	L := s.L
-	s.lazyIndex = L.NewFunction(func(L *lua.LState) int {
-		t := L.CheckTable(1)
-		k, ok := L.Get(2).(lua.LString)
-		lz := lazyOf(t)
-		if !ok || lz == nil {
-			L.Push(lua.LNil)
-			return 1
-		}
-		L.Push(lz.build(t, string(k)))
+// lazyIndex is a lazy table's __index: a pending field, built.
+func lazyIndex(L *lua.LState) int {
+	t := L.CheckTable(1)
+	k, ok := L.Get(2).(lua.LString)
+	lz := lazyOf(t)
+	if !ok || lz == nil {
+		L.Push(lua.LNil)
 		return 1
-	})
-	s.lazyNewIndex = L.NewFunction(func(L *lua.LState) int {
-		t := L.CheckTable(1)
-		k := L.Get(2)
-		if lz := lazyOf(t); lz != nil {
-			if ks, ok := k.(lua.LString); ok {
-				delete(lz.pending, string(ks)) // replaced unbuilt
-				if len(lz.pending) == 0 {
-					t.Metatable = lua.LNil
-				}
+	}
+	L.Push(lz.build(t, string(k)))
+	return 1
+}
+
+// lazyNewIndex is a lazy table's __newindex: a pending field assigned is
+// replaced unbuilt.
+func lazyNewIndex(L *lua.LState) int {
+	t := L.CheckTable(1)
+	k := L.Get(2)
+	if lz := lazyOf(t); lz != nil {
+		if ks, ok := k.(lua.LString); ok {
+			delete(lz.pending, string(ks))
+			if len(lz.pending) == 0 {
+				t.Metatable = lua.LNil
 			}
 		}
-		L.RawSet(t, k, L.Get(3))
-		return 0
-	})
+	}
+	L.RawSet(t, k, L.Get(3))
+	return 0
+}
+
+// installLazy wraps the base functions that read or change a table
+// without its metamethods, so that they see a lazy table as the plain
+// one it stands for.
+func (s *State) installLazy() {
+	L := s.L
 	for _, name := range []string{"pairs", "next", "rawget", "rawset", "setmetatable"} {
 		orig, ok := L.GetGlobal(name).(*lua.LFunction)
 		if !ok || orig.GFunction == nil {

@@ -90,7 +90,7 @@ type State struct {
 	loading   []string              // require's stack, for loop detection
 	libChunks map[string]bool       // chunk names of library modules
 
-	lazyIndex, lazyNewIndex *lua.LFunction // the lazy tables' metamethods (lazy.go)
+	lazyIndex, lazyNewIndex *lua.LFunction // the lazy tables' metamethods, made with the first (lazy.go)
 }
 
 // New makes a fresh sandboxed state: the base, table, string, math and
