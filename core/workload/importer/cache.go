@@ -95,7 +95,7 @@ func (c *Cache) Load(path, arch string) (Loaded, error) {
 	}
 	var readAt time.Time
 	if c != nil {
-		readAt = c.now()
+		readAt = c.clock()
 	}
 	data, fi, err := input.ReadFileInfo(input.Workload, path)
 	if input.Refused(err) {
@@ -124,6 +124,14 @@ func (c *Cache) Load(path, arch string) (Loaded, error) {
 	}
 	c.add(cached{key: key, ld: out, size: int64(len(data)), file: id, settled: id.Settled(readAt)})
 	return out, nil
+}
+
+// clock is the time now, by the cache's clock.
+func (c *Cache) clock() time.Time {
+	if c.now == nil {
+		return time.Now()
+	}
+	return c.now()
 }
 
 // unchanged returns the workload of path for arch when the file's
