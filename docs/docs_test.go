@@ -171,7 +171,8 @@ func TestLibraryReferenceIsComplete(t *testing.T) {
 }
 
 // Every function of the re-created tools a scenario calls
-// (scripts/tools/: kernrate, wpr, tracelog and their source listing) has
+// (scripts/tools/: kernrate, wpr, tracelog, their source listing and
+// proflab profile's program) has
 // an entry in docs/windows-tools.md: a heading "### `module.name(…`".
 func TestToolsReferenceIsComplete(t *testing.T) {
 	doc, err := os.ReadFile("windows-tools.md")
@@ -179,7 +180,7 @@ func TestToolsReferenceIsComplete(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := 0
-	for _, mod := range []string{"kernrate", "wpr", "tracelog", "sources"} {
+	for _, mod := range []string{"kernrate", "wpr", "tracelog", "sources", "profile"} {
 		path := filepath.Join("..", "scripts", "tools", mod+".lua")
 		src, err := os.ReadFile(path)
 		if err != nil {

@@ -63,7 +63,8 @@ func TestRealProgramExample(t *testing.T) {
 	}
 	out, err = exec.Command(proflab, "compare", "real-program/prog.pb.gz", dir, "--profile", "m3", "--rows", "10").Output()
 	if err != nil || !strings.Contains(string(out), "against profile-m3-pid12-h4-ProfileTime.pb.gz (ProfileTime)") ||
-		!strings.Contains(string(out), "verdict: the lab agrees with the source within both samples' errors") {
+		!strings.Contains(string(out), "test: goodness of fit: the run replayed this source") ||
+		!strings.Contains(string(out), "verdict: the lab agrees with the source within the lab's sampling error") {
 		t.Errorf("proflab compare real-program/prog.pb.gz: %v\n%s", err, out)
 	}
 	out, err = exec.Command(proflab, "run", "real-program/interval.lua", "--set", "interval=2441").CombinedOutput()

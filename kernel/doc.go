@@ -148,7 +148,8 @@
 //     is not already running and its stop leaves it running where a
 //     started profile still covers the processor (the reference's choice).
 //   - Machine.OnHALCall's hook runs before each call into a HAL (not for
-//     the lab's HALSources inspection); calls it causes do not run it
+//     the lab's HALSources inspection), also a call for a source no HAL
+//     supports (hal "", as HALLog has it); calls it causes do not run it
 //     again; its error stops the machine as a *HookError (the caller's
 //     own failure, not the HAL's).
 //   - Machine.OnProfileClose's hook sees a profile as its last handle

@@ -206,7 +206,7 @@ func (m *Machine) maxPMCCounters() (int, error) {
 	case m.ver.key() >= k10_0_18362:
 		most := 0
 		for _, h := range m.cfg.HALs {
-			if err := m.hook("counters", h, 0, []int{0}); err != nil {
+			if err := m.hook("counters", h.Name(), 0, []int{0}); err != nil {
 				return 0, err
 			}
 			n, err := h.NumberOfCounters()

@@ -23,8 +23,9 @@ type HALCall struct {
 
 // HALHook runs at the start of every call the kernel makes into a HAL,
 // before the HAL acts on it: call is "query", "set", "start", "stop" or
-// "counters", hal the HAL's name, src the source (0 for "counters"), cpus
-// the processors addressed. It may change the machine's state (turn
+// "counters", hal the HAL's name ("" for a source no HAL supports: the
+// call the kernel makes then reaches no HAL, as HALLog logs it), src the
+// source (0 for "counters"), cpus the processors addressed. It may change the machine's state (turn
 // tracing on in the middle of NtSetIntervalProfile, item 84 of
 // docs/reference/conformance.md): the
 // kernel carries on from where it was. HAL calls the hook itself causes do
@@ -36,15 +37,16 @@ type HALHook func(call, hal string, src nt.Source, cpus []int) error
 func (m *Machine) OnHALCall(f HALHook) { m.halHook = f }
 
 // hook runs the HALHook, if any, for a call about to be made.
-func (m *Machine) hook(call string, h HALDispatch, src nt.Source, cpus []int) error {
+// hal is the name of the HAL owning the source, "" when none does.
+func (m *Machine) hook(call, hal string, src nt.Source, cpus []int) error {
 	if m.halHook == nil || m.inHook {
 		return nil
 	}
 	m.inHook = true
-	err := m.halHook(call, h.Name(), src, append([]int(nil), cpus...))
+	err := m.halHook(call, hal, src, append([]int(nil), cpus...))
 	m.inHook = false
 	if err != nil {
-		e := &HookError{HAL: h.Name(), Call: call, Err: err}
+		e := &HookError{HAL: hal, Call: call, Err: err}
 		if m.halted == nil {
 			m.halted = e
 		}
@@ -63,6 +65,9 @@ type HookError struct {
 }
 
 func (e *HookError) Error() string {
+	if e.HAL == "" {
+		return fmt.Sprintf("the HAL-call hook failed before a %s no HAL serves: %v", e.Call, e.Err)
+	}
 	return fmt.Sprintf("the HAL-call hook failed before %s's %s: %v", e.HAL, e.Call, e.Err)
 }
 
@@ -117,6 +122,14 @@ func (m *Machine) halFor(src nt.Source) HALDispatch {
 	return nil
 }
 
+// halName is h's name, "" for none (a source no HAL supports).
+func halName(h HALDispatch) string {
+	if h == nil {
+		return ""
+	}
+	return h.Name()
+}
+
 func (m *Machine) halFailed(h HALDispatch, call string, err error) error {
 	e := &HALError{HAL: h.Name(), Call: call, Err: err}
 	if m.halted == nil {
@@ -143,12 +156,11 @@ func (m *Machine) HALFailed(hal, call string, err error) error {
 func (m *Machine) halQuery(cpus []int, src nt.Source) ([]SourceInfo, error) {
 	h := m.halFor(src)
 	infos := make([]SourceInfo, len(cpus))
-	name := ""
+	name := halName(h)
+	if err := m.hook("query", name, src, cpus); err != nil {
+		return nil, err
+	}
 	if h != nil {
-		name = h.Name()
-		if err := m.hook("query", h, src, cpus); err != nil {
-			return nil, err
-		}
 		got, err := h.QuerySource(cpus, src)
 		if err != nil {
 			return nil, m.halFailed(h, "query", err)
@@ -172,13 +184,12 @@ func (m *Machine) halQuery(cpus []int, src nt.Source) ([]SourceInfo, error) {
 // logged. class is -1 for the 3.10/3.50 HalSetProfileInterval path.
 func (m *Machine) halSet(cpus []int, src nt.Source, interval uint32, class int) ([]uint32, error) {
 	h := m.halFor(src)
-	name := ""
+	name := halName(h)
 	var eff []uint32
+	if err := m.hook("set", name, src, cpus); err != nil {
+		return nil, err
+	}
 	if h != nil {
-		name = h.Name()
-		if err := m.hook("set", h, src, cpus); err != nil {
-			return nil, err
-		}
 		got, err := h.SetInterval(cpus, src, interval)
 		if err != nil {
 			return nil, m.halFailed(h, "set", err)
@@ -204,12 +215,11 @@ func (m *Machine) halStartStop(start bool, cpus []int, src nt.Source) error {
 		call = "start"
 	}
 	h := m.halFor(src)
-	name := ""
+	name := halName(h)
+	if err := m.hook(call, name, src, cpus); err != nil {
+		return err
+	}
 	if h != nil {
-		name = h.Name()
-		if err := m.hook(call, h, src, cpus); err != nil {
-			return err
-		}
 		var err error
 		if start {
 			err = h.StartInterrupt(cpus, src)

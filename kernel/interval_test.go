@@ -267,6 +267,30 @@ func TestSetIntervalEvent(t *testing.T) {
 			t.Errorf("a failing hook: %v; the machine must stop", err)
 		}
 	})
+	t.Run("the hook sees the calls for a source no HAL supports, as HALLog logs them", func(t *testing.T) {
+		e := newEnv(t, "6.1", "")
+		var seen []string
+		e.m.OnHALCall(func(call, hal string, src nt.Source, cpus []int) error {
+			seen = append(seen, fmt.Sprintf("%s %q %d %v", call, hal, src, cpus))
+			return nil
+		})
+		p := e.process(privileged())
+		from := len(e.m.HALLog())
+		st, err := p.MainThread().NtSetIntervalProfile(20000, nt.ProfilePipelineDry)
+		e.mustStatus(StatusSuccess, st, err)
+		var logged []string
+		for _, c := range e.m.HALLog()[from:] {
+			logged = append(logged, fmt.Sprintf("%s %q %d", c.Call, c.HAL, c.Source))
+		}
+		if len(seen) == 0 || len(logged) == 0 || !strings.HasPrefix(seen[0], logged[0]) {
+			t.Errorf("hook saw %q; HALLog has %q", seen, logged)
+		}
+		for _, s := range seen {
+			if !strings.Contains(s, ` "" 3 `) {
+				t.Errorf("hook saw %q, want hal \"\" and source 3", s)
+			}
+		}
+	})
 	t.Run("85 tracing off: no event", func(t *testing.T) {
 		e := newEnv(t, "10.0.19041", "")
 		s, _ := e.m.StartKernelLogger(false)

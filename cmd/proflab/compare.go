@@ -28,11 +28,15 @@ func newCompareCmd() *cobra.Command {
 		Short: "Does the lab's profiler agree with the profile you brought? The source against a run's profiles",
 		Long: "Compare a real program's profile (SOURCE, any format `proflab workload import` reads) with the\n" +
 			"profiles of a run that ran it as its workload (RUN_DIR, the folder of `proflab run --out`, or\n" +
-			"its accuracy.csv). The source is a sample too: for each profile of the run that shares\n" +
-			"functions with it, the table gives per module and per function the source's share and the\n" +
-			"lab's, each with its 95% interval, and whether they differ beyond both samples' errors (p <\n" +
-			"0.001, adjusted for the number of functions); the verdict is the calibrated two-sample test\n" +
-			"of the whole profile; and how many of the source's hottest functions are the lab's hottest.\n" +
+			"its accuracy.csv). For each profile of the run that shares functions with it, the table gives\n" +
+			"per module and per function the source's share and the lab's, each with its 95% interval, and\n" +
+			"whether they differ beyond sampling error (p < 0.0005, adjusted for the number of rows). When\n" +
+			"the run replayed this very source (its sha256 is among the inputs of RUN_DIR/result.json), the\n" +
+			"lab's samples are tested against the source's shares (goodness of fit); otherwise source and\n" +
+			"lab are two samples (the two-sample test); the output says which. The verdict is \"differ\"\n" +
+			"when a row differs or the whole profile's test has p < 0.0005 (the level 0.001 split between\n" +
+			"the two), and the output gives the smallest move the comparison finds at its sample counts,\n" +
+			"and how many of the source's hottest functions are the lab's hottest.\n" +
 			"A run that imported the profile writes the same into its folder (comparison.txt).\n" +
 			"docs/workload-import.md (\"Comparing with the source\") explains it.\n" +
 			"Exit status: 0 every profile agrees with the source, 1 one differs, 2 bad input.",
@@ -47,10 +51,10 @@ func newCompareCmd() *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.format, "format", "", "the source's format, as `workload import --format` (default: detected from the content)")
-	fl.StringVar(&f.process, "process", "", "as `workload import --process`: give what the import that made the workload was given")
-	fl.BoolVar(&f.dropIdle, "drop-idle", false, "as `workload import --drop-idle`: give it when the workload was imported with it")
-	fl.StringVar(&f.profile, "profile", "", "compare only the run's profiles whose file name contains this text")
+	fl.StringVar(&f.format, "format", "", "the source's `FORMAT`, as workload import --format takes it (default: detected from the content)")
+	fl.StringVar(&f.process, "process", "", "the `PROCESS` as workload import --process: give what the import that made the workload was given")
+	fl.BoolVar(&f.dropIdle, "drop-idle", false, "as workload import --drop-idle: give it when the workload was imported with it")
+	fl.StringVar(&f.profile, "profile", "", "compare only the run's profiles whose file name contains this `TEXT`")
 	fl.IntVar(&f.rows, "rows", compare.TextRows, "functions to list, the hottest of either side, before those that differ (0: all)")
 	return cmd
 }
@@ -93,8 +97,17 @@ func runCompare(cmd *cobra.Command, source, run string, f compareFlags) error {
 	if err := src.Check(); err != nil {
 		return withCode(ExitUsage, err)
 	}
+	inputs, err := compare.ReadInputs(run)
+	if err != nil {
+		return withCode(ExitUsage, err)
+	}
+	src.Replayed = inputs[src.SHA256]
 	cs := compare.All([]compare.Source{src}, chosen)
 	if len(cs) == 0 {
+		if f.profile != "" {
+			return withCode(ExitUsage, fmt.Errorf("--profile %q: the %d profiles of %s with it in their name (%s) share no function with %s: was the run's workload %s, and did those profiles cover its code? Leave --profile out to compare all %d profiles of the run",
+				f.profile, len(chosen), run, names(chosen), source, source, len(profs)))
+		}
 		return withCode(ExitUsage, fmt.Errorf("no profile of %s shares a function with %s: was the run's workload %s, and did its profiles cover its code?", run, source, source))
 	}
 	if err := compare.WriteText(cmd.OutOrStdout(), cs, f.rows); err != nil {
@@ -106,4 +119,17 @@ func runCompare(cmd *cobra.Command, source, run string, f compareFlags) error {
 		}
 	}
 	return nil
+}
+
+// names lists the profiles' file names, the first three and how many
+// more.
+func names(ps []output.ProfileAccuracy) string {
+	var out []string
+	for _, p := range ps[:min(3, len(ps))] {
+		out = append(out, p.Profile)
+	}
+	if len(ps) > 3 {
+		out = append(out, fmt.Sprintf("and %d more", len(ps)-3))
+	}
+	return strings.Join(out, ", ")
 }

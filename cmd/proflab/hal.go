@@ -29,7 +29,8 @@ func newHalNewCmd() *cobra.Command {
 		Use:   "new NAME",
 		Short: "Scaffold a new HAL plugin module that builds and passes hal check as written",
 		Long: "new writes a Go module for a HAL plugin named NAME into the folder NAME (or --dir): main.go on\n" +
-			"proflab's SDK, a test running the conformance suite, lab.toml and scenario.lua that use it, and a\n" +
+			"proflab's SDK (a counter with a fixed skid; with --timer a ProfileTime timer whose periods jitter),\n" +
+			"a test running the conformance suite, lab.toml and scenario.lua that use it, and a\n" +
 			"README. proflab is not on the Go module proxy, so go.mod builds against a local proflab checkout\n" +
 			"through a replace directive: the checkout holding the current folder or this proflab executable,\n" +
 			"or --proflab DIR. Then: cd NAME && go build -o proflab-hal-NAME . && proflab hal check ./proflab-hal-NAME",
@@ -67,6 +68,7 @@ func newHalNewCmd() *cobra.Command {
 	cmd.Flags().StringVar(&o.Dir, "dir", "", "the folder to write (new or empty; default NAME)")
 	cmd.Flags().StringVar(&o.Module, "module", "", "the Go module path (default proflab-hal-NAME)")
 	cmd.Flags().StringVar(&o.Proflab, "proflab", "", "the proflab checkout to build against (default: found from the current folder or the executable)")
+	cmd.Flags().BoolVar(&o.Timer, "timer", false, "a timer HAL (ProfileTime in one-shot periods jittered around the interval) instead of a counter HAL")
 	return cmd
 }
 

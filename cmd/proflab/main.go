@@ -44,7 +44,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.SetFlagErrorFunc(flagError) // every command's: the subcommands inherit it
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newRunCmd(), newTestCmd(), newHalCmd(), newConfigCmd(), newSweepCmd(), newReportCmd(), newWorkloadCmd(), newCompareCmd())
+	root.AddCommand(newRunCmd(), newTestCmd(), newHalCmd(), newConfigCmd(), newSweepCmd(), newReportCmd(), newWorkloadCmd(), newCompareCmd(), newProfileCmd())
 	root.AddCommand(newToolCmds()...)
 	return root
 }

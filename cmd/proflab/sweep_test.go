@@ -77,6 +77,22 @@ func TestSweepCommand(t *testing.T) {
 	if code, stdout, _ := runCLI("report", out); code != ExitOK || !strings.Contains(stdout, "report in") {
 		t.Errorf("report: code %d, %s", code, stdout)
 	}
+	// --format: the figures in other formats, kept for the next report;
+	// an unknown one is a usage error
+	if code, _, stderr := runCLI("report", out, "--format", "pdf,png"); code != ExitOK {
+		t.Errorf("report --format pdf,png: code %d, %s", code, stderr)
+	}
+	pdfs, _ := filepath.Glob(filepath.Join(out, "plots", "*.pdf"))
+	svgs, _ := filepath.Glob(filepath.Join(out, "plots", "*.svg"))
+	if len(pdfs) == 0 || len(svgs) != 0 {
+		t.Errorf("after --format pdf,png: %d PDFs and %d SVGs, want PDFs only", len(pdfs), len(svgs))
+	}
+	if m, _ := os.ReadFile(filepath.Join(out, "sweep.json")); !strings.Contains(string(m), `"formats": [`) {
+		t.Error("sweep.json does not record the formats")
+	}
+	if code, _, stderr := runCLI("report", out, "--format", "eps"); code != ExitUsage || !strings.Contains(stderr, `"eps" is not a figure format`) {
+		t.Errorf("report --format eps: code %d, %s", code, stderr)
+	}
 
 	// --run-outputs: a folder per run
 	ro := filepath.Join(t.TempDir(), "ro")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -46,7 +47,7 @@ func (f *toolFlags) register(cmd *cobra.Command, workload bool) {
 	if workload {
 		cmd.Flags().StringVar(&f.workload, "workload", "", "the workload to profile: a workload TOML file (examples/workloads/server.toml), as m:run takes")
 	}
-	cmd.Flags().StringVar(&f.out, "out", "", "keep the run folder in this new or empty folder: log.txt (the tool's log), result.json, config.toml; kernrate's also its workload and profiles (buckets.csv, accuracy.csv, pprof files)")
+	cmd.Flags().StringVar(&f.out, "out", "", "keep the run folder in this new or empty folder: log.txt (the tool's log), result.json, config.toml; kernrate's also its workload and profiles (buckets.csv, accuracy.csv, pprof files); a tool that refuses its options writes nothing")
 	cmd.Flags().BoolVar(&f.force, "force", false, "with --out: replace the contents of a folder that is not empty")
 }
 
@@ -97,7 +98,7 @@ func newToolCmds() []*cobra.Command {
 				"Overall Summary, hits per module, and per function for each -z MODULE (bucket size -b N).\n"+
 				"Options: -s N, -i [SOURCE] N (events per hit; Time 25000 by default; 0 turns a source off),\n"+
 				"-b N, -z MODULE, -a, -n NAME, -p PID. Example:\n\n"+
-				"  proflab kernrate --workload examples/workloads/server.toml -s 5 -z server.exe", true),
+				"  proflab kernrate --workload examples/workloads/server.toml -s 5 -a -z server.exe", true),
 		newToolCmd("wpr", "Run wpr's profile-interval commands and CPU recording on the model (Windows 8.1 and later)",
 			"wpr queries and sets the sampled-profile interval of a source through TraceQueryInformation and\n"+
 				"TraceSetInformation: -profint [SOURCE], -setprofint N [SOURCE] (1221…10000000, 100 ns units),\n"+
@@ -169,11 +170,20 @@ func (f *toolFlags) run(cmd *cobra.Command, name string, toolArgs []string) erro
 		return err
 	}
 	defer closeHALs()
-	out := f.out
+	return runDriver(ctx, cmd, name, opt, f.out, f.force, nil)
+}
+
+// runDriver runs a tool's driver scenario (opt) and reports its log and
+// status: the run folder in out (else the configuration's output.dir),
+// the run's error or the tool's (tool_error, tool_status) as the exit
+// status; after, when given, runs once the tool succeeded and its folder
+// is written, with the run and its folder ("" without one).
+func runDriver(ctx context.Context, cmd *cobra.Command, name string, opt scenario.Options, out string, force bool, after func(r scenario.Result, out string) error) error {
+	var err error
 	if out == "" && opt.Setup.Config != nil {
 		out = opt.Setup.Config.Output.Dir
 	}
-	if out, err = checkRunOut(out, f.force); err != nil {
+	if out, err = checkRunOut(out, force); err != nil {
 		return err
 	}
 	opt.Log = cmd.OutOrStdout()
@@ -182,8 +192,15 @@ func (f *toolFlags) run(cmd *cobra.Command, name string, toolArgs []string) erro
 	}
 	r := scenario.Run(ctx, opt)
 	defer r.Outputs.Close()
-	if out != "" {
-		warnings, err := scenario.WriteResultWith(out, r, scenario.WriteOptions{Replace: f.force})
+	toolCode, toolErr := toolOutcome(r)
+	if toolCode == ExitFailed {
+		// the tool failed on the machine: its folder says so
+		r.Status = scenario.StatusFailed
+	}
+	// A tool that refused its options stopped before it ran anything:
+	// it writes nothing, so that the corrected command can use --out.
+	if out != "" && toolCode != ExitUsage {
+		warnings, err := scenario.WriteResultWith(out, r, scenario.WriteOptions{Replace: force})
 		if err != nil && !outputsOverBudget(cmd, &r, out, err) {
 			return withCode(ExitUsage, fmt.Errorf("--out %s: %w", out, err))
 		}
@@ -204,12 +221,8 @@ func (f *toolFlags) run(cmd *cobra.Command, name string, toolArgs []string) erro
 		// under --out keeps the traceback).
 		return withCode(exitCodeFor(r), fmt.Errorf("%s: %s", name, r.Error.Unlocated()))
 	}
-	if msg, ok := r.Records["tool_error"].(string); ok {
-		code := ExitFailed
-		if s, ok := r.Records["tool_status"].(float64); ok && int(s) == ExitUsage {
-			code = ExitUsage
-		}
-		return withCode(code, errors.New(msg))
+	if toolErr != nil {
+		return withCode(toolCode, toolErr)
 	}
 	// a recording (wpr -stop FILE.etl, tracelog -f FILE.etl) asks for its
 	// .etl to be written
@@ -218,7 +231,25 @@ func (f *toolFlags) run(cmd *cobra.Command, name string, toolArgs []string) erro
 			return withCode(ExitFailed, fmt.Errorf("%s: %w", name, err))
 		}
 	}
+	if after != nil {
+		return after(r, out)
+	}
 	return nil
+}
+
+// toolOutcome is the tool's own exit status and error, as its driver
+// recorded them (tool_status, tool_error): 0 and nil when it succeeded,
+// ExitUsage when it refused its options (before running anything),
+// ExitFailed when it failed on the machine.
+func toolOutcome(r scenario.Result) (int, error) {
+	msg, ok := r.Records["tool_error"].(string)
+	if !ok {
+		return 0, nil
+	}
+	if s, ok := r.Records["tool_status"].(float64); ok && int(s) == ExitUsage {
+		return ExitUsage, errors.New(msg)
+	}
+	return ExitFailed, errors.New(msg)
 }
 
 // options is the run of the driver: the run's options as every command

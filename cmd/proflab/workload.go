@@ -153,7 +153,7 @@ func runImport(cmd *cobra.Command, file string, f importFlags) error {
 		}
 		return withCode(ExitUsage, err)
 	}
-	if err := im.CheckSize(); err != nil {
+	if err := im.CheckReadable(); err != nil {
 		return withCode(ExitUsage, err)
 	}
 	write := func(w io.Writer) error { return im.WriteTOML(output.ContextWriter{Ctx: ctx, W: w}) }

@@ -1,12 +1,19 @@
 // Package compare answers the question a researcher brings with a real
 // program's profile: does NT's profiler, on the lab, agree with the
-// profile I brought? The source profile is itself a sample, so each side
-// carries its own sampling error: per function and per module (image),
-// the source's share with its interval, the lab's with its, and whether
-// they differ beyond both samples' errors (core/sampling's two-sample
-// tests, adjusted for the number of functions); for the whole profile,
-// the total-variation distance and its calibrated p-value; and how many
-// of the source's hottest functions are the lab's hottest.
+// profile I brought? Per function and per module (image), the source's
+// share with its interval, the lab's with its, and whether they differ
+// beyond sampling error (adjusted for the number of rows, Holm); for the
+// whole profile, the total-variation distance and its calibrated p-value;
+// the verdict "differ" when either family of tests rejects, the overall
+// level split between them (see AlphaWhole); the smallest shift the
+// comparison detects at its sample counts; and how many of the source's
+// hottest functions are the lab's hottest.
+//
+// The tests fit the situation: a run that replayed this very source drew
+// its samples from the source's shares, so only the lab's samples carry
+// error and they are tested against those shares (goodness of fit); a
+// source the run did not replay (a second recording of the program) is a
+// sample of its own, and the two are tested as two samples.
 //
 // `proflab compare SOURCE RUN_DIR` prints it for a run folder's profiles
 // (their accuracy.csv), and a run that imported a profile as its workload
@@ -38,6 +45,17 @@ type Source struct {
 	Counts map[string]uint64
 	// Module is each function's image ("" for a process's own).
 	Module map[string]string
+	// Shares are each function's exact share of the source's samples
+	// (Counts before rounding), the truth a replay of the source draws
+	// from; nil: Counts' shares.
+	Shares map[string]float64
+	// SHA256 is the hex sha256 of the source file's bytes.
+	SHA256 string
+	// Replayed says that the lab's run replayed this very source (its
+	// workload was imported from it): the lab's samples are then drawn
+	// from the source's shares, and are tested against them (goodness of
+	// fit) instead of as a second sample.
+	Replayed bool
 }
 
 // SourceOf reads an imported profile's flat profile as the lab's buckets
@@ -49,7 +67,8 @@ type Source struct {
 // weighted samples, such as perf's cycles at an adaptive period, the
 // samples a share of that weight is worth).
 func SourceOf(im *importer.Imported) Source {
-	s := Source{Name: im.Source, Format: string(im.Format), SampleType: im.SampleType, Counts: map[string]uint64{}, Module: map[string]string{}}
+	s := Source{Name: im.Source, Format: string(im.Format), SampleType: im.SampleType, SHA256: im.SHA256,
+		Counts: map[string]uint64{}, Module: map[string]string{}, Shares: map[string]float64{}}
 	// ImageRefs goes through the images' functions in order
 	var refs []string
 	im.Spec.ImageRefs(func(ref string, _ *workload.Function) { refs = append(refs, ref) })
@@ -62,6 +81,9 @@ func SourceOf(im *importer.Imported) Source {
 	}
 	n := float64(max(im.Samples, 0))
 	for ref, share := range im.CodeFlat() {
+		if share > 0 {
+			s.Shares[ref] = share
+		}
 		c := uint64(math.Round(share * n))
 		if c == 0 {
 			continue
@@ -107,11 +129,11 @@ type Row struct {
 	// only the lab has).
 	Module      string
 	Source, Lab Share
-	// P is the two-sided test that both shares are one (the conditional
-	// binomial test of the function's samples in both); PHolm is P
-	// adjusted for the number of rows (Holm).
+	// P is the two-sided test that the lab's share is the source's (see
+	// Comparison.Kind); PHolm is P adjusted for the number of rows, the
+	// functions' and the modules' together (Holm).
 	P, PHolm float64
-	// Differ is PHolm < 0.001: beyond both samples' errors.
+	// Differ is PHolm < AlphaRows: beyond sampling error.
 	Differ bool
 }
 
@@ -132,19 +154,31 @@ type Comparison struct {
 	// with samples it does not list.
 	Coverage float64
 	Outside  int
-	// Outcome is Agree, Differ or NoVerdict; Test is the two-sample test
-	// of the functions (nil without a verdict), ModuleTest of the modules.
-	Outcome          string
-	Test, ModuleTest *sampling.Test
+	// Kind is the tests used, TwoSample or Fit, and Why says why in
+	// words.
+	Kind, Why string
+	// Outcome is Agree, Differ or NoVerdict; Test is the test of the
+	// whole profile (nil without a verdict).
+	Outcome string
+	Test    *sampling.Test
 	// Functions are by source share, largest first (then lab share and
 	// name); Modules likewise.
 	Functions, Modules []Row
+	// Detect is the smallest move into a small function the comparison
+	// finds most of the time at its sample counts (nil without a
+	// verdict).
+	Detect *Detectable
 	// TopN is how many of the hottest functions are compared (at most
 	// 10); TopShared how many of the source's TopN hottest are among the
 	// lab's TopN hottest; Hottest the source's hottest and LabHottest the
-	// lab's.
+	// lab's. TooFew says that a side has too few samples to rank TopN
+	// functions (fewer than MinPerRank each): TopShared and the hottest
+	// are then not compared.
 	TopN, TopShared     int
 	Hottest, LabHottest string
+	TooFew              bool
+	// tests is how many rows were tested: the Holm family's size.
+	tests int
 	// Verdict says it in a sentence; Notes say what to keep in mind.
 	Verdict string
 	Notes   []string
@@ -168,11 +202,11 @@ func Compare(src Source, lab output.ProfileAccuracy) (Comparison, error) {
 		return Comparison{}, err
 	}
 	c := Comparison{Source: src.Name, Format: src.Format, SampleType: src.SampleType, Profile: lab.Profile, LabSource: lab.Source}
-	refs := matchAll(src, lab.Rows)
-	type pair struct {
-		name, module string
-		a, b         uint64
+	c.Kind, c.Why = TwoSample, "the run did not replay this source, as far as its folder says (its sha256 is not among the inputs of a result.json beside accuracy.csv): both are samples, each with its own error"
+	if src.Replayed {
+		c.Kind, c.Why = Fit, "the run replayed this source (its workload was imported from it; its sha256 is among the run's inputs): the lab's samples are drawn from the source's shares, and only their sampling separates the two"
 	}
+	refs := matchAll(src, lab.Rows)
 	var pairs []pair
 	used := map[string]bool{}
 	for i, f := range lab.Rows {
@@ -180,7 +214,7 @@ func Compare(src Source, lab output.ProfileAccuracy) (Comparison, error) {
 		p := pair{name: f.Name, module: NotInSource, b: f.Samples}
 		if ok && !used[ref] {
 			used[ref] = true
-			p.a, p.module = src.Counts[ref], src.Module[ref]
+			p.a, p.module, p.truth = src.Counts[ref], src.Module[ref], src.share(ref)
 			if p.module == "" {
 				p.module = "(process)"
 			}
@@ -210,40 +244,32 @@ func Compare(src Source, lab output.ProfileAccuracy) (Comparison, error) {
 	if c.Coverage < 0.999 {
 		c.Notes = append(c.Notes, fmt.Sprintf("the lab's profile covers %.1f%% of the source's samples (%d of its functions are outside its range or never ran): the shares below are of that part", 100*c.Coverage, c.Outside))
 	}
-	a, b := make([]uint64, len(pairs)), make([]uint64, len(pairs))
-	for i, p := range pairs {
-		a[i], b[i] = p.a, p.b
-		c.Functions = append(c.Functions, Row{Name: p.name, Module: p.module})
-	}
-	c.Functions = rows(c.Functions, a, b, c.SourceSamples, c.LabSamples)
+	fs := c.cells(pairs, func(p pair) string { return p.name }, func(p pair) string { return p.module })
 	// modules
-	byModule := map[string][2]uint64{}
+	byModule := map[string]pair{}
 	for _, p := range pairs {
 		m := byModule[p.module]
-		m[0] += p.a
-		m[1] += p.b
+		m.name = p.module
+		m.a, m.b, m.truth = m.a+p.a, m.b+p.b, m.truth+p.truth
 		byModule[p.module] = m
 	}
-	var ma, mb []uint64
+	var mods []pair
 	for _, name := range sortedKeys(byModule) {
-		c.Modules = append(c.Modules, Row{Name: name})
-		ma, mb = append(ma, byModule[name][0]), append(mb, byModule[name][1])
+		mods = append(mods, byModule[name])
 	}
-	c.Modules = rows(c.Modules, ma, mb, c.SourceSamples, c.LabSamples)
+	ms := c.cells(mods, func(p pair) string { return p.name }, func(pair) string { return "" })
+	c.test(fs, ms)
+	c.Functions, c.Modules = fs.rows, ms.rows
 	c.top()
 	if c.LabSamples == 0 {
 		c.Outcome = NoVerdict
 		c.Verdict = "no verdict: the lab's profile counted nothing"
 		return c, nil
 	}
-	t, err := sampling.TwoSample(a, b)
-	if err != nil {
+	if err := c.whole(fs); err != nil {
 		return c, err
 	}
-	c.Test = &t
-	if mt, err := sampling.TwoSample(ma, mb); err == nil {
-		c.ModuleTest = &mt
-	}
+	c.Detect = detectable(c.Kind, c.SourceSamples, c.LabSamples, c.tests)
 	c.verdict()
 	if c.Outcome == Differ && lab.Outcome == output.Beyond {
 		c.Notes = append(c.Notes, "the lab's profile is itself beyond sampling error of what the lab ran (accuracy.csv): its buckets, skid or aliasing moved its samples, so part of this difference is NT's view of the program, not the source's; where functions lie closer together than a bucket (a stripped binary's addresses, each a function of a few bytes), a bucket is charged to the function at its start — compare the modules, or profile with smaller buckets")
@@ -251,93 +277,24 @@ func Compare(src Source, lab output.ProfileAccuracy) (Comparison, error) {
 	return c, nil
 }
 
-// rows fills each row's shares, intervals and tests, and sorts them. The
-// rows with samples on neither side are no test (p = 1), and do not count
-// in the adjustment.
-func rows(rs []Row, a, b []uint64, na, nb uint64) []Row {
-	var ps []float64
-	var tested []int
-	for i := range rs {
-		rs[i].Source, rs[i].Lab = shareOf(a[i], na), shareOf(b[i], nb)
-		rs[i].P, rs[i].PHolm = 1, 1
-		if a[i]+b[i] > 0 {
-			rs[i].P = sampling.ConditionalTest(a[i], na, b[i], nb)
-			ps, tested = append(ps, rs[i].P), append(tested, i)
-		}
-	}
-	for k, adj := range sampling.Holm(ps) {
-		i := tested[k]
-		rs[i].PHolm, rs[i].Differ = adj, adj < sampling.Alpha
-	}
-	sort.SliceStable(rs, func(i, j int) bool {
-		x, y := rs[i], rs[j]
-		if x.Source.Share != y.Source.Share {
-			return x.Source.Share > y.Source.Share
-		}
-		if x.Lab.Share != y.Lab.Share {
-			return x.Lab.Share > y.Lab.Share
-		}
-		return x.Name < y.Name
-	})
-	return rs
+// pair is a function's (or module's) samples on both sides, and its
+// share of the source's samples where the source has it.
+type pair struct {
+	name, module string
+	a, b         uint64
+	truth        float64
 }
 
-// top compares the hottest functions of both sides.
-func (c *Comparison) top() {
-	var fs []Row
-	for _, f := range c.Functions {
-		if f.Source.Samples > 0 || f.Lab.Samples > 0 {
-			fs = append(fs, f)
-		}
+// share is a function's exact share of the source's samples (Shares),
+// else its count's.
+func (s Source) share(ref string) float64 {
+	if s.Shares != nil {
+		return s.Shares[ref]
 	}
-	c.TopN = min(10, len(fs))
-	if c.TopN == 0 {
-		return
+	if s.Samples == 0 {
+		return 0
 	}
-	bySource := fs // sorted by source share already
-	byLab := append([]Row{}, fs...)
-	sort.SliceStable(byLab, func(i, j int) bool {
-		if byLab[i].Lab.Share != byLab[j].Lab.Share {
-			return byLab[i].Lab.Share > byLab[j].Lab.Share
-		}
-		return byLab[i].Name < byLab[j].Name
-	})
-	inLab := map[string]bool{}
-	for _, f := range byLab[:c.TopN] {
-		inLab[f.Name] = true
-	}
-	for _, f := range bySource[:c.TopN] {
-		if inLab[f.Name] {
-			c.TopShared++
-		}
-	}
-	c.Hottest, c.LabHottest = bySource[0].Name, byLab[0].Name
-}
-
-// verdict says the comparison's outcome in a sentence.
-func (c *Comparison) verdict() {
-	t := *c.Test
-	head := fmt.Sprintf("total variation %.4f (both samples' errors alone give %.4f on average), %s", t.TV, t.Expected, sampling.FormatP(t.P, t.Method))
-	var differ []string
-	for _, f := range c.Functions {
-		if f.Differ {
-			differ = append(differ, f.Name)
-		}
-	}
-	if t.Beyond() {
-		c.Outcome = Differ
-		c.Verdict = "the lab and the source differ beyond both samples' errors: " + head
-	} else {
-		c.Outcome = Agree
-		c.Verdict = "the lab agrees with the source within both samples' errors: " + head
-	}
-	if len(differ) > 0 {
-		some := differ[:min(3, len(differ))]
-		c.Verdict += fmt.Sprintf("; %d function%s differ%s on %s own: %s", len(differ), plural(len(differ)), verbS(len(differ)), its(len(differ)), strings.Join(some, ", "))
-		if len(differ) > len(some) {
-			c.Verdict += ", …"
-		}
-	}
+	return float64(s.Counts[ref]) / float64(s.Samples)
 }
 
 // matchAll finds the source's reference of each lab row ("" for none).

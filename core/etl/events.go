@@ -99,17 +99,14 @@ func (c *cursor) ansi(field string) string {
 	return s
 }
 
-// pointers reads the rest of the payload as pointers (stack frames).
-func (c *cursor) pointers() []uint64 {
+// rawPointers is the rest of the payload's whole pointers (stack frames)
+// as they are stored.
+func (c *cursor) rawPointers() []byte {
 	if c.err != nil {
 		return nil
 	}
-	n := (len(c.b) - c.off) / c.ptr
-	out := make([]uint64, n)
-	for i := range out {
-		out[i] = c.pointer("frame")
-	}
-	return out
+	rest := c.b[c.off:]
+	return rest[:len(rest)-len(rest)%c.ptr]
 }
 
 func newCursor(p []byte, ptr int, ev string) *cursor {
@@ -283,13 +280,33 @@ type Stack struct {
 
 // DecodeStack decodes a StackWalk Stack payload.
 func DecodeStack(p []byte, ptr int) (Stack, error) {
+	e, raw, err := DecodeStackHead(p, ptr)
+	e.Frames = AppendFrames(nil, raw, ptr)
+	return e, err
+}
+
+// DecodeStackHead decodes a StackWalk Stack payload's head
+// (EventTimeStamp, StackProcess, StackThread) and returns its frames as
+// they are stored, PointerSize bytes each, innermost first, without
+// copying them (AppendFrames decodes them; a trailing partial frame is
+// left out).
+func DecodeStackHead(p []byte, ptr int) (Stack, []byte, error) {
 	c := newCursor(p, ptr, "StackWalk")
 	var e Stack
 	e.EventTimeStamp = int64(c.u64("EventTimeStamp"))
 	e.ProcessID = c.u32("StackProcess")
 	e.ThreadID = c.u32("StackThread")
-	e.Frames = c.pointers()
-	return e, c.err
+	return e, c.rawPointers(), c.err
+}
+
+// AppendFrames appends to dst the frames stored in raw, PointerSize (4 or
+// 8) bytes each.
+func AppendFrames(dst []uint64, raw []byte, ptr int) []uint64 {
+	c := newCursor(raw, ptr, "frames")
+	for c.off+c.ptr <= len(raw) {
+		dst = append(dst, c.pointer("frame"))
+	}
+	return dst
 }
 
 // DecodeStackKeyRef decodes a StackKeyKernel or StackKeyUser payload.
@@ -312,11 +329,19 @@ type StackKey struct {
 
 // DecodeStackKey decodes a KeyCreate, KeyDelete or KeyRundown payload.
 func DecodeStackKey(p []byte, ptr int) (StackKey, error) {
+	e, raw, err := DecodeStackKeyHead(p, ptr)
+	e.Frames = AppendFrames(nil, raw, ptr)
+	return e, err
+}
+
+// DecodeStackKeyHead decodes a KeyCreate, KeyDelete or KeyRundown
+// payload's key and returns its frames as they are stored (see
+// DecodeStackHead).
+func DecodeStackKeyHead(p []byte, ptr int) (StackKey, []byte, error) {
 	c := newCursor(p, ptr, "StackWalk key")
 	var e StackKey
 	e.Key = c.pointer("StackKey")
-	e.Frames = c.pointers()
-	return e, c.err
+	return e, c.rawPointers(), c.err
 }
 
 // ImageID is KernelTraceControl's ImageId event: an image's identity.

@@ -51,6 +51,7 @@ type FormatError struct {
 	Msg        string
 }
 
+// Error is "buffer N (file offset 0x…), offset 0x…: what is wrong".
 func (e *FormatError) Error() string {
 	return fmt.Sprintf("buffer %d (file offset %#x), offset %#x: %s", e.Buffer, e.FileOffset, e.Offset, e.Msg)
 }

@@ -3,7 +3,8 @@
 // (proflab is not on the Go module proxy), a main.go on the SDK
 // (halplugins/hal and halrpc) that already passes the conformance suite,
 // a test that runs the suite, a sample configuration, a scenario that uses
-// the HAL, and a README. Everything it writes builds with `go build` and
+// the HAL, and a README. The HAL is a counter with a fixed skid, or with
+// Options.Timer a ProfileTime timer whose periods jitter. Everything it writes builds with `go build` and
 // passes `proflab hal check` as written.
 package halscaffold
 
@@ -16,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"text/template"
 )
@@ -23,7 +25,11 @@ import (
 // ProflabModule is proflab's module path.
 const ProflabModule = "github.com/proflab/proflab"
 
-//go:embed template/*.tmpl
+// The templates: template/*.tmpl for every HAL, and the HAL's own
+// main.go, lab.toml and scenario.lua in template/counter or
+// template/timer.
+//
+//go:embed template/*.tmpl template/counter/*.tmpl template/timer/*.tmpl
 var templates embed.FS
 
 // Options describe the module to write.
@@ -39,6 +45,9 @@ type Options struct {
 	// Proflab is the proflab checkout the module builds against (the
 	// folder holding proflab's go.mod).
 	Proflab string
+	// Timer writes a timer HAL (ProfileTime, jittered one-shot periods)
+	// instead of a counter HAL.
+	Timer bool
 }
 
 var nameRe = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
@@ -47,6 +56,7 @@ var nameRe = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
 type data struct {
 	Name, Module, Plugin, Proflab, GoVersion, ProflabModule string
 	Requires                                                []string
+	Timer                                                   bool
 }
 
 // Write writes the module and returns the files written, relative to
@@ -70,7 +80,7 @@ func Write(o Options) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the proflab checkout has no go.sum: %w", err)
 	}
-	d := data{Name: o.Name, Module: o.Module, Plugin: "proflab-hal-" + o.Name, Proflab: filepath.ToSlash(root), ProflabModule: ProflabModule}
+	d := data{Name: o.Name, Module: o.Module, Plugin: "proflab-hal-" + o.Name, Proflab: filepath.ToSlash(root), ProflabModule: ProflabModule, Timer: o.Timer}
 	d.GoVersion, d.Requires = parseGoMod(string(gomod))
 	if ents, err := os.ReadDir(o.Dir); err == nil && len(ents) > 0 {
 		return nil, fmt.Errorf("%s is not empty: give a new or empty folder", o.Dir)
@@ -81,7 +91,14 @@ func Write(o Options) ([]string, error) {
 		return nil, err
 	}
 	var files []string
+	kind := "counter"
+	if o.Timer {
+		kind = "timer"
+	}
 	tmpls, _ := fs.Glob(templates, "template/*.tmpl")
+	own, _ := fs.Glob(templates, "template/"+kind+"/*.tmpl")
+	tmpls = append(tmpls, own...)
+	sort.Slice(tmpls, func(i, j int) bool { return filepath.Base(tmpls[i]) < filepath.Base(tmpls[j]) })
 	for _, t := range tmpls {
 		name := strings.TrimSuffix(filepath.Base(t), ".tmpl")
 		if name == "gitignore" {

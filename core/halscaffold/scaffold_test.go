@@ -54,3 +54,33 @@ func TestWriteChecksItsInputs(t *testing.T) {
 		}
 	}
 }
+
+// Timer writes the same files, with the timer's main.go, lab.toml,
+// scenario.lua and README; the counter's have none of the timer's.
+func TestWriteTimer(t *testing.T) {
+	root := FindProflab(".")
+	for _, tc := range []struct {
+		timer     bool
+		want, not string
+		config    string
+	}{
+		{true, "hal.TimerOneShot", "CounterBase", "jitter = 10"},
+		{false, "hal.CounterBase", "TimerOneShot", "skid = 2"},
+	} {
+		dir := filepath.Join(t.TempDir(), "h")
+		files, err := Write(Options{Name: "h", Dir: dir, Proflab: root, Timer: tc.timer})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := []string{"README.md", ".gitignore", "go.mod", "lab.toml", "main.go", "main_test.go", "scenario.lua", "go.sum"}; !reflect.DeepEqual(files, want) {
+			t.Errorf("timer %v: files %v, want %v", tc.timer, files, want)
+		}
+		main, _ := os.ReadFile(filepath.Join(dir, "main.go"))
+		cfg, _ := os.ReadFile(filepath.Join(dir, "lab.toml"))
+		readme, _ := os.ReadFile(filepath.Join(dir, "README.md"))
+		if !strings.Contains(string(main), tc.want) || strings.Contains(string(main), tc.not) || !strings.Contains(string(cfg), tc.config) ||
+			strings.Contains(string(readme), "[[") || strings.Contains(string(readme), "--timer") != tc.timer {
+			t.Errorf("timer %v: main.go, lab.toml or README.md is the other HAL's:\n%s\n%s\n%s", tc.timer, main, cfg, readme)
+		}
+	}
+}

@@ -59,20 +59,15 @@ var ErrTooLarge = errors.New("file too large")
 // it is or how large, and what to do; errors.Is matches [ErrNotRegular],
 // [ErrTooLarge] and the [fs] errors (fs.ErrNotExist for a missing file).
 func ReadFile(k Kind, path string) ([]byte, error) {
-	f, err := Open(k, path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, k.Limit+1))
-	if err != nil {
-		return nil, &fs.PathError{Op: "read", Path: path, Err: err}
-	}
-	if int64(len(data)) > k.Limit {
-		return nil, fmt.Errorf("%s %s: %w: it grew past the limit of %s while being read; a %s is read only up to %s",
-			k.Name, path, ErrTooLarge, Size(k.Limit), k.Name, Size(k.Limit))
-	}
-	return data, nil
+	data, _, err := ReadFileInfo(k, path)
+	return data, err
+}
+
+// grewPast is the error of a file that grew past k's limit while it was
+// read.
+func grewPast(k Kind, path string) error {
+	return fmt.Errorf("%s %s: %w: it grew past the limit of %s while being read; a %s is read only up to %s",
+		k.Name, path, ErrTooLarge, Size(k.Limit), k.Name, Size(k.Limit))
 }
 
 // Open opens the file at path, an input of kind k, to be read as a

@@ -12,8 +12,10 @@ import (
 
 	"github.com/proflab/proflab/core/config"
 	"github.com/proflab/proflab/core/halhost"
+	"github.com/proflab/proflab/core/input"
 	"github.com/proflab/proflab/core/lab/labtest"
 	"github.com/proflab/proflab/core/sim"
+	"github.com/proflab/proflab/core/sweep"
 	"github.com/proflab/proflab/core/workload"
 	"github.com/proflab/proflab/core/workload/importer"
 	"github.com/proflab/proflab/halplugins/halrpc/halrpctest"
@@ -389,3 +391,104 @@ func BenchmarkManyProcesses(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSweepLarge is issue 37's sweep over a large imported profile,
+// one op a run of a sweep on one worker with the HALs in proflab's
+// process: the scenario (sweepLargeScenario) profiles the workload's
+// image and runs 1 ms of simulated time over a workload file, "small"
+// the 3-function workload, "large" one shaped like an imported real
+// profile (1,900 functions, 30,000 stacks: labtest.Large, about 9 MB of
+// TOML), written input.RecentChange before the runs. A sweep of one run
+// first fills the process's caches, so what is measured is the marginal
+// run (the workload already parsed once, as in any sweep after its first
+// run); x-small is the large run's cost as a multiple of the small
+// one's, measured in the same benchmark run, and cpu-x-small that of the
+// processor time the process used (the garbage collector's included;
+// wall time on a shared machine also counts other processes'). The
+// scenario reads neither m:run's truth nor its stacks, as a sweep's
+// scenario often does not.
+func BenchmarkSweepLarge(b *testing.B) {
+	dir := b.TempDir()
+	scen := filepath.Join(dir, "large.lua")
+	cfg := filepath.Join(dir, "inproc.toml")
+	writes := map[string]string{scen: sweepLargeScenario, cfg: "[hal.apic]\ntransport = \"inproc\"\n[hal.pmu]\ntransport = \"inproc\"\n[hal.pebs]\ntransport = \"inproc\"\n"}
+	for name, spec := range map[string]*workload.Spec{"small": labtest.ThreeFuncs(nil), "large": labtest.Large(nil, 1900, 30000, 1)} {
+		spec.CreateProcesses = true // as an imported workload says
+		text, err := workload.Encode(spec)
+		if err != nil {
+			b.Fatal(err)
+		}
+		writes[filepath.Join(dir, name+".toml")] = string(text)
+	}
+	for path, text := range writes {
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	// a workload file changed less than input.RecentChange ago is read
+	// again at every run (its timestamps cannot yet tell a later write)
+	time.Sleep(input.RecentChange)
+	var small, smallCPU float64
+	for _, load := range []struct{ name, base, size string }{{"small", "0x10000", "0xC00"}, {"large", "0x400000", "0x400000"}} {
+		b.Run(load.name, func(b *testing.B) {
+			sweepOf := func(runs int) *sweep.Plan {
+				path := filepath.Join(dir, load.name+"-sweep.toml")
+				text := fmt.Sprintf("scenario = %q\nconfig_file = %q\nrepeats = %d\n[set]\nworkload = %q\nbase = %s\nsize = %s\n",
+					scen, cfg, runs, load.name+".toml", load.base, load.size)
+				if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+					b.Fatal(err)
+				}
+				f, err := sweep.ReadFile(path)
+				if err != nil {
+					b.Fatal(err)
+				}
+				p, err := sweep.Expand(f, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				return p
+			}
+			outs := b.TempDir() // b.Run calls this function once per b.N tried
+			exec := func(p *sweep.Plan, out string, runs int) {
+				sum, err := sweep.Execute(context.Background(), p, sweep.Options{Out: filepath.Join(outs, out), Jobs: 1})
+				if err != nil || sum.OK != runs {
+					b.Fatalf("%v: %v", sum, err)
+				}
+			}
+			exec(sweepOf(1), load.name+"-warm", 1) // the caches filled, as by a sweep's first run
+			p := sweepOf(b.N)
+			b.ResetTimer()
+			cpu0, cpuKnown := cpuTime()
+			exec(p, fmt.Sprintf("%s-%d", load.name, b.N), b.N)
+			cpu1, _ := cpuTime()
+			b.StopTimer()
+			perRun := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+			cpuPerRun := float64(cpu1-cpu0) / float64(b.N)
+			b.ReportMetric(perRun/1e6, "ms/run")
+			if cpuKnown {
+				b.ReportMetric(cpuPerRun/1e6, "cpu-ms/run")
+			}
+			if load.name == "small" {
+				small, smallCPU = perRun, cpuPerRun
+			} else if small > 0 {
+				b.ReportMetric(perRun/small, "x-small")
+				if cpuKnown && smallCPU > 0 {
+					b.ReportMetric(cpuPerRun/smallCPU, "cpu-x-small")
+				}
+			}
+		})
+	}
+}
+
+// sweepLargeScenario is BenchmarkSweepLarge's run: a 4-processor machine,
+// a ProfileTime profile over lab.params.base and size at the fastest
+// interval, 1 ms over the workload file lab.params.workload, its
+// interrupts recorded.
+const sweepLargeScenario = `local lab, P = require "proflab", require "profile"
+local m = lab.machine{}
+local p = m:process{ privileges = { "SeSystemProfilePrivilege" } }
+local pr = P.create_and_start(p, { process = false, base = lab.params.base, size = lab.params.size, bucket = 16 })
+p:NtSetIntervalProfile(1221, lab.ProfileTime)
+local res = m:run{ duration_us = 1000, workload = lab.params.workload }
+lab.record{ interrupts = res.interrupts.ProfileTime or 0, samples = P.total(pr) }
+`

@@ -61,6 +61,20 @@ local co = coroutine.create(function() return p:NtSetIntervalProfile(20000, lab.
 local ok, st = coroutine.resume(co)
 lab.check(ok and st == lab.STATUS_SUCCESS and #seen == 1 and seen[1] == "set", "the hook runs for a call made in a coroutine")
 `)
+	// a source no HAL supports (3, ProfilePipelineDry, on 5.1 … 2004): the
+	// kernel's calls reach no HAL, m:hal_log() lists them with hal = nil,
+	// and the hook runs for them with hal = nil too
+	labScript(t, `
+local m = lab.machine{ version = "6.1", cpus = 2 }
+local p = m:process{ privileges = { "SeSystemProfilePrivilege" } }
+local seen = {}
+m:on_hal_call(function(c) seen[#seen + 1] = c.call .. " " .. tostring(c.hal) .. " " .. c.source .. " " .. #c.cpus end)
+local iv = p:alloc(4)
+lab.check(p:NtQueryIntervalProfile(lab.ProfilePipelineDry, iv) == lab.STATUS_SUCCESS and p:read_u32(iv) == 0, "no HAL: interval 0")
+local log = m:hal_log()
+lab.check(log[#log].call == "query" and log[#log].hal == nil and log[#log].source == lab.ProfilePipelineDry, "hal_log lists the query with hal = nil")
+lab.check(#seen == 1 and seen[1] == "query nil 3 1", "the hook runs for it with hal = nil: " .. table.concat(seen, "; "))
+`)
 	wantLabError(t, `local m = lab.machine{} m:on_hal_call(5)`, "expected a function or nil")
 	wantLabError(t, `local m = lab.machine{}
 local p = m:process{ privileges = { "SeSystemProfilePrivilege" } }

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"path/filepath"
+	"slices"
 
 	"github.com/proflab/proflab/core/workload/importer"
 )
@@ -26,13 +27,32 @@ func (rt *Runtime) noteInputSum(path, sum string) {
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs
 	}
+	if old, ok := rt.inputs[path]; ok && old != sum {
+		// read in another version before: the run depends on each
+		if rt.inputVersions == nil {
+			rt.inputVersions = map[string][]string{}
+		}
+		if rt.inputVersions[path] == nil {
+			rt.inputVersions[path] = []string{old}
+		}
+		if !slices.Contains(rt.inputVersions[path], sum) {
+			rt.inputVersions[path] = append(rt.inputVersions[path], sum)
+		}
+	}
 	rt.inputs[path] = sum
 }
 
 // Inputs are the files the run read besides its scenario and its
 // configuration (modules required from the scenario's folder, workload
-// files), by absolute path, with the sha256 of what was read, in hex.
+// files), by absolute path, with the sha256 of what was read (of the last
+// reading), in hex.
 func (rt *Runtime) Inputs() map[string]string { return rt.inputs }
+
+// InputVersions are the files of Inputs that the run read in more than
+// one version (a workload file replaced between an m:images and an
+// m:run), by absolute path, with the sha256 of each version it read, in
+// the order first read; nil when it read every file in one version.
+func (rt *Runtime) InputVersions() map[string][]string { return rt.inputVersions }
 
 // noteImport records a profile the run imported as a workload (once per
 // content), for the run folder's comparison with the source.

@@ -224,7 +224,8 @@ func (rt *Runtime) machineHALLog(L *lua.LState) int {
 // machineOnHALCall is m:on_hal_call(fn): fn(call) runs at the start of
 // every kernel call into a HAL, before the HAL acts, with
 // call = { call = "query"|"set"|"start"|"stop"|"counters", hal = NAME,
-// source = n, cpus = { n, ... } } (kernel.Machine.OnHALCall). HAL calls fn
+// source = n, cpus = { n, ... } } (kernel.Machine.OnHALCall); hal is nil
+// for a source no HAL supports, as m:hal_log() has it. HAL calls fn
 // itself causes do not run it again; an error in fn stops the machine and
 // ends the service call with it. m:on_hal_call(nil) removes the hook.
 func (rt *Runtime) machineOnHALCall(L *lua.LState) int {
@@ -241,7 +242,9 @@ func (rt *Runtime) machineOnHALCall(L *lua.LState) int {
 			L := rt.Active() // the state whose service call reached the HAL (a coroutine's, maybe)
 			row := L.CreateTable(0, 4)
 			row.RawSetString("call", lua.LString(call))
-			row.RawSetString("hal", lua.LString(hal))
+			if hal != "" { // a source no HAL supports: hal is nil, as in m:hal_log()
+				row.RawSetString("hal", lua.LString(hal))
+			}
 			row.RawSetString("source", lua.LNumber(src))
 			cs := L.CreateTable(len(cpus), 0)
 			for _, c := range cpus {

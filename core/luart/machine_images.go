@@ -17,9 +17,9 @@ import (
 // before it creates a profile per module (kernrate asks the system for
 // its module list); on the model the modules exist through the workload,
 // so this is where a tool finds them. It returns { name, images = { {
-// name, base, size, kernel, process, functions = { { name, base, size },
-// ... } }, ... }, processes = { { name, process, images = { NAME, ... }
-// }, ... } }:
+// name, base, size, kernel, process, share, functions = { { name, base,
+// size }, ... } }, ... }, processes = { { name, process, images = {
+// NAME, ... } }, ... } }:
 //
 //   - images in address order, the workload's own and the built-in kernel
 //     image (ntoskrnl.exe) alike; a process's own functions form an image
@@ -28,8 +28,10 @@ import (
 //     when it has none or a function lies below it: a workload's own
 //     ntoskrnl.exe holds the built-in kernel functions too), size reaches
 //     the end of its last function, kernel
-//     is whether its functions run in kernel mode; functions are in
-//     address order;
+//     is whether its functions run in kernel mode; share is the share of
+//     the workload's threads' execution its functions hold (imageShares:
+//     for an imported profile, its share of the source's samples);
+//     functions are in address order;
 //   - processes in the workload's order: process is the machine's process
 //     of that name (nil when the machine has none yet: m:run would refuse
 //     the workload until m:process{ name = ... } makes it), images the
@@ -47,6 +49,8 @@ func (rt *Runtime) machineImages(L *lua.LState) int {
 		f.Errorf("workload", "%v", err)
 	}
 	imgs := resolvedImages(r)
+	imageOf := imageIndex(imgs)
+	imageShares(r, imgs, imageOf)
 	out := L.CreateTable(0, 3)
 	out.RawSetString("name", lua.LString(r.Spec.Name))
 	list := L.CreateTable(len(imgs), 0)
@@ -54,7 +58,7 @@ func (rt *Runtime) machineImages(L *lua.LState) int {
 		list.Append(imageTable(L, r, im))
 	}
 	out.RawSetString("images", list)
-	out.RawSetString("processes", processesTable(L, m, r, imgs))
+	out.RawSetString("processes", processesTable(L, m, r, imgs, imageOf))
 	L.Push(out)
 	return 1
 }
@@ -64,7 +68,8 @@ type image struct {
 	name, process string // process: the owner of a process's own functions
 	base, end     uint64
 	kernel        bool
-	funcs         []int // indexes into Resolved.Funcs, in address order
+	share         float64 // see imageShares
+	funcs         []int   // indexes into Resolved.Funcs, in address order
 }
 
 // resolvedImages groups the resolved functions by image, in address order.
@@ -102,12 +107,50 @@ func resolvedImages(r *workload.Resolved) []*image {
 	return out
 }
 
+// imageShares sets each image's share of the workload's execution: what
+// its threads run, each thread weighted by its busy share, in the
+// functions that execute (a stack's physical leaf, where its samples
+// land), over all the threads' busy time. An imported profile's threads
+// are its own with their busy shares and their functions' shares of its
+// samples, so an image's share is its share of the source's samples: the
+// images a program's samples are in, which a profiler of the program
+// must cover (scripts/program.lua ranks them).
+func imageShares(r *workload.Resolved, imgs []*image, imageOf map[int]*image) {
+	var busy float64
+	for _, th := range r.Threads {
+		busy += th.Busy
+		for _, w := range th.Mix {
+			if im := imageOf[w.Func]; im != nil {
+				im.share += th.Busy * w.Weight
+			}
+		}
+	}
+	for _, im := range imgs {
+		if busy > 0 {
+			im.share /= busy
+		}
+	}
+}
+
+// imageIndex is the image of each resolved function (by its index in
+// Resolved.Funcs).
+func imageIndex(imgs []*image) map[int]*image {
+	imageOf := map[int]*image{}
+	for _, im := range imgs {
+		for _, i := range im.funcs {
+			imageOf[i] = im
+		}
+	}
+	return imageOf
+}
+
 func imageTable(L *lua.LState, r *workload.Resolved, im *image) *lua.LTable {
-	t := L.CreateTable(0, 6)
+	t := L.CreateTable(0, 7)
 	t.RawSetString("name", lua.LString(im.name))
 	t.RawSetString("base", luavm.ResultValue(L, im.base))
 	t.RawSetString("size", luavm.ResultValue(L, im.end-im.base))
 	t.RawSetString("kernel", lua.LBool(im.kernel))
+	t.RawSetString("share", lua.LNumber(im.share))
 	if im.process != "" {
 		t.RawSetString("process", lua.LString(im.process))
 	}
@@ -126,13 +169,7 @@ func imageTable(L *lua.LState, r *workload.Resolved, im *image) *lua.LTable {
 
 // processesTable lists the workload's processes with the machine's
 // process of each name and the user-mode images their threads run.
-func processesTable(L *lua.LState, m *machine, r *workload.Resolved, imgs []*image) *lua.LTable {
-	imageOf := map[int]*image{}
-	for _, im := range imgs {
-		for _, i := range im.funcs {
-			imageOf[i] = im
-		}
-	}
+func processesTable(L *lua.LState, m *machine, r *workload.Resolved, imgs []*image, imageOf map[int]*image) *lua.LTable {
 	threadsOf := make([][]workload.ResolvedThread, len(r.Spec.Processes))
 	for _, th := range r.Threads {
 		threadsOf[th.Process] = append(threadsOf[th.Process], th)

@@ -48,7 +48,7 @@ func (rt *Runtime) machineRun(L *lua.LState) int {
 	if err != nil {
 		rt.raiseRunError(L, m, fn, ctx, err)
 	}
-	L.Push(runResultTable(L, res))
+	L.Push(rt.runResultTable(L, res))
 	return 1
 }
 

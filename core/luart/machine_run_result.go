@@ -9,8 +9,11 @@ import (
 	"github.com/proflab/proflab/core/sim"
 )
 
-// runResultTable is m:run's result.
-func runResultTable(L *lua.LState, res *sim.Result) *lua.LTable {
+// runResultTable is m:run's result. Its truth and stacks, which grow
+// with the workload (tens of thousands of stacks in an imported profile),
+// are built when the scenario first reads them (luavm.SetLazy): a run
+// pays for what its scenario reads, and sees the same values.
+func (rt *Runtime) runResultTable(L *lua.LState, res *sim.Result) *lua.LTable {
 	out := L.CreateTable(0, 8)
 	out.RawSetString("interrupts", countsTable(L, res.Interrupts))
 	byCPU := L.CreateTable(0, len(res.InterruptsByCPU))
@@ -18,32 +21,12 @@ func runResultTable(L *lua.LState, res *sim.Result) *lua.LTable {
 		byCPU.RawSetInt(cpu, countsTable(L, counts))
 	}
 	out.RawSetString("interrupts_by_cpu", byCPU)
-	truth := L.CreateTable(0, len(res.Functions))
-	rows := make([]*lua.LTable, len(res.Functions))
-	var evKeys []string // the events' names, sorted once (every function has the same)
-	for i, ft := range res.Functions {
-		row := L.CreateTable(0, 7)
-		row.RawSetString("instructions", luavm.ResultValue(L, ft.Instructions))
-		row.RawSetString("cycles", luavm.ResultValue(L, ft.Cycles))
-		row.RawSetString("image", lua.LString(ft.Image))
-		row.RawSetString("base", luavm.ResultValue(L, ft.Addr))
-		row.RawSetString("size", luavm.ResultValue(L, ft.Size))
-		events := L.CreateTable(0, len(ft.Events))
-		if !sameKeys(evKeys, ft.Events) {
-			evKeys = sortedKeys(ft.Events)
-		}
-		for _, k := range evKeys {
-			events.RawSetString(k, lua.LNumber(ft.Events[k]))
-		}
-		row.RawSetString("events", events)
-		row.RawSetString("code", codeTable(L, ft, events, evKeys))
-		truth.RawSetString(truthKey(res, i), row)
-		rows[i] = row
-	}
-	addCallStructure(L, rows, res)
-	out.RawSetString("truth", truth)
+	// built when read, walked by pairs where they were always set
+	lazy := map[string]func() lua.LValue{"truth": func() lua.LValue { return truthTable(L, res) }}
+	luavm.Reserve(out, "truth")
 	if len(res.Stacks) > 0 {
-		out.RawSetString("stacks", stacksTable(L, res))
+		lazy["stacks"] = func() lua.LValue { return stacksTable(L, res) }
+		luavm.Reserve(out, "stacks")
 	}
 	intervals := L.CreateTable(0, len(res.Intervals))
 	for _, src := range sortedKeys(res.Intervals) {
@@ -69,7 +52,37 @@ func runResultTable(L *lua.LState, res *sim.Result) *lua.LTable {
 		logT.Append(lua.LString(line))
 	}
 	out.RawSetString("log", logT)
+	rt.SetLazy(out, lazy)
 	return out
+}
+
+// truthTable is m:run's truth: function name → { instructions, cycles,
+// image, base, size, events, code, caller, inclusive }.
+func truthTable(L *lua.LState, res *sim.Result) *lua.LTable {
+	truth := L.CreateTable(0, len(res.Functions))
+	rows := make([]*lua.LTable, len(res.Functions))
+	var evKeys []string // the events' names, sorted once (every function has the same)
+	for i, ft := range res.Functions {
+		row := L.CreateTable(0, 7)
+		row.RawSetString("instructions", luavm.ResultValue(L, ft.Instructions))
+		row.RawSetString("cycles", luavm.ResultValue(L, ft.Cycles))
+		row.RawSetString("image", lua.LString(ft.Image))
+		row.RawSetString("base", luavm.ResultValue(L, ft.Addr))
+		row.RawSetString("size", luavm.ResultValue(L, ft.Size))
+		events := L.CreateTable(0, len(ft.Events))
+		if !sameKeys(evKeys, ft.Events) {
+			evKeys = sortedKeys(ft.Events)
+		}
+		for _, k := range evKeys {
+			events.RawSetString(k, lua.LNumber(ft.Events[k]))
+		}
+		row.RawSetString("events", events)
+		row.RawSetString("code", codeTable(L, ft, events, evKeys))
+		truth.RawSetString(truthKey(res, i), row)
+		rows[i] = row
+	}
+	addCallStructure(L, rows, res)
+	return truth
 }
 
 // addCallStructure adds the workload's calling contexts to m:run's truth

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	lua "github.com/yuin/gopher-lua"
 )
 
 // A workload that says create_processes (as an imported one does) runs on
@@ -150,5 +152,51 @@ func TestRunTruthOfInlinedFrames(t *testing.T) {
 		assert(res.stacks[1].inlined[1] == 1 and res.stacks[2].inlined[1] == 1 and res.stacks[3].inlined == nil, "stacks' inlined frames")`))
 	if err != nil {
 		t.Errorf("inlined frames: %s", err.Detail())
+	}
+}
+
+// m:run's truth and stacks are built when the scenario first reads
+// them, with the values a walk of the whole result sees.
+func TestRunResultBuildsWhatIsRead(t *testing.T) {
+	rt, _ := newTestRuntime(t, Config{HALs: inprocHALs(t)})
+	err := rt.Exec("s.lua", []byte(`local lab = require "proflab"
+		local m = lab.machine{ cpus = 1 }
+		local p = m:process{ name = "app" }
+		local w = { image = { { name = "app", base = 0x400000, functions = { { name = "main", offset = 0, size = 0x100 }, { name = "leaf", offset = 0x100, size = 0x100 } } } },
+		  process = { { name = "app", stacks = { { frames = { "leaf", "main" }, weight = 1 } } } } }
+		unread = m:run{ duration_us = 1000, workload = w }
+		assert(getmetatable(unread) == nil, "a result has no metatable")
+		read = m:run{ duration_us = 1000, workload = w }
+		local leaf = read.truth.leaf.instructions
+		walked = m:run{ duration_us = 1000, workload = w }
+		local keys = {}
+		for k in pairs(walked) do keys[#keys + 1] = k end
+		-- every key, in the order a result built whole had them
+		assert(table.concat(keys, " ") == "interrupts interrupts_by_cpu truth stacks intervals start end log", table.concat(keys, " "))
+		stepped = m:run{ duration_us = 1000, workload = w }
+		keys = {}
+		local k = next(stepped)
+		while k do keys[#keys + 1] = k; k = next(stepped, k) end
+		assert(table.concat(keys, " ") == "interrupts interrupts_by_cpu truth stacks intervals start end log", table.concat(keys, " "))
+		assert(walked.stacks[1].frames[2] == "main" and walked.stacks[1].instructions == walked.truth.leaf.instructions, "stacks")
+		assert(leaf == walked.truth.leaf.instructions and leaf > 0, "the same truth read or walked")`))
+	if err != nil {
+		t.Fatal(err.Detail())
+	}
+	raw := func(name, field string) bool {
+		return rt.L.GetGlobal(name).(*lua.LTable).RawGetString(field) != lua.LNil
+	}
+	for _, c := range []struct {
+		result, field string
+		built         bool
+	}{
+		{"unread", "truth", false}, {"unread", "stacks", false},
+		{"read", "truth", true}, {"read", "stacks", false},
+		{"walked", "truth", true}, {"walked", "stacks", true},
+		{"stepped", "truth", true}, {"stepped", "stacks", true},
+	} {
+		if got := raw(c.result, c.field); got != c.built {
+			t.Errorf("%s.%s built: %v, want %v", c.result, c.field, got, c.built)
+		}
 	}
 }

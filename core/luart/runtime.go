@@ -97,11 +97,12 @@ type Runtime struct {
 	labs          []*lab.Lab    // the machines' labs, settled when the script ends
 	closed        bool
 
-	params      *lua.LTable          // the run's parameters, behind lab.params (lab_params.go)
-	paramsProxy *lua.LTable          // lab.params
-	paramsRead  map[string]bool      // the parameters the scenario read
-	inputs      map[string]string    // files read, by absolute path: sha256 (inputs.go)
-	imports     []*importer.Imported // profiles imported as workloads, in order (inputs.go)
+	params        *lua.LTable          // the run's parameters, behind lab.params (lab_params.go)
+	paramsProxy   *lua.LTable          // lab.params
+	paramsRead    map[string]bool      // the parameters the scenario read
+	inputs        map[string]string    // files read, by absolute path: sha256 (inputs.go)
+	inputVersions map[string][]string  // files read in several versions: their sha256s (inputs.go)
+	imports       []*importer.Imported // profiles imported as workloads, in order (inputs.go)
 }
 
 // New makes a fresh sandboxed state (luavm.New: the base, table, string,

@@ -56,16 +56,18 @@ func (rt *Runtime) workloadPath(name string) (path, real string, err error) {
 		if !input.Within(cand, dirs...) {
 			continue // outside: not even looked at
 		}
-		r, err := filepath.EvalSymlinks(cand)
+		// symlinks resolved inside the folders only: one leading out is
+		// outside whether or not its target exists
+		r, err := input.ResolveWithin(cand, dirs...)
+		if errors.Is(err, input.ErrOutside) {
+			return "", "", outside(name, dirs) // a symlink out of the folders
+		}
 		if errors.Is(err, fs.ErrNotExist) {
 			looked = append(looked, cand)
 			continue
 		}
 		if err != nil {
 			return "", "", fmt.Errorf("workload %q: %w", name, err)
-		}
-		if !input.Within(r, realDirs(dirs)...) {
-			return "", "", outside(name, dirs) // a symlink out of the folders
 		}
 		return cand, r, nil
 	}
@@ -89,17 +91,6 @@ func candidates(name string, dirs []string) []string {
 	out := make([]string, len(dirs))
 	for i, d := range dirs {
 		out[i] = filepath.Join(d, name)
-	}
-	return out
-}
-
-// realDirs are dirs with their symlinks resolved (those that exist).
-func realDirs(dirs []string) []string {
-	out := make([]string, 0, len(dirs))
-	for _, d := range dirs {
-		if r, err := filepath.EvalSymlinks(d); err == nil {
-			out = append(out, r)
-		}
 	}
 	return out
 }

@@ -41,6 +41,8 @@ func workloadTree(t *testing.T) (root string) {
 	link("sub/x.toml", "scen/in.toml")
 	link("../secret.toml", "scen/out.toml")
 	link("../data", "scen/data")
+	link("/", "scen/root")
+	link("../gone", "scen/gone") // a link out to nothing
 	return root
 }
 
@@ -69,6 +71,13 @@ func TestWorkloadPaths(t *testing.T) {
 		{"out.toml", nil, "", "outside"},
 		{"data/y.toml", nil, "", "outside"},
 		{"../secret-missing.toml", nil, "", "outside"},
+		// issue 36 item 5: a link out says outside whether or not what
+		// it leads to exists
+		{"root/etc/passwd", nil, "", "outside"},
+		{"root/etc/nonexistent", nil, "", "outside"},
+		{"root/nonexistent/x.toml", nil, "", "outside"},
+		{"gone", nil, "", "outside"},
+		{"gone/x.toml", nil, "", "outside"},
 		{"missing.toml", nil, "", `workload "missing.toml": file does not exist (looked for ` + filepath.Join(scen, "missing.toml") + ")"},
 		{"", nil, "", "an empty path"},
 		// allowed folders: looked in after the scenario's, absolute

@@ -48,6 +48,7 @@ func CheckFields(L *lua.LState, fn string, lv lua.LValue, allowed ...string) *Fi
 // call with options is written, before its braces, in the advice
 // ("lab.machine" for lab.machine{ cpus = … }; "" for { base = … }).
 func keysProblem(fn, form string, t *lua.LTable, allowed []string) string {
+	Materialize(t)
 	var positional lua.LValue
 	var unknown []string
 	t.ForEach(func(k, _ lua.LValue) {

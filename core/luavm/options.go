@@ -258,6 +258,7 @@ func specKeys(spec *lua.LTable) []string {
 // optionsOK reports whether every key of t is spec's and of its type
 // (checkSpec has vetted spec).
 func optionsOK(t, spec *lua.LTable) bool {
+	Materialize(t)
 	ok := true
 	t.ForEach(func(k, v lua.LValue) {
 		if !ok {

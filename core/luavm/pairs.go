@@ -15,6 +15,7 @@ import (
 // configuration and seed, same bytes). It costs what ForEach costs: the
 // pairs are not sorted.
 func EachPair(t *lua.LTable, fn func(k, v lua.LValue) error) error {
+	Materialize(t)
 	var first error
 	var firstKey lua.LValue
 	t.ForEach(func(k, v lua.LValue) {

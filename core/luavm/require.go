@@ -136,23 +136,18 @@ func (s *State) isLibraryChunk(chunk string) bool {
 // leadsOut reports whether path, a file inside the folder dir, is a
 // symlink (or lies under one) that leads outside dir: the sandbox reads
 // only the scenario's own folder, and a link out of it would let a module
-// name any host file (its first line shown in a syntax error).
+// name any host file (its first line shown in a syntax error). Where the
+// link leads is not looked at (input.ResolveWithin): a link out is
+// reported so whether or not its target exists.
 func leadsOut(path, dir string) bool {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return false
 	}
-	real, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return false // missing: not found, as before
-	}
 	absDir, err := filepath.Abs(dir)
 	if err != nil {
 		return false
 	}
-	realDir, err := filepath.EvalSymlinks(absDir)
-	if err != nil {
-		return false
-	}
-	return !input.Within(real, realDir)
+	_, err = input.ResolveWithin(abs, absDir)
+	return errors.Is(err, input.ErrOutside)
 }

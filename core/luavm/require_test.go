@@ -190,6 +190,7 @@ func TestRequireRefusesSymlinksOut(t *testing.T) {
 		"../lib":        "scen/lib",
 		"real.lua":      "scen/in.lua",
 		"sub":           "scen/dir",
+		"..":            "scen/up",
 	} {
 		if err := os.Symlink(target, filepath.Join(root, link)); err != nil {
 			t.Fatal(err)
@@ -198,8 +199,11 @@ func TestRequireRefusesSymlinksOut(t *testing.T) {
 	for name, want := range map[string]string{
 		"out":   "leads outside the scenario's folder",
 		"lib.m": "leads outside the scenario's folder",
-		"in":    "",
-		"dir.x": "",
+		// issue 36 item 5: the same whether what it leads to exists
+		"up.lib.m":       "leads outside the scenario's folder",
+		"up.outside.mod": "leads outside the scenario's folder",
+		"in":             "",
+		"dir.x":          "",
 	} {
 		vm, _ := newTestState(t, Config{Dir: dir})
 		err := vm.Exec("s.lua", []byte(`require "`+name+`"`))

@@ -40,6 +40,7 @@ func (s *State) openSandbox() {
 	s.installBudgets()
 	s.installProtectedCalls()
 	s.installRandom()
+	s.installLazy()
 	s.explainMissing()
 }
 

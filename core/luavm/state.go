@@ -89,6 +89,8 @@ type State struct {
 	loaded    map[string]lua.LValue // require's cache
 	loading   []string              // require's stack, for loop detection
 	libChunks map[string]bool       // chunk names of library modules
+
+	lazyIndex, lazyNewIndex *lua.LFunction // the lazy tables' metamethods, made with the first (lazy.go)
 }
 
 // New makes a fresh sandboxed state: the base, table, string, math and

@@ -48,6 +48,7 @@ func toGo(lv lua.LValue, depth int) (any, error) {
 
 // tableToGo converts an array or a string-keyed table.
 func tableToGo(t *lua.LTable, depth int) (any, error) {
+	Materialize(t)
 	n := t.Len()
 	var strKeys, others int
 	var bad lua.LValue

@@ -3,6 +3,7 @@ package output
 import (
 	"bytes"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -296,25 +297,41 @@ func accuracyCSV(profs []ProfileAccuracy) ([]byte, error) {
 	return b.Bytes(), w.Error()
 }
 
+// MaxProfileSamples is the most samples ReadAccuracy takes for one
+// profile, all its rows together: 2^53, what float64 shares count exactly
+// (a lab profile of a year at 8 kHz holds 2.5·10^11). More is a damaged
+// or edited file, refused at the line that passes it, not added until
+// the total wraps.
+const MaxProfileSamples = 1 << 53
+
 // ReadAccuracy reads an accuracy.csv back: each profile with its outcome,
 // distance and p-value, and its functions' rows as written (samples,
 // shares, interval, tests; `proflab compare` needs the samples and truth
 // shares). The verdict's words, the expected distance and the biased
 // functions are not in the file: they stay empty. name names the file in
-// errors.
+// errors. It reads r as a stream, a record at a time (bound its lines
+// with input.BoundLines); a profile whose samples add up past
+// MaxProfileSamples is an error naming the line.
 func ReadAccuracy(name string, r io.Reader) ([]ProfileAccuracy, error) {
 	cr := csv.NewReader(r)
-	recs, err := cr.ReadAll()
-	if err != nil {
+	head, err := cr.Read()
+	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if len(recs) == 0 || !slices.Equal(recs[0], AccuracyHeader) {
+	if !slices.Equal(head, AccuracyHeader) {
 		return nil, fmt.Errorf("%s: not an accuracy.csv of this proflab (its header is not %s): rerun the scenario with --out", name, strings.Join(AccuracyHeader, ","))
 	}
 	var out []ProfileAccuracy
 	at := map[string]int{}
-	for i, rec := range recs[1:] {
-		line := i + 2
+	for {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		line, _ := cr.FieldPos(0)
 		bad := func(col int, what string) error {
 			return fmt.Errorf("%s:%d: %s %q is not %s", name, line, AccuracyHeader[col], rec[col], what)
 		}
@@ -346,6 +363,9 @@ func ReadAccuracy(name string, r io.Reader) ([]ProfileAccuracy, error) {
 		if err != nil {
 			return nil, bad(6, "a count")
 		}
+		if samples > MaxProfileSamples-pa.Samples {
+			return nil, fmt.Errorf("%s:%d: samples %s: %s's samples add up to more than 2^53 (%d), more than a profile holds: the file is damaged or was edited; rerun the scenario with --out", name, line, rec[6], pa.Profile, uint64(MaxProfileSamples))
+		}
 		pa.Samples += samples
 		if rec[5] == "" && samples == 0 {
 			continue // a profile without functions
@@ -375,5 +395,4 @@ func ReadAccuracy(name string, r io.Reader) ([]ProfileAccuracy, error) {
 		pa.Rows = append(pa.Rows, f)
 		pa.Functions++
 	}
-	return out, nil
 }

@@ -76,60 +76,68 @@ func periodOf(e *Machine, src nt.Source) period {
 }
 
 // callGraph holds what the profiles know of the workloads beyond
-// addresses: each function's caller and image, and the processes'
-// names.
+// addresses: each function's name, caller, image and mapping. Functions
+// are keyed by their qualified reference (workload.Func.Ref,
+// "image!name"), as the workload keys them: two functions of one name
+// in two images (main of bash and of readlink, free@plt of two
+// libraries) are two functions of the profile, each of its own image.
 type callGraph struct {
-	caller map[string]string // function name → its caller's name
-	image  map[string]string // function name → its image ("" for a process's own)
-	owner  map[string]string // function name → the process whose functions list holds it
-	addr   map[string]uint64 // function name → its start address
+	name    map[string]string // reference → the function's name
+	caller  map[string]string // reference → its caller's reference
+	image   map[string]string // reference → its image ("" for a process's own)
+	mapping map[string]string // reference → the mapping holding it (mappingOf)
+	addr    map[string]uint64 // reference → its start address
 }
 
 func newCallGraph(e *Machine) *callGraph {
-	g := &callGraph{caller: map[string]string{}, image: map[string]string{}, owner: map[string]string{}, addr: map[string]uint64{}}
+	g := &callGraph{name: map[string]string{}, caller: map[string]string{}, image: map[string]string{}, mapping: map[string]string{}, addr: map[string]uint64{}}
 	if e.Sim == nil {
 		return g
 	}
 	for _, r := range e.Sim.Results() {
 		w := r.Workload
 		for _, f := range w.Funcs {
-			if _, seen := g.image[f.Name]; seen {
+			ref := f.Ref()
+			if _, seen := g.name[ref]; seen {
 				continue
 			}
-			g.image[f.Name] = f.Image
+			g.name[ref], g.image[ref], g.mapping[ref] = f.Name, f.Image, mappingOf(w, f)
 			if !f.Inline {
-				g.addr[f.Name] = f.Addr
+				g.addr[ref] = f.Addr
 			}
 			if f.Caller >= 0 {
-				g.caller[f.Name] = w.Funcs[f.Caller].Name
-			}
-			if name := processOf(w, f); name != "" {
-				g.owner[f.Name] = name
+				g.caller[ref] = w.Funcs[f.Caller].Ref()
 			}
 		}
 	}
 	return g
 }
 
-// stack is the call stack of function fn, leaf first.
-func (g *callGraph) stack(fn string) []string {
-	out := []string{fn}
-	for c, ok := g.caller[fn]; ok && len(out) <= len(g.caller); c, ok = g.caller[c] {
+// stack is the call stack of the function of reference ref, leaf first.
+func (g *callGraph) stack(ref string) []string {
+	out := []string{ref}
+	for c, ok := g.caller[ref]; ok && len(out) <= len(g.caller); c, ok = g.caller[c] {
 		out = append(out, c)
 	}
 	return out
 }
 
-// mappingName names the mapping holding function fn: its image, or for a
-// process's own functions the process.
-func (g *callGraph) mappingName(fn string) string {
-	if img := g.image[fn]; img != "" {
-		return img
-	}
-	if p := g.owner[fn]; p != "" {
-		return p
+// mappingName names the mapping holding the function of reference ref:
+// its image, or for a process's own functions the process.
+func (g *callGraph) mappingName(ref string) string {
+	if m := g.mapping[ref]; m != "" {
+		return m
 	}
 	return "proflab-workload"
+}
+
+// refOf is the reference of a row's or sample's function ("" for none:
+// the sample is named by its address).
+func refOf(f *workload.Func) string {
+	if f.Name == "" {
+		return ""
+	}
+	return f.Ref()
 }
 
 // buildPprof makes a pprof profile of one profile's buckets. Every bucket
@@ -207,7 +215,7 @@ func buildPprof(ctx context.Context, e *Machine, rec kernel.ProfileRecord, rows 
 			}
 		}
 		p.Sample = append(p.Sample, &profile.Sample{
-			Location: b.stackAt(r.addr, r.function),
+			Location: b.stackAt(r.addr, refOf(r.fn)),
 			Value:    []int64{int64(r.count), int64(r.count) * per.per, truthValue(r)},
 			Label:    labels,
 		})
@@ -217,16 +225,17 @@ func buildPprof(ctx context.Context, e *Machine, rec kernel.ProfileRecord, rows 
 
 // profileBuilder makes a profile's mappings, functions and locations from
 // a machine's workloads: a mapping per image (a process's own functions:
-// one named after the process), a function per name, a location per
-// sampled address, and one frame per caller.
+// one named after the process), a function per function of the
+// workloads (by reference: image and name), a location per sampled
+// address, and one frame per caller.
 type profileBuilder struct {
 	p         *profile.Profile
 	g         *callGraph
 	sy        *symbols
 	mapByName map[string]*profile.Mapping
-	byStart   []*profile.Mapping // the mappings by start address
-	funcs     map[string]*profile.Function
-	frames    map[string]*profile.Location // a caller's frame, by function
+	byStart   []*profile.Mapping           // the mappings by start address
+	funcs     map[string]*profile.Function // by reference
+	frames    map[string]*profile.Location // a caller's frame, by reference
 	leaves    map[uint64]*profile.Location // a sampled address's location
 	e         *Machine
 
@@ -307,14 +316,14 @@ func processOf(w *workload.Resolved, f workload.Func) string {
 	return p.Name
 }
 
-// mappingAt is the mapping holding addr, else that of function fn's name
-// (a caller frame without an address of its own).
-func (b *profileBuilder) mappingAt(addr uint64, fn string) *profile.Mapping {
+// mappingAt is the mapping holding addr, else that of the function of
+// reference ref (a caller frame without an address of its own).
+func (b *profileBuilder) mappingAt(addr uint64, ref string) *profile.Mapping {
 	i := sort.Search(len(b.byStart), func(i int) bool { return b.byStart[i].Start > addr })
 	if i > 0 && addr < b.byStart[i-1].Limit {
 		return b.byStart[i-1]
 	}
-	return b.mapByName[b.g.mappingName(fn)]
+	return b.mapByName[b.g.mappingName(ref)]
 }
 
 // mainMapping puts the mapping that overlaps a bucket profile's range
@@ -345,40 +354,47 @@ func (b *profileBuilder) mainMapping(base, size uint64) {
 	}
 }
 
-func (b *profileBuilder) function(name string) *profile.Function {
-	fn := b.funcs[name]
+// function is the profile's function of reference ref (made the first
+// time): named by the workload's name, its file the image (a reference
+// the workloads do not know, an address's "0x…", is its own name).
+func (b *profileBuilder) function(ref string) *profile.Function {
+	fn := b.funcs[ref]
 	if fn == nil {
-		fn = &profile.Function{ID: uint64(len(b.p.Function) + 1), Name: name, SystemName: name, Filename: b.g.image[name]}
-		b.funcs[name] = fn
+		name, ok := b.g.name[ref]
+		if !ok {
+			name = ref
+		}
+		fn = &profile.Function{ID: uint64(len(b.p.Function) + 1), Name: name, SystemName: name, Filename: b.g.image[ref]}
+		b.funcs[ref] = fn
 		b.p.Function = append(b.p.Function, fn)
 	}
 	return fn
 }
 
-func (b *profileBuilder) location(addr uint64, m *profile.Mapping, fn string) *profile.Location {
-	loc := &profile.Location{ID: uint64(len(b.p.Location) + 1), Mapping: m, Address: addr, Line: []profile.Line{{Function: b.function(fn)}}}
+func (b *profileBuilder) location(addr uint64, m *profile.Mapping, ref string) *profile.Location {
+	loc := &profile.Location{ID: uint64(len(b.p.Location) + 1), Mapping: m, Address: addr, Line: []profile.Line{{Function: b.function(ref)}}}
 	b.p.Location = append(b.p.Location, loc)
 	return loc
 }
 
-// stackAt is the stack of a sample at addr in function fn ("": none
-// known, a one-frame stack named by the address): the leaf, then fn's
-// callers.
-func (b *profileBuilder) stackAt(addr uint64, fn string) []*profile.Location {
+// stackAt is the stack of a sample at addr in the function of reference
+// ref ("": none known, a one-frame stack named by the address): the
+// leaf, then the function's callers.
+func (b *profileBuilder) stackAt(addr uint64, ref string) []*profile.Location {
 	leaf := b.leaves[addr]
 	if leaf == nil {
-		if fn == "" {
+		if ref == "" {
 			leaf = b.location(addr, nil, fmt.Sprintf("0x%X", addr))
 		} else {
-			leaf = b.location(addr, b.mappingAt(addr, fn), fn)
+			leaf = b.location(addr, b.mappingAt(addr, ref), ref)
 		}
 		b.leaves[addr] = leaf
 	}
 	out := []*profile.Location{leaf}
-	if fn == "" {
+	if ref == "" {
 		return out
 	}
-	for _, c := range b.g.stack(fn)[1:] {
+	for _, c := range b.g.stack(ref)[1:] {
 		f := b.frames[c]
 		if f == nil {
 			f = b.location(b.g.addr[c], b.mappingAt(b.g.addr[c], c), c)
@@ -391,11 +407,11 @@ func (b *profileBuilder) stackAt(addr uint64, fn string) []*profile.Location {
 
 // stack is the stack of a sample at instruction pointer ip.
 func (b *profileBuilder) stack(ip uint64) []*profile.Location {
-	name := ""
+	ref := ""
 	if f, ok := b.sy.lookup(ip, ip+1); ok {
-		name = f.Name
+		ref = refOf(f)
 	}
-	return b.stackAt(ip, name)
+	return b.stackAt(ip, ref)
 }
 
 // cpuMask is the processors a profile counts on: while started, those

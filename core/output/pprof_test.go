@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -307,5 +308,56 @@ func TestSamplesProfilesHaveProcessorsAndThreads(t *testing.T) {
 		if !strings.Contains(tags, w) {
 			t.Errorf("pprof -tags lacks %q:\n%s", w, tags)
 		}
+	}
+}
+
+// TestPprofFunctionsOfImagesSharingNames: functions of one name in two
+// images (main of bash and of readlink, free@plt of two libraries) are
+// two pprof Functions, each of its own image, with their own callers;
+// they were one, named after the first image (issue 35 §3).
+func TestPprofFunctionsOfImagesSharingNames(t *testing.T) {
+	w := func(p *kernel.Process) *workload.Spec {
+		return &workload.Spec{
+			Images: []workload.Image{
+				{Name: "a.dll", Base: 0x10000, Functions: []workload.Function{
+					{Name: "main", Offset: 0, Size: 0x200, Weight: 1},
+					{Name: "f", Offset: 0x200, Size: 0x200, Weight: 2, Caller: "a.dll!main"},
+				}},
+				{Name: "b.dll", Base: 0x10800, Functions: []workload.Function{
+					{Name: "main", Offset: 0, Size: 0x200, Weight: 1},
+					{Name: "f", Offset: 0x200, Size: 0x200, Weight: 2, Caller: "b.dll!main"},
+				}},
+			},
+			Processes: []workload.Process{{Name: "app", Proc: p}},
+		}
+	}
+	// the profile's range, 0x10000+0xC00, covers both images
+	p := readProfile(t, profileOf(t, nt.ProfileTime, 10000, w, 3))
+	files := map[string][]string{} // function name → the images of its Functions
+	for _, f := range p.Function {
+		files[f.Name] = append(files[f.Name], f.Filename)
+	}
+	for _, name := range []string{"main", "f"} {
+		slices.Sort(files[name])
+		if !slices.Equal(files[name], []string{"a.dll", "b.dll"}) {
+			t.Errorf("the Functions named %s are of the images %q, want one of a.dll and one of b.dll", name, files[name])
+		}
+	}
+	seen := map[string]bool{}
+	for _, s := range p.Sample {
+		for i, loc := range s.Location {
+			fn := loc.Line[0].Function
+			if loc.Mapping == nil || fn.Filename != loc.Mapping.File {
+				t.Fatalf("sample frame %d: %s of %s in the mapping %+v, want its image's", i, fn.Name, fn.Filename, loc.Mapping)
+			}
+			if i > 0 && fn.Filename != s.Location[0].Line[0].Function.Filename {
+				t.Errorf("%s of %s is called by %s of %s, want its own image's main", s.Location[0].Line[0].Function.Name, s.Location[0].Line[0].Function.Filename, fn.Name, fn.Filename)
+			}
+		}
+		leaf := s.Location[0].Line[0].Function
+		seen[leaf.Filename+"!"+leaf.Name] = true
+	}
+	if !seen["a.dll!f"] || !seen["b.dll!f"] {
+		t.Errorf("samples in %v, want some in each image's f", seen)
 	}
 }

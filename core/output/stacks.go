@@ -118,7 +118,7 @@ func (b *profileBuilder) collectParts(src nt.Source, pid uint32) {
 			if p == nil {
 				frames := make([]frameKey, len(st.Frames))
 				for i, f := range st.Frames {
-					frames[i] = frameKey{w.Funcs[f].Addr, w.Funcs[f].Name}
+					frames[i] = frameKey{w.Funcs[f].Addr, ref(f)}
 				}
 				p = &stackPart{key: key, frames: frames, inlined: st.Inlined, phys: phys}
 				index[k][key] = p
@@ -303,7 +303,7 @@ func (b *profileBuilder) stackOf(addr uint64, p *stackPart) []*profile.Location 
 			if j == i {
 				loc := b.frameRefs[k]
 				if loc == nil {
-					loc = b.location(k.addr, b.mappingAt(k.addr, k.name), k.name)
+					loc = b.location(k.addr, b.mappingAt(k.addr, k.ref), k.ref)
 					b.frameRefs[k] = loc
 				}
 				p.callers = append(p.callers, loc)
@@ -315,7 +315,7 @@ func (b *profileBuilder) stackOf(addr uint64, p *stackPart) []*profile.Location 
 	}
 	out := make([]*profile.Location, 0, 1+len(p.callers))
 	if p.phys == 0 {
-		out = append(out, b.stackAt(addr, p.frames[0].name)[0])
+		out = append(out, b.stackAt(addr, p.frames[0].ref)[0])
 	} else {
 		out = append(out, b.inlinedAt(addr, p.frames[:p.phys+1]))
 	}
@@ -333,16 +333,16 @@ func (b *profileBuilder) inlinedAt(addr uint64, frames []frameKey) *profile.Loca
 	kb.WriteString(strconv.FormatUint(addr, 16))
 	for _, f := range frames {
 		kb.WriteByte(';')
-		kb.WriteString(f.name)
+		kb.WriteString(f.ref)
 	}
 	key := kb.String()
 	if loc := b.inlined[key]; loc != nil {
 		return loc
 	}
-	phys := frames[len(frames)-1].name
+	phys := frames[len(frames)-1].ref
 	loc := &profile.Location{ID: uint64(len(b.p.Location) + 1), Mapping: b.mappingAt(addr, phys), Address: addr}
 	for _, f := range frames {
-		loc.Line = append(loc.Line, profile.Line{Function: b.function(f.name)})
+		loc.Line = append(loc.Line, profile.Line{Function: b.function(f.ref)})
 	}
 	b.p.Location = append(b.p.Location, loc)
 	if b.inlined == nil {
@@ -352,10 +352,10 @@ func (b *profileBuilder) inlinedAt(addr uint64, frames []frameKey) *profile.Loca
 	return loc
 }
 
-// frameKey is a stack frame's function: where it starts and its name
-// (the runs of a machine may resolve different workloads, so not their
-// indexes).
+// frameKey is a stack frame's function: where it starts and its
+// reference, image and name (the runs of a machine may resolve
+// different workloads, so not their indexes).
 type frameKey struct {
 	addr uint64
-	name string
+	ref  string
 }

@@ -141,3 +141,15 @@ func Wilson(k, n uint64) (lo, hi float64) {
 	half := z * math.Sqrt(p*(1-p)/nf+z*z/(4*nf*nf)) / den
 	return max(0, mid-half), min(1, mid+half)
 }
+
+// BinomialCDF is P(X ≤ k) of X ~ Binomial(n, p): the power of a test
+// whose rejection region is a tail.
+func BinomialCDF(k, n uint64, p float64) float64 {
+	switch {
+	case p <= 0:
+		return 1
+	case p >= 1:
+		return boolP(k >= n)
+	}
+	return binomialCDF(k, n, p)
+}

@@ -81,7 +81,7 @@ func GoodnessOfFit(counts []uint64, truth []float64) (Test, error) {
 	}
 	r := rand.New(rand.NewPCG(fs.seed(), 0x73616d706c696e67)) // "sampling"
 	d := fs.drawer()
-	out.P, out.Draws = sequential(out.TV, func() float64 { return d.distance(r) })
+	out.P, out.Draws, out.Exceedances = sequential(out.TV, func() float64 { return d.distance(r) })
 	out.Method = MonteCarlo
 	return out, nil
 }
@@ -306,22 +306,22 @@ func reach(obs float64) float64 { return obs * (1 - 1e-9) }
 // Clifford): draws until StopExceedances of them reach obs (p =
 // StopExceedances/draws), or MaxDraws (p = (reached+1)/(MaxDraws+1));
 // and, when none of the first EarlyDraws reaches obs, stops there (p =
-// 1/(EarlyDraws+1)): see EarlyDraws.
-func sequential(obs float64, draw func() float64) (p float64, draws int) {
+// 1/(EarlyDraws+1)): see EarlyDraws. It returns p, the draws made and
+// how many of them reached obs.
+func sequential(obs float64, draw func() float64) (p float64, draws, exceed int) {
 	at := reach(obs)
-	exceed := 0
 	for l := 1; l <= MaxDraws; l++ {
 		if draw() >= at {
 			exceed++
 			if exceed == StopExceedances {
-				return float64(StopExceedances) / float64(l), l
+				return float64(StopExceedances) / float64(l), l, exceed
 			}
 		}
 		if l == EarlyDraws && exceed == 0 {
-			return 1.0 / float64(EarlyDraws+1), l
+			return 1.0 / float64(EarlyDraws+1), l, 0
 		}
 	}
-	return float64(exceed+1) / float64(MaxDraws+1), MaxDraws
+	return float64(exceed+1) / float64(MaxDraws+1), MaxDraws, exceed
 }
 
 // order is the indexes 0…n-1 sorted stably by before (of two indexes):

@@ -10,22 +10,7 @@ import (
 // multinomial draws n samples with weights w (any sum) by conditional
 // binomials, in w's order: the tests' own draw, independent of the
 // drawer's split into binomials and an alias table.
-func multinomial(r *rand.Rand, n uint64, w []float64) []uint64 {
-	rest := make([]float64, len(w)+1)
-	for i := len(w) - 1; i >= 0; i-- {
-		rest[i] = rest[i+1] + w[i]
-	}
-	x := make([]uint64, len(w))
-	for i, v := range w {
-		if i == len(w)-1 {
-			x[i] = n
-			break
-		}
-		x[i] = binomial(r, n, v/rest[i])
-		n -= x[i]
-	}
-	return x
-}
+func multinomial(r *rand.Rand, n uint64, w []float64) []uint64 { return Multinomial(r, n, w) }
 
 // Hand-checkable cases: their p-values by enumeration, the impossible and
 // the certain, and the errors.
@@ -234,26 +219,11 @@ type shape struct {
 }
 
 func shapes() []shape {
-	geometric := make([]float64, 20)
-	zipf := make([]float64, 100)
-	halfAndTail := make([]float64, 100)
-	for i := range geometric {
-		geometric[i] = math.Pow(0.8, float64(i))
+	var out []shape
+	for _, p := range Programs() {
+		out = append(out, shape{p.Name, p.Weights})
 	}
-	for i := range zipf {
-		zipf[i] = 1 / float64(i+1)
-	}
-	halfAndTail[0] = 99
-	for i := 1; i < len(halfAndTail); i++ {
-		halfAndTail[i] = 1
-	}
-	return []shape{
-		{"2 functions 90/10", []float64{9, 1}},
-		{"3 functions 60/30/10", []float64{6, 3, 1}},
-		{"20 functions, geometric", geometric},
-		{"100 functions, Zipf", zipf},
-		{"1 at 50% + 99 at 0.5%", halfAndTail},
-	}
+	return out
 }
 
 // profilesPerCase is how many simulated profiles each calibration case
@@ -397,7 +367,7 @@ func TestSequentialSize(t *testing.T) {
 	}
 	// and it stops there
 	var calls int
-	p, draws := sequential(1, func() float64 { calls++; return 0 })
+	p, draws, _ := sequential(1, func() float64 { calls++; return 0 })
 	if draws != EarlyDraws || calls != EarlyDraws || p != 1.0/(EarlyDraws+1) {
 		t.Errorf("never reached: p %v after %d draws", p, draws)
 	}

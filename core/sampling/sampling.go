@@ -47,6 +47,12 @@
 //     sampling error costs tens of draws; one clearly beyond it 2,999;
 //     only one near the threshold all 9,999.
 //
+// A Monte Carlo p is known only to its draws' resolution: Test keeps
+// the draws and how many reached the observed distance, and Test.PText
+// prints it as such ("p < 0.0004" when none did, else the estimate with
+// its 95% Clopper–Pearson interval), never the floor 1/(draws+1) as a
+// value.
+//
 // The tests of this package show the calibration: over thousands of
 // profiles drawn from the truth (2 to 300 functions, 100 to 100,000
 // samples) the share called beyond sampling error stays under 0.2%.
@@ -111,8 +117,10 @@ type Test struct {
 	// a distance at least TV (for Method Bound, an upper bound of it).
 	P      float64
 	Method Method
-	// Draws are the Monte Carlo draws made (0 for the other methods).
-	Draws int
+	// Draws are the Monte Carlo draws made (0 for the other methods), and
+	// Exceedances how many of them reached TV: P's resolution (see
+	// Test.PText).
+	Draws, Exceedances int
 }
 
 // Beyond reports whether the distance is beyond sampling error: P <

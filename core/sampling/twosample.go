@@ -58,7 +58,7 @@ func TwoSample(a, b []uint64) (Test, error) {
 	}
 	r := rand.New(rand.NewPCG(c.seed(), 0x74776f73616d706c)) // "twosampl"
 	x := make([]uint64, len(c.m))
-	out.P, out.Draws = sequential(out.TV, func() float64 {
+	out.P, out.Draws, out.Exceedances = sequential(out.TV, func() float64 {
 		c.split(r, x)
 		return c.distance(x, c.na)
 	})
@@ -122,17 +122,39 @@ func (c *twoCells) distance(x []uint64, na uint64) float64 {
 	return sum / 2
 }
 
-// expected approximates E[TV] over the splits by binomial splits: each
-// function's a as Binomial(m, na/N), and a/na − b/nb = (N/(na·nb))(a −
-// m·na/N) (the hypergeometric's deviations are slightly smaller).
+// expected is E[TV] over the splits, exactly: each function's a is
+// hypergeometric (its m pooled samples, na of the N drawn for a), and a/na
+// − b/nb = (N/(na·nb))(a − m·na/N), so E[TV] is the functions' mean
+// absolute deviations (hyperMeanAbsDev) times N/(2·na·nb). (Binomial
+// splits would leave out the finite-population factor (N−m)/(N−1) of
+// each function's variance, and overstate E[TV] by up to twice when one
+// function holds most samples.)
 func (c *twoCells) expected() float64 {
-	n := float64(c.na + c.nb)
-	share := float64(c.na) / n
 	var sum float64
 	for _, m := range c.m {
-		sum += meanAbsDev(m, share)
+		sum += hyperMeanAbsDev(c.n, m, c.na)
 	}
-	return sum * n / (float64(c.na) * float64(c.nb)) / 2
+	return sum * float64(c.n) / (float64(c.na) * float64(c.nb)) / 2
+}
+
+// hyperMeanAbsDev is E|X − μ| of X hypergeometric (n drawn without
+// replacement from total items of which good are successes; μ =
+// n·good/total). With j = ⌊μ⌋ + 1 it is 2·j·(total − good − n + j)/total
+// · P(X = j): (x − μ)P(x) = g(x) − g(x+1) for g(x) = x(total − good − n +
+// x)/total · P(x), so the deviations above μ sum to g(j), and those below
+// equal them (the binomial's is de Moivre's formula, its limit).
+func hyperMeanAbsDev(total, good, n uint64) float64 {
+	if total == 0 || good == 0 || good == total || n == 0 || n == total {
+		return 0
+	}
+	t, g, nf := float64(total), float64(good), float64(n)
+	j := math.Floor(nf*g/t) + 1
+	bad := t - g
+	if j > min(g, nf) || nf-j > bad { // X never exceeds μ: X is constant
+		return 0
+	}
+	logP := lchoose(g, j) + lchoose(bad, nf-j) - lchoose(t, nf)
+	return 2 * j * (bad - nf + j) / t * math.Exp(logP)
 }
 
 // bound is McDiarmid's bound on p for a random split: drawing a's na

@@ -100,12 +100,7 @@ func TestTwoSampleMonteCarloAgreesWithExact(t *testing.T) {
 		if err != nil || exact.Method != Exact {
 			t.Fatalf("%v %v: %+v %v, want an exact p", c.a, c.b, exact, err)
 		}
-		var tc twoCells
-		for i := range c.a {
-			tc.a, tc.m = append(tc.a, c.a[i]), append(tc.m, c.a[i]+c.b[i])
-			tc.na, tc.nb = tc.na+c.a[i], tc.nb+c.b[i]
-		}
-		tc.n = tc.na + tc.nb
+		tc := twoCellsOf(c.a, c.b)
 		r := rand.New(rand.NewPCG(1, 2))
 		x := make([]uint64, len(tc.m))
 		const draws = 40_000
@@ -190,4 +185,49 @@ func TestTwoSampleCalibration(t *testing.T) {
 			t.Errorf("%s: power %.3f, want at least 0.9", s.name, power)
 		}
 	}
+}
+
+// Expected is the mean distance of the test's own null: random splits of
+// the pooled samples. With one function holding most samples (issue 35's
+// 1847/117/29 against 1698/112/30) the binomial approximation without the
+// finite-population factor gave 0.0172 where the null's mean is 0.0080.
+func TestTwoSampleExpectedIsTheNullMean(t *testing.T) {
+	for _, c := range []struct{ a, b []uint64 }{
+		{[]uint64{1847, 117, 29}, []uint64{1698, 112, 30}},
+		{[]uint64{300, 200, 100, 50, 5}, []uint64{3100, 1950, 950, 480, 60}},
+	} {
+		got, err := TwoSample(c.a, c.b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tc := twoCellsOf(c.a, c.b)
+		r := rand.New(rand.NewPCG(11, 12))
+		x := make([]uint64, len(tc.m))
+		const draws = 20_000
+		var sum, sq float64
+		for range draws {
+			tc.split(r, x)
+			d := tc.distance(x, tc.na)
+			sum += d
+			sq += d * d
+		}
+		mean := sum / draws
+		sd := math.Sqrt((sq/draws - mean*mean) / draws)
+		t.Logf("%v against %v: Expected %.5f, simulated null mean %.5f ± %.5f", c.a, c.b, got.Expected, mean, sd)
+		if math.Abs(got.Expected-mean) > 4*sd {
+			t.Errorf("%v against %v: Expected %.5f, the null's mean is %.5f ± %.5f", c.a, c.b, got.Expected, mean, sd)
+		}
+	}
+}
+
+// twoCellsOf is a two-sample test's cells of counts a and b, in their
+// order.
+func twoCellsOf(a, b []uint64) *twoCells {
+	var tc twoCells
+	for i := range a {
+		tc.a, tc.m = append(tc.a, a[i]), append(tc.m, a[i]+b[i])
+		tc.na, tc.nb = tc.na+a[i], tc.nb+b[i]
+	}
+	tc.n = tc.na + tc.nb
+	return &tc
 }

@@ -62,7 +62,8 @@ m:run{ duration_us = 500000, workload = "app.folded" }
 			t.Fatalf("%s: %v", c.name, err)
 		}
 		if !strings.Contains(string(text), "app.folded (folded, count) against profile-m1-") ||
-			!strings.Contains(string(text), "verdict: the lab agrees with the source within both samples' errors") {
+			!strings.Contains(string(text), "test: goodness of fit: the run replayed this source") ||
+			!strings.Contains(string(text), "verdict: the lab agrees with the source within the lab's sampling error") {
 			t.Errorf("%s:\n%s", c.name, text)
 		}
 		if !filesListed(t, dir, compare.TextFile, compare.CSVFile) {

@@ -232,14 +232,9 @@ func writeFiles(ctx context.Context, dir string, r Result, o WriteOptions) (warn
 		files = append(files, sum.Files...)
 		if len(r.Imports) > 0 {
 			// the lab's profiles against the profiles the run imported
-			var srcs []compare.Source
-			for _, im := range r.Imports {
-				src := compare.SourceOf(im)
-				if err := src.Check(); err != nil {
-					sum.Warnings = append(sum.Warnings, "no comparison with the source: "+err.Error())
-					continue
-				}
-				srcs = append(srcs, src)
+			srcs, why := compare.Replays(r.Imports)
+			for _, err := range why {
+				sum.Warnings = append(sum.Warnings, "no comparison with the source: "+err.Error())
 			}
 			written, err := compare.WriteFiles(dir, compare.All(srcs, sum.Accuracy))
 			if err != nil {

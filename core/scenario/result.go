@@ -42,14 +42,19 @@ type Result struct {
 	// workload files), by absolute path, with the sha256 of what was
 	// read, in hex (JSON writes them sorted by path). A file read twice
 	// has the sha256 of its last reading.
-	Inputs   map[string]string `json:"inputs,omitempty"`
-	Scenario string            `json:"scenario"`
-	Status   Status            `json:"status"`
-	Seed     uint64            `json:"seed"`
-	Params   map[string]any    `json:"params"`
-	Records  map[string]any    `json:"records"`
-	Checks   []Check           `json:"checks"`
-	Error    *Error            `json:"error"`
+	Inputs map[string]string `json:"inputs,omitempty"`
+	// InputVersions are the files of Inputs the run read in more than
+	// one version (replaced between two readings), with the sha256 of
+	// every version read, in the order first read: a sweep counts such
+	// a file as mixed.
+	InputVersions map[string][]string `json:"input_versions,omitempty"`
+	Scenario      string              `json:"scenario"`
+	Status        Status              `json:"status"`
+	Seed          uint64              `json:"seed"`
+	Params        map[string]any      `json:"params"`
+	Records       map[string]any      `json:"records"`
+	Checks        []Check             `json:"checks"`
+	Error         *Error              `json:"error"`
 	// Machines are the interrupt counts of the machines the run made, per
 	// source and processor.
 	Machines []output.MachineSummary `json:"machines,omitempty"`

@@ -117,6 +117,7 @@ func Run(ctx context.Context, opt Options) (res Result) {
 	res.Checks = append(res.Checks, rt.Checks()...)
 	res.Records = rt.Records()
 	res.Inputs = rt.Inputs()
+	res.InputVersions = rt.InputVersions()
 	res.Imports = rt.Imports()
 	res.ParamsRead = rt.ParamsRead()
 	lw.mu.Lock()

@@ -42,7 +42,8 @@ func newDependencies(plan *Plan) *dependencies {
 
 // runUse is what a run used: its inputs (Manifest.Inputs, with files by
 // absolute path), those of which it used two versions itself (a plugin
-// rebuilt and restarted within the run), and the parameters it read.
+// rebuilt and restarted within the run, a file replaced between two of
+// its readings), and the parameters it read.
 type runUse struct {
 	inputs map[string]string
 	mixed  []string
@@ -77,6 +78,11 @@ func usedInputs(res scenario.Result) (map[string]string, []string) {
 		out[k] = p.SHA256
 	}
 	maps.Copy(out, res.Inputs)
+	for _, k := range slices.Sorted(maps.Keys(res.InputVersions)) {
+		if len(res.InputVersions[k]) > 1 { // read in two versions by the run itself
+			mixed = append(mixed, k)
+		}
+	}
 	return out, mixed
 }
 

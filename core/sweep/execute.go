@@ -173,7 +173,8 @@ func (e *execution) begin(ctx context.Context) (unlock func(), err error) {
 	e.out, e.opt.Out = out, out
 	e.path = filepath.Join(out, results.FileName)
 	e.man = Manifest{Format: manifestFormat, Sweep: filepath.ToSlash(e.plan.File.Path), Hash: e.plan.Hash,
-		Runs: e.plan.Len(), Shard: e.shard, ShardRuns: e.n, Units: e.plan.File.Units, Plots: e.plan.File.Plots}
+		Runs: e.plan.Len(), Shard: e.shard, ShardRuns: e.n, Units: e.plan.File.Units, Plots: e.plan.File.Plots,
+		Labels: e.plan.File.Labels, Formats: e.plan.File.Formats, Plan: planRecord(e.plan)}
 	done, old, err := prepare(e.opt, e.man, e.path, e.plan, &e.sum)
 	if err != nil {
 		return fail(err)
@@ -276,7 +277,7 @@ func (e *execution) finish() error {
 	// a [units] or [[plot]] naming nothing the runs recorded is reported
 	// last: the reports are written without it, and the checks below
 	// still apply
-	notes, specErr := report.Write(e.out)
+	notes, specErr := report.WriteWith(e.out, report.Options{Runs: e.plan})
 	tell(e.opt.Notes, notes)
 	if specErr != nil && !errors.Is(specErr, report.ErrSpecs) {
 		return specErr
@@ -332,9 +333,9 @@ func prepare(opt Options, man Manifest, path string, plan *Plan, sum *Summary) (
 	}
 	kept := 0
 	keep := func(l results.Line) (bool, error) {
-		pos := plan.ShardPos(man.Shard, l.Index)
-		if pos < 0 || plan.Run(l.Index).ID != l.ID {
-			return false, fmt.Errorf("%s: run %s is not a run of this sweep's shard %s; choose another --out", path, l.ID, man.Shard)
+		pos := plan.ShardPos(man.Shard, l.Index) // a run of the sweep (results.Validate): is it the shard's?
+		if pos < 0 {
+			return false, fmt.Errorf("%s: run %s (index %d) is not a run of this sweep's shard %s; choose another --out", path, l.ID, l.Index, man.Shard)
 		}
 		if opt.RetryFailed && l.Status != results.StatusOK {
 			return false, nil
@@ -344,9 +345,10 @@ func prepare(opt Options, man Manifest, path string, plan *Plan, sum *Summary) (
 		kept++
 		return true, nil
 	}
-	// a run twice is refused (results.DuplicateError), as everywhere:
-	// which of its lines is right cannot be told
-	if err := results.Filter(path, plan.Len(), keep); err != nil {
+	// a line that is no run of the plan is refused (results.Validate),
+	// and a run twice (results.DuplicateError), as everywhere: which of
+	// its lines is right cannot be told
+	if err := results.Filter(path, plan, keep); err != nil {
 		return nil, nil, err
 	}
 	sum.Skipped = kept

@@ -515,14 +515,7 @@ func TestRunsReleaseTheirSpools(t *testing.T) {
 func TestDuplicateRunRefusedEverywhere(t *testing.T) {
 	dir := t.TempDir()
 	p := plan(t, writeSweep(t, dir, "repeats = 4\n"))
-	whole := filepath.Join(dir, "whole")
-	run(t, p, whole, sweep.Options{})
-	var shards []string
-	for k := range 2 {
-		d := filepath.Join(dir, fmt.Sprintf("s%d", k))
-		run(t, p, d, sweep.Options{Shard: sweep.Shard{Index: k, Count: 2}})
-		shards = append(shards, d)
-	}
+	whole, shards := wholeAndShards(t, p, dir)
 	// a copy of run 2's line with a doctored value, appended
 	doctor := func(dir string, index int) string {
 		path := filepath.Join(dir, results.FileName)

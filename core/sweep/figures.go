@@ -8,25 +8,143 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/proflab/proflab/core/suggest"
 	"github.com/proflab/proflab/core/sweep/report"
 )
 
 // plotKeys are the keys of a [[plot]] table.
-var plotKeys = []string{"x", "y", "group", "log_x", "log_y", "reference", "slope", "title"}
+var plotKeys = []string{"x", "y", "group", "log_x", "log_y", "reference", "slope", "title", "subtitle", "x_label", "y_label"}
 
-// parseUnits reads [units]: a parameter or metric = its unit, a string.
-// Whether a name that is not a parameter is a metric is known only once
-// the runs recorded theirs; the report checks it then.
-func (f *File) parseUnits(p *problems, units map[string]any) {
+// parseUnits reads [units]: a parameter or metric = its unit, a string,
+// or a table of its unit per value of a swept parameter
+// ([units.interval] by = "source", ProfileTime = "100 ns",
+// ProfileTotalIssues = "events"). Whether a name that is not a
+// parameter is a metric, and whether every value of by has a unit, is
+// known only once the runs recorded theirs; the report checks it then.
+func (f *File) parseUnits(p *problems, units map[string]any, seen map[string]string) {
 	for _, name := range sortedKeys(units) {
 		key := toml.Key{"units", name}
+		if t, ok := units[name].(map[string]any); ok {
+			if u, ok := f.unitTable(p, name, t, seen); ok {
+				f.Units = append(f.Units, u)
+			}
+			continue
+		}
 		u, ok := units[name].(string)
 		if !ok || strings.TrimSpace(u) == "" {
-			p.add(key, "%s; a unit is a non-empty string (interval = \"100 ns\")", describe(units[name]))
+			p.add(key, "%s; a unit is a non-empty string (interval = \"100 ns\"), or a table of units by a parameter's value ([units.interval] by = \"source\", ProfileTime = \"100 ns\")", describe(units[name]))
 			continue
 		}
 		f.Units = append(f.Units, report.Unit{Name: name, Unit: u, Line: f.Line("units", name)})
 	}
+}
+
+// unitTable reads [units.NAME]: by, a swept parameter, and a unit for
+// each of its values.
+func (f *File) unitTable(p *problems, name string, t map[string]any, seen map[string]string) (report.Unit, bool) {
+	u := report.Unit{Name: name, Values: map[string]string{}, Line: f.Line("units", name)}
+	if u.Line == 0 {
+		u.Line = tableLine(f.data, "units."+name)
+	}
+	by, ok := t["by"].(string)
+	switch {
+	case !ok:
+		p.add(toml.Key{"units", name, "by"}, "%s; by names the swept parameter whose value says the unit (by = \"source\")", describe(t["by"]))
+		return u, false
+	case seen[by] != "grid" && seen[by] != "zip":
+		p.add(toml.Key{"units", name, "by"}, "%q is not a parameter of [grid] or [zip]%s", by, closest(by, seen))
+		return u, false
+	}
+	u.By = by
+	values := axisTexts(append(slices.Clone(f.Grid), f.Zip...), by)
+	good := true
+	for _, v := range sortedKeys(t) {
+		if v == "by" {
+			continue
+		}
+		if !slices.Contains(values, v) {
+			hint := ""
+			if near := suggest.Closest(v, values); near != "" {
+				hint = "did you mean " + near + "? "
+			}
+			p.add(toml.Key{"units", name, v}, "%q is not a value of %s (%sits values: %s)", v, by, hint, strings.Join(values, ", "))
+			good = false
+			continue
+		}
+		s, ok := t[v].(string)
+		if !ok || strings.TrimSpace(s) == "" {
+			p.add(toml.Key{"units", name, v}, "%s; the unit of %s = %q is a non-empty string", describe(t[v]), by, v)
+			good = false
+			continue
+		}
+		u.Values[v] = s
+	}
+	var missing []string
+	for _, v := range values {
+		if _, ok := t[v]; !ok {
+			missing = append(missing, v)
+		}
+	}
+	if len(missing) > 0 {
+		p.add(toml.Key{"units", name}, "no unit for %s = %s; give each value of %s its unit (%s = \"100 ns\"), so that no point is left without one", by, strings.Join(missing, ", "), by, missing[0])
+		good = false
+	}
+	return u, good
+}
+
+// axisTexts are the values of the axis called name as a [units.NAME]
+// table names them: a string as it is, anything else as written.
+func axisTexts(axes []Axis, name string) []string {
+	var out []string
+	for _, ax := range axes {
+		if ax.Name != name {
+			continue
+		}
+		for _, v := range ax.Values {
+			if s, ok := v.(string); ok {
+				out = append(out, s)
+			} else {
+				out = append(out, literal(v))
+			}
+		}
+	}
+	return out
+}
+
+// tableLine is the line of the header [name], or 0.
+func tableLine(data []byte, name string) int {
+	for l, raw := range strings.Split(string(data), "\n") {
+		h := strings.ReplaceAll(strings.TrimSpace(strings.SplitN(raw, "#", 2)[0]), " ", "")
+		if h == "["+name+"]" {
+			return l + 1
+		}
+	}
+	return 0
+}
+
+// parseLabels reads [labels]: a parameter or metric = the text the plots
+// say instead of its name, a non-empty string.
+func (f *File) parseLabels(p *problems, labels map[string]any) {
+	for _, name := range sortedKeys(labels) {
+		s, ok := labels[name].(string)
+		if !ok || strings.TrimSpace(s) == "" {
+			p.add(toml.Key{"labels", name}, "%s; a label is a non-empty string (tv_distance = \"total variation distance\")", describe(labels[name]))
+			continue
+		}
+		f.Labels = append(f.Labels, report.Label{Name: name, Label: s, Line: f.Line("labels", name)})
+	}
+}
+
+// parseReport reads [report]: formats, the figure formats to write.
+func (f *File) parseReport(p *problems, r *rawReport) {
+	if r == nil || r.Formats == nil {
+		return
+	}
+	if err := report.CheckFormats(r.Formats); err != nil {
+		p.add(toml.Key{"report", "formats"}, "%v", err)
+		return
+	}
+	f.Formats = r.Formats
 }
 
 // parsePlots reads the [[plot]] tables (or one [plot] table): what metric
@@ -77,6 +195,16 @@ func (f *File) parsePlots(p *problems, raw any, seen map[string]string) {
 			return s
 		}
 		spec.X, spec.Y, spec.Group, spec.Title = str("x", true), str("y", true), str("group", false), str("title", false)
+		spec.XLabel, spec.YLabel = str("x_label", false), str("y_label", false)
+		switch v := t["subtitle"].(type) {
+		case nil:
+		case bool:
+			spec.StatsSubtitle = v
+		case string:
+			spec.Subtitle = v
+		default:
+			bad("subtitle", "%s, want true (the statistics line) or a string", describe(v))
+		}
 		spec.Reference = str("reference", false)
 		for _, k := range []string{"log_x", "log_y"} {
 			if v, present := t[k]; present {

@@ -3,8 +3,6 @@ package sweep
 import (
 	"fmt"
 	"maps"
-	"math"
-	"math/big"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,7 +13,6 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/proflab/proflab/core/input"
-	"github.com/proflab/proflab/core/suggest"
 	"github.com/proflab/proflab/core/sweep/report"
 	"github.com/proflab/proflab/core/tomlstrict"
 )
@@ -39,7 +36,15 @@ import (
 //	[config]                          # parameter = the configuration key it sets
 //	version = "machine.version"
 //	[units]                           # units on the plots' axes
-//	interval = "100 ns"
+//	duration_us = "µs"
+//	[units.interval]                  # a unit per value of a swept parameter: panels per unit
+//	by = "source"
+//	ProfileTime = "100 ns"
+//	ProfileTotalIssues = "events"
+//	[labels]                          # what the plots call a parameter or metric
+//	tv_distance = "total variation distance"
+//	[report]
+//	formats = ["svg", "pdf", "png"]   # the figures' formats (default ["svg"])
 //	[[plot]]                          # optional: the plots to draw
 //	x = "interval"                    # a swept parameter, or a metric
 //	y = "tv_distance"
@@ -47,6 +52,8 @@ import (
 //	log_x = true
 //	reference = "expected_tv"         # a metric drawn dashed
 //	slope = -0.5                      # a guide line ∝ x^slope
+//	x_label = "interval (100 ns)"     # an axis title as written
+//	subtitle = true                   # the statistics line under the title (or a text)
 type File struct {
 	// Path is where the file was read from.
 	Path string
@@ -80,14 +87,20 @@ type File struct {
 	// Plots are the plots the reports draw ([[plot]] x = "interval"
 	// y = "error"); none: every metric against every swept parameter.
 	Plots []report.PlotSpec
+	// Labels are the texts the plots say for parameters and metrics
+	// ([labels] tv_distance = "total variation distance").
+	Labels []report.Label
+	// Formats are the figure formats the reports write ([report]
+	// formats = ["svg", "pdf", "png"]; none: report.DefaultFormats).
+	Formats []string
 
 	data []byte // the file's text, for hashing and line numbers
 }
 
 // Axis is one swept parameter and its values.
 type Axis struct {
-	Name   string
-	Values []any
+	Name   string `json:"name"`
+	Values []any  `json:"values"`
 }
 
 // rawFile is the TOML shape of a sweep file.
@@ -102,7 +115,14 @@ type rawFile struct {
 	Set        map[string]any    `toml:"set"`
 	Config     map[string]string `toml:"config"`
 	Units      map[string]any    `toml:"units"`
+	Labels     map[string]any    `toml:"labels"`
+	Report     *rawReport        `toml:"report"`
 	Plot       any               `toml:"plot"`
+}
+
+// rawReport is the TOML shape of [report].
+type rawReport struct {
+	Formats []string `toml:"formats"`
 }
 
 // maxRuns bounds a sweep's expansion, so that a typo (steps = 1e9) is an
@@ -130,9 +150,10 @@ func Parse(name string, data []byte) (*File, error) {
 		Hint: hint,
 		// tables inside [grid], [zip] and [set] (ranges, mistakes): checked
 		// by Parse with their own messages
-		// [[plot]] tables: checked by parsePlots, which knows which one
+		// [[plot]] tables: checked by parsePlots, which knows which one;
+		// [units.NAME] tables: checked by parseUnits
 		Ignore: func(k toml.Key) bool {
-			return (len(k) > 2 && (k[0] == "grid" || k[0] == "zip" || k[0] == "set")) || (len(k) > 1 && k[0] == "plot")
+			return (len(k) > 2 && (k[0] == "grid" || k[0] == "zip" || k[0] == "set" || k[0] == "units")) || (len(k) > 1 && k[0] == "plot")
 		},
 	}); err != nil {
 		return nil, err
@@ -142,7 +163,9 @@ func Parse(name string, data []byte) (*File, error) {
 	f.parseTop(p, raw)
 	seen := f.parseParameters(p, raw)
 	f.parseConfig(p, raw, seen)
-	f.parseUnits(p, raw.Units)
+	f.parseUnits(p, raw.Units, seen)
+	f.parseLabels(p, raw.Labels)
+	f.parseReport(p, raw.Report)
 	f.parsePlots(p, raw.Plot, seen)
 	if n := f.points(); n*f.Repeats > maxRuns {
 		p.add(nil, "the sweep expands to %d runs, more than %d", n*f.Repeats, maxRuns)
@@ -258,7 +281,7 @@ func resolve(dir, p string) string {
 // hint explains the top-level keys when one is unknown.
 func hint(k toml.Key) string {
 	if len(k) == 1 {
-		return "; the known keys are scenario, seed, repeats, config_file, timeout, and the tables [grid], [zip], [set], [config], [units], [[plot]]"
+		return "; the known keys are scenario, seed, repeats, config_file, timeout, and the tables [grid], [zip], [set], [config], [units], [labels], [report], [[plot]]"
 	}
 	return ""
 }
@@ -368,158 +391,6 @@ func (p *problems) values(key toml.Key, v any) ([]any, bool) {
 	}
 	p.add(key, "%s; want a list ([1, 2, 3]) or a range ({ from = 1000, to = 40000, steps = 8, scale = \"log\" })", describe(v))
 	return nil, false
-}
-
-// rangeKeys are the keys of a range table.
-var rangeKeys = []string{"from", "to", "steps", "scale"}
-
-// unknownKey is the message for a key of a table that does not take it
-// (what says which, " in a range"): the nearest key it takes, as the
-// decoder suggests one (core/suggest), and the keys it takes.
-func unknownKey(what, key string, known []string) string {
-	msg := "unknown key" + what
-	if near := suggest.Closest(key, known); near != "" {
-		msg += fmt.Sprintf(" (did you mean %q?)", near)
-	}
-	return msg + "; known: " + strings.Join(known, ", ")
-}
-
-// rangeValues expands { from, to, steps, scale }.
-func (p *problems) rangeValues(key toml.Key, t map[string]any) ([]any, bool) {
-	ok := true
-	for _, k := range sortedKeys(t) {
-		if !slices.Contains(rangeKeys, k) {
-			p.add(append(key, k), "%s", unknownKey(" in a range", k, rangeKeys))
-			ok = false
-		}
-	}
-	num := func(k string) (float64, bool, bool) { // value, integral, present
-		switch x := t[k].(type) {
-		case int64:
-			return float64(x), true, true
-		case float64:
-			if finite(x) {
-				return x, false, true
-			}
-			p.add(append(key, k), "%s", describe(x))
-		case nil:
-			p.add(key, "a range needs %q", k)
-		default:
-			p.add(append(key, k), "%s, want a number", describe(x))
-		}
-		ok = false
-		return 0, false, false
-	}
-	from, fromInt, _ := num("from")
-	to, toInt, _ := num("to")
-	steps := int64(0)
-	switch x := t["steps"].(type) {
-	case int64:
-		steps = x
-		if x < 2 || x > 100_000 {
-			p.add(append(key, "steps"), "%d, want 2…100000 values (a single value goes in [set])", x)
-			ok = false
-		}
-	case nil:
-		p.add(key, "a range needs \"steps\", the number of values")
-		ok = false
-	default:
-		p.add(append(key, "steps"), "%s, want an integer", describe(x))
-		ok = false
-	}
-	scale := "linear"
-	if s, present := t["scale"]; present {
-		str, isStr := s.(string)
-		if !isStr || (str != "linear" && str != "log") {
-			p.add(append(key, "scale"), "%v, want \"linear\" or \"log\"", s)
-			ok = false
-		}
-		scale = str
-	}
-	if !ok {
-		return nil, false
-	}
-	if scale == "log" && (from <= 0 || to <= 0) {
-		p.add(key, "a log range needs from and to above 0")
-		return nil, false
-	}
-	out := make([]any, 0, steps)
-	if fromInt && toInt {
-		// integers are computed as integers: a float64 holds them exactly
-		// only below 2^53, and its rounding must not turn the endpoints
-		// into other numbers, nor 2^63-1 into -2^63
-		ends := [2]int64{t["from"].(int64), t["to"].(int64)}
-		for i := range steps {
-			var v int64
-			if scale == "log" {
-				v = logStep(ends, i, steps)
-			} else {
-				v = linearStep(ends, i, steps)
-			}
-			if len(out) > 0 && out[len(out)-1] == any(v) {
-				p.add(key, "%d integer steps between %d and %d repeat a value; use fewer steps or a wider range", steps, ends[0], ends[1])
-				return nil, false
-			}
-			out = append(out, v)
-		}
-		return out, true
-	}
-	for i := range steps {
-		frac := float64(i) / float64(steps-1)
-		v := from + frac*(to-from)
-		if scale == "log" {
-			v = math.Exp(math.Log(from) + frac*(math.Log(to)-math.Log(from)))
-		}
-		if i == steps-1 {
-			v = to
-		}
-		if !finite(v) {
-			p.add(key, "the range from %v to %v overflows a float64 (value %d is %v); use a narrower range", from, to, i+1, v)
-			return nil, false
-		}
-		out = append(out, v)
-	}
-	return out, true
-}
-
-// linearStep is value i of the n evenly spaced integers from ends[0] to
-// ends[1]: from + i·(to−from)/(n−1), rounded half away from zero, computed
-// exactly (the span of two int64 may not fit one).
-func linearStep(ends [2]int64, i, n int64) int64 {
-	from, to := big.NewInt(ends[0]), big.NewInt(ends[1])
-	den := big.NewInt(n - 1)
-	// v·den = from·(n−1) + i·(to−from)
-	num := new(big.Int).Sub(to, from)
-	num.Mul(num, big.NewInt(i))
-	num.Add(num, new(big.Int).Mul(from, den))
-	q, r := new(big.Int).QuoRem(num, den, new(big.Int)) // truncated toward 0
-	if r.Abs(r).Lsh(r, 1).Cmp(den) >= 0 {
-		q.Add(q, big.NewInt(int64(num.Sign())))
-	}
-	return q.Int64() // between from and to
-}
-
-// logStep is value i of the n integers from ends[0] to ends[1] (both
-// above 0) spaced evenly on a log scale, rounded: the endpoints exactly,
-// the values between through float64 and kept between the endpoints.
-func logStep(ends [2]int64, i, n int64) int64 {
-	switch i {
-	case 0:
-		return ends[0]
-	case n - 1:
-		return ends[1]
-	}
-	from, to := float64(ends[0]), float64(ends[1])
-	frac := float64(i) / float64(n-1)
-	v := math.Round(math.Exp(math.Log(from) + frac*(math.Log(to)-math.Log(from))))
-	lo, hi := min(ends[0], ends[1]), max(ends[0], ends[1])
-	switch {
-	case v <= float64(lo): // also where float64(lo) rounded up
-		return lo
-	case v >= float64(hi): // float64(hi) may be 2^63, which no int64 holds
-		return hi
-	}
-	return int64(v)
 }
 
 // value accepts the parameter values a run can have: a scalar, or a list

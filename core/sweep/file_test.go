@@ -67,6 +67,14 @@ func TestParseErrors(t *testing.T) {
 		{"config bad key", "scenario = \"s.lua\"\n[grid]\nv = [\"6.1\"]\n[config]\nv = \"version\"\n", []string{"s.toml:5", `"config.v"`, "configuration key"}},
 		{"syntax", "scenario = \"s.lua\"\n[grid\n", []string{"s.toml:", "table name"}},
 		{"timeout", "scenario = \"s.lua\"\ntimeout = \"soon\"\n", []string{"s.toml:2", `"timeout"`, "duration"}},
+		{"report format", "scenario = \"s.lua\"\n[report]\nformats = [\"svg\", \"eps\"]\n", []string{"s.toml:3", `"report.formats"`, `"eps" is not a figure format`, "svg, pdf, png"}},
+		{"report format twice", "scenario = \"s.lua\"\n[report]\nformats = [\"pdf\", \"pdf\"]\n", []string{"s.toml:3", `"pdf" is listed twice`}},
+		{"report unknown key", "scenario = \"s.lua\"\n[report]\nformat = [\"pdf\"]\n", []string{"s.toml:3", `"report.format"`, `did you mean "report.formats"?`}},
+		{"label not a string", "scenario = \"s.lua\"\n[labels]\ntv = 3\n", []string{"s.toml:3", `"labels.tv"`, "non-empty string"}},
+		{"unit by nothing", "scenario = \"s.lua\"\n[grid]\ninterval = [1, 2]\n[units.interval]\nby = \"sorce\"\nTime = \"100 ns\"\n", []string{"s.toml:5", `"units.interval.by"`, `"sorce" is not a parameter`}},
+		{"unit by without units", "scenario = \"s.lua\"\n[grid]\nsource = [\"a\"]\n[units.interval]\nby = \"source\"\n", []string{"s.toml:4", `"units.interval"`, "no unit for source = a"}},
+		{"unit of no value", "scenario = \"s.lua\"\n[grid]\nsource = [\"ProfileTime\", \"ProfileTotalIssues\"]\n[units.interval]\nby = \"source\"\nProfileTime = \"100 ns\"\nProfileTotalIsues = \"events\"\n", []string{"s.toml:7", `"units.interval.ProfileTotalIsues"`, "did you mean ProfileTotalIssues?", "s.toml:4", "no unit for source = ProfileTotalIssues"}},
+		{"plot subtitle", "scenario = \"s.lua\"\n[grid]\nx = [1, 2]\n[[plot]]\nx = \"x\"\ny = \"m\"\nsubtitle = 3\n", []string{"s.toml:7", "[[plot]] subtitle", "true"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(dir, "s.toml")
@@ -83,6 +91,47 @@ func TestParseErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// [units] per value of a parameter, [labels], [report] formats and a
+// plot's axis titles and subtitle reach the File as written.
+func TestParseFigures(t *testing.T) {
+	dir := t.TempDir()
+	path := writeSweep(t, dir, `[grid]
+interval = [1, 2]
+[zip]
+source = ["ProfileTime", "ProfileTotalIssues"]
+[units.interval]
+by = "source"
+ProfileTime = "100 ns"
+ProfileTotalIssues = "events"
+[labels]
+tv = "total variation distance"
+[report]
+formats = ["pdf", "png"]
+[[plot]]
+x = "interval"
+y = "tv"
+x_label = "interval (native units)"
+y_label = "TV"
+subtitle = true
+`)
+	f, err := sweep.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Units) != 1 || f.Units[0].By != "source" || f.Units[0].Values["ProfileTotalIssues"] != "events" || f.Units[0].Line != 7 {
+		t.Errorf("units %+v", f.Units)
+	}
+	if len(f.Labels) != 1 || f.Labels[0].Label != "total variation distance" || f.Labels[0].Line != 12 {
+		t.Errorf("labels %+v", f.Labels)
+	}
+	if strings.Join(f.Formats, ",") != "pdf,png" {
+		t.Errorf("formats %v", f.Formats)
+	}
+	if p := f.Plots[0]; p.XLabel != "interval (native units)" || p.YLabel != "TV" || !p.StatsSubtitle {
+		t.Errorf("plot %+v", p)
 	}
 }
 

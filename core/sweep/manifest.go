@@ -1,12 +1,14 @@
 package sweep
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
 
 	"github.com/proflab/proflab/core/input"
 	"github.com/proflab/proflab/core/sweep/report"
+	"github.com/proflab/proflab/core/sweep/results"
 )
 
 // ManifestName is the name of the file in a sweep's output folder that
@@ -48,6 +50,60 @@ type Manifest struct {
 	// the reports draw with (proflab report --sweep replaces them).
 	Units []report.Unit     `json:"units,omitempty"`
 	Plots []report.PlotSpec `json:"plots,omitempty"`
+	// Labels and Formats are the sweep file's [labels] and [report]
+	// formats (proflab report --sweep and --format replace them).
+	Labels  []report.Label `json:"labels,omitempty"`
+	Formats []string       `json:"formats,omitempty"`
+	// Plan is what the runs' ids, params and seeds are computed from, so
+	// that report and merge hold results.jsonl's lines to the sweep
+	// (results.Validate) without the sweep file; nil in a folder of an
+	// older proflab, or when the axes would make sweep.json larger than
+	// maxPlanRecord (then only a line's index is checked there; --resume
+	// has the sweep file and checks all).
+	Plan *PlanRecord `json:"plan,omitempty"`
+}
+
+// PlanRecord is a plan's parameters after --set: enough to compute every
+// run from its index (Plan.Run).
+type PlanRecord struct {
+	Seed    uint64         `json:"seed"`
+	Repeats int            `json:"repeats"`
+	Grid    []Axis         `json:"grid,omitempty"`
+	Zip     []Axis         `json:"zip,omitempty"`
+	Set     map[string]any `json:"set,omitempty"`
+}
+
+// maxPlanRecord bounds the plan sweep.json records (a sweep whose axes
+// list millions of values leaves it out), well below what sweep.json is
+// read up to.
+const maxPlanRecord = 4 << 20
+
+// planRecord is plan's record for sweep.json, or nil past maxPlanRecord.
+func planRecord(plan *Plan) *PlanRecord {
+	f := plan.File
+	r := &PlanRecord{Seed: f.Seed, Repeats: f.Repeats, Grid: f.Grid, Zip: f.Zip, Set: f.Set}
+	if b, err := json.Marshal(r); err != nil || len(b) > maxPlanRecord {
+		return nil
+	}
+	return r
+}
+
+// runs are the runs of the sweep m is the manifest of, for
+// results.Validate: computed from its plan record, or known by their
+// number alone.
+func (m *Manifest) runs() (results.Runs, error) {
+	if m.Plan == nil {
+		return results.RunCount(m.Runs), nil
+	}
+	f := &File{Seed: m.Plan.Seed, Repeats: m.Plan.Repeats, Grid: m.Plan.Grid, Zip: m.Plan.Zip, Set: m.Plan.Set}
+	if f.Set == nil {
+		f.Set = map[string]any{}
+	}
+	plan := &Plan{File: f, points: f.points()}
+	if f.Repeats < 1 || plan.Len() != m.Runs {
+		return nil, fmt.Errorf("%s: its plan makes %d runs, but it says the sweep has %d: the file was edited; run the sweep again into a new folder", ManifestName, plan.Len(), m.Runs)
+	}
+	return plan, nil
 }
 
 // MarshalJSON writes the shard as "K/N".
@@ -91,7 +147,9 @@ func readManifest(dir string) (*Manifest, error) {
 		return nil, err
 	}
 	var m Manifest
-	if err := json.Unmarshal(b, &m); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber() // the plan's values keep their text, as the runs' ids hashed it
+	if err := dec.Decode(&m); err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ManifestName), err)
 	}
 	if m.Format != manifestFormat {

@@ -71,7 +71,11 @@ func Merge(out string, dirs []string, opt MergeOptions) error {
 	if err := writeManifest(out, whole); err != nil {
 		return err
 	}
-	notes, err := report.Write(out)
+	runs, err := whole.runs()
+	if err != nil {
+		return err
+	}
+	notes, err := report.WriteWith(out, report.Options{Runs: runs})
 	tell(opt.Notes, notes)
 	return err
 }
@@ -199,9 +203,14 @@ func copyShard(w io.Writer, dir string, seen *bitset) error {
 		return fmt.Errorf("merge: %w", err)
 	}
 	file := filepath.Join(dir, results.FileName)
+	runs, err := m.runs()
+	if err != nil {
+		return fmt.Errorf("merge: %s: %w", dir, err)
+	}
 	n := 0
-	torn, err := results.Each(file, func(l results.Line, raw []byte, _ int64) error {
-		if l.Index < 0 || l.Index >= m.Runs || l.Index%m.Shard.Count != m.Shard.Index {
+	// every line a run of the sweep (results.Validate), and of the shard
+	torn, err := results.EachRun(file, runs, func(l results.Line, raw []byte, _ int64) error {
+		if l.Index%m.Shard.Count != m.Shard.Index {
 			return fmt.Errorf("merge: %s: run %s (index %d) is not a run of shard %s", file, l.ID, l.Index, m.Shard)
 		}
 		if seen.has(l.Index) {

@@ -148,7 +148,7 @@ func checkOwn(dir string) error {
 // Report rewrites the reports of the sweep output folder dir (a finished
 // or merged sweep's: it must hold a sweep.json), holding the folder's
 // lock while it writes; it touches only the files the reports own.
-func Report(dir string) error { return ReportFigures(dir, "", nil) }
+func Report(dir string) error { return ReportWith(dir, ReportOptions{}) }
 
 // ReportFigures is Report, with the [units] and [[plot]] tables of the
 // sweep file at sweepFile (when not "") replacing those the folder's
@@ -157,10 +157,35 @@ func Report(dir string) error { return ReportFigures(dir, "", nil) }
 // checked, but not compared with the runs'. notes, when not nil, is told
 // what the reports left out to stay bounded, as Options.Notes.
 func ReportFigures(dir, sweepFile string, notes func(note string)) error {
+	return ReportWith(dir, ReportOptions{Sweep: sweepFile, Notes: notes})
+}
+
+// ReportOptions tune ReportWith.
+type ReportOptions struct {
+	// Sweep is a sweep file whose [units], [labels], [report] and
+	// [[plot]] replace those the folder's sweep.json recorded ("": keep
+	// them).
+	Sweep string
+	// Formats replace the figure formats ([report] formats) when not
+	// empty: proflab report --format pdf.
+	Formats []string
+	// Notes, when not nil, is told what the reports left out to stay
+	// bounded, as Options.Notes.
+	Notes func(note string)
+}
+
+// ReportWith is Report with opt: the figures' tables and formats of
+// another sweep file or the command line, recorded in sweep.json so that
+// the next report draws the same.
+func ReportWith(dir string, opt ReportOptions) error {
+	notes := opt.Notes
+	if err := report.CheckFormats(opt.Formats); err != nil && len(opt.Formats) > 0 {
+		return fmt.Errorf("--format: %w", err)
+	}
 	var f *File
-	if sweepFile != "" {
+	if opt.Sweep != "" {
 		var err error
-		if f, err = ReadFile(sweepFile); err != nil {
+		if f, err = ReadFile(opt.Sweep); err != nil {
 			return err
 		}
 	}
@@ -181,12 +206,21 @@ func ReportFigures(dir, sweepFile string, notes func(note string)) error {
 	}
 	defer unlock()
 	if f != nil {
-		m.Sweep, m.Units, m.Plots = filepath.ToSlash(f.Path), f.Units, f.Plots
+		m.Sweep, m.Units, m.Plots, m.Labels, m.Formats = filepath.ToSlash(f.Path), f.Units, f.Plots, f.Labels, f.Formats
+	}
+	if len(opt.Formats) > 0 {
+		m.Formats = opt.Formats
+	}
+	if f != nil || len(opt.Formats) > 0 {
 		if err := writeManifest(dir, *m); err != nil {
 			return err
 		}
 	}
-	each, err := report.Write(dir)
+	runs, err := m.runs()
+	if err != nil {
+		return fmt.Errorf("%s: %w", dir, err)
+	}
+	each, err := report.WriteWith(dir, report.Options{Runs: runs})
 	tell(notes, each)
 	return err
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/proflab/proflab/core/config"
 	"github.com/proflab/proflab/core/input"
+	"github.com/proflab/proflab/core/sweep/results"
 )
 
 // Run is one run of a sweep.
@@ -102,6 +103,13 @@ func (plan *Plan) Run(i int) Run {
 	p := plan.params(point)
 	id := RunID(p, repeat)
 	return Run{Index: i, ID: id, Params: p, Repeat: repeat, Seed: SeedFor(f.Seed, id), Overrides: plan.overrides(p)}
+}
+
+// Expect is the run at index i as results.Validate holds a line to it:
+// the plan is a results.Runs.
+func (plan *Plan) Expect(i int) (results.Expected, bool) {
+	r := plan.Run(i)
+	return results.Expected{ID: r.ID, Params: r.Params, Seed: r.Seed}, true
 }
 
 // params are the parameters of grid point n.

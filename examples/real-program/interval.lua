@@ -4,10 +4,10 @@
 -- samples, the total-variation distance from the truth, the distance
 -- sampling error alone gives on average, and the test's p-value. Swept by
 -- interval.toml; alone: proflab run interval.lua --set interval=1221
-local lab, P, S = require "proflab", require "profile", require "sampling"
+local lab, P, S, Prog = require "proflab", require "profile", require "sampling", require "program"
 local interval = lab.params.interval or 10000
 local m = lab.machine{ version = "10.0", cpus = 1 }
-local img = m:images{ workload = "prog.pb.gz" }.images[1]
+local img = Prog.image(m:images{ workload = "prog.pb.gz" }) -- the image holding its samples
 local p = m:process{ privileges = { "SeSystemProfilePrivilege" } }
 local pr = P.create_and_start(p, { process = false, base = img.base, size = img.size, bucket = 4 })
 lab.check(p:NtSetIntervalProfile(interval, lab.ProfileTime) == lab.STATUS_SUCCESS, "the interval is set")

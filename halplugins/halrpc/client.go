@@ -129,7 +129,7 @@ func Start(opts Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := c.connect(opts); err != nil {
+	if err := c.connect(opts, exe); err != nil {
 		return nil, err
 	}
 	if !exe.unchanged() {
@@ -197,7 +197,7 @@ func newClient(opts Options, exe *executable) (*Client, error) {
 // a plugin that printed a handshake but does not serve it, or whose
 // children hold its stdout, cannot hold the host. On failure everything
 // the plugin started is killed.
-func (c *Client) connect(opts Options) error {
+func (c *Client) connect(opts Options, exe *executable) error {
 	type connected struct {
 		hc  pb.HALClient
 		err error
@@ -205,7 +205,12 @@ func (c *Client) connect(opts Options) error {
 	ch := make(chan connected, 1)
 	go func() {
 		if _, err := c.pc.Start(); err != nil {
-			ch <- connected{nil, startError(opts.Path, err)}
+			if e, ok := execError(opts.Path, exe, err); ok {
+				err = e // the file could not be executed: named by its path
+			} else {
+				err = startError(opts.Path, err)
+			}
+			ch <- connected{nil, err}
 			return
 		}
 		hc, err := dispense(c.pc, opts.Path)

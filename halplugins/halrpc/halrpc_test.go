@@ -369,6 +369,41 @@ func TestNotAPlugin(t *testing.T) {
 	}
 }
 
+// A script plugin whose interpreter is missing, or not executable, is
+// reported by the plugin's file and its interpreter, not by the
+// descriptor it was executed as (issue 36 item 11).
+func TestScriptPluginWithoutItsInterpreter(t *testing.T) {
+	dir := t.TempDir()
+	notExec := filepath.Join(dir, "python-not-executable")
+	if err := os.WriteFile(notExec, []byte("not a program\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		interp string
+		want   []string
+	}{
+		{"/nonexistent/python9", []string{"its interpreter /nonexistent/python9 (its #! line) does not exist"}},
+		{notExec + " -u", []string{"its interpreter " + notExec + " (its #! line) is not an executable file"}},
+	} {
+		script := filepath.Join(dir, "plugin.py")
+		if err := os.WriteFile(script, []byte("#!"+tt.interp+"\nprint('hello')\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		_, err := halrpc.Start(halrpc.Options{Path: script, Timeout: 2 * time.Second})
+		if err == nil {
+			t.Fatalf("#!%s: started", tt.interp)
+		}
+		for _, want := range append(tt.want, "plugin "+script+": could not start") {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("#!%s: error %q does not say %q", tt.interp, err, want)
+			}
+		}
+		if strings.Contains(err.Error(), "/proc/self/fd") || strings.Contains(err.Error(), "proflab-plugin-") {
+			t.Errorf("#!%s: error %q names the descriptor or copy it was executed as", tt.interp, err)
+		}
+	}
+}
+
 func TestChecksum(t *testing.T) {
 	t.Parallel()
 	sum, err := halrpc.FileSHA256(apicPlugin)

@@ -89,27 +89,6 @@ function M.admin(m, name)
     privileges = { "SeSystemProfilePrivilege", "SeProfileSingleProcessPrivilege" } }
 end
 
---- workload_info(m, workload) → m:images's description of the
---- workload's modules, having made the processes the machine does not
---- have yet (one per name: m:run runs every workload process of a name
---- in the first machine process of that name); nil and the message if
---- the workload is refused.
-function M.workload_info(m, workload)
-  local ok, info = pcall(m.images, m, { workload = workload })
-  if not ok then
-    -- m:images's message without its position and field prefix
-    return nil, "workload: " .. tostring(info):gsub("^.-m:images{%.%.%.}: field \"workload\": ", "")
-  end
-  local made = {}
-  for _, pr in ipairs(info.processes) do
-    if not pr.process then
-      made[pr.name] = made[pr.name] or m:process{ name = pr.name }
-      pr.process = made[pr.name]
-    end
-  end
-  return info
-end
-
 --- at_least(m, major, minor) → whether the machine's Windows version is
 --- major.minor or later.
 function M.at_least(m, major, minor)
@@ -147,6 +126,47 @@ function M.query_interval(caller, source)
   local v = caller:read_u32(iv)
   caller:free(iv)
   return v, st
+end
+
+--- have_source(caller, s, all) → true when the machine's HALs have
+--- source s ({ name, id }): NtQueryIntervalProfile gives it an interval;
+--- else nil, M.FAILED and the message when the query fails, or nil,
+--- M.USAGE and why (naming the sources of all, { { name, id }, … }, the
+--- HALs have) when the interval is 0, as for a source no HAL supports.
+function M.have_source(caller, s, all)
+  local iv, st = M.query_interval(caller, s.id)
+  if st ~= lab.STATUS_SUCCESS then
+    return nil, M.FAILED, ("NtQueryIntervalProfile(%s) failed: %s"):format(s.name, lab.status_name(st))
+  end
+  if iv == 0 then
+    local have = {}
+    for _, k in ipairs(all) do
+      if M.query_interval(caller, k.id) ~= 0 then have[#have + 1] = k.name end
+    end
+    return nil, M.USAGE, ("this machine's HALs do not have that source (NtQueryIntervalProfile gives 0); they have %s"):format(table.concat(have, ", "))
+  end
+  return true
+end
+
+--- workload_info(m, workload) → what m:images{ workload } returns, with
+--- a machine process made for each workload process of a name the
+--- machine does not have yet (m:run runs every workload process of a
+--- name in the first machine process of that name); nil and the message
+--- ("workload: …") when the workload is refused.
+function M.workload_info(m, workload)
+  local ok, info = pcall(m.images, m, { workload = workload })
+  if not ok then
+    -- m:images's message without its position and field prefix
+    return nil, "workload: " .. tostring(info):gsub("^.-m:images{%.%.%.}: field \"workload\": ", "")
+  end
+  local made = {}
+  for _, pr in ipairs(info.processes) do
+    if not pr.process then
+      made[pr.name] = made[pr.name] or m:process{ name = pr.name }
+      pr.process = made[pr.name]
+    end
+  end
+  return info
 end
 
 return M

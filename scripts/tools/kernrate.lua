@@ -121,23 +121,14 @@ local function sections(req, info)
   return out
 end
 
-local workload_info = C.workload_info
-
 -- supported checks that the machine's HALs have each source (kernrate
 -- asks NtQueryIntervalProfile: 0 means none); nil and the message when
 -- one is missing or the query fails.
 local function supported(p, req)
   for _, s in ipairs(req.sources) do
-    local iv, st = C.query_interval(p, s.id)
-    if st ~= lab.STATUS_SUCCESS then
-      return nil, C.FAILED, ("NtQueryIntervalProfile(%s) failed: %s"):format(s.name, lab.status_name(st))
-    end
-    if iv == 0 then
-      local have = {}
-      for _, k in ipairs(A.sources()) do
-        if C.query_interval(p, k.id) ~= 0 then have[#have + 1] = k.name end
-      end
-      return nil, C.USAGE, ("-i %s: this machine's HALs do not have that source (NtQueryIntervalProfile gives 0); they have %s"):format(s.name, table.concat(have, ", "))
+    local ok, status, msg = C.have_source(p, s, A.sources())
+    if not ok then
+      return nil, status, status == C.USAGE and ("-i %s: %s"):format(s.name, msg) or msg
     end
   end
   return true
@@ -252,7 +243,7 @@ local function prepare(m, args, opts)
     return nil, C.USAGE, "give a workload to profile (the workload option; proflab kernrate --workload FILE): kernrate samples what runs"
   end
   local info
-  info, msg = workload_info(m, opts.workload)
+  info, msg = C.workload_info(m, opts.workload)
   if not info then return nil, C.USAGE, msg end
   local secs
   secs, msg = sections(req, info)

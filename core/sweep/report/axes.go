@@ -20,6 +20,9 @@ const labelGap = 4 // points
 type candidate struct {
 	value float64
 	label string
+	// optional: a label wanted where it fits, never counted as one that
+	// must (a swept axis's ends placed before a log axis's multiples)
+	optional bool
 }
 
 // span is an axis as the tick placement sees it: its range, its scale
@@ -86,7 +89,7 @@ func place(cands []candidate, must int, s span, ext extent) ([]plot.Tick, bool) 
 			ticks = append(ticks, plot.Tick{Value: c.value, Label: c.label})
 		} else {
 			ticks = append(ticks, plot.Tick{Value: c.value})
-			all = all && i >= must
+			all = all && (i >= must || c.optional)
 		}
 	}
 	return tidy(ticks), all
@@ -119,10 +122,11 @@ func cmpFloat(a, b float64) int {
 // puts at most five labels between the decades and fits is used.
 var intermediates = [][]float64{{2, 3, 4, 5, 6, 8}, {1.5, 2, 3, 5, 7}, {2, 3, 5}, {2, 5}, {3}}
 
-// logTicks are a log axis's ticks: every decade labelled; on an axis
-// spanning less than two decades also 2 to 5 multiples between them
-// (intermediates); then, where they fit, the extra candidates (a swept
-// axis's smallest and largest values); the multiples 2…9 of each decade
+// logTicks are a log axis's ticks: every decade labelled; then, where
+// they fit, the extra candidates (a swept axis's smallest and largest
+// values: before the multiples, so that 40000 is labelled rather than
+// 30000 beside it); on an axis spanning less than two decades also 2 to
+// 5 multiples between them (intermediates); the multiples 2…9 of each decade
 // as unlabelled minor ticks where the axis spans at most six decades.
 // Decades that would overlap are labelled every k-th. It reports
 // whether every decade (or every k-th) fits.
@@ -131,7 +135,7 @@ func logTicks(s span, ext extent, extra ...candidate) ([]plot.Tick, bool) {
 	var decades []candidate
 	for e := first; e <= last; e++ {
 		if v := math.Pow(10, e); v >= s.lo && v <= s.hi {
-			decades = append(decades, candidate{v, tickLabel(v)})
+			decades = append(decades, candidate{value: v, label: tickLabel(v)})
 		}
 	}
 	var minor []plot.Tick
@@ -154,22 +158,22 @@ func logTicks(s span, ext extent, extra ...candidate) ([]plot.Tick, bool) {
 			for e := first; e <= last; e++ {
 				for _, k := range set {
 					if v := roundSig(k * math.Pow(10, e)); v >= s.lo && v <= s.hi {
-						between = append(between, candidate{v, tickLabel(v)})
+						between = append(between, candidate{value: v, label: tickLabel(v)})
 					}
 				}
 			}
 			if len(between) > 5 || len(between) < 2 {
 				continue
 			}
-			cands := append(slices.Clone(decades), between...)
-			if ticks, ok := place(append(cands, extra...), len(cands), s, ext); ok {
+			cands := append(append(slices.Clone(decades), optional(extra)...), between...)
+			if ticks, ok := place(cands, len(cands), s, ext); ok {
 				return tidy(append(ticks, minor...)), true
 			}
 		}
 		if len(decades) < 2 {
 			// too narrow for 2 multiples of a decade: the round values
 			// of a linear axis, placed on the log one
-			ticks, ok := place(append(linearCandidates(s.lo, s.hi), extra...), 0, s, ext)
+			ticks, ok := place(append(optional(extra), linearCandidates(s.lo, s.hi)...), 0, s, ext)
 			return tidy(append(ticks, minor...)), ok
 		}
 	}
@@ -188,6 +192,15 @@ func logTicks(s span, ext extent, extra ...candidate) ([]plot.Tick, bool) {
 			return tidy(append(ticks, minor...)), ok
 		}
 	}
+}
+
+// optional marks candidates as wanted where they fit.
+func optional(cands []candidate) []candidate {
+	out := slices.Clone(cands)
+	for i := range out {
+		out[i].optional = true
+	}
+	return out
 }
 
 // linearSteps are the steps between a linear axis's labelled values,
@@ -215,7 +228,7 @@ func linearStep(lo, hi float64) (step, minor float64) {
 // with the decimals the finest needs ("0.5", "1.0", "1.5"; "22500").
 func linearCandidates(lo, hi float64) []candidate {
 	if !(hi > lo) {
-		return []candidate{{lo, tickLabel(lo)}}
+		return []candidate{{value: lo, label: tickLabel(lo)}}
 	}
 	step, _ := linearStep(lo, hi)
 	var out []candidate
@@ -286,7 +299,7 @@ func tickLabel(v float64) string {
 func sweptTicks(x param, s span, ext extent) ([]plot.Tick, bool) {
 	var cands []candidate
 	for i, v := range x.numbers {
-		cands = append(cands, candidate{v, x.values[i]})
+		cands = append(cands, candidate{value: v, label: x.values[i]})
 	}
 	slices.SortStableFunc(cands, func(a, b candidate) int { return cmpFloat(a.value, b.value) })
 	if n := len(cands); n > 2 {
@@ -308,7 +321,7 @@ func numericAxis(a *plot.Axis, log bool, swept *param, length vg.Length, horizon
 		switch {
 		case log && swept != nil:
 			lo, hi := minMax(swept.numbers)
-			ends := []candidate{{lo, tickLabel(lo)}, {hi, tickLabel(hi)}}
+			ends := []candidate{{value: lo, label: tickLabel(lo)}, {value: hi, label: tickLabel(hi)}}
 			return logTicks(s, ext, ends...)
 		case log:
 			return logTicks(s, ext)

@@ -145,3 +145,25 @@ func logSpaced(lo, hi float64, n int) []float64 {
 	}
 	return out
 }
+
+// A swept axis's ends are labelled before the multiples of a decade:
+// 40000 rather than 30000 beside it (sampling_error's x axis labelled
+// 2000, 3000, 5000, 10000, 20000, 30000 and not its last value), 1500
+// beside 1000 where there is room.
+func TestSweptEndsLabelled(t *testing.T) {
+	for _, tt := range []struct{ lo, hi float64 }{{2000, 40000}, {1500, 100000}, {1221, 39063}, {1221, 100000 / 2}} {
+		lo, hi := padded(tt.lo, tt.hi, true)
+		s := span{lo: lo, hi: hi, log: true, length: float64(plotW - axisAllowance)}
+		sty := newPlot().X.Tick.Label
+		ticks, _ := logTicks(s, flatWidth(sty), candidate{value: tt.lo, label: tickLabel(tt.lo)}, candidate{value: tt.hi, label: tickLabel(tt.hi)})
+		got := map[float64]bool{}
+		for _, tk := range ticks {
+			if tk.Label != "" {
+				got[tk.Value] = true
+			}
+		}
+		if !got[tt.lo] || !got[tt.hi] {
+			t.Errorf("%v–%v: labels %v lack an end", tt.lo, tt.hi, labelled(ticks))
+		}
+	}
+}

@@ -37,7 +37,7 @@ func writeRows(d *data, w *csv.Writer, header []string) error {
 		return err
 	}
 	var werr error
-	if _, err := eachRun(d.dir, func(l results.Line, texts map[string]string, _ map[string]float64) {
+	if _, err := eachRun(d.dir, d.expect, func(l results.Line, texts map[string]string, _ map[string]float64) {
 		row := []string{strconv.Itoa(l.Index), l.ID, strconv.Itoa(l.Repeat), strconv.FormatUint(l.Seed, 10), string(l.Status)}
 		for _, p := range d.params {
 			row = append(row, text(l.Params[p.name]))

@@ -43,9 +43,13 @@ type data struct {
 	// from the sweep file, through sweep.json: its path as given, its
 	// [units] (by name and as written) and its [[plot]] tables
 	sweepPath string
-	units     map[string]string
+	units     map[string]Unit
 	unitList  []Unit
+	labels    map[string]string
+	labelList []Label
 	specs     []PlotSpec
+	formats   []string     // the figure formats to write
+	expect    results.Runs // what each line must be (nil: any index of 0 or more)
 	runs      int
 	params    []param  // every parameter, in name order
 	metric    []string // numeric metrics, flattened names, sorted
@@ -152,15 +156,16 @@ func (pt *point) stats(metric string) stats {
 }
 
 // load reads dir's results.jsonl, in run order, once, keeping per grid
-// point the outcomes and each metric's running statistics.
-func load(dir string) (*data, error) {
-	d := &data{dir: dir, units: map[string]string{}}
+// point the outcomes and each metric's running statistics; every line
+// must be one of runs (results.Validate).
+func load(dir string, runs results.Runs) (*data, error) {
+	d := &data{dir: dir, units: map[string]Unit{}, labels: map[string]string{}, formats: DefaultFormats, expect: runs}
 	d.readSweepJSON()
 	params := map[string]*param{}
 	metrics := map[string]bool{}
 	columns := map[string]bool{}
 	points := map[string]*point{}
-	torn, err := eachRun(dir, func(l results.Line, texts map[string]string, numbers map[string]float64) {
+	torn, err := eachRun(dir, runs, func(l results.Line, texts map[string]string, numbers map[string]float64) {
 		d.runs++
 		for k := range texts {
 			columns[k] = true
@@ -232,18 +237,26 @@ func (d *data) readSweepJSON() {
 	// read as the sweep reads it: a regular file of at most 16 MiB
 	if b, err := input.ReadFile(manifestKind, filepath.Join(d.dir, "sweep.json")); err == nil {
 		var m struct {
-			Sweep  string     `json:"sweep"`
-			Unread []string   `json:"unread_params"`
-			Units  []Unit     `json:"units"`
-			Plots  []PlotSpec `json:"plots"`
+			Sweep   string     `json:"sweep"`
+			Unread  []string   `json:"unread_params"`
+			Units   []Unit     `json:"units"`
+			Labels  []Label    `json:"labels"`
+			Plots   []PlotSpec `json:"plots"`
+			Formats []string   `json:"formats"`
 		}
 		if json.Unmarshal(b, &m) == nil {
 			d.sweep = path.Base(m.Sweep) // the name, whatever folder it ran from
 			d.sweepPath = m.Sweep
 			d.unread = m.Unread
-			d.unitList, d.specs = m.Units, m.Plots
+			d.unitList, d.specs, d.labelList = m.Units, m.Plots, m.Labels
 			for _, u := range m.Units {
-				d.units[u.Name] = u.Unit
+				d.units[u.Name] = u
+			}
+			for _, l := range m.Labels {
+				d.labels[l.Name] = l.Label
+			}
+			if CheckFormats(m.Formats) == nil {
+				d.formats = m.Formats
 			}
 		}
 	}
@@ -251,8 +264,8 @@ func (d *data) readSweepJSON() {
 
 // eachRun calls fn with every run of dir's results.jsonl in run order,
 // with its metrics flattened (flatten), as text and the numeric ones.
-func eachRun(dir string, fn func(l results.Line, texts map[string]string, numbers map[string]float64)) (torn bool, err error) {
-	return results.EachInRunOrder(filepath.Join(dir, results.FileName), func(l results.Line) error {
+func eachRun(dir string, runs results.Runs, fn func(l results.Line, texts map[string]string, numbers map[string]float64)) (torn bool, err error) {
+	return results.EachInRunOrder(filepath.Join(dir, results.FileName), runs, func(l results.Line) error {
 		texts, numbers := map[string]string{}, map[string]float64{}
 		flatten("", l.Metrics, texts, numbers)
 		fn(l, texts, numbers)

@@ -49,10 +49,10 @@ summary { cursor: pointer; font-weight: bold; }
 <p>Files: {{range .Files}}<a href="{{.}}">{{.}}</a> {{end}}</p>
 </section>
 <h2>Plots</h2>
-<p id="choosing">{{.Chosen}} To choose the plots, add <code>[[plot]]</code> tables to the sweep file (keys <code>x</code>, <code>y</code>, <code>group</code>, <code>log_x</code>, <code>log_y</code>, <code>reference</code>, <code>slope</code>, <code>title</code>: the README's Plots) and redraw them without running again: <code>proflab report OUT --sweep {{.SweepFile}}</code>, OUT being this folder.</p>{{range .Left}}
+<p id="choosing">{{.Chosen}} To choose the plots, add <code>[[plot]]</code> tables to the sweep file (keys <code>x</code>, <code>y</code>, <code>group</code>, <code>log_x</code>, <code>log_y</code>, <code>reference</code>, <code>slope</code>, <code>title</code>, <code>subtitle</code>, <code>x_label</code>, <code>y_label</code>; names' labels in <code>[labels]</code>, units in <code>[units]</code>, formats in <code>[report]</code>: the README's Plots) and redraw them without running again: <code>proflab report OUT --sweep {{.SweepFile}}</code>, OUT being this folder.</p>{{range .Left}}
 <p class="warn">{{.}}</p>{{end}}{{if .Figures}}
 <div class="plots">
-{{range .Figures}}<figure>{{if .Data}}<img alt="{{.Title}}" src="{{.Data}}">{{end}}<figcaption><a href="{{.File}}">{{.File}}</a>{{if .Data}} {{.Caption}}{{else}}: {{.Title}} (not embedded){{end}}</figcaption></figure>
+{{range .Figures}}<figure>{{if .Data}}<img alt="{{.Title}}" src="{{.Data}}">{{end}}<figcaption>{{range $i, $f := .Files}}{{if $i}} · {{end}}<a href="{{$f}}">{{$f}}</a>{{end}}{{if .Data}} {{.Caption}}{{else}}: {{.Title}} (not embedded){{end}}</figcaption></figure>
 {{end}}</div>
 {{end}}<h2>Tables</h2>
 {{range .Tables}}<details>
@@ -82,8 +82,9 @@ const (
 // alone (it also links the files beside it).
 func writeHTML(d *data, figs []figure, c choice, left []string) error {
 	type fig struct {
-		Title, Caption, File string
-		Data                 template.URL
+		Title, Caption string
+		Files          []string // the figure's files, one per format
+		Data           template.URL
 	}
 	type tab struct {
 		Title  string
@@ -128,7 +129,10 @@ func writeHTML(d *data, figs []figure, c choice, left []string) error {
 		return err
 	}
 	for i, f := range figs {
-		g := fig{Title: f.title, Caption: f.caption, File: f.file}
+		g := fig{Title: f.title, Caption: f.caption}
+		for _, format := range d.formats {
+			g.Files = append(g.Files, f.file(format))
+		}
 		if i < maxEmbedded {
 			g.Data = template.URL("data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString(f.svg))
 		}

@@ -21,11 +21,11 @@ func TestSlopeLine(t *testing.T) {
 	if err := results.Write(filepath.Join(dir, results.FileName), lines); err != nil {
 		t.Fatal(err)
 	}
-	d, err := load(dir)
+	d, err := load(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := d.lay(PlotSpec{X: "samples", Y: "tv"})
+	l, err := d.lay(d, PlotSpec{X: "samples", Y: "tv"})
 	if err != nil {
 		t.Fatal(err)
 	}

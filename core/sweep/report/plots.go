@@ -17,21 +17,12 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/proflab/proflab/core/input"
 )
 
-// PlotsDir is the folder of the SVG plots.
+// PlotsDir is the folder of the plots.
 const PlotsDir = "plots"
-
-// figure is one written plot.
-type figure struct {
-	title   string
-	caption string // what the plot draws, in words, for report.html
-	file    string // relative to the output folder
-	svg     []byte
-}
 
 // writePlots draws the plots the sweep file's [[plot]] tables ask for,
 // or else the defaults (plotSpecs), and for each varying non-numeric
@@ -66,7 +57,7 @@ func writePlots(d *data) ([]figure, choice, []string, error) {
 		}
 		figs = append(figs, fig)
 	}
-	if err := replacePlots(d.dir, figs); err != nil {
+	if err := replacePlots(d.dir, figs, d.formats); err != nil {
 		return nil, c, nil, err
 	}
 	return figs, c, bad, nil
@@ -77,19 +68,22 @@ func writePlots(d *data) ([]figure, choice, []string, error) {
 // longer draws and nothing else of the folder.
 const plotList = ".proflab-plots"
 
-// replacePlots writes figs into the plots folder and removes the plots an
-// earlier report wrote that figs no longer has; it touches no other file.
 // plotListKind bounds the read of plots/.list, the report's own list of
 // the plots it wrote: a regular file of at most 1 MiB (a FIFO or a link to
 // a device put there is not read, so the report cannot hang on it).
 var plotListKind = input.Kind{Name: "plot list", Limit: 1 << 20}
 
-func replacePlots(dir string, figs []figure) error {
+// replacePlots writes figs into the plots folder in each of formats and
+// removes the plots an earlier report wrote that it no longer writes
+// (another plot, or another format); it touches no other file.
+func replacePlots(dir string, figs []figure, formats []string) error {
 	plots := filepath.Join(dir, PlotsDir)
 	list := filepath.Join(plots, plotList)
 	var names []string
 	for _, f := range figs {
-		names = append(names, path.Base(f.file))
+		for _, format := range formats {
+			names = append(names, path.Base(f.file(format)))
+		}
 	}
 	if old, err := input.ReadFile(plotListKind, list); err == nil {
 		for _, name := range strings.Split(string(old), "\n") {
@@ -111,8 +105,17 @@ func replacePlots(dir string, figs []figure) error {
 		return err
 	}
 	for _, f := range figs {
-		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(f.file)), f.svg, 0o644); err != nil {
-			return err
+		for _, format := range formats {
+			b := f.svg
+			if format != FormatSVG {
+				var err error
+				if b, err = f.encode(format); err != nil {
+					return fmt.Errorf("%s: %w", f.file(format), err)
+				}
+			}
+			if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(f.file(format))), b, 0o644); err != nil {
+				return err
+			}
 		}
 	}
 	return os.WriteFile(list, []byte(strings.Join(names, "\n")+"\n"), 0o644)
@@ -214,7 +217,7 @@ func statusMatrix(d *data, x param, rest []param) (figure, error) {
 		}
 	}
 	p := newPlot()
-	p.Title.Text = fmt.Sprintf("runs ok per %s", x.name)
+	title := fmt.Sprintf("Runs ok per %s", d.nameLabel(x.name))
 	p.Y.Label.Text = d.axisLabel(x.name)
 	var colNames []string
 	for _, r := range rest {
@@ -238,12 +241,13 @@ func statusMatrix(d *data, x param, rest []param) (figure, error) {
 	}
 	nominalTicks(&p.X, short, w-axisAllowance)
 	thinRows(&p.Y, x.values, h-axisAllowance)
-	svg, err := render(p, w, h)
 	caption := fmt.Sprintf("Each cell: of the runs of one %s (row) and one combination of %s (column), those that ended ok; green all, red none.", x.name, names(rest))
 	if len(rest) == 0 {
 		caption = fmt.Sprintf("Each cell: of the runs of one %s, those that ended ok; green all, red none.", x.name)
 	}
-	return figure{title: p.Title.Text, caption: caption, file: fmt.Sprintf("%s/status-by-%s.svg", PlotsDir, fileName(x.name)), svg: svg}, err
+	return newFigure(title, caption, fmt.Sprintf("%s/status-by-%s", PlotsDir, fileName(x.name)), w, h, func(c draw.Canvas) {
+		drawPlot(heading(c, title, ""), p)
+	})
 }
 
 // thinRows labels the rows 0…n−1 of a nominal y axis, every k-th one
@@ -252,12 +256,6 @@ func thinRows(a *plot.Axis, names []string, length vg.Length) {
 	slot := float64(length) / float64(max(1, len(names)))
 	every := max(1, int(math.Ceil((fontSlack*float64(a.Tick.Label.Height("0"))+labelGap)/slot)))
 	a.Tick.Marker = plot.ConstantTicks(everyKth(names, every))
-}
-
-func render(p *plot.Plot, w, h vg.Length) ([]byte, error) {
-	c := vgsvg.New(w, h)
-	p.Draw(draw.New(c))
-	return svgBytes(c)
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)

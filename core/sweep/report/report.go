@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/proflab/proflab/core/sweep/results"
 )
 
 // ErrSpecs marks a report written without some of the sweep file's
@@ -22,8 +24,21 @@ var ErrSpecs = errors.New("the reports were written without them")
 // parameter or metric of the runs, or a plot that cannot be drawn, is
 // left out, and Write then returns an error (wrapping ErrSpecs) naming
 // each at its line, after writing the rest.
-func Write(dir string) ([]string, error) {
-	d, err := load(dir)
+func Write(dir string) ([]string, error) { return WriteWith(dir, Options{}) }
+
+// Options tune WriteWith.
+type Options struct {
+	// Runs are the sweep's runs, which every line of results.jsonl must
+	// be one of (results.Validate: its index in range, its id, params and
+	// seed those of that index); nil: any index of 0 or more.
+	Runs results.Runs
+}
+
+// WriteWith is Write, holding results.jsonl's lines to opt.Runs: a line
+// that is not a run of the sweep is an error naming its line, and no
+// report is written.
+func WriteWith(dir string, opt Options) ([]string, error) {
+	d, err := load(dir, opt.Runs)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/proflab/proflab/core/suggest"
@@ -35,19 +36,48 @@ type PlotSpec struct {
 	// mean of the plotted means (a straight line of that slope on log–log
 	// axes; −0.5 is 1/√x), drawn dotted in grey.
 	Slope *float64 `json:"slope,omitempty"`
-	// Title replaces the plot's title ("Y against X").
+	// Title replaces the plot's title ("Y against X", in their labels).
 	Title string `json:"title,omitempty"`
+	// Subtitle is a smaller line under the title ("": none).
+	Subtitle string `json:"subtitle,omitempty"`
+	// StatsSubtitle puts the statistics line ("mean ± 95% CI (Student's
+	// t) over the repeats") under the title as its subtitle (subtitle =
+	// true); the caption says it always.
+	StatsSubtitle bool `json:"stats_subtitle,omitempty"`
+	// XLabel and YLabel replace the axes' titles as written, units and
+	// all ("": the name's label from [labels], or the name, and its unit).
+	XLabel string `json:"x_label,omitempty"`
+	YLabel string `json:"y_label,omitempty"`
 	// Line is the sweep file's line of the plot's y (else of its [[plot]]
 	// header), for the report's messages.
 	Line int `json:"line,omitempty"`
 }
 
-// Unit is the unit a sweep file gives a parameter or a metric ([units]).
+// Unit is the unit a sweep file gives a parameter or a metric ([units]):
+// one unit, or one per value of another parameter (the interval of
+// ProfileTime is in 100 ns, that of ProfileTotalIssues in events).
 type Unit struct {
 	// Name is the parameter or metric.
 	Name string `json:"name"`
-	// Unit is shown after the name on the axes ("interval (100 ns)").
-	Unit string `json:"unit"`
+	// Unit is shown after the name on the axes ("interval (100 ns)");
+	// "" when By says it.
+	Unit string `json:"unit,omitempty"`
+	// By is the parameter whose value says the unit ([units.interval]
+	// by = "source"), and Values the unit per value of it: a plot whose
+	// points are in more than one unit on an axis is drawn as panels,
+	// one per unit, never on one axis.
+	By     string            `json:"by,omitempty"`
+	Values map[string]string `json:"values,omitempty"`
+	// Line is the sweep file's line, for messages.
+	Line int `json:"line,omitempty"`
+}
+
+// Label is the text a sweep file gives a parameter or a metric on the
+// plots ([labels] tv_distance = "total variation distance"): the axis
+// titles, legends and default titles say it instead of the name.
+type Label struct {
+	Name  string `json:"name"`
+	Label string `json:"label"`
 	// Line is the sweep file's line, for messages.
 	Line int `json:"line,omitempty"`
 }
@@ -61,11 +91,18 @@ var knownUnits = []struct{ suffix, unit string }{
 	{"_pct", "%"}, {"_percent", "%"},
 }
 
-// unitOf is name's unit: the sweep file's, or the one its suffix says,
-// or "".
-func (d *data) unitOf(name string) string {
+// unitAt is name's unit at the grid point pt: the sweep file's (for the
+// value pt has of its by parameter, if it has one), or the one the
+// name's suffix says, or "". pt may be nil for a unit without by.
+func (d *data) unitAt(name string, pt *point) string {
 	if u, ok := d.units[name]; ok {
-		return u
+		if u.By == "" {
+			return u.Unit
+		}
+		if pt == nil {
+			return ""
+		}
+		return u.Values[pt.params[u.By]]
 	}
 	for _, k := range knownUnits {
 		if strings.HasSuffix(strings.ToLower(name), k.suffix) && len(name) > len(k.suffix) {
@@ -75,12 +112,28 @@ func (d *data) unitOf(name string) string {
 	return ""
 }
 
-// axisLabel is "name (unit)", or the name when it has no unit.
-func (d *data) axisLabel(name string) string {
-	if u := d.unitOf(name); u != "" {
-		return name + " (" + u + ")"
+// unitOf is name's one unit over the whole sweep, or "" (none, or one
+// per value of a parameter).
+func (d *data) unitOf(name string) string { return d.unitAt(name, nil) }
+
+// nameLabel is the sweep file's label of a parameter or metric
+// ([labels]), or its name.
+func (d *data) nameLabel(name string) string {
+	if l, ok := d.labels[name]; ok {
+		return l
 	}
 	return name
+}
+
+// axisLabel is "label (unit)", or the label when it has no one unit.
+func (d *data) axisLabel(name string) string {
+	if u := d.unitOf(name); u != "" {
+		return d.nameLabel(name) + " (" + u + ")"
+	}
+	if u, ok := d.units[name]; ok && u.By != "" {
+		return d.nameLabel(name) + " (unit by " + d.nameLabel(u.By) + ")"
+	}
+	return d.nameLabel(name)
 }
 
 // checkSpecs holds the sweep file's [units] and [[plot]] to what the
@@ -104,6 +157,17 @@ func (d *data) checkSpecs() []string {
 		if d.param(u.Name) == nil && !slices.Contains(d.columns, u.Name) {
 			errs = append(errs, fmt.Sprintf("%s: [units] %q is neither a parameter nor a metric the runs recorded (%s)", where(u.Line), u.Name, d.namesHint(u.Name)))
 			delete(d.units, u.Name)
+			continue
+		}
+		if err := d.checkUnitBy(u); err != "" {
+			errs = append(errs, fmt.Sprintf("%s: [units] %s: %s", where(u.Line), u.Name, err))
+			delete(d.units, u.Name)
+		}
+	}
+	for _, l := range d.labelList {
+		if d.param(l.Name) == nil && !slices.Contains(d.columns, l.Name) {
+			errs = append(errs, fmt.Sprintf("%s: [labels] %q is neither a parameter nor a metric the runs recorded (%s)", where(l.Line), l.Name, d.namesHint(l.Name)))
+			delete(d.labels, l.Name)
 		}
 	}
 	d.specs = slices.DeleteFunc(d.specs, func(s PlotSpec) bool {
@@ -133,6 +197,29 @@ func (d *data) checkSpecs() []string {
 		return bad
 	})
 	return errs
+}
+
+// checkUnitBy holds a unit given per value of a parameter to the runs:
+// by is a parameter, and each of its values has a unit (a value without
+// one would leave its points in no panel). It says what is wrong, or "".
+func (d *data) checkUnitBy(u Unit) string {
+	if u.By == "" {
+		return ""
+	}
+	by := d.param(u.By)
+	if by == nil {
+		return fmt.Sprintf("by = %q is not a parameter of the runs (%s)", u.By, d.namesHint(u.By))
+	}
+	var missing []string
+	for _, v := range by.values {
+		if _, ok := u.Values[v]; !ok {
+			missing = append(missing, strconv.Quote(v))
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Sprintf("no unit for %s = %s; give each value of %s its unit", u.By, strings.Join(missing, ", "), u.By)
+	}
+	return ""
 }
 
 // namesHint suggests the closest known name and lists the metrics.

@@ -113,16 +113,14 @@ func Count(path string) (n int, torn bool, err error) {
 // Filter keeps the lines of the results file at path for which keep says
 // true, in their order, and drops a torn last line: the file is rewritten
 // (atomically, as Write does) only when a line goes. The lines are runs
-// 0…runs-1 of a sweep, each at most once: a line of another index is an
-// error, and a run found twice is a [DuplicateError]. keep's error stops
-// it and is returned; on any error the file is unchanged.
-func Filter(path string, runs int, keep func(Line) (bool, error)) error {
+// of the sweep, each at most once: a line that is not one of runs (Validate)
+// is an error naming its line, and a run found twice is a
+// [DuplicateError]. keep's error stops it and is returned; on any error
+// the file is unchanged.
+func Filter(path string, runs Runs, keep func(Line) (bool, error)) error {
 	var drop []int64 // offsets of the lines that go
-	seen := newRunSet(runs)
-	torn, err := Each(path, func(l Line, _ []byte, at int64) error {
-		if l.Index < 0 || l.Index >= runs {
-			return fmt.Errorf("%s: run %s (index %d) is not a run of this sweep of %d runs", path, l.ID, l.Index, runs)
-		}
+	seen := newRunSet(runs.Len())
+	torn, err := EachRun(path, runs, func(l Line, _ []byte, at int64) error {
 		if seen.add(l.Index) {
 			return duplicate(path, l.Index)
 		}
@@ -171,14 +169,12 @@ func SortFile(path string, n int, pos func(index int) int) error {
 // EachInRunOrder is Each in the order of the runs' indexes, whatever the
 // order of the file (a sweep that was interrupted or resumed appends
 // lines as runs finish), with the memory of Each; a torn last line is
-// left out and reported. A run found twice is a [DuplicateError], before
-// fn sees any line.
-func EachInRunOrder(path string, fn func(l Line) error) (torn bool, err error) {
+// left out and reported. Before fn sees any line, every line is held to
+// runs (Validate; nil: an index of 0 or more, any id) and a run found twice
+// is a [DuplicateError].
+func EachInRunOrder(path string, runs Runs, fn func(l Line) error) (torn bool, err error) {
 	sorted, last := true, -1
-	torn, err = Each(path, func(l Line, _ []byte, _ int64) error {
-		if l.Index < 0 {
-			return fmt.Errorf("%s: run %s has the index %d", path, l.ID, l.Index)
-		}
+	torn, err = EachRun(path, runs, func(l Line, _ []byte, _ int64) error {
 		sorted = sorted && l.Index > last
 		last = max(last, l.Index)
 		return nil

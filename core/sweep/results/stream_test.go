@@ -85,14 +85,14 @@ func TestSortFile(t *testing.T) {
 // only then; keep's error leaves the file as it was.
 func TestFilter(t *testing.T) {
 	path := writeLines(t, []int{0, 1, 2, 3}, `{"index":4,"id":"torn`)
-	if err := Filter(path, 5, func(l Line) (bool, error) { return l.Index%2 == 0, nil }); err != nil {
+	if err := Filter(path, RunCount(5), func(l Line) (bool, error) { return l.Index%2 == 0, nil }); err != nil {
 		t.Fatal(err)
 	}
 	if got := indexes(t, path); got != "[0 2]" {
 		t.Errorf("kept %s, want [0 2]", got)
 	}
 	before, _ := os.ReadFile(path)
-	if err := Filter(path, 5, func(l Line) (bool, error) { return false, fmt.Errorf("no") }); err == nil {
+	if err := Filter(path, RunCount(5), func(l Line) (bool, error) { return false, fmt.Errorf("no") }); err == nil {
 		t.Error("keep's error was not returned")
 	}
 	if after, _ := os.ReadFile(path); string(after) != string(before) {
@@ -113,7 +113,7 @@ func TestEachInRunOrder(t *testing.T) {
 	}{{[]int{2, 0, 3, 1}, ""}, {[]int{0, 1, 2, 3}, `{"ind`}} {
 		path := writeLines(t, c.idx, c.tail)
 		var got []int
-		torn, err := EachInRunOrder(path, func(l Line) error { got = append(got, l.Index); return nil })
+		torn, err := EachInRunOrder(path, nil, func(l Line) error { got = append(got, l.Index); return nil })
 		if err != nil || fmt.Sprint(got) != "[0 1 2 3]" || torn != (c.tail != "") {
 			t.Errorf("%v: got %v, torn %v, %v", c.idx, got, torn, err)
 		}
@@ -166,9 +166,9 @@ func TestReadersAreBounded(t *testing.T) {
 			"Each":           func() error { _, err := Each(c.path, func(Line, []byte, int64) error { return nil }); return err },
 			"Count":          func() error { _, _, err := Count(c.path); return err },
 			"Read":           func() error { _, _, err := Read(c.path); return err },
-			"EachInRunOrder": func() error { _, err := EachInRunOrder(c.path, func(Line) error { return nil }); return err },
+			"EachInRunOrder": func() error { _, err := EachInRunOrder(c.path, nil, func(Line) error { return nil }); return err },
 			"SortFile":       func() error { return SortFile(c.path, 10, func(i int) int { return i }) },
-			"Filter":         func() error { return Filter(c.path, 10, func(Line) (bool, error) { return true, nil }) },
+			"Filter":         func() error { return Filter(c.path, RunCount(10), func(Line) (bool, error) { return true, nil }) },
 		}
 		for name, read := range readers {
 			var before, after runtime.MemStats
@@ -222,10 +222,10 @@ func TestDuplicatesAreRefused(t *testing.T) {
 	for name, read := range map[string]func(path string) error{
 		"SortFile": func(p string) error { return SortFile(p, 5, func(i int) int { return i }) },
 		"EachInRunOrder": func(p string) error {
-			_, err := EachInRunOrder(p, func(Line) error { return errors.New("a line reached fn before the file was checked") })
+			_, err := EachInRunOrder(p, nil, func(Line) error { return errors.New("a line reached fn before the file was checked") })
 			return err
 		},
-		"Filter": func(p string) error { return Filter(p, 5, func(Line) (bool, error) { return false, nil }) },
+		"Filter": func(p string) error { return Filter(p, RunCount(5), func(Line) (bool, error) { return false, nil }) },
 	} {
 		for _, c := range []struct {
 			idx    []int

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -30,9 +31,10 @@ func allocated(fn func()) uint64 {
 	return b.TotalAlloc - a.TotalAlloc
 }
 
-// A gzip bomb is refused before it is inflated: its trailer says how
-// large it is (issue 29 case 16: 1 GiB was inflated into memory first,
-// 2.7 GB at peak). One whose trailer understates is inflated at most as
+// A gzip bomb is refused before it is inflated into memory: its trailer
+// says how large it is (issue 29 case 16: 1 GiB was inflated into memory
+// first, 2.7 GB at peak); it is inflated into nothing, up to the limit,
+// to tell a truncated file (whose last bytes are no trailer) from it. One whose trailer understates is inflated at most as
 // far as an import reads.
 func TestGzipBombIsRefusedBeforeInflating(t *testing.T) {
 	// 257 MiB of zeros: 17 gzip members of 16 MiB, then one of 1 MiB
@@ -44,7 +46,7 @@ func TestGzipBombIsRefusedBeforeInflating(t *testing.T) {
 	var err error
 	n := allocated(func() { _, err = importer.Import("bomb.gz", bomb, importer.Options{}) })
 	if err == nil || !strings.Contains(err.Error(), "bomb.gz: the gzip trailer says the content inflates to at least 257 MiB, more than the 256 MiB an import reads") ||
-		!strings.Contains(err.Error(), "nothing was inflated") {
+		!strings.Contains(err.Error(), "the file is not truncated") || !strings.Contains(err.Error(), "nothing was kept") {
 		t.Errorf("error %v", err)
 	}
 	if n > 4<<20 {
@@ -224,5 +226,37 @@ func TestWorkloadTooLargeForAFileIsRefused(t *testing.T) {
 	spec.Processes[0].Threads[0].Stacks = stacks[:60000] // 240 MiB
 	if err := im.CheckSize(); err != nil {
 		t.Errorf("240 MiB of TOML: %v", err)
+	}
+}
+
+// A truncated .pb.gz is said to be truncated first: its last 4 bytes
+// are the middle of its stream, not a trailer, and were read as "the
+// content inflates to at least 3.3 GiB" (issue 35 §3). Both when that
+// size is one deflate cannot make of the file (more than 1032 times
+// it) and when it is one it could, past the limit.
+func TestTruncatedGzipIsSaidTruncated(t *testing.T) {
+	t.Parallel()
+	// incompressible: the cut's last 4 bytes are random
+	content := make([]byte, 300<<10)
+	rng := rand.New(rand.NewPCG(7, 35))
+	for i := range content {
+		content[i] = byte(rng.Uint32())
+	}
+	full := importtest.Gzip(t, content)
+	for _, c := range []struct {
+		name    string
+		trailer uint32 // the size the cut's last 4 bytes are made to say
+		max     int64
+	}{
+		{"impossible trailer", 3_500_000_000, 0},
+		{"plausible trailer past the limit", 2 << 20, 1 << 20},
+	} {
+		cut := bytes.Clone(full[:len(full)/2])
+		binary.LittleEndian.PutUint32(cut[len(cut)-4:], c.trailer)
+		opt := importer.Options{Memory: c.max * importer.MemoryPerByte}
+		_, err := importer.Import("cpu.pb.gz", cut, opt)
+		if err == nil || !strings.HasPrefix(err.Error(), "cpu.pb.gz: the file looks truncated: it ends in the middle of its gzip stream") {
+			t.Errorf("%s: error %v, want one saying first that the file looks truncated", c.name, err)
+		}
 	}
 }

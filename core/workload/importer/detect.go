@@ -74,12 +74,41 @@ func gunzip(name string, data []byte, max int64, why string) ([]byte, error) {
 	if len(data) >= 18 {
 		hint = int64(binary.LittleEndian.Uint32(data[len(data)-4:]))
 	}
-	if hint > max {
-		return nil, &Error{Source: name, Msg: fmt.Sprintf("the gzip trailer says the content inflates to at least %s, more than the %s an import reads (check a truncated file with gzip -t: its trailer is then nonsense); nothing was inflated: %s",
-			input.Size(hint), input.Size(max), why)}
+	// A trailer deflate cannot have written (more than maxDeflateRatio
+	// times the file) is not a trailer: the file was cut short, and its
+	// last bytes are the middle of the stream. Inflating it (counted,
+	// up to max) then finds where it ends.
+	impossible := hint > maxDeflateRatio*int64(len(data))
+	if impossible {
+		hint = 0
 	}
 	broken := func(err error) error {
+		if impossible && errors.Is(err, gzip.ErrChecksum) {
+			said := int64(binary.LittleEndian.Uint32(data[len(data)-4:]))
+			limit := ""
+			if said > max {
+				limit = fmt.Sprintf(", more than the %s an import reads and", input.Size(max))
+			}
+			return &Error{Source: name, Msg: fmt.Sprintf("the gzip trailer says the content inflates to at least %s%s more than deflate makes of the file's %s: the trailer is damaged or forged (the content does not match it); nothing was kept: give an intact file",
+				input.Size(said), limit, input.Size(int64(len(data))))}
+		}
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			msg := "the file looks truncated: it ends in the middle of its gzip stream"
+			if impossible {
+				msg += fmt.Sprintf(" (and its last 4 bytes, read as the gzip trailer, would say it inflates to %s, more than deflate makes of %s)", input.Size(int64(binary.LittleEndian.Uint32(data[len(data)-4:]))), input.Size(int64(len(data))))
+			}
+			return &Error{Source: name, Msg: msg + ": give the whole file (gzip -t FILE checks one)"}
+		}
 		return &Error{Source: name, Msg: fmt.Sprintf("the gzipped content is broken or truncated (%v): give an intact file", err)}
+	}
+	if hint > max {
+		// Truncated first: a cut file's last bytes are no trailer.
+		// The stream is inflated into nothing, up to max, to tell.
+		if _, err := io.Copy(io.Discard, io.LimitReader(zr, max+1)); err != nil {
+			return nil, broken(err)
+		}
+		return nil, &Error{Source: name, Msg: fmt.Sprintf("the gzip trailer says the content inflates to at least %s, more than the %s an import reads (and the file is not truncated: its first %s inflate); nothing was kept: %s",
+			input.Size(hint), input.Size(max), input.Size(max), why)}
 	}
 	out, more, err := inflate(zr, hint)
 	if err != nil {
@@ -114,6 +143,10 @@ func gunzip(name string, data []byte, max int64, why string) ([]byte, error) {
 	}
 	return out, nil
 }
+
+// maxDeflateRatio bounds what deflate makes of a byte: at most 258
+// bytes of content per 2 bits of stream, 1032 to 1.
+const maxDeflateRatio = 1032
 
 // inflate reads n bytes from zr; more says that the content goes on.
 func inflate(zr *gzip.Reader, n int64) (out []byte, more bool, err error) {

@@ -42,6 +42,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"path/filepath"
 
@@ -170,6 +171,10 @@ type Imported struct {
 	Warnings []string
 	// Notes are what the import left out or changed, for people to read.
 	Notes []string
+
+	// target is the machine the workload was laid out for (CheckReadable
+	// resolves it for that machine).
+	target profmodel.Target
 }
 
 // Import reads the profile data (the bytes of the file name) into a
@@ -209,8 +214,9 @@ func ImportContext(ctx context.Context, name string, data []byte, opt Options) (
 	} else if det.format = formatNamed(opt.Format); det.format == nil {
 		return nil, &Error{Source: name, Msg: fmt.Sprintf("unknown format %q: give %s", opt.Format, formatNames())}
 	}
-	im := &Imported{Format: Format(det.format.Name), Source: name, SHA256: hex.EncodeToString(sum[:])}
+	im := &Imported{Format: Format(det.format.Name), Source: name, SHA256: hex.EncodeToString(sum[:]), target: t}
 	m := profmodel.New(ctx)
+	m.SetBudget(opt.Memory, int64(len(data)))
 	if enc != "" {
 		m.Note("the text is in %s: read as such", enc)
 	}
@@ -220,7 +226,12 @@ func ImportContext(ctx context.Context, name string, data []byte, opt Options) (
 			return nil, err
 		}
 	}
-	if err := det.format.Read(r); err != nil {
+	err = det.format.Read(r)
+	var be *profmodel.BudgetError
+	if errors.As(m.Err(), &be) {
+		return nil, &Error{Source: name, Msg: fmt.Sprintf("the import stopped: %v: raise the budget (--memory), or %s", be, trimAdvice)}
+	}
+	if err != nil {
 		if ctx.Err() != nil {
 			return nil, stoppedError(name, ctx)
 		}

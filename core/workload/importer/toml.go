@@ -13,6 +13,7 @@ import (
 
 	"github.com/proflab/proflab/core/input"
 	"github.com/proflab/proflab/core/workload"
+	"github.com/proflab/proflab/core/workload/importer/profmodel"
 )
 
 // TOML is the workload as TOML: what [Imported.WriteTOML] writes.
@@ -61,6 +62,31 @@ func (im *Imported) WriteTOML(w io.Writer) error {
 // It writes the TOML to count its bytes, up to the limit; `proflab
 // workload import` calls it before it writes anything.
 func (im *Imported) CheckSize() error { return im.checkSize(input.Workload.Limit) }
+
+// CheckReadable refuses a workload m:run would refuse, so that whatever
+// `proflab workload import` writes, m:run reads: one whose TOML is too
+// large (CheckSize), or one that does not resolve, as a run resolves it,
+// for the architecture it was imported for (a bug of the format's
+// importer: each checks its input before). `proflab workload import`
+// calls it before it writes anything. (A run that imports a profile
+// itself resolves the workload anyway: Import does not do it twice.)
+func (im *Imported) CheckReadable() error {
+	if err := im.CheckSize(); err != nil {
+		return err
+	}
+	t := im.target
+	if t == (profmodel.Target{}) { // an Imported not made by Import: x64's
+		t, _ = profmodel.TargetFor("")
+	}
+	if _, err := im.Spec.Resolve(t.Resolving()); err != nil {
+		first, rest, _ := strings.Cut(err.Error(), "\n")
+		if rest != "" {
+			first += fmt.Sprintf(" (and %d more problems)", strings.Count(rest, "\n")+1)
+		}
+		return &Error{Source: im.Source, Msg: fmt.Sprintf("the workload imported from it would be refused by m:run (%s), and nothing was written: this is a bug of proflab's %s importer; please report it with the file", first, im.Format)}
+	}
+	return nil
+}
 
 // checkSize is CheckSize with the limit max.
 func (im *Imported) checkSize(max int64) error {

@@ -369,21 +369,36 @@ func (cr *callgrindReader) positions(fields []string, last []uint64) ([]uint64, 
 			if !ok {
 				return nil, fmt.Errorf("subposition %q is not a relative position (+N, -N)", f)
 			}
-			if f[0] == '+' {
-				out[i] = last[i] + d
-			} else {
+			switch {
+			case f[0] == '-' && d > last[i]:
+				return nil, fmt.Errorf("subposition %q takes the last position, %#x, below 0: the file is damaged", f, last[i])
+			case f[0] == '-':
 				out[i] = last[i] - d
+			case d >= maxCallgrindPosition-last[i]:
+				return nil, fmt.Errorf("subposition %q takes the last position, %#x, to 2^53 or past it (positions are below 2^53): the file is damaged", f, last[i])
+			default:
+				out[i] = last[i] + d
 			}
 		default:
 			v, ok := parseCallgrindUint(f)
 			if !ok {
 				return nil, fmt.Errorf("subposition %q is not a number", f)
 			}
+			if v >= maxCallgrindPosition {
+				return nil, fmt.Errorf("subposition %q is 2^53 or more (positions are below 2^53): the file is damaged", f)
+			}
 			out[i] = v
 		}
 	}
 	return out, nil
 }
+
+// maxCallgrindPosition bounds a subposition (an address, a line): below
+// 2^53, as the format's costs are, so that any position the import keeps
+// is one the workload (and m:run) reads. No instruction address of a
+// 64-bit machine's user space (below 2^47 or 2^56) is refused in
+// practice: callgrind writes addresses relative to their object.
+const maxCallgrindPosition = 1 << 53
 
 // parseCallgrindUint reads the format's Number: decimal digits, or 0x
 // and hexadecimal digits.
@@ -400,10 +415,10 @@ func parseCallgrindUint(s string) (uint64, bool) {
 }
 
 // parseCallgrindNumber reads a cost: a Number below 2^53 (where float64
-// sums stay exact).
+// sums stay exact; 2^53 itself is refused too: 2^53+1 reads as it).
 func parseCallgrindNumber(s string) (float64, error) {
 	v, ok := parseCallgrindUint(s)
-	if !ok || v > 1<<53 {
+	if !ok || v >= 1<<53 {
 		return 0, fmt.Errorf("%q is not a count below 2^53", profread.Clip(s))
 	}
 	return float64(v), nil

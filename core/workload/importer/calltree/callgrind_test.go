@@ -203,6 +203,14 @@ func TestCallgrindErrors(t *testing.T) {
 		{"calls then a spec", "events: Ir\nfn=f\ncfn=g\ncalls=1 2\nfn=h\n", "in:4: the calls= line is not followed"},
 		{"nothing costs", "events: Ir\nfn=f\n1 0\n", "in: no cost line has a positive Ir self cost"},
 		{"other events", "events: Ir\nfn=f\n1 2\nevents: Dr\n", "in:4: a part with the events"},
+		{"cost of 2^53", "events: Ir\nfn=f\n1 9007199254740992\n", "in:3: cost of Ir: \"9007199254740992\" is not a count below 2^53"},
+		{"position of 2^53", "positions: instr\nevents: Ir\nfn=f\n0x20000000000000 2\n", "in:4: subposition \"0x20000000000000\" is 2^53 or more"},
+		{"position past 2^64", "positions: instr\nevents: Ir\nfn=f\n0x10000000000000000 2\n", "in:4: subposition \"0x10000000000000000\" is not a number"},
+		{"relative below 0", "positions: instr\nevents: Ir\nfn=f\n0x10 5\n-0x20 3\n", "in:5: subposition \"-0x20\" takes the last position, 0x10, below 0"},
+		{"relative to 2^53", "positions: instr\nevents: Ir\nfn=f\n0x1FFFFFFFFFFFF0 5\n+0x10 3\n", "in:5: subposition \"+0x10\" takes the last position, 0x1ffffffffffff0, to 2^53"},
+		{"relative past 2^64", "positions: instr\nevents: Ir\nfn=f\n0x10 5\n+0xFFFFFFFFFFFFFFFF 3\n", "in:5: subposition \"+0xFFFFFFFFFFFFFFFF\" takes the last position, 0x10, to 2^53"},
+		{"call target below 0", "positions: instr\nevents: Ir\nfn=f\n0x10 5\ncfn=g\ncalls=1 -0x11\n0x10 4\n", "in:6: calls=1 -0x11: target position: subposition \"-0x11\" takes the last position, 0x10, below 0"},
+		{"line past 2^53", "positions: line\nevents: Ir\nfn=f\n9007199254740993 5\n", "in:4: subposition \"9007199254740993\" is 2^53 or more"},
 	} {
 		_, err := importer.Import("in", []byte(c.text), importer.Options{Format: importer.Callgrind})
 		if err == nil || !strings.Contains(err.Error(), c.want) {

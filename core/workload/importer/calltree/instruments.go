@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/proflab/proflab/core/workload/importer/profmodel"
 	"github.com/proflab/proflab/core/workload/importer/profread"
@@ -100,7 +101,7 @@ var instrumentsHeaderUnit = regexp.MustCompile(`\(([^()\s]+)\)\s*$`)
 // parseInstrumentsValue reads a weight cell; unit is the column's own
 // unit ("" for none), used when the cell has none.
 func parseInstrumentsValue(cell, unit string) (float64, instrumentsKind, error) {
-	s := strings.TrimSpace(cell)
+	s := strings.TrimSpace(strings.Map(asciiSpace, cell))
 	if s == "-" || s == "" {
 		return 0, "", nil
 	}
@@ -125,6 +126,19 @@ func parseInstrumentsValue(cell, unit string) (float64, instrumentsKind, error) 
 		return 0, "", fmt.Errorf("weight %q has a unit Instruments' importer does not know (%q): give time (ms, s…), cycles (Mc, Gc…) or bytes (KB, MB…)", profread.Clip(s), u)
 	}
 	return v * k.factor, k.kind, nil
+}
+
+// asciiSpace is r, or ' ' for any Unicode space: Instruments pads its
+// weight cells with the spaces of the locale and of its fonts (Xcode 16:
+// U+2007 FIGURE SPACE before a percentage, "2.45 s  \u20070.0%"; a
+// no-break space U+00A0 or a narrow one U+202F between a number and
+// its unit or percent sign in French and other locales), which the
+// value's pattern reads as the spaces they stand for.
+func asciiSpace(r rune) rune {
+	if r > 0x7F && unicode.IsSpace(r) {
+		return ' '
+	}
+	return r
 }
 
 // instrumentsRow is a call-tree row.

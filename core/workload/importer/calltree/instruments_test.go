@@ -102,6 +102,16 @@ func TestInstrumentsVariants(t *testing.T) {
 			" 1.00 MB      33.3%\t10\t \t  alloc_b\n", "bytes", 0, map[string]float64{
 			"alloc_a <- main <- start": 2 << 20, "alloc_b <- main <- start": 1 << 20,
 		}, true},
+		{"Xcode 16 figure spaces", "Weight\tSelf Weight\tSymbol Names\n" +
+			"2.45 s  100.0%\t0 s\t   start\n" +
+			"2.45 s  100.0%\t1.00 s\t    main\n" +
+			"1.45 s  \u200759.1%\t1.45 s\t     work()\n" +
+			"0 s  \u2007\u20070.0%\t0 s\t     idle\n", "time/ms", 2450, map[string]float64{
+			"main <- start": 1000, "work() <- main <- start": 1450,
+		}, false},
+		{"locale spaces", "Weight\tSelf Weight\t\tSymbol Name\n" +
+			"1,50\u00a0s\u2009\u2009100,0\u202f%\t0\u00a0s\t \tmain\n" +
+			"1,50\u00a0s\u2008\u2007100,0\u202f%\t1,50\u205fs\t \t f\n", "time/ms", 1500, map[string]float64{"f <- main": 1500}, false},
 		{"decimal comma, CRLF", "Weight\tSelf Weight\t\tSymbol Name\r\n" +
 			"1,50 s  100,0%\t0 s\t \tmain\r\n" +
 			"1,50 s  100,0%\t1,50 s\t \t f\r\n", "time/ms", 1500, map[string]float64{"f <- main": 1500}, false},

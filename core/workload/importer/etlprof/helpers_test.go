@@ -187,7 +187,19 @@ func (s *synth) bytes() []byte {
 	if size == 0 {
 		size = 0x10000
 	}
-	return append(out, buffer(s.recs, etl.BufferTypeGeneric, size)...)
+	// the records in as many buffers as they fill
+	var recs [][]byte
+	used := etl.BufferHeaderSize
+	for _, r := range s.recs {
+		n := (len(r) + etl.RecordAlign - 1) &^ (etl.RecordAlign - 1)
+		if used+n > size && len(recs) > 0 {
+			out = append(out, buffer(recs, etl.BufferTypeGeneric, size)...)
+			recs, used = nil, etl.BufferHeaderSize
+		}
+		recs = append(recs, r)
+		used += n
+	}
+	return append(out, buffer(recs, etl.BufferTypeGeneric, size)...)
 }
 
 func writeFile(path, text string) error { return os.WriteFile(path, []byte(text), 0o644) }

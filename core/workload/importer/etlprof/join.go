@@ -9,10 +9,11 @@ import (
 
 // joined counts what joining stacks to samples found.
 type joined struct {
-	stacks    int // stack events joined to a sample
-	orphans   int // stack events of no sample (other events' stacks)
-	undefined int // key references whose key no KeyCreate/KeyDelete/KeyRundown defines
-	twice     int // a second part of the same kind for one sample
+	first     []uint64 // scratch: a stack's frames
+	stacks    int      // stack events joined to a sample
+	orphans   int      // stack events of no sample (other events' stacks)
+	undefined int      // key references whose key no KeyCreate/KeyDelete/KeyRundown defines
+	twice     int      // a second part of the same kind for one sample
 }
 
 // sampleKey finds a sample by its time and thread, as a stack event names
@@ -55,8 +56,8 @@ func (tr *trace) join() joined {
 				continue
 			}
 		} else {
-			fs := tr.frames[frames-1]
-			kernel = len(fs) > 0 && tr.isKernel(fs[0])
+			j.first = tr.framesOf(j.first[:0], frames)
+			kernel = len(j.first) > 0 && tr.isKernel(j.first[0])
 		}
 		slot := &s.user
 		if kernel {
@@ -105,19 +106,13 @@ func (tr *trace) isKernel(addr uint64) bool {
 // there); just the IP without a stack.
 func (tr *trace) stackOf(s *sample, buf []uint64) []uint64 {
 	out := append(buf[:0], s.ip)
-	n := 0
 	for _, id := range []uint32{s.kernel, s.user} {
-		if id == 0 {
-			continue
+		if id != 0 {
+			out = tr.framesOf(out, id)
 		}
-		for _, f := range tr.frames[id-1] {
-			if n == 0 && f == s.ip {
-				n++
-				continue // the IP, already first
-			}
-			n++
-			out = append(out, f)
-		}
+	}
+	if len(out) > 1 && out[1] == s.ip {
+		out = append(out[:1], out[2:]...) // the stack's first frame is the IP, already first
 	}
 	return out
 }

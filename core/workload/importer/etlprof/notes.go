@@ -53,10 +53,10 @@ func (b *builder) notes(j joined, symsFrom string, idle, idleInterrupt, filtered
 		m.Note("%s", note)
 	}
 	if len(tr.skipped) > 0 {
-		m.Note("%s", skippedNote(tr.skipped))
+		m.Note("%s", skippedNote(byName(tr.skipped)))
 	}
 	if len(tr.bad) > 0 {
-		total, kinds := byKind(tr.bad)
+		total, kinds := byKind(byName(tr.bad))
 		m.Warn("%d events could not be read and were left out (%s); the first: %s", total, kinds, tr.firstBad)
 	}
 }
@@ -91,6 +91,15 @@ func (b *builder) pdbNote() string {
 		text += fmt.Sprintf("; and %d more", n-len(parts))
 	}
 	return fmt.Sprintf("the sampled images' PDBs (DbgID_RSDS), from which a symbol listing (--symbols, docs/etl.md) would name their functions: %s", text)
+}
+
+// byName are counts by kind keyed by the kinds' names.
+func byName(counts map[kind]int) map[string]int {
+	out := make(map[string]int, len(counts))
+	for k, n := range counts {
+		out[k.String()] += n
+	}
+	return out
 }
 
 // shownKinds is how many kinds of skipped events the note names.

@@ -28,8 +28,10 @@ type trace struct {
 	stacks []stackRef
 	// keyDefs are the stack keys' definitions by key, in file order.
 	keyDefs map[uint64][]keyDef
-	// frames interns the frame lists of stacks and keys (id+1 in refs).
-	frames  [][]uint64
+	// frames interns the frame lists of stacks and keys (id+1 in refs)
+	// as the file stores them (PointerSize bytes a frame): each list is
+	// kept once, and decoded when a sample's stack is built.
+	frames  []string
 	frameBy map[string]uint32
 
 	threads   map[uint32][]timed[uint32] // tid → its pid over time
@@ -41,10 +43,10 @@ type trace struct {
 	intervals map[uint16][]timed[uint32]
 	srcNames  map[uint16]string
 
-	// skipped counts the records not used, by kind ("kernel hook 0x0A10",
-	// "provider …"), and bad the records whose payload could not be read.
-	skipped  map[string]int
-	bad      map[string]int
+	// skipped counts the records not used, by kind, and bad the records
+	// whose payload could not be read (named only for the notes).
+	skipped  map[kind]int
+	bad      map[kind]int
 	firstBad string
 }
 
@@ -107,7 +109,7 @@ func newTrace() *trace {
 		threads: map[uint32][]timed[uint32]{}, processes: map[uint32][]timed[string]{},
 		images: map[uint32][]image{}, imageIDs: map[[2]uint64]etl.ImageID{}, rsds: map[[2]uint64]etl.DbgIDRSDS{},
 		methods: map[uint32][]method{}, intervals: map[uint16][]timed[uint32]{}, srcNames: map[uint16]string{},
-		skipped: map[string]int{}, bad: map[string]int{},
+		skipped: map[kind]int{}, bad: map[kind]int{},
 	}
 }
 
@@ -147,20 +149,54 @@ func (tr *trace) record(rec *etl.Record) {
 		err = tr.provider(rec)
 	}
 	if err != nil {
-		what := kindOf(rec)
-		tr.bad[what]++
+		tr.bad[kindOf(rec, true)]++
 		if tr.firstBad == "" {
 			tr.firstBad = fmt.Sprintf("buffer %d, offset %#x: %v", rec.Buffer, rec.Offset, err)
 		}
 	}
 }
 
-// kindOf names a record's kind for the notes.
-func kindOf(rec *etl.Record) string {
+// kind is what the notes count records by: a kernel hook, or a provider's
+// events (of one event id or opcode, for the records that could not be
+// read), named only when a note is written.
+type kind struct {
+	kernel   bool
+	hook     etl.Hook
+	provider etl.GUID
+	header   etl.HeaderType
+	event    uint16
+	exact    bool // the event is part of the kind
+}
+
+// kindOf is a record's kind; exact keeps its event id or opcode.
+func kindOf(rec *etl.Record, exact bool) kind {
 	if rec.Kernel() {
-		return "kernel " + rec.Hook.String()
+		return kind{kernel: true, hook: rec.Hook}
 	}
-	return fmt.Sprintf("provider %s event %d", rec.Provider, rec.EventID|uint16(rec.Opcode))
+	k := kind{provider: rec.Provider, header: rec.Kind, exact: exact}
+	if exact {
+		k.event = rec.EventID | uint16(rec.Opcode)
+	}
+	return k
+}
+
+// String names the kind as the notes show it.
+func (k kind) String() string {
+	switch {
+	case k.kernel:
+		return "kernel " + k.hook.String()
+	case k.exact:
+		return fmt.Sprintf("provider %s event %d", k.provider, k.event)
+	}
+	switch k.provider {
+	case etl.CLRRuntime:
+		return "CLR runtime events (other than MethodLoadVerbose)"
+	case etl.CLRRundown:
+		return "CLR rundown events (other than the methods' DCStart/DCEnd)"
+	case etl.KernelTraceControl:
+		return "KernelTraceControl events (other than ImageId and DbgID_RSDS)"
+	}
+	return fmt.Sprintf("%s events of provider %s", k.header, k.provider)
 }
 
 // kernel keeps a kernel event.
@@ -191,11 +227,11 @@ func (tr *trace) kernel(rec *etl.Record) error {
 			tr.srcNames[src] = iv.SourceName
 		}
 	case etl.HookStackWalk:
-		st, err := etl.DecodeStack(p, ptr)
+		st, raw, err := etl.DecodeStackHead(p, ptr)
 		if err != nil {
 			return err
 		}
-		tr.stacks = append(tr.stacks, stackRef{t: rec.Time, eventTime: st.EventTimeStamp, tid: st.ThreadID, frames: tr.intern(st.Frames), hook: rec.Hook})
+		tr.stacks = append(tr.stacks, stackRef{t: rec.Time, eventTime: st.EventTimeStamp, tid: st.ThreadID, frames: tr.intern(raw), hook: rec.Hook})
 	case etl.HookStackKeyKernel, etl.HookStackKeyUser:
 		st, err := etl.DecodeStackKeyRef(p, ptr)
 		if err != nil {
@@ -203,11 +239,11 @@ func (tr *trace) kernel(rec *etl.Record) error {
 		}
 		tr.stacks = append(tr.stacks, stackRef{t: rec.Time, eventTime: st.EventTimeStamp, tid: st.ThreadID, key: st.Key, hook: rec.Hook})
 	case etl.HookStackKeyCreate, etl.HookStackKeyDelete, etl.HookStackRundown:
-		k, err := etl.DecodeStackKey(p, ptr)
+		k, raw, err := etl.DecodeStackKeyHead(p, ptr)
 		if err != nil {
 			return err
 		}
-		tr.keyDefs[k.Key] = append(tr.keyDefs[k.Key], keyDef{t: rec.Time, frames: tr.intern(k.Frames), create: rec.Hook == etl.HookStackKeyCreate})
+		tr.keyDefs[k.Key] = append(tr.keyDefs[k.Key], keyDef{t: rec.Time, frames: tr.intern(raw), create: rec.Hook == etl.HookStackKeyCreate})
 	case etl.HookProcessStart, etl.HookProcessEnd, etl.HookProcessDCStart, etl.HookProcessDCEnd:
 		pr, err := etl.DecodeProcess(p, ptr, rec.Version)
 		if err != nil {
@@ -229,7 +265,7 @@ func (tr *trace) kernel(rec *etl.Record) error {
 	case etl.HookHeader, etl.HookHeaderExtension, etl.HookRundownComplete, etl.HookPartitionInfo:
 		// the header is read; its extensions say nothing a workload uses
 	default:
-		tr.skipped[kindOf(rec)]++
+		tr.skipped[kindOf(rec, false)]++
 	}
 	return nil
 }
@@ -257,7 +293,7 @@ func (tr *trace) provider(rec *etl.Record) error {
 		}
 		tr.methods[rec.ProcessID] = append(tr.methods[rec.ProcessID], method{t: rec.Time, start: m.StartAddress, size: uint64(m.Size), name: m.FullName()})
 	default:
-		tr.skipped[providerKind(rec)]++
+		tr.skipped[kindOf(rec, false)]++
 	}
 	return nil
 }
@@ -275,19 +311,6 @@ func isMethodEvent(rec *etl.Record) bool {
 		return rec.EventID == etl.EventMethodDCStartVerbose || rec.EventID == etl.EventMethodDCEndVerbose
 	}
 	return false
-}
-
-// providerKind names a provider's record for the note of skipped events.
-func providerKind(rec *etl.Record) string {
-	switch rec.Provider {
-	case etl.CLRRuntime:
-		return "CLR runtime events (other than MethodLoadVerbose)"
-	case etl.CLRRundown:
-		return "CLR rundown events (other than the methods' DCStart/DCEnd)"
-	case etl.KernelTraceControl:
-		return "KernelTraceControl events (other than ImageId and DbgID_RSDS)"
-	}
-	return fmt.Sprintf("%s events of provider %s", rec.Kind, rec.Provider)
 }
 
 // addImage keeps an image event: one image per (process, base, size,
@@ -312,17 +335,28 @@ func baseName(p string) string {
 	return b
 }
 
-// intern is the id+1 of a frame list, kept once.
-func (tr *trace) intern(frames []uint64) uint32 {
-	key := make([]byte, 0, 8*len(frames))
-	for _, f := range frames {
-		key = append(key, byte(f), byte(f>>8), byte(f>>16), byte(f>>24), byte(f>>32), byte(f>>40), byte(f>>48), byte(f>>56))
-	}
-	if id, ok := tr.frameBy[string(key)]; ok {
+// intern is the id+1 of a frame list as the file stores it, kept once.
+func (tr *trace) intern(raw []byte) uint32 {
+	if id, ok := tr.frameBy[string(raw)]; ok {
 		return id
 	}
-	tr.frames = append(tr.frames, frames)
+	key := string(raw)
+	tr.frames = append(tr.frames, key)
 	id := uint32(len(tr.frames))
-	tr.frameBy[string(key)] = id
+	tr.frameBy[key] = id
 	return id
+}
+
+// framesOf appends the frames of an interned list (id+1) to dst: the
+// stored bytes read in place, little-endian, PointerSize bytes a frame.
+func (tr *trace) framesOf(dst []uint64, id uint32) []uint64 {
+	raw := tr.frames[id-1]
+	for i := 0; i+tr.ptr <= len(raw); i += tr.ptr {
+		var v uint64
+		for k := tr.ptr - 1; k >= 0; k-- {
+			v = v<<8 | uint64(raw[i+k])
+		}
+		dst = append(dst, v)
+	}
+	return dst
 }

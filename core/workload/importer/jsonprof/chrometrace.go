@@ -60,7 +60,7 @@ type traceEvent struct {
 type traceProfile struct {
 	pid, tid int64
 	id       string
-	line     int
+	at       int64 // the event's byte offset (its line is found for a message)
 	p        v8Profile
 	chunks   []traceChunk
 }
@@ -68,7 +68,7 @@ type traceProfile struct {
 // traceChunk is a ProfileChunk event's data.
 type traceChunk struct {
 	ts   float64
-	line int
+	at   int64 // the event's byte offset
 	Data struct {
 		CPUProfile struct {
 			Nodes   []v8Node `json:"nodes"`
@@ -285,7 +285,7 @@ func (tr *traceReader) event(raw []byte, start int64) error {
 	if err := json.Unmarshal(raw, &ev); err != nil {
 		return r.JSONError(raw, start, err, "trace")
 	}
-	line, _ := profread.LineCol(r.Data, start)
+	line := func() int { l, _ := r.LineCol(start); return l }
 	base := start // where args starts, for the errors in it
 	if k := bytes.Index(raw, ev.Args); k >= 0 {
 		base += int64(k)
@@ -308,19 +308,20 @@ func (tr *traceReader) event(raw []byte, start int64) error {
 				StartTime *float64 `json:"startTime"`
 			} `json:"data"`
 		}
-		if err := tr.args(ev.Args, &a, base, line); err != nil {
+		if err := tr.args(ev.Args, &a, base, start); err != nil {
 			return err
 		}
 		if tp := tr.byID[key]; tp != nil {
-			return r.LineErrorf(line, "a second Profile event of pid %d with id %s (the first is at line %d): profile ids are unique per process", ev.Pid.Value, ev.ID, tp.line)
+			first, _ := r.LineCol(tp.at)
+			return r.LineErrorf(line(), "a second Profile event of pid %d with id %s (the first is at line %d): profile ids are unique per process", ev.Pid.Value, ev.ID, first)
 		}
-		tp := &traceProfile{pid: ev.Pid.Value, tid: ev.Tid.Value, id: string(ev.ID), line: line}
+		tp := &traceProfile{pid: ev.Pid.Value, tid: ev.Tid.Value, id: string(ev.ID), at: start}
 		tp.p.StartTime = a.Data.StartTime
 		tr.byID[key] = tp
 		tr.profiles = append(tr.profiles, tp)
 	case "ProfileChunk":
-		c := traceChunk{ts: ev.Ts.Value, line: line}
-		if err := tr.args(ev.Args, &c, base, line); err != nil {
+		c := traceChunk{ts: ev.Ts.Value, at: start}
+		if err := tr.args(ev.Args, &c, base, start); err != nil {
 			return err
 		}
 		tr.chunks[key] = append(tr.chunks[key], c)
@@ -330,21 +331,21 @@ func (tr *traceReader) event(raw []byte, start int64) error {
 				CPUProfile *v8Profile `json:"cpuProfile"`
 			} `json:"data"`
 		}
-		if err := tr.args(ev.Args, &a, base, line); err != nil {
+		if err := tr.args(ev.Args, &a, base, start); err != nil {
 			return err
 		}
 		if a.Data.CPUProfile == nil {
-			return r.LineErrorf(line, "the CpuProfile event has no args.data.cpuProfile")
+			return r.LineErrorf(line(), "the CpuProfile event has no args.data.cpuProfile")
 		}
-		tp := &traceProfile{pid: ev.Pid.Value, tid: ev.Tid.Value, id: fmt.Sprintf("at line %d", line), line: line, p: *a.Data.CPUProfile}
+		tp := &traceProfile{pid: ev.Pid.Value, tid: ev.Tid.Value, id: fmt.Sprintf("at line %d", line()), at: start, p: *a.Data.CPUProfile}
 		tr.profiles = append(tr.profiles, tp)
 	}
 	return nil
 }
 
-// args decodes the args of the event at line (args at byte base of the
-// file) into v.
-func (tr *traceReader) args(args json.RawMessage, v any, base int64, line int) error {
+// args decodes the args of the event at byte start of the file (args at
+// byte base) into v.
+func (tr *traceReader) args(args json.RawMessage, v any, base, start int64) error {
 	if len(args) == 0 {
 		return nil
 	}
@@ -353,6 +354,7 @@ func (tr *traceReader) args(args json.RawMessage, v any, base int64, line int) e
 		if errors.As(err, &te) {
 			te.Field = "args." + te.Field
 		}
+		line, _ := tr.r.LineCol(start)
 		return tr.r.JSONError(args, base, err, fmt.Sprintf("trace event at line %d", line))
 	}
 	return nil
@@ -365,7 +367,8 @@ func (tp *traceProfile) assemble(r *profread.Reading) error {
 	for _, c := range tp.chunks {
 		d := c.Data
 		if len(d.CPUProfile.Samples) != len(d.TimeDeltas) {
-			return r.LineErrorf(c.line, "the ProfileChunk of pid %d, id %s has %d samples but %d timeDeltas: each sample has its time delta; the trace is damaged", tp.pid, tp.id, len(d.CPUProfile.Samples), len(d.TimeDeltas))
+			line, _ := r.LineCol(c.at)
+			return r.LineErrorf(line, "the ProfileChunk of pid %d, id %s has %d samples but %d timeDeltas: each sample has its time delta; the trace is damaged", tp.pid, tp.id, len(d.CPUProfile.Samples), len(d.TimeDeltas))
 		}
 		tp.p.Nodes = append(tp.p.Nodes, d.CPUProfile.Nodes...)
 		tp.p.Samples = append(tp.p.Samples, d.CPUProfile.Samples...)

@@ -2,11 +2,13 @@ package jsonprof
 
 import (
 	"cmp"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
 	"strconv"
 
+	"github.com/proflab/proflab/core/workload/importer/profmodel"
 	"github.com/proflab/proflab/core/workload/importer/profread"
 )
 
@@ -51,14 +53,17 @@ type traceSampleFile struct {
 		Ts  profread.FlexFloat  `json:"ts"`
 		SF  profread.FlexString `json:"sf"`
 	} `json:"samples"`
-	StackFrames map[string]struct {
-		Name       string              `json:"name"`
-		URL        string              `json:"url"`
-		Category   string              `json:"category"`
-		FuncLine   profread.FlexInt    `json:"funcLine"`
-		FuncColumn profread.FlexInt    `json:"funcColumn"`
-		Parent     profread.FlexString `json:"parent"`
-	} `json:"stackFrames"`
+	StackFrames map[string]traceStackFrame `json:"stackFrames"`
+}
+
+// traceStackFrame is an entry of a trace's stackFrames.
+type traceStackFrame struct {
+	Name       string              `json:"name"`
+	URL        string              `json:"url"`
+	Category   string              `json:"category"`
+	FuncLine   profread.FlexInt    `json:"funcLine"`
+	FuncColumn profread.FlexInt    `json:"funcColumn"`
+	Parent     profread.FlexString `json:"parent"`
 }
 
 // readTraceSamples reads a trace's samples and stack frames.
@@ -104,14 +109,21 @@ func readTraceSamples(r *profread.Reading) error {
 	}
 	b := newSrcBuilder(r.Model)
 	fids := map[string]int{}
+	checked := false // for a cycle of parents, once a walk reaches the depth bound
 	stackOf := func(sf string, frames []int) ([]int, error) {
-		for id, depth := sf, 0; id != ""; depth++ {
+		for id := sf; id != ""; {
 			fr, ok := f.StackFrames[id]
 			if !ok {
 				return nil, r.Errorf("a sample or frame names stack frame %q, which stackFrames does not hold: the trace is damaged", id)
 			}
-			if depth > len(f.StackFrames) {
-				return nil, r.Errorf("stack frame %q is its own ancestor (a cycle of parents): the trace is damaged", sf)
+			if profmodel.Deeper(len(frames)) { // cut: its innermost frames are enough
+				if !checked {
+					checked = true
+					if c := stackFramesCycle(f.StackFrames); c != "" {
+						return nil, r.Errorf("stack frame %q is its own ancestor (a cycle of parents): the trace is damaged", c)
+					}
+				}
+				break
 			}
 			fid, ok := fids[id]
 			if !ok {
@@ -186,4 +198,25 @@ func readTraceSamples(r *profread.Reading) error {
 		r.Model.Note("%d idle samples were dropped (--drop-idle)", idle)
 	}
 	return nil
+}
+
+// stackFramesCycle is a stack frame whose parents lead back to it, or
+// "" when none does (ids in sorted order, so that the one named is
+// always the same).
+func stackFramesCycle(frames map[string]traceStackFrame) string {
+	ids := slices.Sorted(maps.Keys(frames))
+	index := make(map[string]int, len(ids))
+	for i, id := range ids {
+		index[id] = i
+	}
+	j := firstCycle(len(ids), func(i int) int {
+		if k, ok := index[string(frames[ids[i]].Parent)]; ok {
+			return k
+		}
+		return -1
+	})
+	if j < 0 {
+		return ""
+	}
+	return ids[j]
 }

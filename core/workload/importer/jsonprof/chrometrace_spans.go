@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/proflab/proflab/core/workload/importer/profmodel"
 	"github.com/proflab/proflab/core/workload/importer/profread"
 )
 
@@ -94,10 +95,10 @@ type spanStats struct {
 	orphanEnds, unclosed, mismatched, negative, idle, deep int
 }
 
-// maxSpanDepth bounds a stack of spans, innermost kept (perf's call
-// chains stop at 127 frames by default): a thread of N nested spans
-// would otherwise make stacks of N² frames in all.
-const maxSpanDepth = 256
+// maxSpanDepth bounds a stack of spans, innermost kept: a thread of N
+// nested spans would otherwise make stacks of N² frames in all. It is
+// the bound every tree-shaped format shares, profmodel.MaxStackDepth.
+const maxSpanDepth = profmodel.MaxStackDepth
 
 // readSpans turns the trace's duration events into r.Model's stacks.
 func (tr *traceReader) readSpans() error {

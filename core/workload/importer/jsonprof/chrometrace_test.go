@@ -228,3 +228,32 @@ func TestChromeTraceDeepSpans(t *testing.T) {
 		}
 	}
 }
+
+// TestChromeTraceErrorLines: the events' lines, found only when a
+// message needs them, are those of the events: a chunk whose samples
+// and time deltas differ, a second Profile event of an id (with the
+// first's line), a bad args value; all events on one line, that line.
+func TestChromeTraceErrorLines(t *testing.T) {
+	t.Parallel()
+	profile := `{"pid":1,"tid":1,"ts":0,"ph":"P","name":"Profile","id":"0x1","args":{"data":{"startTime":0}}}`
+	chunk := `{"pid":1,"tid":2,"ts":1,"ph":"P","name":"ProfileChunk","id":"0x1","args":{"data":{"cpuProfile":{"nodes":[{"id":1,"callFrame":{"functionName":"(root)"}}],"samples":[1]},"timeDeltas":[1]}}}`
+	bad := `{"pid":1,"tid":2,"ts":2,"ph":"P","name":"ProfileChunk","id":"0x1","args":{"data":{"cpuProfile":{"samples":[1,1]},"timeDeltas":[1]}}}`
+	badArgs := `{"pid":1,"tid":2,"ts":2,"ph":"P","name":"ProfileChunk","id":"0x1","args":{"data":{"timeDeltas":"x"}}}`
+	for _, c := range []struct {
+		name   string
+		events []string
+		sep    string
+		want   string
+	}{
+		{"chunk, lines", []string{profile, chunk, chunk, bad}, ",\n", "in.json:5: the ProfileChunk of pid 1, id 0x1 has 2 samples but 1 timeDeltas"},
+		{"chunk, one line", []string{profile, chunk, chunk, bad}, ",", "in.json:2: the ProfileChunk of pid 1, id 0x1 has 2 samples"},
+		{"second profile", []string{chunk, profile, chunk, profile}, ",\n", "in.json:5: a second Profile event of pid 1 with id 0x1 (the first is at line 3)"},
+		{"bad args", []string{profile, chunk, badArgs}, ",\n", "in.json:4: column 99: args.data.timeDeltas is a string"},
+	} {
+		data := "{\"traceEvents\":[\n" + strings.Join(c.events, c.sep) + "]}"
+		_, err := importer.Import("in.json", []byte(data), importer.Options{})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", c.name, err, c.want)
+		}
+	}
+}

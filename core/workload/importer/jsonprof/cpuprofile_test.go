@@ -2,6 +2,7 @@ package jsonprof_test
 
 import (
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -200,5 +201,35 @@ func TestCPUProfileOutOfOrder(t *testing.T) {
 	importtest.EqualWeights(t, "stack", importtest.StackWeights(im.Spec), map[string]float64{"a": 40, "b": 50})
 	if !strings.Contains(strings.Join(im.Notes, "\n"), "negative time delta") {
 		t.Errorf("notes %q do not mention the negative delta", im.Notes)
+	}
+}
+
+// TestCPUProfileExtraDelta: node 10.11 wrote timeDeltas one longer than
+// samples; the profile imports as the one without the last delta (as
+// DevTools and speedscope read it), with a note. Two more is still
+// damage.
+func TestCPUProfileExtraDelta(t *testing.T) {
+	t.Parallel()
+	const nodes = `"nodes":[{"id":1,"callFrame":{"functionName":"(root)"},"children":[2,3]},{"id":2,"callFrame":{"functionName":"a","url":"a.js"}},{"id":3,"callFrame":{"functionName":"b","url":"a.js"}}]`
+	profile := func(deltas string) []byte {
+		return []byte(`{` + nodes + `,"samples":[2,3,2],"timeDeltas":[` + deltas + `],"startTime":0,"endTime":100}`)
+	}
+	want, err := importer.Import("in.cpuprofile", profile("10,20,30"), importer.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := importer.Import("in.cpuprofile", profile("10,20,30,40"), importer.Options{})
+	if err != nil {
+		t.Fatalf("one delta more than samples: %v", err)
+	}
+	importtest.CheckInvariants(t, got)
+	if g, w := importtest.LeafWeights(got.Spec), importtest.LeafWeights(want.Spec); !reflect.DeepEqual(g, w) {
+		t.Errorf("weights %v, want %v (the profile without its last delta)", g, w)
+	}
+	if n := strings.Join(got.Notes, "\n"); !strings.Contains(n, "1 profiles have one timeDeltas entry more than samples (as node 10.11 wrote them)") {
+		t.Errorf("notes %q do not say a delta was left out", got.Notes)
+	}
+	if _, err := importer.Import("in.cpuprofile", profile("10,20,30,40,50"), importer.Options{}); err == nil || !strings.Contains(err.Error(), "3 samples but 5 timeDeltas") {
+		t.Errorf("two deltas more: error %v, want one saying 3 samples but 5 timeDeltas", err)
 	}
 }

@@ -208,3 +208,38 @@ func TestGeckoProcessedOld(t *testing.T) {
 		"0x100000f84 <- (root)": 1, "frobnicate <- (root)": 1, "(root)": 1,
 	})
 }
+
+// TestGeckoTableSizes: a table size the file cannot hold is an error
+// naming the table, before anything is allocated for it (a processed
+// frameTable of length 10^12 allocated 8 TB, 2^62 panicked in makeslice,
+// samples.length 10^12 looped for ever, a schema position of -16
+// indexed out of range).
+func TestGeckoTableSizes(t *testing.T) {
+	t.Parallel()
+	processed := string(readTestdata(t, "gecko_processed.json"))
+	for _, c := range []struct{ name, old, new, want string }{
+		{"frameTable 10^12", `"frameTable":{"length":6`, `"frameTable":{"length":1000000000000`, "threads[0]: the frameTable says it has 1000000000000 rows, but its longest column holds 6 values"},
+		{"frameTable 2^62", `"frameTable":{"length":6`, `"frameTable":{"length":4611686018427387904`, "the frameTable says it has 4611686018427387904 rows"},
+		{"samples 10^12", `"samples":{"length":6`, `"samples":{"length":1000000000000`, "the samples table says it has 1000000000000 rows"},
+		{"stackTable 7", `"stackTable":{"length":6`, `"stackTable":{"length":7`, "the stackTable says it has 7 rows, but its longest column holds 6"},
+		{"funcTable", `"funcTable":{"length":6`, `"funcTable":{"length":99`, "the funcTable says it has 99 rows"},
+	} {
+		data := strings.Replace(processed, c.old, c.new, 1)
+		if data == processed {
+			t.Fatalf("%s: %q is not in the test file", c.name, c.old)
+		}
+		_, err := importer.Import("in.json", []byte(data), importer.Options{})
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "in.json") {
+			t.Errorf("%s: error %v, want one naming in.json and saying %q", c.name, err, c.want)
+		}
+	}
+	gecko := `{"meta":{"version":20,"interval":1},"libs":[],"threads":[{"name":"T","pid":"1","tid":1,
+"samples":{"schema":{"stack":0,"time":1},"data":[[0,1]]},
+"stackTable":{"schema":{"prefix":0,"frame":1},"data":[[null,0]]},
+"frameTable":{"schema":{"location":-16},"data":[[0]]},
+"stringTable":["a"]}]}`
+	_, err := importer.Import("in.json", []byte(gecko), importer.Options{})
+	if want := `the schema puts column "location" at position -16`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("schema position -16: error %v, want one saying %q", err, want)
+	}
+}

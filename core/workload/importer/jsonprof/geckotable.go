@@ -3,8 +3,10 @@ package jsonprof
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -70,7 +72,11 @@ func (t *geckoTable) UnmarshalJSON(b []byte) error {
 		var err error
 		switch k {
 		case "schema":
-			err = json.Unmarshal(v, &t.schema)
+			if err = json.Unmarshal(v, &t.schema); err == nil {
+				if err = t.checkSchema(); err != nil {
+					return err
+				}
+			}
 		case "data":
 			err = json.Unmarshal(v, &t.rows)
 		case "length":
@@ -91,6 +97,36 @@ func (t *geckoTable) UnmarshalJSON(b []byte) error {
 		if err != nil {
 			return &json.UnmarshalTypeError{Value: "value", Type: reflect.TypeFor[map[string]any](), Field: k}
 		}
+	}
+	return nil
+}
+
+// checkSchema refuses a schema position that is negative: no row has a
+// cell there (a position past a row's end is an absent cell).
+func (t *geckoTable) checkSchema() error {
+	for _, name := range slices.Sorted(maps.Keys(t.schema)) {
+		if pos := t.schema[name]; pos < 0 {
+			return fmt.Errorf("the schema puts column %q at position %d: positions are 0 or more (the profile is damaged)", profread.Clip(name), pos)
+		}
+	}
+	return nil
+}
+
+// check says whether the table's size is one the file holds: a
+// processed table's length may not exceed its longest column (its rows
+// are the columns' values, so a length past them is a damaged or forged
+// file, and reading it would allocate and loop for rows that are not
+// there). where and name say which table ("threads[0]", "frameTable").
+func (t *geckoTable) check(where, name string) error {
+	if !t.columnar() || t.length <= 0 {
+		return nil
+	}
+	longest := 0
+	for _, c := range t.cols {
+		longest = max(longest, len(c))
+	}
+	if t.length > longest {
+		return fmt.Errorf("%s: the %s says it has %d rows, but its longest column holds %d values: the profile is damaged; save it again from profiler.firefox.com", where, name, t.length, longest)
 	}
 	return nil
 }

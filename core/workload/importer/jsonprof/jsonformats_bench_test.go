@@ -65,6 +65,46 @@ func BenchmarkImportChromeTrace(b *testing.B) {
 	}
 }
 
+// chunkTrace is a Chrome trace of a profile in chunks ProfileChunk
+// events, on one line (as JSON.stringify and jq -c write it) or one
+// event per line.
+func chunkTrace(chunks int, oneLine bool) []byte {
+	sep := ",\n"
+	if oneLine {
+		sep = ","
+	}
+	var b bytes.Buffer
+	b.WriteString(`{"traceEvents":[{"pid":1,"tid":1,"ts":0,"ph":"P","name":"Profile","id":"0x1","args":{"data":{"startTime":0}}}`)
+	b.WriteString(sep + `{"pid":1,"tid":2,"ts":1,"ph":"P","name":"ProfileChunk","id":"0x1","args":{"data":{"cpuProfile":{"nodes":[{"id":1,"callFrame":{"functionName":"(root)"}},{"id":2,"callFrame":{"functionName":"f","url":"a.js"},"parent":1}],"samples":[2]},"timeDeltas":[100]}}}`)
+	for i := 1; i < chunks; i++ {
+		fmt.Fprintf(&b, sep+`{"pid":1,"tid":2,"ts":%d,"ph":"P","name":"ProfileChunk","id":"0x1","args":{"data":{"cpuProfile":{"samples":[2,2]},"timeDeltas":[100,100]}}}`, i+1)
+	}
+	b.WriteString(`]}`)
+	return b.Bytes()
+}
+
+// BenchmarkImportChromeTraceOneLine imports a trace of 10,000 profile
+// chunks written on one line, and the same one event per line: an
+// event's line is found only for a message, so both cost the same
+// (finding each event's line from the file's start was quadratic in
+// the events on one line).
+func BenchmarkImportChromeTraceOneLine(b *testing.B) {
+	for _, c := range []struct {
+		name    string
+		oneLine bool
+	}{{"one-line", true}, {"lines", false}} {
+		b.Run(c.name, func(b *testing.B) {
+			data := chunkTrace(10_000, c.oneLine)
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				if _, err := importer.Import("chunks.json", data, importer.Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // TestCPUProfileGenerator imports a generated .cpuprofile: every sample
 // is kept, and the weights add up to the samples' span (each sample
 // weighs the time to the next, the last to endTime).

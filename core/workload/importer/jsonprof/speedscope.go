@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 
+	"github.com/proflab/proflab/core/workload/importer/profmodel"
 	"github.com/proflab/proflab/core/workload/importer/profread"
 )
 
@@ -218,8 +219,10 @@ func (sr *speedscopeReader) profile(i int, p *speedscopeProfile, t *srcThread, s
 					return 0, r.Errorf("profile %d (%q), event %d is at %g, before the event before it (%g): events are in time order", i, p.Name, k, ev.At, prev)
 				}
 				if len(open) > 0 && ev.At > prev {
-					stack := make([]int64, len(open))
-					copy(stack, open)
+					// the innermost frames, up to one past the depth
+					// bound (the stack is cut to it): a copy of every
+					// open frame at every event was N² for N nested opens
+					stack := open[len(open)-min(len(open), profmodel.MaxStackDepth+1):]
 					if err := sr.stack(i, k-1, stack, (ev.At-prev)*scale, t); err != nil {
 						return 0, err
 					}

@@ -72,6 +72,9 @@ type srcThread struct {
 	weight                 float64
 }
 
+// srcFrameBytes is what a frame of a stack's copy holds (a srcFrame).
+const srcFrameBytes = 24
+
 // srcStack is a distinct stack (leaf first) and its weight.
 type srcStack struct {
 	frames []srcFrame
@@ -150,8 +153,13 @@ func (b *srcBuilder) add(t *srcThread, frames []int, w float64) {
 	b.addFrames(t, b.buf, w)
 }
 
-// addFrames adds weight w to t's stack of frames (leaf first).
+// addFrames adds weight w to t's stack of frames (leaf first): its
+// innermost profmodel.MaxStackDepth, when it is deeper (the model
+// counts it for a warning).
 func (b *srcBuilder) addFrames(t *srcThread, frames []srcFrame, w float64) {
+	if profmodel.Deeper(len(frames)) {
+		frames = frames[:b.m.Cut(len(frames), func(i int) bool { return frames[i].inlined })]
+	}
 	b.key = b.key[:0]
 	for _, f := range frames {
 		b.key = binary.AppendUvarint(b.key, uint64(f.fn))
@@ -168,6 +176,10 @@ func (b *srcBuilder) addFrames(t *srcThread, frames []srcFrame, w float64) {
 	}
 	i, ok := t.byKey[string(b.key)]
 	if !ok {
+		// the copy and its key, counted against the memory budget
+		if !b.m.Charge(int64(len(frames))*srcFrameBytes + int64(len(b.key)) + 128) {
+			return
+		}
 		i = len(t.stacks)
 		t.stacks = append(t.stacks, srcStack{frames: slices.Clone(frames)})
 		t.byKey[string(b.key)] = i

@@ -116,6 +116,9 @@ type v8Stats struct {
 	gaps    int64
 	// hitCounts counts the profiles weighed by hit counts (no samples).
 	hitCounts int
+	// extraDelta counts the profiles with one time delta more than
+	// samples (node 10.11's), the last left unread.
+	extraDelta int
 }
 
 // v8Import adds profile p's samples to thread t. A sample weighs the time
@@ -195,7 +198,7 @@ func v8Import(r *profread.Reading, b *srcBuilder, p *v8Profile, t *srcThread, wh
 			continue // samples of no time (counted in v8Weights)
 		}
 		frames = frames[:0]
-		for j := i; j >= 0; j = parent[j] {
+		for j := i; j >= 0 && !profmodel.Deeper(len(frames)); j = parent[j] {
 			if fid[j] >= 0 {
 				frames = append(frames, fid[j])
 			}
@@ -212,22 +215,8 @@ func v8Import(r *profread.Reading, b *srcBuilder, p *v8Profile, t *srcThread, wh
 
 // v8Acyclic checks that following parents always ends at a root.
 func v8Acyclic(r *profread.Reading, p *v8Profile, parent []int32, where string) error {
-	state := make([]int8, len(parent)) // 0 new, 1 on the current path, 2 ends at a root
-	var path []int32
-	for i := range parent {
-		path = path[:0]
-		j := int32(i)
-		for j >= 0 && state[j] == 0 {
-			state[j] = 1
-			path = append(path, j)
-			j = parent[j]
-		}
-		if j >= 0 && state[j] == 1 {
-			return r.Errorf("%snode %d is its own ancestor (the parent links form a cycle): the profile is damaged", where, *p.Nodes[j].ID)
-		}
-		for _, k := range path {
-			state[k] = 2
-		}
+	if j := firstCycle(len(parent), func(i int) int { return int(parent[i]) }); j >= 0 {
+		return r.Errorf("%snode %d is its own ancestor (the parent links form a cycle): the profile is damaged", where, *p.Nodes[j].ID)
 	}
 	return nil
 }
@@ -276,6 +265,12 @@ func v8Weights(r *profread.Reading, p *v8Profile, index map[int64]int32, where s
 		}
 		st.hitCounts++
 		return v8Sampled{weights, counts, order, *p.StartTime, *p.EndTime}, nil
+	}
+	if len(p.TimeDeltas) == len(p.Samples)+1 {
+		// node 10.11 wrote one time delta more than samples; DevTools
+		// and speedscope read a delta per sample, the last left over
+		p.TimeDeltas = p.TimeDeltas[:len(p.Samples)]
+		st.extraDelta++
 	}
 	if len(p.TimeDeltas) != len(p.Samples) {
 		return fail(r.Errorf("%sthe profile has %d samples but %d timeDeltas: each sample has its time delta; the profile is damaged or truncated", where, len(p.Samples), len(p.TimeDeltas)))
@@ -402,6 +397,9 @@ func v8Notes(m *profmodel.Model, im *profread.Sampling, st *v8Stats) {
 	}
 	if st.root > 0 {
 		m.Note("%d samples were of the \"(root)\" node alone and were dropped", st.root)
+	}
+	if st.extraDelta > 0 {
+		m.Note("%d profiles have one timeDeltas entry more than samples (as node 10.11 wrote them): each sample takes its own delta, and the last delta, of no sample, is left out (as Chrome DevTools and speedscope read them)", st.extraDelta)
 	}
 	if st.hitCounts > 0 {
 		m.Note("%d profiles have no samples: their nodes' hit counts share the profile's time span", st.hitCounts)

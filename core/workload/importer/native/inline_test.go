@@ -157,6 +157,51 @@ func TestPerfInlinedFrames(t *testing.T) {
 	}
 }
 
+// A frame perf --call-graph dwarf prints "(inlined)" with no dso and
+// nothing after it at its ip (libc's __memcpy_avx512_unaligned_erms)
+// is in the image whose other frames print its symbol, else [unknown]:
+// it was put in the image of the sample's nearest frame however far,
+// the program's, which it stretched to 1.4 MB (issue 35 §3).
+func TestPerfInlinedWithoutDSO(t *testing.T) {
+	t.Parallel()
+	text := `prog  100/100  [000]  1.000000:  1000 cycles: 
+	7f0000351000 __memcpy_avx512_unaligned_erms+0x0 (inlined)
+	401200 main+0x20 (/bin/prog)
+
+prog  100/100  [000]  1.000100:  1000 cycles: 
+	7f0000351040 __memcpy_avx512_unaligned_erms+0x40 (/lib/libc.so.6)
+	401200 main+0x20 (/bin/prog)
+
+prog  100/100  [000]  1.000200:  1000 cycles: 
+	560000000000 mystery+0x0 (inlined)
+	401200 main+0x20 (/bin/prog)
+`
+	im, err := importer.Import("inl.txt", []byte(text), importer.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	importtest.CheckInvariants(t, im)
+	for _, c := range []struct{ img, fn string }{{"libc.so.6", "__memcpy_avx512_unaligned_erms"}, {"[unknown]", "mystery"}, {"prog", "main"}} {
+		if _, f := importtest.Function(t, im.Spec, c.img, c.fn); f.Inline {
+			t.Errorf("%s!%s is inline, want physical", c.img, c.fn)
+		}
+	}
+	for _, img := range im.Spec.Images {
+		var end uint64
+		for _, f := range img.Functions {
+			end = max(end, uint64(f.Offset)+f.Size)
+		}
+		if img.Name == "prog" && end > 0x1000 {
+			t.Errorf("prog's functions span 0x%X bytes, want main's alone", end)
+		}
+		for _, f := range img.Functions {
+			if f.Name == "__memcpy_avx512_unaligned_erms" && img.Name != "libc.so.6" {
+				t.Errorf("%s defines %s, want libc.so.6 alone", img.Name, f.Name)
+			}
+		}
+	}
+}
+
 // hasNote reports whether a note of im contains s.
 func hasNote(im *importer.Imported, s string) bool {
 	for _, n := range im.Notes {
@@ -171,8 +216,8 @@ func hasNote(im *importer.Imported, s string) bool {
 // frames at one ip ends at the frame printed with its dso; the same ip
 // twice with a dso (recursion) is two physical frames; a frame printed
 // "(inlined)" with no frame after it at its ip is physical, in the image
-// of the sample's nearest frame of the same space (user or kernel), else
-// [unknown].
+// other frames print its symbol with, else in the image whose sampled
+// addresses span it or lie within 64 KiB of it, else in [unknown].
 func TestPerfInlinedRules(t *testing.T) {
 	t.Parallel()
 	text := `prog  100/100  [000]  1.000000:  1000 cycles: 
@@ -186,7 +231,7 @@ func TestPerfInlinedRules(t *testing.T) {
 
 prog  100/100  [000]  1.000100:  1000 cycles: 
 	ffffffff81000100 do_thing+0x10 ([kernel.kallsyms])
-	7f0000002000 memcpy_impl+0x0 (inlined)
+	7f0000092000 memcpy_impl+0x0 (inlined)
 `
 	im, err := importer.Import("inl.txt", []byte(text), importer.Options{})
 	if err != nil {

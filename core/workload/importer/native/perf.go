@@ -97,7 +97,7 @@ func importPerf(r *profread.Reading) error {
 		m.Note("%d idle samples (swapper's, or an idle function's) were dropped (--drop-idle)", idle)
 	}
 	if pb.guessedDSO > 0 {
-		m.Note("%d callchain entries were printed \"(inlined)\" down to their physical function (its debug name differs from its symbol, as glibc's __libc_start_main_impl): each was taken as physical, in the image of its address (where the same address is printed with its dso elsewhere; else the library whose addresses span it; else its callee's or caller's)", pb.guessedDSO)
+		m.Note("%d callchain entries were printed \"(inlined)\" down to their physical function (its debug name differs from its symbol, as glibc's __libc_start_main_impl): each was taken as physical, in the image of its address where the same address is printed with its dso elsewhere; else in the image other frames print its symbol with; else in the library whose addresses span it or lie within 64 KiB of it; else in [unknown]", pb.guessedDSO)
 	}
 	if im.Samples == 0 {
 		return &profread.Error{Source: name, Msg: fmt.Sprintf("no %s sample is left to import", im.SampleType)}

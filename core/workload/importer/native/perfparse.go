@@ -204,12 +204,15 @@ func parsePerf(ctx context.Context, name string, data []byte) (out []perfSample,
 // not inlined and has the same ip, next in its stack (perf prints the
 // function an ip belongs to after the functions inlined there), else
 // anywhere in the process's samples. perf 6 sometimes prints an ip with
-// `(inlined)` alone; such an ip's dso is guessed, once for all its
-// frames of a process: the dso of the process whose other frames' span
-// of addresses holds the ip (the narrowest, when several do); else, at
-// each frame, the dso of the sample's frame whose address is nearest on
-// the same side of the kernel boundary (the leaf-most on a tie), and the
-// guess most of them make wins (the first seen, on a tie).
+// `(inlined)` alone (--call-graph dwarf: glibc's __libc_start_main_impl,
+// __memcpy_avx512_unaligned_erms); such a frame's dso is the one whose
+// frames print its symbol with a dso elsewhere (the process's, else any
+// process's; the dso most of them name, the first seen on a tie); else
+// the dso of the process whose other frames' span of addresses holds the
+// ip, or lies within inlinedReach of it (the nearest; the narrowest of
+// those that hold it); else none, "[unknown]". (The sample's nearest
+// frame's dso, however far, was taken last: perf record of a C program
+// put libc's memcpy in the program's image, stretching it to 1.4 MB.)
 func inlinedDSOs(samples []perfSample) {
 	type at struct {
 		pid int64
@@ -231,11 +234,13 @@ func inlinedDSOs(samples []perfSample) {
 	}
 	type span struct{ lo, hi uint64 }
 	spans := map[int64]map[string]span{}
+	syms := newSymbolDSOs()
 	for i := range samples {
 		for _, fr := range samples[i].frames {
 			if fr.inlined || fr.dso == "" || strings.HasPrefix(fr.dso, "[unknown") {
 				continue
 			}
+			syms.add(samples[i].pid, fr.sym, fr.dso)
 			m := spans[samples[i].pid]
 			if m == nil {
 				m = map[string]span{}
@@ -249,36 +254,23 @@ func inlinedDSOs(samples []perfSample) {
 		}
 	}
 	within := func(pid int64, ip uint64) (string, bool) {
-		best, width := "", uint64(0)
+		best, dist, width := "", uint64(0), uint64(0)
 		for dso, sp := range spans[pid] {
-			if ip < sp.lo || ip > sp.hi {
+			d := uint64(0)
+			switch {
+			case ip < sp.lo:
+				d = sp.lo - ip
+			case ip > sp.hi:
+				d = ip - sp.hi
+			}
+			if d > inlinedReach {
 				continue
 			}
-			if w := sp.hi - sp.lo; best == "" || w < width || w == width && dso < best {
-				best, width = dso, w
+			if w := sp.hi - sp.lo; best == "" || d < dist || d == dist && (w < width || w == width && dso < best) {
+				best, dist, width = dso, d, w
 			}
 		}
 		return best, best != ""
-	}
-	type vote struct {
-		dso string
-		n   int
-	}
-	votes := map[at][]vote{} // in order of first guess, for ties
-	guess := func(frames []perfFrame, k int) (string, bool) {
-		ip := frames[k].addr
-		kernel := ip >= kernelAddress
-		dso, best, found := "", uint64(0), false
-		for j := range frames {
-			f := &frames[j]
-			if f.inlined || (f.addr >= kernelAddress || strings.HasPrefix(f.dso, "[kernel")) != kernel {
-				continue
-			}
-			if d := max(f.addr, ip) - min(f.addr, ip); !found || d < best {
-				dso, best, found = f.dso, d, true
-			}
-		}
-		return dso, found
 	}
 	for i := range samples {
 		frames := samples[i].frames
@@ -295,38 +287,77 @@ func inlinedDSOs(samples []perfSample) {
 				frames[k].dso = dso
 				continue
 			}
-			if dso, ok := within(key.pid, key.ip); ok {
+			if dso, ok := syms.of(key.pid, frames[k].sym); ok {
 				frames[k].dso = dso
 				continue
 			}
-			if dso, ok := guess(frames, k); ok {
-				v := votes[key]
-				j := slices.IndexFunc(v, func(x vote) bool { return x.dso == dso })
-				if j < 0 {
-					j, v = len(v), append(v, vote{dso: dso})
-				}
-				v[j].n++
-				votes[key] = v
-			}
-		}
-	}
-	chosen := map[at]string{}
-	for key, v := range votes {
-		best := 0
-		for _, x := range v {
-			if x.n > best {
-				best, chosen[key] = x.n, x.dso
-			}
-		}
-	}
-	for i := range samples {
-		frames := samples[i].frames
-		for k := range frames {
-			if dso, ok := chosen[at{samples[i].pid, frames[k].addr}]; ok && frames[k].inlined && frames[k].dso == "" {
+			if dso, ok := within(key.pid, key.ip); ok {
 				frames[k].dso = dso
 			}
 		}
 	}
+}
+
+// inlinedReach is how far from a dso's sampled addresses an ip printed
+// `(inlined)` alone may lie and be taken for that dso's: 64 KiB, a
+// neighbour in the same code (glibc's __libc_start_main_impl lies 0xBB
+// bytes past __libc_start_call_main), far less than the gap between two
+// libraries' mappings.
+const inlinedReach = 64 << 10
+
+// symbolDSOs counts the dsos perf prints a symbol with, per process and
+// in all.
+type symbolDSOs struct {
+	byPid map[int64]map[string][]dsoCount
+	all   map[string][]dsoCount
+}
+
+// dsoCount is a dso and how many frames print a symbol with it.
+type dsoCount struct {
+	dso string
+	n   int
+}
+
+func newSymbolDSOs() *symbolDSOs {
+	return &symbolDSOs{byPid: map[int64]map[string][]dsoCount{}, all: map[string][]dsoCount{}}
+}
+
+// add counts a frame of process pid printing sym with dso.
+func (s *symbolDSOs) add(pid int64, sym, dso string) {
+	if sym == "" || sym == "[unknown]" {
+		return
+	}
+	count := func(list []dsoCount) []dsoCount {
+		if j := slices.IndexFunc(list, func(c dsoCount) bool { return c.dso == dso }); j >= 0 {
+			list[j].n++
+			return list
+		}
+		return append(list, dsoCount{dso, 1})
+	}
+	if s.byPid[pid] == nil {
+		s.byPid[pid] = map[string][]dsoCount{}
+	}
+	s.byPid[pid][sym] = count(s.byPid[pid][sym])
+	s.all[sym] = count(s.all[sym])
+}
+
+// of is the dso most frames of process pid print sym with (else of any
+// process; the first seen on a tie).
+func (s *symbolDSOs) of(pid int64, sym string) (string, bool) {
+	list := s.byPid[pid][sym]
+	if list == nil {
+		list = s.all[sym]
+	}
+	best := -1
+	for j, c := range list {
+		if best < 0 || c.n > list[best].n {
+			best = j
+		}
+	}
+	if best < 0 {
+		return "", false
+	}
+	return list[best].dso, true
 }
 
 // groupThreads gives the samples whose header has one number a process.

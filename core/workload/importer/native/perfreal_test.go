@@ -303,8 +303,9 @@ func TestPerfJITAndVDSO(t *testing.T) {
 // TestPerfInlinedMarker: `(inlined)` is perf's marker for a function
 // inlined at the ip, not a dso: the frame's image is that of the frame
 // holding the ip (the next one with the same ip, else one with that ip
-// elsewhere, else the dso whose other addresses span the ip, else the
-// one its neighbours suggest), never an image named "inlined".
+// elsewhere, else the dso other frames print its symbol with, else the
+// dso whose other addresses span the ip or lie within 64 KiB of it,
+// else [unknown]), never an image named "inlined".
 func TestPerfInlinedMarker(t *testing.T) {
 	t.Parallel()
 	text := "prog 1234 1.000000: 250000 cpu-clock: \n" +
@@ -325,7 +326,7 @@ func TestPerfInlinedMarker(t *testing.T) {
 		t.Fatal(err)
 	}
 	importtest.CheckInvariants(t, im)
-	for name, want := range map[string]string{"helper": "prog", "main": "prog", "__libc_start_main_impl": "libc.so.6", "lonely": "prog"} {
+	for name, want := range map[string]string{"helper": "prog", "main": "prog", "__libc_start_main_impl": "libc.so.6", "lonely": "[unknown]"} {
 		if img := imageOf(im.Spec, name); img == nil || img.Name != want {
 			t.Errorf("%s in image %v, want %s", name, img, want)
 		}

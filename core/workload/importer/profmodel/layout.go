@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/proflab/proflab/core/workload"
 )
 
 // Layout constants (docs/workload-import.md explains them).
@@ -42,6 +44,13 @@ type Target struct {
 	userLo, userHi       uint64
 	systemLo, systemHi   uint64
 	reservedLo, reserved uint64 // ntoskrnl.exe's first address and size
+}
+
+// Resolving is the target as [workload.Spec.Resolve] takes it: what
+// m:run resolves a workload for on a machine of this architecture
+// (MmUserProbeAddress is the byte past user space).
+func (t Target) Resolving() workload.Target {
+	return workload.Target{X86: t.arch == "x86", UserProbeAddress: t.userHi + 1}
 }
 
 // TargetFor is the target of arch ("x86", "x64" or "" for x64).
@@ -298,12 +307,9 @@ func (m *Model) relocate(t Target) error {
 	case len(moved) == 1:
 		m.Note("1 image moved: its source addresses do not fit the %s machine beside the other images (offsets kept): %s", t.arch, moved[0])
 	case len(moved) > 1:
-		const shown = 3
-		list := strings.Join(moved[:min(len(moved), shown)], ", ")
-		if len(moved) > shown {
-			list += fmt.Sprintf(" and %d more (the workload gives every image's base)", len(moved)-shown)
-		}
-		m.Note("%d images moved: their source addresses do not fit the %s machine beside the other images (offsets kept): %s", len(moved), t.arch, list)
+		// each image and where, as docs/workload-import.md (Addresses,
+		// step 2) promises: a profile's addresses are read against these
+		m.Note("%d images moved: their source addresses do not fit the %s machine beside the other images (offsets kept): %s", len(moved), t.arch, strings.Join(moved, ", "))
 	}
 	return nil
 }

@@ -32,6 +32,11 @@ type Model struct {
 	ctx  context.Context
 	adds int
 	stop error
+	// deep counts the stacks cut to MaxStackDepth frames (see Cut).
+	deep int
+	// budget is what the model may hold (0: no bound), held what it
+	// holds so far (see Charge).
+	budget, held int64
 }
 
 // Image is an image being built: an executable or library, or a
@@ -285,6 +290,9 @@ func (m *Model) Add(t *Thread, frames []Frame, w float64) {
 	t.weight += w
 	s := t.stacks[string(key)]
 	if s == nil {
+		if !m.Charge(StackBytes(len(frames))) {
+			return
+		}
 		fs := make([]*Func, len(frames))
 		for i, fr := range frames {
 			fs[i] = fr.Func

@@ -16,6 +16,7 @@ import (
 // are not UTF-8 were replaced.
 func (m *Model) Spec(name string) *workload.Spec {
 	name = m.valid(name)
+	m.deepWarning()
 	if m.invalid > 0 {
 		m.Note("%d names had bytes that are not UTF-8; they are replaced by U+FFFD", m.invalid)
 	}
@@ -60,7 +61,9 @@ func (f *Func) function() workload.Function {
 	if f.code > 0 && len(f.leafAt) > 0 {
 		addrs := slices.Sorted(maps.Keys(f.leafAt))
 		for _, a := range addrs {
-			wf.Hotspots = append(wf.Hotspots, workload.Hotspot{Offset: f.hot[a], Size: 1, Weight: f.leafAt[a] / f.code})
+			// (at most 1: code and leafAt are sums of the same weights
+			// in different orders, and may round apart)
+			wf.Hotspots = append(wf.Hotspots, workload.Hotspot{Offset: f.hot[a], Size: 1, Weight: min(1, f.leafAt[a]/f.code)})
 		}
 	}
 	f.rates(&wf)

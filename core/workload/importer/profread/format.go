@@ -1,8 +1,10 @@
 package profread
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/proflab/proflab/core/workload/importer/profmodel"
 )
@@ -58,6 +60,44 @@ type Reading struct {
 	// no limit): a format that inflates content itself (the .etl of a
 	// zip archive) refuses more.
 	MaxContent int64
+
+	// newlines are the offsets of Data's newlines, found the first time
+	// a position is asked for (see LineCol).
+	newlines []int64
+	indexed  bool
+}
+
+// LineCol is the 1-based line and column of byte off of r.Data. A
+// format keeps byte offsets and asks for their line only when a message
+// needs it: the first call indexes Data's newlines (once, in linear
+// time), each call after costs a binary search, so that a file of one
+// line and a hundred thousand events is not read from its start for
+// every event (a minified Chrome trace was quadratic).
+func (r *Reading) LineCol(off int64) (line, col int) {
+	if !r.indexed {
+		r.newlines = newlineOffsets(r.Data)
+		r.indexed = true
+	}
+	off = max(0, min(off, int64(len(r.Data))))
+	n, _ := slices.BinarySearch(r.newlines, off) // newlines before off
+	start := int64(0)
+	if n > 0 {
+		start = r.newlines[n-1] + 1
+	}
+	return n + 1, int(off-start) + 1
+}
+
+// newlineOffsets are the offsets of data's newlines, in order.
+func newlineOffsets(data []byte) []int64 {
+	var out []int64
+	for i, base := 0, 0; ; {
+		i = bytes.IndexByte(data[base:], '\n')
+		if i < 0 {
+			return out
+		}
+		out = append(out, int64(base+i))
+		base += i + 1
+	}
 }
 
 // Options are the import's choices a format reads (importer.Options'

@@ -32,7 +32,7 @@ func (r *Reading) JSONError(data []byte, base int64, err error, what string) err
 	var te *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &se):
-		line, col := LineCol(r.Data, base+se.Offset)
+		line, col := r.LineCol(base + se.Offset)
 		if strings.Contains(se.Error(), "exceeded max depth") {
 			return r.LineErrorf(line, "column %d: the %s nests arrays and objects more than %d deep, the most a JSON document may (encoding/json's limit, which keeps its decoder's recursion bounded): give the file as the tool wrote it", col, what, jsonMaxDepth)
 		}
@@ -49,19 +49,10 @@ func (r *Reading) JSONError(data []byte, base int64, err error, what string) err
 		if te.Offset == 0 { // a value of ours refused it: the decoder gives no offset
 			return r.Errorf("%s", msg)
 		}
-		line, col := LineCol(r.Data, base+te.Offset)
+		line, col := r.LineCol(base + te.Offset)
 		return r.LineErrorf(line, "column %d: %s", col, msg)
 	}
 	return r.Errorf("the %s cannot be read: %v", what, err)
-}
-
-// LineCol is the 1-based line and column of byte off of data.
-func LineCol(data []byte, off int64) (line, col int) {
-	off = max(0, min(off, int64(len(data))))
-	head := data[:off]
-	line = bytes.Count(head, []byte{'\n'}) + 1
-	col = int(off) - bytes.LastIndexByte(head, '\n')
-	return line, col
 }
 
 // jsonValueText names a JSON value as UnmarshalTypeError gives it

@@ -49,3 +49,25 @@ func TestFlexNumbers(t *testing.T) {
 		t.Error("FlexInt accepted \"12x\"")
 	}
 }
+
+// TestLineCol: Reading.LineCol's line and column of every offset (and
+// of offsets before and past the data) are those counted from the
+// start, on data with and without newlines, blank lines and CRLF.
+func TestLineCol(t *testing.T) {
+	for _, data := range []string{"", "one line", "a\nbc\n\nd", "\n\n", "x\r\ny\r\n", "ends\n"} {
+		r := &Reading{Data: []byte(data)}
+		for off := int64(-2); off <= int64(len(data))+2; off++ {
+			o := max(0, min(off, int64(len(data))))
+			wantLine, wantCol := 1, 1
+			for _, c := range data[:o] {
+				wantCol++
+				if c == '\n' {
+					wantLine, wantCol = wantLine+1, 1
+				}
+			}
+			if line, col := r.LineCol(off); line != wantLine || col != wantCol {
+				t.Errorf("%q at %d: line %d column %d, want %d:%d", data, off, line, col, wantLine, wantCol)
+			}
+		}
+	}
+}
