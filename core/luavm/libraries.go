@@ -1,0 +1,233 @@
+package luavm
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// The standard libraries of the sandbox, described once per process.
+//
+// gopher-lua's Open functions register every library function of every
+// state anew, from Go maps: for a sweep's trivial run, a fifth of its
+// cost. What they build is the same each time, tables of Go functions and
+// constants, so libraryTemplate records it once (from a scratch state the
+// Open functions ran in) and openLibraries makes each state's own copy:
+// fresh tables and fresh function values over the same Go code, the
+// constants (strings, numbers) as they are, immutable in Lua. Nothing a
+// script can reach is shared: a run that sets string.format or adds to
+// math changes its own copies only (and no script can change a Go
+// function's environment).
+//
+// Each table's keys are set in sorted order, so pairs(string) visits them
+// in the same order in every run (the Go maps' order changed from state
+// to state). The functions the sandbox leaves out (removedGlobals) are not
+// in the template at all.
+
+// libTemplate describes the tables the Open functions built: tables[0] is
+// the globals, every other table is reached from it.
+type libTemplate struct {
+	tables     []libTable
+	funcs      []libFunc // in an order where a function's upvalues come first
+	stringMeta int       // the table that is the strings' metatable
+}
+
+// libTable is one table: its keys, sorted, and their values.
+type libTable struct {
+	keys   []string
+	values []libValue
+}
+
+// libValue is a table's value: a constant, or another table or function
+// of the template.
+type libValue struct {
+	constant lua.LValue // a string, number or boolean; nil for the others
+	table    int        // index into tables, when >= 0
+	fn       int        // index into funcs, when >= 0
+}
+
+// libFunc is a Go function of the libraries, with the functions it keeps
+// as upvalues (pairs keeps its iterator).
+type libFunc struct {
+	fn       lua.LGFunction
+	upvalues []int // indexes into funcs
+}
+
+// libraries is the template of base, table, string, math and coroutine.
+var libraries = sync.OnceValue(func() *libTemplate {
+	L := lua.NewState(lua.Options{SkipOpenLibs: true})
+	defer L.Close()
+	for _, lib := range []struct {
+		name string
+		open lua.LGFunction
+	}{
+		{lua.BaseLibName, lua.OpenBase},
+		{lua.TabLibName, lua.OpenTable},
+		{lua.StringLibName, lua.OpenString},
+		{lua.MathLibName, lua.OpenMath},
+		{lua.CoroutineLibName, lua.OpenCoroutine},
+	} {
+		L.Push(L.NewFunction(lib.open))
+		L.Push(lua.LString(lib.name))
+		L.Call(1, 0)
+	}
+	t, err := recordLibraries(L)
+	if err != nil {
+		panic(err) // gopher-lua's libraries are fixed: a test builds the template
+	}
+	return t
+})
+
+// recordLibraries records the tables reachable from L's globals.
+func recordLibraries(L *lua.LState) (*libTemplate, error) {
+	r := &libRecorder{t: &libTemplate{}, tables: map[*lua.LTable]int{}, funcs: map[*lua.LFunction]int{}}
+	globals := L.Get(lua.GlobalsIndex).(*lua.LTable)
+	r.table(globals)
+	for i := 0; i < len(r.order); i++ { // the list grows as tables are found
+		if err := r.fill(i, r.order[i], i == 0); err != nil {
+			return nil, err
+		}
+	}
+	meta, ok := L.GetMetatable(lua.LString("")).(*lua.LTable)
+	if !ok {
+		return nil, fmt.Errorf("the string library set no metatable for strings")
+	}
+	idx, ok := r.tables[meta]
+	if !ok {
+		return nil, fmt.Errorf("the strings' metatable is not a library table")
+	}
+	r.t.stringMeta = idx
+	return r.t, nil
+}
+
+// libRecorder walks the libraries' tables for recordLibraries.
+type libRecorder struct {
+	t      *libTemplate
+	order  []*lua.LTable
+	tables map[*lua.LTable]int
+	funcs  map[*lua.LFunction]int
+}
+
+// table is the index of tb, recorded (empty) when first seen.
+func (r *libRecorder) table(tb *lua.LTable) int {
+	if i, ok := r.tables[tb]; ok {
+		return i
+	}
+	i := len(r.order)
+	r.tables[tb] = i
+	r.order = append(r.order, tb)
+	r.t.tables = append(r.t.tables, libTable{})
+	return i
+}
+
+// fill records the keys and values of the table of index i.
+func (r *libRecorder) fill(i int, tb *lua.LTable, globals bool) error {
+	if tb.Metatable != lua.LNil {
+		return fmt.Errorf("library table %d has a metatable", i)
+	}
+	var keys []string
+	var bad error
+	tb.ForEach(func(k, _ lua.LValue) {
+		s, ok := k.(lua.LString)
+		switch {
+		case !ok:
+			bad = fmt.Errorf("library table %d has a key %v that is not a string", i, k)
+		case globals && slices.Contains(removedGlobals, string(s)):
+		default:
+			keys = append(keys, string(s))
+		}
+	})
+	if bad != nil {
+		return bad
+	}
+	slices.Sort(keys)
+	lt := libTable{keys: keys, values: make([]libValue, len(keys))}
+	for j, k := range keys {
+		v, err := r.value(tb.RawGetString(k))
+		if err != nil {
+			return fmt.Errorf("library table %d, key %q: %w", i, k, err)
+		}
+		lt.values[j] = v
+	}
+	r.t.tables[i] = lt
+	return nil
+}
+
+// value records one value of a library table.
+func (r *libRecorder) value(v lua.LValue) (libValue, error) {
+	switch v := v.(type) {
+	case lua.LString, lua.LNumber, lua.LBool:
+		return libValue{constant: v, table: -1, fn: -1}, nil
+	case *lua.LTable:
+		return libValue{table: r.table(v), fn: -1}, nil
+	case *lua.LFunction:
+		fn, err := r.function(v)
+		return libValue{table: -1, fn: fn}, err
+	}
+	return libValue{}, fmt.Errorf("a %s value", v.Type())
+}
+
+// function is the index of a Go function, recorded after its upvalues.
+func (r *libRecorder) function(f *lua.LFunction) (int, error) {
+	if i, ok := r.funcs[f]; ok {
+		return i, nil
+	}
+	if !f.IsG {
+		return 0, fmt.Errorf("a Lua function")
+	}
+	lf := libFunc{fn: f.GFunction}
+	for _, uv := range f.Upvalues {
+		up, ok := uv.Value().(*lua.LFunction)
+		if !ok {
+			return 0, fmt.Errorf("a Go function keeping a %s", uv.Value().Type())
+		}
+		j, err := r.function(up)
+		if err != nil {
+			return 0, err
+		}
+		lf.upvalues = append(lf.upvalues, j)
+	}
+	r.funcs[f] = len(r.t.funcs)
+	r.t.funcs = append(r.t.funcs, lf)
+	return len(r.t.funcs) - 1, nil
+}
+
+// openLibraries gives L its own copy of the libraries: the globals
+// filled in, the library tables and functions made anew, strings' metatable
+// set.
+func openLibraries(L *lua.LState) {
+	t := libraries()
+	tables := make([]*lua.LTable, len(t.tables))
+	tables[0] = L.Get(lua.GlobalsIndex).(*lua.LTable)
+	for i := 1; i < len(tables); i++ {
+		tables[i] = L.CreateTable(0, len(t.tables[i].keys))
+	}
+	funcs := make([]*lua.LFunction, len(t.funcs))
+	for i, f := range t.funcs {
+		if len(f.upvalues) == 0 {
+			funcs[i] = L.NewFunction(f.fn)
+			continue
+		}
+		up := make([]lua.LValue, len(f.upvalues))
+		for j, u := range f.upvalues {
+			up[j] = funcs[u]
+		}
+		funcs[i] = L.NewClosure(f.fn, up...)
+	}
+	for i, lt := range t.tables {
+		tb := tables[i]
+		for j, k := range lt.keys {
+			switch v := lt.values[j]; {
+			case v.table >= 0:
+				tb.RawSetString(k, tables[v.table])
+			case v.fn >= 0:
+				tb.RawSetString(k, funcs[v.fn])
+			default:
+				tb.RawSetString(k, v.constant)
+			}
+		}
+	}
+	L.SetMetatable(lua.LString(""), tables[t.stringMeta])
+}
