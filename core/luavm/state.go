@@ -119,7 +119,6 @@ func New(cfg Config) *State {
 	s.L.SetContext(s.ctx)
 	states.Store(s.L.G, s)
 	s.openSandbox()
-	s.registerU64(s.L)
 	s.L.SetGlobal("require", s.fn("require", s.require))
 	return s
 }
