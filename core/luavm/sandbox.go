@@ -41,7 +41,7 @@ func (s *State) explainMissing() {
 	if advice == "" {
 		advice = "print writes to the run's log; require loads modules"
 	}
-	mt := L.NewTable()
+	mt := L.CreateTable(0, 1)
 	mt.RawSetString("__index", s.fn("sandbox", func(L *lua.LState) int {
 		name, ok := L.Get(2).(lua.LString)
 		if ok && slices.Contains(leftOut, string(name)) {
