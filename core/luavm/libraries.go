@@ -8,18 +8,26 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// The standard libraries of the sandbox, described once per process.
+// The standard libraries of the sandbox, made once per process.
 //
 // gopher-lua's Open functions register every library function of every
 // state anew, from Go maps: for a sweep's trivial run, a fifth of its
 // cost. What they build is the same each time, tables of Go functions and
 // constants, so libraryTemplate records it once (from a scratch state the
-// Open functions ran in) and openLibraries makes each state's own copy:
-// fresh tables and fresh function values over the same Go code, the
-// constants (strings, numbers) as they are, immutable in Lua. Nothing a
-// script can reach is shared: a run that sets string.format or adds to
-// math changes its own copies only (and no script can change a Go
-// function's environment).
+// Open functions ran in) and openLibraries gives each state its own
+// tables over it:
+//
+//   - The tables (the globals, string, math, table, coroutine) are each
+//     state's own, made anew: a run that sets string.format or adds to
+//     math changes its own tables only.
+//   - The Go functions in them are the template's, shared by every state:
+//     nothing in a function value can be changed from Lua. setfenv
+//     refuses a Go function, getfenv of one gives the calling state's
+//     globals (never the function's environment), and the debug library,
+//     which could reach upvalues, is not in the sandbox. A function keeps
+//     no state of its own between calls (gmatch's iterator keeps its
+//     position in the userdata each call returns).
+//   - The constants (strings, numbers) are immutable in Lua.
 //
 // Each table's keys are set in sorted order, so pairs(string) visits them
 // in the same order in every run (the Go maps' order changed from state
@@ -30,8 +38,7 @@ import (
 // the globals, every other table is reached from it.
 type libTemplate struct {
 	tables     []libTable
-	funcs      []libFunc // in an order where a function's upvalues come first
-	stringMeta int       // the table that is the strings' metatable
+	stringMeta int // the table that is the strings' metatable
 }
 
 // libTable is one table: its keys, sorted, and their values.
@@ -40,19 +47,11 @@ type libTable struct {
 	values []libValue
 }
 
-// libValue is a table's value: a constant, or another table or function
-// of the template.
+// libValue is a table's value: a constant or a Go function (shared), or
+// another table of the template (made anew for each state).
 type libValue struct {
-	constant lua.LValue // a string, number or boolean; nil for the others
-	table    int        // index into tables, when >= 0
-	fn       int        // index into funcs, when >= 0
-}
-
-// libFunc is a Go function of the libraries, with the functions it keeps
-// as upvalues (pairs keeps its iterator).
-type libFunc struct {
-	fn       lua.LGFunction
-	upvalues []int // indexes into funcs
+	value lua.LValue // a string, number, boolean or Go function; nil for a table
+	table int        // index into tables, when value is nil
 }
 
 // libraries is the template of base, table, string, math and coroutine.
@@ -82,7 +81,7 @@ var libraries = sync.OnceValue(func() *libTemplate {
 
 // recordLibraries records the tables reachable from L's globals.
 func recordLibraries(L *lua.LState) (*libTemplate, error) {
-	r := &libRecorder{t: &libTemplate{}, tables: map[*lua.LTable]int{}, funcs: map[*lua.LFunction]int{}}
+	r := &libRecorder{t: &libTemplate{}, tables: map[*lua.LTable]int{}, env: L.NewTable()}
 	globals := L.Get(lua.GlobalsIndex).(*lua.LTable)
 	r.table(globals)
 	for i := 0; i < len(r.order); i++ { // the list grows as tables are found
@@ -107,7 +106,7 @@ type libRecorder struct {
 	t      *libTemplate
 	order  []*lua.LTable
 	tables map[*lua.LTable]int
-	funcs  map[*lua.LFunction]int
+	env    *lua.LTable // the shared functions' environment: empty, and unreachable from Lua
 }
 
 // table is the index of tb, recorded (empty) when first seen.
@@ -159,44 +158,39 @@ func (r *libRecorder) fill(i int, tb *lua.LTable, globals bool) error {
 func (r *libRecorder) value(v lua.LValue) (libValue, error) {
 	switch v := v.(type) {
 	case lua.LString, lua.LNumber, lua.LBool:
-		return libValue{constant: v, table: -1, fn: -1}, nil
+		return libValue{value: v}, nil
 	case *lua.LTable:
-		return libValue{table: r.table(v), fn: -1}, nil
+		return libValue{table: r.table(v)}, nil
 	case *lua.LFunction:
-		fn, err := r.function(v)
-		return libValue{table: -1, fn: fn}, err
+		return libValue{value: v}, r.function(v)
 	}
 	return libValue{}, fmt.Errorf("a %s value", v.Type())
 }
 
-// function is the index of a Go function, recorded after its upvalues.
-func (r *libRecorder) function(f *lua.LFunction) (int, error) {
-	if i, ok := r.funcs[f]; ok {
-		return i, nil
-	}
+// function readies a Go function to be shared: its environment is
+// replaced by an empty table, so that the scratch state's globals are
+// not kept, and the Go functions it keeps as upvalues (pairs keeps its
+// iterator) are checked alike.
+func (r *libRecorder) function(f *lua.LFunction) error {
 	if !f.IsG {
-		return 0, fmt.Errorf("a Lua function")
+		return fmt.Errorf("a Lua function")
 	}
-	lf := libFunc{fn: f.GFunction}
+	f.Env = r.env
 	for _, uv := range f.Upvalues {
 		up, ok := uv.Value().(*lua.LFunction)
 		if !ok {
-			return 0, fmt.Errorf("a Go function keeping a %s", uv.Value().Type())
+			return fmt.Errorf("a Go function keeping a %s", uv.Value().Type())
 		}
-		j, err := r.function(up)
-		if err != nil {
-			return 0, err
+		if err := r.function(up); err != nil {
+			return err
 		}
-		lf.upvalues = append(lf.upvalues, j)
 	}
-	r.funcs[f] = len(r.t.funcs)
-	r.t.funcs = append(r.t.funcs, lf)
-	return len(r.t.funcs) - 1, nil
+	return nil
 }
 
-// openLibraries gives L its own copy of the libraries: the globals
-// filled in, the library tables and functions made anew, strings' metatable
-// set.
+// openLibraries gives L its libraries: the globals filled in, the
+// library tables made anew over the shared functions and constants, the
+// strings' metatable set.
 func openLibraries(L *lua.LState) {
 	t := libraries()
 	tables := make([]*lua.LTable, len(t.tables))
@@ -204,28 +198,13 @@ func openLibraries(L *lua.LState) {
 	for i := 1; i < len(tables); i++ {
 		tables[i] = L.CreateTable(0, len(t.tables[i].keys))
 	}
-	funcs := make([]*lua.LFunction, len(t.funcs))
-	for i, f := range t.funcs {
-		if len(f.upvalues) == 0 {
-			funcs[i] = L.NewFunction(f.fn)
-			continue
-		}
-		up := make([]lua.LValue, len(f.upvalues))
-		for j, u := range f.upvalues {
-			up[j] = funcs[u]
-		}
-		funcs[i] = L.NewClosure(f.fn, up...)
-	}
 	for i, lt := range t.tables {
 		tb := tables[i]
 		for j, k := range lt.keys {
-			switch v := lt.values[j]; {
-			case v.table >= 0:
+			if v := lt.values[j]; v.value != nil {
+				tb.RawSetString(k, v.value)
+			} else {
 				tb.RawSetString(k, tables[v.table])
-			case v.fn >= 0:
-				tb.RawSetString(k, funcs[v.fn])
-			default:
-				tb.RawSetString(k, v.constant)
 			}
 		}
 	}
