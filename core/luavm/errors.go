@@ -262,9 +262,17 @@ func traceback(L *lua.LState, level int) string {
 		return ""
 	}
 	var lines []string
+	// A level that a tail call took is given the stack's bottom frame:
+	// it is written as Lua 5.1 writes it.
+	bottom, _ := L.GetStack(last)
+	bottomFrame := *bottom
 	show := func(from, to int) {
 		for l := from; l <= to; l++ {
 			dbg, _ := L.GetStack(l)
+			if l < last && *dbg == bottomFrame {
+				lines = append(lines, "\t(tail call): ?")
+				continue
+			}
 			fn, err := L.GetInfo("Slnf", dbg, lua.LNil)
 			if err != nil {
 				return

@@ -64,6 +64,11 @@ f()`))
 	if !strings.HasPrefix(lines[2], "\tt.lua:4:") {
 		t.Errorf("first Lua level %q, want the error's line", lines[2])
 	}
+	// each tail call is a level, written as Lua 5.1 writes it; the last
+	// level is the main chunk's call
+	if lines[3] != "\t(tail call): ?" || lines[21] != "\t(tail call): ?" || lines[22] != "\tt.lua:7: in main chunk" {
+		t.Errorf("traceback:\n%s\nwant tail calls, then the main chunk's line 7", err.Traceback)
+	}
 }
 
 func TestStackDepth(t *testing.T) {
