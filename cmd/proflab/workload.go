@@ -35,6 +35,7 @@ func newWorkloadCmd() *cobra.Command {
 // importFlags are `workload import`'s flags.
 type importFlags struct {
 	out, format, arch, process string
+	symbols                    string
 	dropIdle, force            bool
 	memory                     byteSize
 }
@@ -75,7 +76,8 @@ func newWorkloadImportCmd() *cobra.Command {
 	fl.BoolVar(&f.force, "force", false, "with -o: replace an existing file (never the profile being imported)")
 	fl.StringVar(&f.format, "format", "", "the profile's format, one of those listed below (default: detected from the content)")
 	fl.StringVar(&f.arch, "arch", "x64", "the target machine's architecture, x86 or x64: images are relocated into its address space")
-	fl.StringVar(&f.process, "process", "", "pprof, folded and one-process formats: the process's name (default: the main binary's or the file's name); perf, chrome-trace, gecko: import only the processes of this name")
+	fl.StringVar(&f.process, "process", "", "pprof, folded and one-process formats: the process's name (default: the main binary's or the file's name); perf, chrome-trace, gecko: import only the processes of this name; etl: of this name or pid")
+	fl.StringVar(&f.symbols, "symbols", "", "etl: a symbol listing (IMAGE RVA SIZE NAME lines, docs/etl.md) naming the trace's addresses (default: NAME.symbols or trace.symbols beside the trace, when there)")
 	fl.BoolVar(&f.dropIdle, "drop-idle", false, "drop idle samples (idle-loop functions, perf's swapper) instead of keeping them as busy time of those functions")
 	fl.Var(&f.memory, "memory", "the import's memory budget, like 1GiB or 512MiB (0: none); a profile may have at most a third of it (a binary pprof profile, a tenth)")
 	return cmd
@@ -143,7 +145,7 @@ func runImport(cmd *cobra.Command, file string, f importFlags) error {
 		}
 		return nil
 	}
-	im, err := importer.ImportContext(ctx, file, data, importer.Options{Format: format, Arch: f.arch, Process: f.process, DropIdle: f.dropIdle, Memory: int64(f.memory)})
+	im, err := importer.ImportContext(ctx, file, data, importer.Options{Format: format, Arch: f.arch, Process: f.process, DropIdle: f.dropIdle, Memory: int64(f.memory), Symbols: f.symbols})
 	data = nil // the profile is no longer needed: its memory goes back to the budget
 	if err != nil {
 		if b := budget(err); b != nil {

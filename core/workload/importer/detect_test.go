@@ -180,7 +180,7 @@ func TestFormatsRegistry(t *testing.T) {
 	// entries spell their names themselves)
 	consts := []importer.Format{importer.Pprof, importer.Perf, importer.Folded,
 		importer.CPUProfile, importer.ChromeTrace, importer.Speedscope, importer.Gecko, importer.Stackprof,
-		importer.Instruments, importer.Callgrind, importer.GHCProf, importer.Pmcstat, importer.DTrace}
+		importer.Instruments, importer.Callgrind, importer.GHCProf, importer.Pmcstat, importer.DTrace, importer.ETL}
 	for _, want := range consts {
 		if !seen[want] {
 			t.Errorf("Formats() lacks %s", want)

@@ -48,6 +48,7 @@ import (
 
 	"github.com/proflab/proflab/core/input"
 	"github.com/proflab/proflab/core/workload"
+	"github.com/proflab/proflab/core/workload/importer/etlprof"
 	"github.com/proflab/proflab/core/workload/importer/profmodel"
 	"github.com/proflab/proflab/core/workload/importer/profread"
 )
@@ -96,6 +97,10 @@ const (
 	// with or without scalar keys (execname, pid) before the stack: what
 	// FlameGraph's stackcollapse.pl reads.
 	DTrace Format = "dtrace"
+	// ETL is Windows' trace file (.etl), what wpr, xperf, tracelog and
+	// PerfView write, or PerfView's .etl.zip holding one: its CPU samples
+	// with their stacks, processes, threads, images and .NET methods.
+	ETL Format = "etl"
 )
 
 // Options are an import's choices.
@@ -119,6 +124,12 @@ type Options struct {
 	// is refused before it is read. The budget itself is kept by whoever
 	// watches the heap and ends [ImportContext]'s context.
 	Memory int64
+	// Symbols is a symbol listing's path for an .etl trace (--symbols; see
+	// core/etl.ReadSymbols): "" looks beside the trace (SymbolsBeside).
+	Symbols string
+	// NoSymbolsBeside keeps an .etl import from looking for a listing
+	// beside the trace.
+	NoSymbolsBeside bool
 }
 
 // maxContent is the most content, decompressed, the import reads, and
@@ -191,7 +202,7 @@ func ImportContext(ctx context.Context, name string, data []byte, opt Options) (
 		return nil, err
 	}
 	data, enc := decodeText(data)
-	if opt.Memory > 0 && (opt.Format == Pprof || opt.Format == "" && !profread.LooksText(data)) && int64(len(data)) > opt.Memory/PprofMemoryPerByte {
+	if opt.Memory > 0 && (opt.Format == Pprof || opt.Format == "" && !profread.LooksText(data) && !etlprof.IsTrace(data)) && int64(len(data)) > opt.Memory/PprofMemoryPerByte {
 		return nil, &Error{Source: name, Msg: fmt.Sprintf("the profile is %s of binary (pprof) profile, and pprof's parser holds about %d bytes of memory per byte of it, which cannot be stopped half way: a memory budget of %s reads at most %s of it: raise the budget (--memory), or trim the profile (pprof -focus/-tagfocus/-nodecount -proto, fewer seconds recorded)",
 			input.Size(int64(len(data))), PprofMemoryPerByte, input.Size(opt.Memory), input.Size(opt.Memory/PprofMemoryPerByte))}
 	}
@@ -209,7 +220,12 @@ func ImportContext(ctx context.Context, name string, data []byte, opt Options) (
 	if enc != "" {
 		m.Note("the text is in %s: read as such", enc)
 	}
-	r := &profread.Reading{Name: name, Data: data, State: det.state, Options: profread.Options{Process: opt.Process, DropIdle: opt.DropIdle}, Model: m, Sampling: &profread.Sampling{}, Ctx: ctx}
+	r := &profread.Reading{Name: name, Data: data, State: det.state, Options: profread.Options{Process: opt.Process, DropIdle: opt.DropIdle}, Model: m, Sampling: &profread.Sampling{}, Ctx: ctx, MaxContent: max}
+	if det.format.Name == string(ETL) {
+		if r.Options.Symbols, r.Options.SymbolsName, err = symbolsFor(name, opt); err != nil {
+			return nil, err
+		}
+	}
 	err = det.format.Read(r)
 	var be *profmodel.BudgetError
 	if errors.As(m.Err(), &be) {

@@ -20,6 +20,7 @@ func TestImporterIsALeaf(t *testing.T) {
 		"github.com/proflab/proflab/core/tomlstrict",
 		"github.com/BurntSushi/toml/...",
 		"github.com/google/pprof/profile",
+		"github.com/proflab/proflab/core/etl", // the .etl format (stdlib only)
 	}, ForbidStd: []string{"os", "os/exec", "net/...", "syscall"},
 		Except: []string{"github.com/proflab/proflab/core/workload/importer/importtest"}})
 }
@@ -43,6 +44,7 @@ var importerLayers = func() map[string]leaftest.Rule {
 		"native":    {Why: "a format family reads into the model through the contract: never the entry point, nor another family", Allow: with(formats, "github.com/google/pprof/profile")},
 		"jsonprof":  {Why: "a format family reads into the model through the contract: never the entry point, nor another family", Allow: formats},
 		"calltree":  {Why: "a format family reads into the model through the contract: never the entry point, nor another family", Allow: formats},
+		"etlprof":   {Why: "a format family reads into the model through the contract: never the entry point, nor another family", Allow: with(formats, "github.com/proflab/proflab/core/etl")},
 		// the entry point composes the families; importtest makes
 		// profiles and checks imports for tests (TestImporterIsALeaf
 		// covers both)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/proflab/proflab/core/suggest"
 	"github.com/proflab/proflab/core/workload/importer/calltree"
+	"github.com/proflab/proflab/core/workload/importer/etlprof"
 	"github.com/proflab/proflab/core/workload/importer/jsonprof"
 	"github.com/proflab/proflab/core/workload/importer/native"
 	"github.com/proflab/proflab/core/workload/importer/profread"
@@ -36,6 +37,8 @@ var registry = []*profread.Format{
 	native.DTrace,
 	// Folded stacks: a loose pattern, after the others.
 	native.Folded,
+	// Windows' .etl traces (and .etl.zip): a binary header.
+	etlprof.ETL,
 	// Binary pprof: a parse attempt, last.
 	native.Pprof,
 }

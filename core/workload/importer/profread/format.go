@@ -56,6 +56,10 @@ type Reading struct {
 	Ctx context.Context
 	// Sampling is what Read says of the source's samples.
 	Sampling *Sampling
+	// MaxContent is the most content, decompressed, the import reads (0:
+	// no limit): a format that inflates content itself (the .etl of a
+	// zip archive) refuses more.
+	MaxContent int64
 
 	// newlines are the offsets of Data's newlines, found the first time
 	// a position is asked for (see LineCol).
@@ -105,6 +109,11 @@ type Options struct {
 	// DropIdle is --drop-idle: drop the samples whose leaf is an idle
 	// function (profmodel.IsIdle) rather than keep them as busy time.
 	DropIdle bool
+	// Symbols is a symbol listing's content (the etl format's --symbols,
+	// or the listing found beside the trace; see core/etl.ReadSymbols),
+	// and SymbolsName its file's name ("" without one).
+	Symbols     []byte
+	SymbolsName string
 }
 
 // Sampling is what a read says of the source's samples: the importer
