@@ -274,3 +274,15 @@ func TestPluginPathOfAFileInTheWorkingDirectory(t *testing.T) {
 		t.Errorf("plugin %q, want %q", got, want)
 	}
 }
+
+// BenchmarkDefault is loading the embedded default configuration, which a
+// lab made without a configuration file does (labtest.New, a scenario's
+// lab.machine{} with no [machine]).
+func BenchmarkDefault(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if Default().Machine.CPUs == 0 {
+			b.Fatal("no cpus")
+		}
+	}
+}

@@ -140,8 +140,9 @@ func parse(name string, data []byte, base *Config) (*Config, error) {
 	if base.origin == nil {
 		base.origin = map[string]string{}
 	}
+	lines := tomlstrict.NewKeyIndex(data)
 	for _, k := range md.Keys() {
-		base.origin[k.String()] = tomlstrict.Where(name, tomlstrict.KeyLine(data, k))
+		base.origin[k.String()] = tomlstrict.Where(name, lines.Line(k))
 	}
 	merge(reflect.ValueOf(base).Elem(), reflect.ValueOf(&over).Elem(), &md, nil)
 	return base, nil

@@ -29,9 +29,14 @@ const maxLinks = 255
 func ResolveWithin(path string, dirs ...string) (real string, err error) {
 	roots := make([]root, 0, len(dirs))
 	for _, d := range dirs {
-		if r, err := filepath.EvalSymlinks(d); err == nil {
-			roots = append(roots, root{name: filepath.Clean(d), real: r})
+		r, err := filepath.EvalSymlinks(d)
+		if err != nil {
+			// A folder that does not exist (an embedded program's
+			// "<proflab>" folder) holds no link: what lies under it
+			// is inside, and looking it up says it does not exist.
+			r = filepath.Clean(d)
 		}
+		roots = append(roots, root{name: filepath.Clean(d), real: r})
 	}
 	cur, rest, ok := enter(filepath.Clean(path), roots)
 	if !ok {

@@ -60,6 +60,9 @@ func TestResolveWithin(t *testing.T) {
 		{"dir/out", "", real("other/c"), nil}, // root allowed
 		{"other/c", "dir", "", input.ErrOutside},
 		{"dir/loop", "dir", "", nil},
+		// A folder that does not exist (the embedded tools' "<proflab>")
+		// holds nothing: a file under it does not exist, and is not outside.
+		{"nofolder/tools/x.lua", "nofolder", "", fs.ErrNotExist},
 	} {
 		dirs := []string{root}
 		if tt.dir != "" {

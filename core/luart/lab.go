@@ -15,38 +15,54 @@ import (
 // lab.suggest: core/luavm's checks, which the scripts/ library calls).
 func (rt *Runtime) newLabModule() *lua.LTable {
 	L := rt.L
-	lab := L.NewTable()
-	meta := L.NewTable()
+	lab := L.CreateTable(0, len(labFuncs)+3)
+	meta := L.CreateTable(0, 1)
 	meta.RawSetString("__index", L.NewFunction(rt.constantIndex))
 	L.SetMetatable(lab, meta)
 	lab.RawSetString("NtCurrentProcess", lua.LNumber(-1))
-	funcs := map[string]lua.LGFunction{
-		"u64":           luavm.U64Func("lab.u64"),
-		"tonumber":      luavm.ToNumberFunc("lab.tonumber"),
-		"status_name":   rt.labStatusName,
-		"NT_SUCCESS":    rt.labNTSuccess,
-		"win32_name":    rt.labWin32Name,
-		"bugcheck_name": rt.labBugCheckName,
-		"check":         rt.labCheck,
-		"record":        rt.labRecord,
-		"log":           rt.Print, // as print: one line of the run log
-		"sampling_test": rt.labSamplingTest,
-		"options":       rt.OptionsFunc("lab.options"),
-		"arguments":     rt.ArgumentsFunc("lab.arguments"),
-		"suggest":       luavm.SuggestFunc("lab.suggest"),
-		"machine": func(L *lua.LState) int {
-			rt.objectTypes()
-			return rt.labMachine(L)
-		},
-	}
-	for name, f := range funcs {
-		lab.RawSetString(name, rt.Func("lab."+name, f))
+	for _, f := range labFuncs {
+		lab.RawSetString(f.key, rt.Func(f.name, f.fn(rt)))
 	}
 	// lab.params is made on its first read (constantIndex, below): a
 	// run that reads no parameter does not pay for its proxy
 	lab.RawSetString("seed", luavm.ResultValue(L, rt.cfg.Seed))
 	return lab
 }
+
+// labFuncs are the proflab module's functions, in the order they are set
+// (so that pairs(lab) visits them in one order in every run): the key,
+// the name messages and ActiveCall give, and the function for a runtime.
+var labFuncs = []struct {
+	key, name string
+	fn        func(rt *Runtime) lua.LGFunction
+}{
+	{"NT_SUCCESS", "lab.NT_SUCCESS", func(rt *Runtime) lua.LGFunction { return rt.labNTSuccess }},
+	{"arguments", "lab.arguments", func(rt *Runtime) lua.LGFunction { return rt.ArgumentsFunc("lab.arguments") }},
+	{"bugcheck_name", "lab.bugcheck_name", func(rt *Runtime) lua.LGFunction { return rt.labBugCheckName }},
+	{"check", "lab.check", func(rt *Runtime) lua.LGFunction { return rt.labCheck }},
+	{"log", "lab.log", func(rt *Runtime) lua.LGFunction { return rt.Print }}, // as print: one line of the run log
+	{"machine", "lab.machine", func(rt *Runtime) lua.LGFunction {
+		return func(L *lua.LState) int {
+			rt.objectTypes()
+			return rt.labMachine(L)
+		}
+	}},
+	{"options", "lab.options", func(rt *Runtime) lua.LGFunction { return rt.OptionsFunc("lab.options") }},
+	{"record", "lab.record", func(rt *Runtime) lua.LGFunction { return rt.labRecord }},
+	{"sampling_test", "lab.sampling_test", func(rt *Runtime) lua.LGFunction { return rt.labSamplingTest }},
+	{"status_name", "lab.status_name", func(rt *Runtime) lua.LGFunction { return rt.labStatusName }},
+	{"suggest", "lab.suggest", func(*Runtime) lua.LGFunction { return labSuggest }},
+	{"tonumber", "lab.tonumber", func(*Runtime) lua.LGFunction { return labToNumber }},
+	{"u64", "lab.u64", func(*Runtime) lua.LGFunction { return labU64 }},
+	{"win32_name", "lab.win32_name", func(rt *Runtime) lua.LGFunction { return rt.labWin32Name }},
+}
+
+// The proflab module's functions that depend on no runtime, made once.
+var (
+	labU64      = luavm.U64Func("lab.u64")
+	labToNumber = luavm.ToNumberFunc("lab.tonumber")
+	labSuggest  = luavm.SuggestFunc("lab.suggest")
+)
 
 // constantIndex is the proflab module's __index(t, name): the constant of
 // that name, kept in t so that the next read is a plain field read; any

@@ -283,3 +283,23 @@ print(lab.status_name(st), r1.intervals.ProfileTime, r2.intervals.ProfileTime)
 		t.Errorf("got %q: the refused set's run must show the default 10000, the granted one 5000", got)
 	}
 }
+
+// pairs visits the proflab module's fields in one order in every run.
+func TestLabFieldsInOneOrder(t *testing.T) {
+	var first string
+	for i := range 10 {
+		rt, log := newTestRuntime(t, Config{Seed: 1})
+		if err := rt.Exec("o.lua", []byte(`local lab = require "proflab"
+local ks = {} for k in pairs(lab) do ks[#ks + 1] = k end print(table.concat(ks, " "))`)); err != nil {
+			t.Fatal(err.Detail())
+		}
+		if i == 0 {
+			first = log.String()
+			if want := "NtCurrentProcess NT_SUCCESS arguments bugcheck_name check log machine options record sampling_test status_name suggest tonumber u64 win32_name seed\n"; first != want {
+				t.Errorf("fields %q, want %q", first, want)
+			}
+		} else if log.String() != first {
+			t.Fatalf("run %d visits lab's fields in another order:\n%s\nthe first:\n%s", i, log.String(), first)
+		}
+	}
+}

@@ -248,31 +248,75 @@ func safeToString(L *lua.LState, lv lua.LValue) (s string, ok bool) {
 }
 
 // traceback formats the Lua stack from level on, like Lua's
-// debug.traceback, at most 22 lines.
+// debug.traceback, at most 22 lines: the first 10 levels and the last 11.
+//
+// gopher-lua counts every tail call a frame made as a level of its own (a
+// frame reused a million times by `return f()` is a million levels deep),
+// so the levels are not walked one by one: the depth is found by
+// bisection, and only the levels shown are looked at. A tail-call loop
+// ended by the time budget is reported at once, not after formatting
+// every call it made.
 func traceback(L *lua.LState, level int) string {
-	var lines []string
-	for ; ; level++ {
-		dbg, ok := L.GetStack(level)
-		if !ok {
-			break
-		}
-		fn, err := L.GetInfo("Slnf", dbg, lua.LNil)
-		if err != nil {
-			break
-		}
-		if fn == concatFunction {
-			lines = append(lines, "\t[Go]: in "+concatName)
-			continue
-		}
-		lines = append(lines, "\t"+frameLine(dbg))
-	}
-	if len(lines) > 22 {
-		lines = append(append(lines[:10:10], "\t..."), lines[len(lines)-11:]...)
-	}
-	if len(lines) == 0 {
+	last := stackDepth(L, level)
+	if last < level {
 		return ""
 	}
+	var lines []string
+	// A level that a tail call took is given the stack's bottom frame:
+	// it is written as Lua 5.1 writes it.
+	bottom, _ := L.GetStack(last)
+	bottomFrame := *bottom
+	show := func(from, to int) {
+		for l := from; l <= to; l++ {
+			dbg, _ := L.GetStack(l)
+			if l < last && *dbg == bottomFrame {
+				lines = append(lines, "\t(tail call): ?")
+				continue
+			}
+			fn, err := L.GetInfo("Slnf", dbg, lua.LNil)
+			if err != nil {
+				return
+			}
+			if fn == concatFunction {
+				lines = append(lines, "\t[Go]: in "+concatName)
+				continue
+			}
+			lines = append(lines, "\t"+frameLine(dbg))
+		}
+	}
+	if last-level+1 > 22 {
+		show(level, level+9)
+		lines = append(lines, "\t...")
+		show(last-10, last)
+	} else {
+		show(level, last)
+	}
 	return "stack traceback:\n" + strings.Join(lines, "\n")
+}
+
+// stackDepth is the deepest level L.GetStack has from level on (level-1
+// when it has none there): levels are there up to the depth and none past
+// it, so it doubles a bound, then bisects.
+func stackDepth(L *lua.LState, level int) int {
+	has := func(l int) bool { _, ok := L.GetStack(l); return ok }
+	if !has(level) {
+		return level - 1
+	}
+	lo, step := level, 1 // has(lo)
+	for has(lo + step) {
+		lo += step
+		step *= 2
+	}
+	hi := lo + step // !has(hi)
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if has(mid) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
 }
 
 // frameLine is one traceback line.

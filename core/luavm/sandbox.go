@@ -12,27 +12,12 @@ import (
 // process's standard output.
 var removedGlobals = []string{"load", "loadstring", "loadfile", "dofile", "module", "_printregs"}
 
-// openSandbox opens base, table, string, math and coroutine, then removes
-// what the sandbox forbids and replaces print and math.random/randomseed.
+// openSandbox opens base, table, string, math and coroutine without what
+// the sandbox forbids (libraries.go), then replaces print and
+// math.random/randomseed.
 func (s *State) openSandbox() {
 	L := s.L
-	for _, lib := range []struct {
-		name string
-		open lua.LGFunction
-	}{
-		{lua.BaseLibName, lua.OpenBase},
-		{lua.TabLibName, lua.OpenTable},
-		{lua.StringLibName, lua.OpenString},
-		{lua.MathLibName, lua.OpenMath},
-		{lua.CoroutineLibName, lua.OpenCoroutine},
-	} {
-		L.Push(L.NewFunction(lib.open))
-		L.Push(lua.LString(lib.name))
-		L.Call(1, 0)
-	}
-	for _, name := range removedGlobals {
-		L.SetGlobal(name, lua.LNil)
-	}
+	openLibraries(L)
 	L.SetGlobal("print", s.fn("print", s.Print))
 	L.SetGlobal("tostring", s.fn("tostring", s.baseToString))
 	str := L.GetGlobal("string").(*lua.LTable)
@@ -57,7 +42,7 @@ func (s *State) explainMissing() {
 	if advice == "" {
 		advice = "print writes to the run's log; require loads modules"
 	}
-	mt := L.NewTable()
+	mt := L.CreateTable(0, 1)
 	mt.RawSetString("__index", s.fn("sandbox", func(L *lua.LState) int {
 		name, ok := L.Get(2).(lua.LString)
 		if ok && slices.Contains(leftOut, string(name)) {

@@ -54,11 +54,16 @@ type Config struct {
 const callStackSize = 1024
 
 // registrySize is the initial size of a state's (and each coroutine's)
-// value stack, and the step by which it grows on demand up to
-// RegistryMaxSize. A start of 20,480 values made every fresh state clear
-// 320 KiB, half of a short run's allocation, while gopher-lua's default
-// step of 32 values made a deep stack reallocate thousands of times.
-const registrySize = 1024
+// value stack, and registryStep the step by which it grows on demand up
+// to RegistryMaxSize. A start of 20,480 values made every fresh state
+// clear 320 KiB, half of a short run's allocation, and a start of 1,024
+// still a fifth of a trivial run's (16 KiB; such a run uses tens of
+// values), while gopher-lua's default step of 32 values made a deep stack
+// reallocate thousands of times.
+const (
+	registrySize = 256
+	registryStep = 1024
+)
 
 // State is one sandboxed Lua state, for one run. It must be used by one
 // goroutine at a time (ActiveCall and Stop excepted) and closed after
@@ -114,14 +119,13 @@ func New(cfg Config) *State {
 		IncludeGoStackTrace: true, // the Lua stack at a call stack overflow, for its file:line
 		MinimizeStackMemory: true,
 		RegistrySize:        registrySize, // grows as needed, up to RegistryMaxSize
-		RegistryGrowStep:    registrySize,
+		RegistryGrowStep:    registryStep,
 		RegistryMaxSize:     1024 * 1024,
 	})
 	s.ctx, s.cancel = context.WithCancelCause(context.Background())
 	s.L.SetContext(s.ctx)
 	states.Store(s.L.G, s)
 	s.openSandbox()
-	s.registerU64(s.L)
 	s.L.SetGlobal("require", s.fn("require", s.require))
 	return s
 }

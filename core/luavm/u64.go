@@ -23,8 +23,24 @@ func (v U64) String() string { return "0x" + strings.ToUpper(strconv.FormatUint(
 func newU64(L *lua.LState, v uint64) *lua.LUserData {
 	ud := L.NewUserData()
 	ud.Value = U64(v)
-	ud.Metatable = L.GetTypeMetatable(u64TypeName)
+	ud.Metatable = u64Metatable(L)
 	return ud
+}
+
+// u64Metatable is the metatable of u64 values, registered in L's registry
+// when the state makes its first one: a run that makes none (most do not)
+// does not build its dozen metamethods. A script reaches it only through
+// a u64 value (its __metatable hides it), so when it is made changes
+// nothing a script sees.
+func u64Metatable(L *lua.LState) lua.LValue {
+	mt := L.GetTypeMetatable(u64TypeName)
+	if mt == lua.LNil {
+		if s := stateOf(L); s != nil {
+			s.registerU64(s.L)
+			mt = L.GetTypeMetatable(u64TypeName)
+		}
+	}
+	return mt
 }
 
 // pushU64 pushes a u64 userdata holding v.
@@ -84,7 +100,8 @@ func parseU64(s string) (uint64, error) {
 	return v, nil
 }
 
-// registerU64 installs the u64 metatable in L's registry.
+// registerU64 installs the u64 metatable in L's registry (u64Metatable
+// calls it when the state makes its first u64).
 func (s *State) registerU64(L *lua.LState) {
 	mt := L.NewTypeMetatable(u64TypeName)
 	arith := func(op string, f func(L *lua.LState, a, b uint64) uint64) {

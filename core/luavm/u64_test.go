@@ -1,6 +1,10 @@
 package luavm
 
-import "testing"
+import (
+	"testing"
+
+	lua "github.com/yuin/gopher-lua"
+)
 
 func TestU64Values(t *testing.T) {
 	tests := []struct{ expr, want string }{
@@ -137,5 +141,26 @@ func TestU64String(t *testing.T) {
 		if got := U64(v).String(); got != want {
 			t.Errorf("U64(%#x) = %s, want %s", v, got, want)
 		}
+	}
+}
+
+// The u64 metatable is made with a state's first u64, wherever that is
+// made (a coroutine shares the state's registry), and not before.
+func TestU64MetatableOnFirstUse(t *testing.T) {
+	vm, log := newTestState(t, Config{})
+	if mt := vm.L.GetTypeMetatable(u64TypeName); mt != lua.LNil {
+		t.Fatalf("a fresh state has the u64 metatable %v", mt)
+	}
+	src := `local co = coroutine.wrap(function() return lab.u64("0xFFFFFFFFFFFFFFFF") end)
+local big = co()
+print(big + 1, big > lab.u64(1), tostring(big), getmetatable(big))`
+	if err := vm.Exec("u.lua", []byte(src)); err != nil {
+		t.Fatal(err.Detail())
+	}
+	if want := "0x0\ttrue\t0xFFFFFFFFFFFFFFFF\tproflab.u64\n"; log.String() != want {
+		t.Errorf("log %q, want %q", log.String(), want)
+	}
+	if vm.L.GetTypeMetatable(u64TypeName) == lua.LNil {
+		t.Error("no u64 metatable after a u64 was made")
 	}
 }

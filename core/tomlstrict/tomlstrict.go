@@ -97,36 +97,9 @@ func decodeError(name string, err error) error {
 }
 
 // KeyLine finds the line of data where key is defined, or 0. It follows
-// table headers and dotted keys.
-func KeyLine(data []byte, key toml.Key) int {
-	want := strings.Join(key, ".")
-	var table string
-	for i, raw := range strings.Split(string(data), "\n") {
-		line := strings.TrimSpace(raw)
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		if strings.HasPrefix(line, "[") {
-			table = normKey(strings.Trim(strings.SplitN(line, "#", 2)[0], " \t[]"))
-			if table == want {
-				return i + 1
-			}
-			continue
-		}
-		k, _, ok := strings.Cut(line, "=")
-		if !ok {
-			continue
-		}
-		full := normKey(k)
-		if table != "" {
-			full = table + "." + full
-		}
-		if full == want || strings.HasPrefix(want, full+".") {
-			return i + 1
-		}
-	}
-	return 0
-}
+// table headers and dotted keys. For many keys of one document, make its
+// KeyIndex once.
+func KeyLine(data []byte, key toml.Key) int { return NewKeyIndex(data).Line(key) }
 
 func normKey(k string) string {
 	parts := strings.Split(k, ".")

@@ -45,6 +45,18 @@ func Each(path string, fn func(l Line, raw []byte, offset int64) error) (torn bo
 
 // each is Each that also passes each line's number (from 1).
 func each(path string, fn func(l Line, raw []byte, offset int64, n int) error) (torn bool, err error) {
+	return eachRaw(path, func(raw []byte, at int64, n int) error {
+		l, err := Parse(raw)
+		if err != nil {
+			return fmt.Errorf("%s:%d: not a result line (%v); the file was edited or is not a proflab results file", path, n, err)
+		}
+		return fn(l, raw, at, n)
+	})
+}
+
+// eachRaw is each without decoding: fn gets every complete line that is
+// not blank, as it is in the file.
+func eachRaw(path string, fn func(raw []byte, offset int64, n int) error) (torn bool, err error) {
 	f, err := open(path)
 	if err != nil {
 		return false, err
@@ -69,11 +81,7 @@ func each(path string, fn func(l Line, raw []byte, offset int64, n int) error) (
 		if len(bytes.TrimSpace(raw)) == 0 {
 			continue
 		}
-		l, err := Parse(raw)
-		if err != nil {
-			return false, fmt.Errorf("%s:%d: not a result line (%v); the file was edited or is not a proflab results file", path, n, err)
-		}
-		if err := fn(l, raw, at, n); err != nil {
+		if err := fn(raw, at, n); err != nil {
 			return false, err
 		}
 	}
@@ -172,18 +180,51 @@ func SortFile(path string, n int, pos func(index int) int) error {
 // left out and reported. Before fn sees any line, every line is held to
 // runs (Validate; nil: an index of 0 or more, any id) and a run found twice
 // is a [DuplicateError].
+//
+// Without runs to hold lines to, a file already in run order (as a sweep
+// leaves it) is decoded once: the pass that finds whether it is in order
+// reads each line's index alone (lineIndex), and the lines are decoded as
+// fn gets them. With runs, the first pass decodes every line to check it.
 func EachInRunOrder(path string, runs Runs, fn func(l Line) error) (torn bool, err error) {
 	sorted, last := true, -1
-	torn, err = EachRun(path, runs, func(l Line, _ []byte, _ int64) error {
-		sorted = sorted && l.Index > last
-		last = max(last, l.Index)
-		return nil
-	})
+	see := func(index int) {
+		sorted = sorted && index > last
+		last = max(last, index)
+	}
+	if runs != nil {
+		torn, err = EachRun(path, runs, func(l Line, _ []byte, _ int64) error {
+			see(l.Index)
+			return nil
+		})
+	} else {
+		torn, err = eachRaw(path, func(raw []byte, _ int64, n int) error {
+			index, ok := lineIndex(raw)
+			if !ok {
+				l, err := Parse(raw)
+				if err != nil {
+					return fmt.Errorf("%s:%d: not a result line (%v); the file was edited or is not a proflab results file", path, n, err)
+				}
+				index = l.Index
+			}
+			if index < 0 {
+				return fmt.Errorf("%s:%d: a run has the index %d", path, n, index)
+			}
+			see(index)
+			return nil
+		})
+	}
 	if err != nil {
 		return false, err
 	}
 	if sorted {
-		_, err := Each(path, func(l Line, _ []byte, _ int64) error { return fn(l) })
+		last := -1
+		_, err := each(path, func(l Line, _ []byte, _ int64, n int) error {
+			if l.Index <= last { // a line whose index is not what lineIndex read
+				return fmt.Errorf("%s:%d: run %s (index %d) is out of run order; the file was edited or is not a proflab results file", path, n, l.ID, l.Index)
+			}
+			last = l.Index
+			return fn(l)
+		})
 		return torn, err
 	}
 	n := last + 1
@@ -199,6 +240,35 @@ func EachInRunOrder(path string, runs Runs, fn func(l Line) error) (torn bool, e
 		}
 		return fn(l)
 	})
+}
+
+// indexPrefix is how every line Line.Marshal writes begins.
+const indexPrefix = `{"index":`
+
+// lineIndex reads the index of a line as Line.Marshal writes it
+// (`{"index":12,…`) without decoding the rest; ok is false for a line
+// that does not begin so, which the caller decodes.
+func lineIndex(raw []byte) (index int, ok bool) {
+	rest, found := bytes.CutPrefix(raw, []byte(indexPrefix))
+	if !found {
+		return 0, false
+	}
+	neg := len(rest) > 0 && rest[0] == '-'
+	if neg {
+		rest = rest[1:]
+	}
+	digits := 0
+	for digits < len(rest) && digits < 18 && rest[digits] >= '0' && rest[digits] <= '9' {
+		index = index*10 + int(rest[digits]-'0')
+		digits++
+	}
+	if digits == 0 || digits >= len(rest) || rest[digits] != ',' || (digits > 1 && rest[0] == '0') {
+		return 0, false
+	}
+	if neg {
+		index = -index
+	}
+	return index, true
 }
 
 // orderSlot is the size of a line's entry in an order table: its offset
