@@ -42,6 +42,44 @@ func OfRun(dir string, ims []*importer.Imported) ([]Comparison, error) {
 	return nil, fmt.Errorf("no profile of %s shares a function with %s: did the run profile the program's images?", dir, ims[0].Source)
 }
 
+// WriteUncompared prints a note naming the profiles of the run folder dir
+// that counted samples but are in none of cs: a profile of the program's
+// images whose functions the source does not name, or names in several of
+// its images with nothing in the profile saying which (perf's ld-linux in
+// each process a program started, each an image "ld-linux…#N" with the
+// same functions). A summary that said "all N images agree" would
+// otherwise pass over them. It prints nothing when every profile with
+// samples is compared.
+func WriteUncompared(w io.Writer, dir string, cs []Comparison) error {
+	profs, err := ReadRun(dir)
+	if err != nil {
+		return err
+	}
+	compared := map[string]bool{}
+	for _, c := range cs {
+		compared[c.Profile] = true
+	}
+	var left []string
+	var samples uint64
+	counted := 0
+	for _, p := range profs {
+		if p.Samples == 0 {
+			continue
+		}
+		counted++
+		if !compared[p.Profile] {
+			left = append(left, fmt.Sprintf("%s (%d samples)", p.Profile, p.Samples))
+			samples += p.Samples
+		}
+	}
+	if len(left) == 0 {
+		return nil
+	}
+	_, err = fmt.Fprintf(w, "  note: %d of the %d profiles with samples (%d of Windows' samples) are not compared, so the verdict leaves them out: their functions are not the source's, or are ones several of the source's images define, with nothing in the profile to say which: %s\n",
+		len(left), counted, samples, strings.Join(left, ", "))
+	return err
+}
+
 // WriteSummary prints, per source, what a person asked `proflab
 // profile`: the program's hottest functions (rows of them, by the
 // source's share) as the source had them and as the lab's profiles of

@@ -144,3 +144,43 @@ func TestOfRun(t *testing.T) {
 		}
 	}
 }
+
+// A profile with samples that no comparison covers is named in a note
+// after the summary (the verdict says "all N images agree" of the
+// compared ones only); one without samples, or a run where every
+// profile is compared, gets none.
+func TestWriteUncompared(t *testing.T) {
+	im, err := importer.Import("app.folded", []byte(folded), importer.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name, rows, want string
+	}{
+		{"one left out", "p.pb.gz,1,20,4,ProfileTime,compute,300,,0.5,,,,,,,within sampling error,,\n" +
+			"q.pb.gz,1,20,8,ProfileTime,handle_amd,40,,1,,,,,,,within sampling error,,\n" +
+			"r.pb.gz,1,20,C,ProfileTime,other,0,,1,,,,,,,no samples,,\n",
+			"  note: 1 of the 2 profiles with samples (40 of Windows' samples) are not compared, so the verdict leaves them out: their functions are not the source's, or are ones several of the source's images define, with nothing in the profile to say which: q.pb.gz (40 samples)\n"},
+		{"all compared", "p.pb.gz,1,20,4,ProfileTime,compute,300,,0.5,,,,,,,within sampling error,,\n" +
+			"r.pb.gz,1,20,C,ProfileTime,other,0,,1,,,,,,,no samples,,\n", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			text := strings.Join(output.AccuracyHeader, ",") + "\n" + tt.rows
+			if err := os.WriteFile(filepath.Join(dir, output.AccuracyFile), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cs, err := compare.OfRun(dir, []*importer.Imported{im})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b strings.Builder
+			if err := compare.WriteUncompared(&b, dir, cs); err != nil {
+				t.Fatal(err)
+			}
+			if b.String() != tt.want {
+				t.Errorf("got %q\nwant %q", b.String(), tt.want)
+			}
+		})
+	}
+}
