@@ -275,7 +275,7 @@ func Compare(src Source, lab output.ProfileAccuracy) (Comparison, error) {
 	c.Detect = detectable(c.Kind, c.SourceSamples, c.LabSamples, c.tests)
 	c.verdict()
 	if c.Outcome == Differ && lab.Outcome == output.Beyond {
-		c.Notes = append(c.Notes, "the lab's profile is itself beyond sampling error of what the lab ran (accuracy.csv): its buckets, skid or aliasing moved its samples, so part of this difference is NT's view of the program, not the source's; where functions lie closer together than a bucket (a stripped binary's addresses, each a function of a few bytes), a bucket is charged to the function at its start — compare the modules, or profile with smaller buckets (NT's smallest are 4 bytes, BucketSize 2, as proflab profile uses: functions closer than that stay together)")
+		c.Notes = append(c.Notes, BiasedNote)
 	}
 	return c, nil
 }
@@ -308,6 +308,11 @@ func addressImage(name string, images map[string]bool) string {
 	}
 	return name[:i]
 }
+
+// BiasedNote is the note of a comparison that differs where the lab's
+// profile is itself beyond sampling error of what the lab ran: part of
+// the difference is NT's view (buckets, skid, aliasing), not the source's.
+const BiasedNote = "the lab's profile is itself beyond sampling error of what the lab ran (accuracy.csv): its buckets, skid or aliasing moved its samples, so part of this difference is NT's view of the program, not the source's; where functions lie closer together than a bucket (a stripped binary's addresses, each a function of a few bytes), a bucket is charged to the function at its start — compare the modules, or profile with smaller buckets (NT's smallest are 4 bytes, BucketSize 2, as proflab profile uses: functions closer than that stay together)"
 
 // pair is a function's (or module's) samples on both sides, and its
 // share of the source's samples where the source has it.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -190,8 +191,12 @@ func writeSummary(b *bytes.Buffer, cs []Comparison, rows int) {
 		}
 	}
 	fmt.Fprintf(b, "  verdict: %s\n", verdictWords(cs))
-	for _, n := range sharedNotes(cs) {
+	shared := sharedNotes(cs)
+	for _, n := range shared {
 		fmt.Fprintf(b, "  note: %s\n", n)
+	}
+	if imgs := biasedImages(cs); len(imgs) > 0 && !slices.Contains(shared, BiasedNote) {
+		fmt.Fprintf(b, "  note (%s): %s\n", strings.Join(imgs, ", "), BiasedNote)
 	}
 	for _, c := range cs {
 		if c.Detect != nil {
@@ -220,6 +225,20 @@ func sharedNotes(cs []Comparison) []string {
 		if count[n] == len(cs) {
 			out = append(out, n)
 			count[n] = 0 // once
+		}
+	}
+	return out
+}
+
+// biasedImages are the images whose comparison differs where the lab's
+// profile is itself beyond sampling error of what the lab ran
+// (BiasedNote): the verdict names them as differing, and the note says
+// why part of it is NT's view, not the source's.
+func biasedImages(cs []Comparison) []string {
+	var out []string
+	for _, c := range cs {
+		if c.Outcome == Differ && slices.Contains(c.Notes, BiasedNote) {
+			out = append(out, imageOf(c))
 		}
 	}
 	return out

@@ -184,3 +184,40 @@ func TestWriteUncompared(t *testing.T) {
 		})
 	}
 }
+
+// An image whose comparison differs where the lab's profile is itself
+// beyond sampling error of what the lab ran (a stripped binary's
+// functions a few bytes apart, charged by bucket) gets the note that
+// says so after the verdict, naming the image: the verdict alone read as
+// if Windows sampled the program differently. An image that differs with
+// an unbiased lab profile gets no such note.
+func TestWriteSummaryBiasedNote(t *testing.T) {
+	src := source(t)
+	src.Replayed = true
+	for _, biased := range []bool{true, false} {
+		var cs []compare.Comparison
+		for i, counts := range []map[string]uint64{{"compute": 600, "hash": 400}, {"parse": 300, "lex": 1200, "write": 200}} {
+			l := lab([]string{"first", "second"}[i], counts)
+			if biased && i == 1 {
+				l.Outcome = output.Beyond
+			}
+			c, err := compare.Compare(src, l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cs = append(cs, c)
+		}
+		var buf bytes.Buffer
+		if err := compare.WriteSummary(&buf, cs, 0); err != nil {
+			t.Fatal(err)
+		}
+		got := buf.String()
+		want := "\n  note (folded): " + compare.BiasedNote + "\n"
+		if n := strings.Count(got, want); biased && n != 1 || !biased && strings.Contains(got, compare.BiasedNote) {
+			t.Errorf("biased %v: the summary has the note %d times:\n%s", biased, n, got)
+		}
+		if !strings.Contains(got, "verdict: Windows would not see the program as the source does: in folded") {
+			t.Errorf("biased %v: the verdict does not name the differing image:\n%s", biased, got)
+		}
+	}
+}
