@@ -32,14 +32,18 @@ import (
 //     the workload's threads' execution its functions hold (imageShares:
 //     for an imported profile, its share of the source's samples);
 //     functions are in address order;
+//     a function the lab itself runs (its built-in idle loop, ISR and DPC
+//     dispatch, workload.Func.Builtin) has builtin = true;
 //   - processes in the workload's order: process is the machine's process
 //     of that name (nil when the machine has none yet: m:run would refuse
 //     the workload until m:process{ name = ... } makes it), images the
-//     user-mode images its threads execute, in address order.
+//     user-mode images its threads execute, in address order, share its
+//     threads' busy shares over all the threads' (for an imported profile,
+//     its share of the source's samples).
 func (rt *Runtime) machineImages(L *lua.LState) int {
 	const fn = "m:images"
 	m := checkMachine(L, fn)
-	f := luavm.CheckFields(L, fn, L.Get(2), "workload")
+	f := luavm.CheckFields(L, fn, L.Get(2), "workload", "import")
 	if !f.Has("workload") {
 		f.Errorf("workload", "is required: a workload file's path or a table, as m:run takes")
 	}
@@ -157,10 +161,13 @@ func imageTable(L *lua.LState, r *workload.Resolved, im *image) *lua.LTable {
 	fns := L.CreateTable(len(im.funcs), 0)
 	for _, i := range im.funcs {
 		fn := &r.Funcs[i]
-		ft := L.CreateTable(0, 3)
+		ft := L.CreateTable(0, 4)
 		ft.RawSetString("name", lua.LString(fn.Name))
 		ft.RawSetString("base", luavm.ResultValue(L, fn.Addr))
 		ft.RawSetString("size", luavm.ResultValue(L, fn.Size))
+		if fn.Builtin() {
+			ft.RawSetString("builtin", lua.LTrue)
+		}
 		fns.Append(ft)
 	}
 	t.RawSetString("functions", fns)
@@ -171,14 +178,24 @@ func imageTable(L *lua.LState, r *workload.Resolved, im *image) *lua.LTable {
 // process of each name and the user-mode images their threads run.
 func processesTable(L *lua.LState, m *machine, r *workload.Resolved, imgs []*image, imageOf map[int]*image) *lua.LTable {
 	threadsOf := make([][]workload.ResolvedThread, len(r.Spec.Processes))
+	var busy float64
 	for _, th := range r.Threads {
 		threadsOf[th.Process] = append(threadsOf[th.Process], th)
+		busy += th.Busy
 	}
 	byName := m.km.ProcessesByName()
 	out := L.CreateTable(len(r.Spec.Processes), 0)
 	for pi, p := range r.Spec.Processes {
-		t := L.CreateTable(0, 3)
+		t := L.CreateTable(0, 4)
 		t.RawSetString("name", lua.LString(p.Name))
+		var share float64
+		for _, th := range threadsOf[pi] {
+			share += th.Busy
+		}
+		if busy > 0 {
+			share /= busy
+		}
+		t.RawSetString("share", lua.LNumber(share))
 		if kp := processFor(byName, p); kp != nil {
 			t.RawSetString("process", newCaller(L, &caller{kind: kindProcess, m: m, proc: kp}))
 		}

@@ -29,7 +29,7 @@ const maxRunUS = 3600e6
 func (rt *Runtime) machineRun(L *lua.LState) int {
 	const fn = "m:run"
 	m := checkMachine(L, fn)
-	f := luavm.CheckFields(L, fn, L.Get(2), "duration_us", "workload")
+	f := luavm.CheckFields(L, fn, L.Get(2), "duration_us", "workload", "import")
 	if !f.Has("duration_us") {
 		f.Errorf("duration_us", "is required: the simulated time to run, in microseconds (m:run{ duration_us = 100000, workload = ... })")
 	}
@@ -89,7 +89,7 @@ func (rt *Runtime) workloadSpec(L *lua.LState, f *luavm.Fields, m *machine) (spe
 		if err != nil {
 			rt.raiseInput(f, "workload", err)
 		}
-		ld, err := rt.cfg.Workloads.Load(real, m.km.Arch().String())
+		ld, err := rt.cfg.Workloads.LoadWith(real, importOptions(L, f, m))
 		if err != nil {
 			if unreadable(err) {
 				rt.raiseInput(f, "workload", err)
@@ -101,6 +101,9 @@ func (rt *Runtime) workloadSpec(L *lua.LState, f *luavm.Fields, m *machine) (spe
 		rt.noteImport(ld.Imported)
 		return ld.Spec, ld.Key
 	case *lua.LTable:
+		if f.Has("import") {
+			f.Errorf("import", "is for a profile file the run imports (workload = PATH); a workload table is not imported")
+		}
 		spec, err := workloadTable(v, m)
 		if err != nil {
 			f.Errorf("workload", "%v", err)
@@ -110,6 +113,41 @@ func (rt *Runtime) workloadSpec(L *lua.LState, f *luavm.Fields, m *machine) (spe
 		f.Errorf("workload", "expected a workload file's path or a table, got %s", luavm.TypeName(v))
 	}
 	return nil, ""
+}
+
+// importOptions reads the import field of m:run and m:images: the
+// choices of a profile file's import, { process = NAME_OR_PID, format =
+// NAME }, as `proflab workload import --process --format` makes them.
+func importOptions(L *lua.LState, f *luavm.Fields, m *machine) importer.LoadOptions {
+	o := importer.LoadOptions{Arch: m.km.Arch().String()}
+	if !f.Has("import") {
+		return o
+	}
+	if _, ok := f.Get("import").(*lua.LTable); !ok {
+		f.Errorf("import", "expected a table { process = NAME_OR_PID, format = NAME }, got %s", luavm.TypeName(f.Get("import")))
+	}
+	im := luavm.CheckFields(L, f.Fn+"{...}.import", f.Get("import"), "process", "format")
+	switch v := im.Get("process").(type) {
+	case lua.LString:
+		o.Process = string(v)
+	case lua.LNumber:
+		if float64(v) < 0 || float64(v) != float64(int64(v)) {
+			im.Errorf("process", "%v is not a process id: give a pid (a whole number) or a process's name", v)
+		}
+		o.Process = fmt.Sprint(int64(v))
+	case *lua.LNilType:
+	default:
+		im.Errorf("process", "expected a process's name or pid, got %s", luavm.TypeName(v))
+	}
+	if o.Process == "" && im.Has("process") {
+		im.Errorf("process", "is empty: give a process's name or pid, or leave process out for every process")
+	}
+	format, err := importer.ParseFormat(im.String("format", ""))
+	if err != nil {
+		im.Errorf("format", "%v", err)
+	}
+	o.Format = format
+	return o
 }
 
 // warnImport writes to the run log, once per file and content, the

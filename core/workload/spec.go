@@ -339,6 +339,12 @@ type Func struct {
 // own functions: "process!name").
 func (f *Func) Ref() string { return qualify(f.owner, f.Name) }
 
+// Builtin reports whether the function is one of the lab's built-in
+// kernel functions (the idle loop, the ISR and DPC dispatch of
+// DefaultKernelImage), not one the workload defines: the lab runs them
+// for idle and interrupt time, not the workload's threads.
+func (f *Func) Builtin() bool { return f.field.img < 0 && f.field.proc < 0 }
+
 // ResolvedThread is a thread with its function mix.
 type ResolvedThread struct {
 	Thread
