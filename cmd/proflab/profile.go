@@ -6,12 +6,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/proflab/proflab/core/compare"
 	"github.com/proflab/proflab/core/scenario"
+	"github.com/proflab/proflab/core/workload/importer"
 )
 
 // profileDriver is the scenario `proflab profile` runs: the embedded
@@ -33,6 +35,7 @@ type profileFlags struct {
 	duration        time.Duration
 	pebs            bool
 	summaryRowCount int
+	process, format string
 }
 
 func newProfileCmd() *cobra.Command {
@@ -72,6 +75,8 @@ func newProfileCmd() *cobra.Command {
 	fl.Uint32Var(&f.interval, "interval", 0, "the source's interval: 100 ns units for Timer, events for a counter (default: the HAL's, Windows' own default)")
 	fl.DurationVar(&f.duration, "duration", 10*time.Second, "how long the program runs, in simulated time (at most 1h)")
 	fl.BoolVar(&f.pebs, "pebs", false, "sample the counter precisely with PEBS (Windows 8, 6.2, and later)")
+	fl.StringVar(&f.process, "process", "", "profile one program of a source with several processes (an .etl trace, perf script): the process's name or pid, as `workload import --process` takes it")
+	fl.StringVar(&f.format, "format", "", "the source's format, as `workload import --format` takes it (default: detected from the content)")
 	fl.IntVar(&f.summaryRowCount, "rows", compare.SummaryRows, "the program's hottest functions to list (0: all); comparison.txt has every one")
 	return cmd
 }
@@ -143,10 +148,20 @@ func (f *profileFlags) params(cmd *cobra.Command, source string) (map[string]any
 	given := cmd.Flags().Changed
 	for _, s := range []struct {
 		flag, value string
-	}{{"version", f.version}, {"arch", f.arch}, {"source", f.source}} {
+	}{{"version", f.version}, {"arch", f.arch}, {"source", f.source}, {"process", f.process}} {
 		if given(s.flag) {
 			p[s.flag] = s.value
 		}
+	}
+	if given("process") && strings.TrimSpace(f.process) == "" {
+		return nil, withCode(ExitUsage, errors.New("--process '': give the process's name or pid, or leave --process out for every process"))
+	}
+	if given("format") {
+		format, err := importer.ParseFormat(f.format)
+		if err != nil {
+			return nil, withCode(ExitUsage, fmt.Errorf("--format: %w", err))
+		}
+		p["format"] = string(format)
 	}
 	if given("interval") {
 		if f.interval == 0 {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -165,5 +166,117 @@ func TestProfileCommandErrors(t *testing.T) {
 	code, _, errOut := runCLI("profile", progDwarf)
 	if code != ExitUsage || !strings.Contains(errOut, "give --out DIR") {
 		t.Errorf("without --out: exit %d, %s", code, errOut)
+	}
+}
+
+// twoPrograms is `perf script` text of two programs: prog (pid 10) with
+// 60 samples in compute (libc's memcpy in 20 of them), other (pid 20)
+// with 20 in spin.
+func twoPrograms(t *testing.T) string {
+	t.Helper()
+	var b strings.Builder
+	for i := 0; i < 80; i++ {
+		comm, pid, frame := "prog", 10, "1100 compute+0x0 (/usr/bin/prog)"
+		switch {
+		case i%4 == 3:
+			comm, pid, frame = "other", 20, "2200 spin+0x0 (/usr/bin/other)"
+		case i%4 == 2:
+			frame = "3300 memcpy+0x0 (/usr/lib/libc.so.6)\n\t            1100 compute+0x0 (/usr/bin/prog)"
+		}
+		fmt.Fprintf(&b, "%s %d   100.%06d:     250000 cpu-clock:pppH:\n\t            %s\n\n", comm, pid, 250*i, frame)
+	}
+	path := filepath.Join(t.TempDir(), "two.txt")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// A source of several processes profiled without --process says so,
+// naming the busiest and the --process to add; with --process (and
+// --format) the program is that process's images alone.
+func TestProfileProcess(t *testing.T) {
+	src := twoPrograms(t)
+	code, out, errOut, _ := profileRun(t, src, "--duration", "1s")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{
+		"program:  prog 50.0%, libc.so.6 25.0%, other 25.0% of the source's samples\n",
+		"warning:  the source holds samples of 2 processes, and without --process the program is all of them (its images are every process's); the busiest by samples is prog (75.0% of them): add --process prog to profile that program alone\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("without --process, the output lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, errOut, _ = profileRun(t, src, "--duration", "1s", "--process", "prog", "--format", "perf")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{
+		"process:  prog (--process: the source's samples of the other processes are left out)\n",
+		"program:  prog 66.7%, libc.so.6 33.3% of the source's samples\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("with --process prog, the output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "warning:  the source holds") || strings.Contains(out, "spin") {
+		t.Errorf("with --process prog, the other process is still there:\n%s", out)
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--process", "nobody"}, "--process nobody: no sample of a process of that name; the file has other, prog"},
+		{[]string{"--process", ""}, "--process '': give the process's name or pid"},
+		{[]string{"--format", "perff"}, `--format: unknown profile format "perff" (did you mean "perf"?)`},
+	} {
+		code, out, errOut, _ := profileRun(t, append([]string{src, "--duration", "1s"}, tt.args...)...)
+		if code != ExitUsage || !strings.Contains(errOut, tt.want) {
+			t.Errorf("%v: exit %d, want %d with %q:\n%s\n%s", tt.args, code, ExitUsage, tt.want, out, errOut)
+		}
+	}
+}
+
+// kernelFrames is `perf script` text of prog whose samples are half in
+// its own compute, half in a function of its own ntoskrnl.exe (a
+// source with the kernel's image, as an .etl trace has it).
+func kernelFrames(t *testing.T) string {
+	t.Helper()
+	var b strings.Builder
+	for i := 0; i < 80; i++ {
+		frame := "1100 compute+0x0 (/usr/bin/prog)"
+		if i%2 == 0 {
+			frame = "fffff80021489100 KeWork+0x0 (ntoskrnl.exe)\n\t            " + frame
+		}
+		fmt.Fprintf(&b, "prog 10   100.%06d:     250000 cpu-clock:pppH:\n\t            %s\n\n", 250*i, frame)
+	}
+	path := filepath.Join(t.TempDir(), "kern.txt")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// The lab's idle loop (and its interrupt and DPC dispatch) sits in the
+// built-in ntoskrnl.exe, below a source's own ntoskrnl.exe: the
+// program's profile of that image covers the source's kernel functions
+// alone, so the lab's idle time is not counted as the program's, as
+// the source's idle samples are not.
+func TestProfileLeavesIdleOut(t *testing.T) {
+	code, out, errOut, _ := profileRun(t, kernelFrames(t), "--duration", "1s")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, bad := range []string{"KiIdleLoop", "KiInterruptDispatch", "KiRetireDpcList", "buckets are 256 bytes"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("the output has %q: the lab's built-in kernel functions were profiled as the program's:\n%s", bad, out)
+		}
+	}
+	for _, want := range []string{"hottest: the same on both sides, KeWork", "verdict: Windows would see the program as the source does"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the output lacks %q:\n%s", want, out)
+		}
 	}
 }
