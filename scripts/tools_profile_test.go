@@ -21,5 +21,7 @@ best, arg = P.busiest { { name = "my prog", share = 1 } }
 A.expect_eq(arg, "'my prog'", "quoted for the shell")
 best, arg, n = P.busiest {}
 lab.check(best == nil and arg == nil and n == 0, "no process with samples: none")
+A.expect_eq(P.cpus_note(8, 4), "the source was recorded on 8 processors, the lab runs 4 (machine.cpus): add --config-set machine.cpus=8 to run as many", "8 against 4")
+lab.check(P.cpus_note(4, 4) == nil and P.cpus_note(nil, 4) == nil, "as many, or a source that does not say: nothing")
 `)
 }

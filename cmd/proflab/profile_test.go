@@ -280,3 +280,59 @@ func TestProfileLeavesIdleOut(t *testing.T) {
 		}
 	}
 }
+
+// perfviewTrace is PerfView's whole-system trace of Test.x86.exe
+// (docs/etl.md): 19 processes, recorded on 8 processors.
+const perfviewTrace = "../../core/etl/testdata/perfview-net.4.5.2.x86.etl.zip"
+
+// `proflab profile` of a whole-system .etl trace: without --process it
+// says which process to add; with it, the program is that process's
+// images, named as one process has them (no "clr.dll#2"), each
+// function once, the lab's idle loop not among them, the trace's 8
+// processors said, and the differences of clr.dll's address-named
+// functions put down to bucket rounding; a symbol listing that names
+// them takes that away.
+func TestProfileETL(t *testing.T) {
+	if testing.Short() {
+		t.Skip("imports a 2 MB trace three times")
+	}
+	code, out, errOut, _ := profileRun(t, perfviewTrace, "--duration", "1s")
+	if code != ExitOK || !strings.Contains(out, "the busiest by samples is Test.x86.exe (73.3% of them): add --process Test.x86.exe to profile that program alone") {
+		t.Errorf("without --process: exit %d, no advice to add it:\n%s\n%s", code, out, errOut)
+	}
+	code, out, errOut, _ = profileRun(t, perfviewTrace, "--duration", "1s", "--process", "Test.x86.exe")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, want := range []string{
+		"process:  Test.x86.exe (--process: the source's samples of the other processes are left out)\n",
+		"program:  [jit] 51.1%, clr.dll 46.7%, clrjit.dll 0.5%, ntoskrnl.exe 0.5%, KernelBase.dll 0.3% and 19 more (0.9%) of the source's samples\n",
+		"cpus:     the source was recorded on 8 processors, the lab runs 4 (machine.cpus): add --config-set machine.cpus=8 to run as many\n",
+		"hottest: the same on both sides, System.DateTime.GetDatePart\n",
+		"likely cause: in clr.dll ",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the output lacks %q:\n%s", want, out)
+		}
+	}
+	for _, bad := range []string{"KiIdleLoop", "clr.dll#", "[jit]#", "warning:  the source holds"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("the output has %q:\n%s", bad, out)
+		}
+	}
+	seen := map[string]bool{}
+	for _, r := range regexp.MustCompile(`(?m)^  (\S+) +(\S+) +[\d.]+% +[\d.-]+%?`).FindAllStringSubmatch(out, -1) {
+		if seen[r[1]+" "+r[2]] {
+			t.Errorf("%s of %s is listed twice:\n%s", r[1], r[2], out)
+		}
+		seen[r[1]+" "+r[2]] = true
+	}
+	listing := filepath.Join(t.TempDir(), "clr.symbols")
+	if err := os.WriteFile(listing, []byte("clr.dll 0xa500 0x100 ClrDatePart\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut, _ = profileRun(t, perfviewTrace, "--duration", "1s", "--process", "Test.x86.exe", "--symbols", listing)
+	if code != ExitOK || !strings.Contains(out, "ClrDatePart ") || strings.Contains(out, "clr.dll+0xa5") || strings.Contains(out, "in clr.dll 3") {
+		t.Errorf("with a listing naming clr.dll's hot range: exit %d\n%s\n%s", code, out, errOut)
+	}
+}

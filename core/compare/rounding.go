@@ -59,6 +59,44 @@ func roundingSuspects(c Comparison) (suspects []string, differ int) {
 	return suspects, differ
 }
 
+// roundingSummary says, for the summary of a program's comparisons, in
+// which images bucket rounding is the likely cause of the difference
+// (the comparisons with a Rounding note), once: "" when in none.
+func roundingSummary(cs []Comparison) string {
+	var where, names []string
+	for _, c := range cs {
+		if c.Rounding == "" {
+			continue
+		}
+		suspects, differ := roundingSuspects(c)
+		where = append(where, fmt.Sprintf("in %s %d of the %d functions that differ", imageOf(c), len(suspects), differ))
+		names = append(names, suspects...)
+	}
+	if len(where) == 0 {
+		return ""
+	}
+	more := ""
+	if len(names) > 3 {
+		names, more = names[:3], ", …"
+	}
+	return fmt.Sprintf("%s (%s%s) are named by their address (the source has no symbols for them) and lie within %d bytes of another: %s",
+		strings.Join(where, ", "), strings.Join(names, ", "), more, RoundingGap, roundingWhy)
+}
+
+// allRounding says whether every comparison that differs has bucket
+// rounding for its likely cause.
+func allRounding(cs []Comparison) bool {
+	for _, c := range cs {
+		if c.Outcome == Differ && c.Rounding == "" {
+			return false
+		}
+	}
+	return true
+}
+
+// roundingWhy is what bucket rounding is and what to do about it.
+const roundingWhy = "a profile's bucket (4 bytes at the least) is charged to the function at its start, so one of two such neighbours gets the other's samples. That is bucket rounding, how NT's profile sees them, not a difference in the program: compare the modules' shares, or name the functions with a symbol listing (--symbols FILE, docs/etl.md)"
+
 // RoundingNote says, when it is the likely cause of a difference, that
 // the functions that differ are addresses a few bytes apart, whose
 // samples NT's buckets charge to a neighbour: at least half of the
@@ -73,6 +111,6 @@ func RoundingNote(c Comparison) string {
 	if len(names) > 3 {
 		names, more = names[:3], ", …"
 	}
-	return fmt.Sprintf("%d of the %d functions that differ (%s%s) are named by their address (the source has no symbols for them) and lie within %d bytes of another: a profile's bucket (4 bytes at the least) is charged to the function at its start, so one of two such neighbours gets the other's samples. That is bucket rounding, how NT's profile sees them, not a difference in the program: compare the modules' shares, or name the functions with a symbol listing (--symbols FILE, docs/etl.md)",
-		len(suspects), differ, strings.Join(names, ", "), more, RoundingGap)
+	return fmt.Sprintf("%d of the %d functions that differ (%s%s) are named by their address (the source has no symbols for them) and lie within %d bytes of another: %s",
+		len(suspects), differ, strings.Join(names, ", "), more, RoundingGap, roundingWhy)
 }

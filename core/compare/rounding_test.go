@@ -59,7 +59,7 @@ func TestRoundingNote(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := buf.String()
-			has := strings.Contains(got, "likely cause (")
+			has := strings.Contains(got, "  likely cause: in folded 2 of the 2 functions that differ")
 			if has != tt.want || (c.Rounding != "") != tt.want {
 				t.Fatalf("rounding said %v (note %q), want %v:\n%s", has, c.Rounding, tt.want, got)
 			}
@@ -73,6 +73,9 @@ func TestRoundingNote(t *testing.T) {
 			}
 			if strings.Count(got, "That is bucket rounding") != 1 {
 				t.Errorf("the rounding is said more than once:\n%s", got)
+			}
+			if !strings.Contains(got, "verdict: Windows would not see the program as the source does, likely only by NT's bucket rounding") {
+				t.Errorf("the verdict does not say the likely cause:\n%s", got)
 			}
 		})
 	}

@@ -181,10 +181,8 @@ func writeSummary(b *bytes.Buffer, cs []Comparison, rows int) {
 		}
 	}
 	fmt.Fprintf(b, "  verdict: %s\n", verdictWords(cs))
-	for _, c := range cs {
-		if c.Rounding != "" {
-			fmt.Fprintf(b, "  likely cause (%s): %s\n", imageOf(c), c.Rounding)
-		}
+	if n := roundingSummary(cs); n != "" {
+		fmt.Fprintf(b, "  likely cause: %s\n", n)
 	}
 	for _, n := range sharedNotes(cs) {
 		fmt.Fprintf(b, "  note: %s\n", n)
@@ -236,6 +234,8 @@ func verdictWords(cs []Comparison) string {
 		}
 	}
 	switch {
+	case len(differ) > 0 && allRounding(cs):
+		return "Windows would not see the program as the source does, likely only by NT's bucket rounding of functions named by their address (the likely cause below): " + strings.Join(differ, "; ")
 	case len(differ) > 0:
 		return "Windows would not see the program as the source does: " + strings.Join(differ, "; ")
 	case agree == 0:

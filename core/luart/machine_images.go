@@ -16,11 +16,13 @@ import (
 // without running anything. A profiler enumerates the loaded modules
 // before it creates a profile per module (kernrate asks the system for
 // its module list); on the model the modules exist through the workload,
-// so this is where a tool finds them. It returns { name, images = { {
+// so this is where a tool finds them. It returns { name, cpus, images = { {
 // name, base, size, kernel, process, share, functions = { { name, base,
 // size }, ... } }, ... }, processes = { { name, process, images = {
 // NAME, ... } }, ... } }:
 //
+//   - cpus: the processors an imported profile was recorded on, where
+//     it says (an .etl trace; nil otherwise);
 //   - images in address order, the workload's own and the built-in kernel
 //     image (ntoskrnl.exe) alike; a process's own functions form an image
 //     named after the process (process = its name), as the pprof outputs
@@ -47,7 +49,7 @@ func (rt *Runtime) machineImages(L *lua.LState) int {
 	if !f.Has("workload") {
 		f.Errorf("workload", "is required: a workload file's path or a table, as m:run takes")
 	}
-	spec, key := rt.workloadSpec(L, f, m)
+	spec, key, im := rt.workloadSpec(L, f, m)
 	r, err := rt.cfg.Prepared.Resolve(key, spec, sim.Target(m.km.Arch()))
 	if err != nil {
 		f.Errorf("workload", "%v", err)
@@ -55,8 +57,11 @@ func (rt *Runtime) machineImages(L *lua.LState) int {
 	imgs := resolvedImages(r)
 	imageOf := imageIndex(imgs)
 	imageShares(r, imgs, imageOf)
-	out := L.CreateTable(0, 3)
+	out := L.CreateTable(0, 4)
 	out.RawSetString("name", lua.LString(r.Spec.Name))
+	if im != nil && im.CPUs > 0 {
+		out.RawSetString("cpus", lua.LNumber(im.CPUs))
+	}
 	list := L.CreateTable(len(imgs), 0)
 	for _, im := range imgs {
 		list.Append(imageTable(L, r, im))

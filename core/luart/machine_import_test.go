@@ -71,6 +71,9 @@ func TestImportOptionsErrors(t *testing.T) {
 		{`import = { process = "nobody" }`, `--process nobody: no sample of a process of that name; the file has other, prog`},
 		// a pid as a number reaches the importer as --process takes it (perf's are names)
 		{`import = { process = 20 }`, `--process 20: no sample of a process of that name`},
+		// a symbol listing is read as workloads are: inside the allowed folders
+		{`import = { symbols = "/etc/passwd" }`, `field "symbols": workload "/etc/passwd": outside the folders`},
+		{`import = { symbols = "none.symbols" }`, `field "symbols": workload "none.symbols": file does not exist`},
 	} {
 		rt, _ := newTestRuntime(t, Config{Dir: dir, HALs: inprocHALs(t)})
 		err := rt.Exec("s.lua", []byte(`local lab = require "proflab"

@@ -203,6 +203,7 @@ local function header(say, m, res, o, note)
   if o.process then say("  process:  " .. o.process .. " (--process: the source's samples of the other processes are left out)") end
   say("  program:  " .. M.program_line(res.images))
   if res.process_warning then say("  warning:  " .. res.process_warning) end
+  if res.cpus_note then say("  cpus:     " .. res.cpus_note) end
   say("  trace:    " .. (note or "the NT Kernel Logger's " .. (res.source.id == lab.ProfileTime and "sampled-profile" or "PMC interrupt") .. " events"))
 end
 
@@ -261,6 +262,17 @@ local function profiled_range(im)
   return lo, size
 end
 
+--- cpus_note(source, lab) → what to say when the source was recorded
+--- on another number of processors (source: m:images's cpus, nil when
+--- the source does not say) than the lab's machine has (lab); nil when
+--- they agree or the source does not say. The machine is made before the
+--- source is read and keeps the configuration's machine.cpus: the note
+--- gives the flag that runs as many as the source had.
+function M.cpus_note(source, lab)
+  if not source or source == lab then return nil end
+  return ("the source was recorded on %d processors, the lab runs %d (machine.cpus): add --config-set machine.cpus=%d to run as many"):format(source, lab, source)
+end
+
 -- prepare checks the request, makes the machine and finds the program's
 -- images; the machine, the caller and the source, or nil, the status and
 -- the message.
@@ -278,6 +290,8 @@ local function prepare(res, o)
     local base, size = profiled_range(im)
     res.images[#res.images + 1] = { name = im.name, base = base, size = size, share = im.share, kernel = im.kernel }
   end
+  res.cpus_note = M.cpus_note(info.cpus, m:cpu_count())
+  if res.cpus_note then res.notes[#res.notes + 1] = res.cpus_note end
   res.process_warning = process_warning(info, o)
   if res.process_warning then res.warnings[#res.warnings + 1] = res.process_warning end
   if #res.images == 0 then
@@ -297,17 +311,18 @@ end
 --- with pebs), interval (default: the HAL's), duration_us (default 10 s),
 --- pebs (sample the counter precisely), process (keep the source's
 --- samples of the processes of that name or pid: m:run's import.process),
---- format (the source's format: import.format), quiet. res: { tool, status (0, 1
+--- format (the source's format: import.format), symbols (an .etl
+--- trace's symbol listing: import.symbols), quiet. res: { tool, status (0, 1
 --- failed, 2 refused), error, lines, warnings, workload, source = { name,
 --- id }, interval, images = { { name, base, size, share, kernel, bucket,
 --- hits } }, notes, run }.
 function M.run(opts)
   opts = lab.options("profile.run", opts, { workload = "string", version = "string", arch = "string", source = "string",
-    interval = "integer", duration_us = "integer", pebs = "boolean", quiet = "boolean", process = "string", format = "string" })
+    interval = "integer", duration_us = "integer", pebs = "boolean", quiet = "boolean", process = "string", format = "string", symbols = "string" })
   local o = {}
   for k, v in pairs(opts) do o[k] = v end
   o.duration_us = o.duration_us or M.DEFAULT_DURATION_US
-  if o.process or o.format then o.import = { process = o.process, format = o.format } end
+  if o.process or o.format or o.symbols then o.import = { process = o.process, format = o.format, symbols = o.symbols } end
   local res, say = C.result("profile", o)
   res.images, res.notes = {}, {}
   if not o.workload then return C.fail(res, C.USAGE, "give the profile to run (the workload option; proflab profile SOURCE)") end

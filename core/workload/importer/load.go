@@ -36,20 +36,25 @@ type LoadOptions struct {
 	// Format forces the profile's format ("" detects it); a file with a
 	// forced format is never read as a workload TOML.
 	Format Format
+	// Symbols is an .etl trace's symbol listing (Options.Symbols; "":
+	// one beside the trace), and SymbolsSum the hex sha256 of its
+	// content as the caller read it: part of the cache's key, so that an
+	// edited listing names the functions again.
+	Symbols, SymbolsSum string
 }
 
 // options are the import's Options of a load.
 func (o LoadOptions) options() Options {
-	return Options{Arch: o.Arch, Process: o.Process, Format: o.Format}
+	return Options{Arch: o.Arch, Process: o.Process, Format: o.Format, Symbols: o.Symbols}
 }
 
 // key names the options in a cache key: the architecture alone when
 // the import has no other choice, as before the choices existed.
 func (o LoadOptions) key() string {
-	if o.Process == "" && o.Format == "" {
+	if o.Process == "" && o.Format == "" && o.Symbols == "" {
 		return o.Arch
 	}
-	return fmt.Sprintf("%s process=%q format=%q", o.Arch, o.Process, o.Format)
+	return fmt.Sprintf("%s process=%q format=%q symbols=%q@%s", o.Arch, o.Process, o.Format, o.Symbols, o.SymbolsSum)
 }
 
 // parse makes the workload of a file's content: a workload TOML, or a
