@@ -169,6 +169,22 @@ func TestProfileCommandErrors(t *testing.T) {
 	}
 }
 
+// profileWants runs `proflab profile` with args, which must succeed
+// with every line of want in its output, and returns the output.
+func profileWants(t *testing.T, want []string, args ...string) string {
+	t.Helper()
+	code, out, errOut, _ := profileRun(t, args...)
+	if code != ExitOK {
+		t.Fatalf("%v: exit %d\n%s\n%s", args, code, out, errOut)
+	}
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			t.Errorf("%v: the output lacks %q:\n%s", args, w, out)
+		}
+	}
+	return out
+}
+
 // twoPrograms is `perf script` text of two programs: prog (pid 10) with
 // 60 samples in compute (libc's memcpy in 20 of them), other (pid 20)
 // with 20 in spin.
@@ -197,30 +213,14 @@ func twoPrograms(t *testing.T) string {
 // --format) the program is that process's images alone.
 func TestProfileProcess(t *testing.T) {
 	src := twoPrograms(t)
-	code, out, errOut, _ := profileRun(t, src, "--duration", "1s")
-	if code != ExitOK {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
-	}
-	for _, want := range []string{
+	profileWants(t, []string{
 		"program:  prog 50.0%, libc.so.6 25.0%, other 25.0% of the source's samples\n",
 		"warning:  the source holds samples of 2 processes, and without --process the program is all of them (its images are every process's); the busiest by samples is prog (75.0% of them): add --process prog to profile that program alone\n",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("without --process, the output lacks %q:\n%s", want, out)
-		}
-	}
-	code, out, errOut, _ = profileRun(t, src, "--duration", "1s", "--process", "prog", "--format", "perf")
-	if code != ExitOK {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
-	}
-	for _, want := range []string{
+	}, src, "--duration", "1s")
+	out := profileWants(t, []string{
 		"process:  prog (--process: the source's samples of the other processes are left out)\n",
 		"program:  prog 66.7%, libc.so.6 33.3% of the source's samples\n",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("with --process prog, the output lacks %q:\n%s", want, out)
-		}
-	}
+	}, src, "--duration", "1s", "--process", "prog", "--format", "perf")
 	if strings.Contains(out, "warning:  the source holds") || strings.Contains(out, "spin") {
 		t.Errorf("with --process prog, the other process is still there:\n%s", out)
 	}
@@ -265,18 +265,11 @@ func kernelFrames(t *testing.T) string {
 // alone, so the lab's idle time is not counted as the program's, as
 // the source's idle samples are not.
 func TestProfileLeavesIdleOut(t *testing.T) {
-	code, out, errOut, _ := profileRun(t, kernelFrames(t), "--duration", "1s")
-	if code != ExitOK {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
-	}
+	out := profileWants(t, []string{"hottest: the same on both sides, KeWork", "verdict: Windows would see the program as the source does"},
+		kernelFrames(t), "--duration", "1s")
 	for _, bad := range []string{"KiIdleLoop", "KiInterruptDispatch", "KiRetireDpcList", "buckets are 256 bytes"} {
 		if strings.Contains(out, bad) {
 			t.Errorf("the output has %q: the lab's built-in kernel functions were profiled as the program's:\n%s", bad, out)
-		}
-	}
-	for _, want := range []string{"hottest: the same on both sides, KeWork", "verdict: Windows would see the program as the source does"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("the output lacks %q:\n%s", want, out)
 		}
 	}
 }
@@ -296,25 +289,15 @@ func TestProfileETL(t *testing.T) {
 	if testing.Short() {
 		t.Skip("imports a 2 MB trace three times")
 	}
-	code, out, errOut, _ := profileRun(t, perfviewTrace, "--duration", "1s")
-	if code != ExitOK || !strings.Contains(out, "the busiest by samples is Test.x86.exe (73.3% of them): add --process Test.x86.exe to profile that program alone") {
-		t.Errorf("without --process: exit %d, no advice to add it:\n%s\n%s", code, out, errOut)
-	}
-	code, out, errOut, _ = profileRun(t, perfviewTrace, "--duration", "1s", "--process", "Test.x86.exe")
-	if code != ExitOK {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
-	}
-	for _, want := range []string{
+	profileWants(t, []string{"the busiest by samples is Test.x86.exe (73.3% of them): add --process Test.x86.exe to profile that program alone"},
+		perfviewTrace, "--duration", "1s")
+	out := profileWants(t, []string{
 		"process:  Test.x86.exe (--process: the source's samples of the other processes are left out)\n",
 		"program:  [jit] 51.1%, clr.dll 46.7%, clrjit.dll 0.5%, ntoskrnl.exe 0.5%, KernelBase.dll 0.3% and 19 more (0.9%) of the source's samples\n",
 		"cpus:     the source was recorded on 8 processors, the lab runs 4 (machine.cpus): add --config-set machine.cpus=8 to run as many\n",
 		"hottest: the same on both sides, System.DateTime.GetDatePart\n",
 		"likely cause: in clr.dll ",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("the output lacks %q:\n%s", want, out)
-		}
-	}
+	}, perfviewTrace, "--duration", "1s", "--process", "Test.x86.exe")
 	for _, bad := range []string{"KiIdleLoop", "clr.dll#", "[jit]#", "warning:  the source holds"} {
 		if strings.Contains(out, bad) {
 			t.Errorf("the output has %q:\n%s", bad, out)
@@ -331,8 +314,8 @@ func TestProfileETL(t *testing.T) {
 	if err := os.WriteFile(listing, []byte("clr.dll 0xa500 0x100 ClrDatePart\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut, _ = profileRun(t, perfviewTrace, "--duration", "1s", "--process", "Test.x86.exe", "--symbols", listing)
-	if code != ExitOK || !strings.Contains(out, "ClrDatePart ") || strings.Contains(out, "clr.dll+0xa5") || strings.Contains(out, "in clr.dll 3") {
-		t.Errorf("with a listing naming clr.dll's hot range: exit %d\n%s\n%s", code, out, errOut)
+	out = profileWants(t, []string{"\n  ClrDatePart "}, perfviewTrace, "--duration", "1s", "--process", "Test.x86.exe", "--symbols", listing)
+	if strings.Contains(out, "clr.dll+0xa5") || strings.Contains(out, "likely cause: in clr.dll") {
+		t.Errorf("a listing naming clr.dll's hot range leaves its addresses:\n%s", out)
 	}
 }
