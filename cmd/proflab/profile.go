@@ -6,12 +6,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/proflab/proflab/core/compare"
 	"github.com/proflab/proflab/core/scenario"
+	"github.com/proflab/proflab/core/workload/importer"
 )
 
 // profileDriver is the scenario `proflab profile` runs: the embedded
@@ -33,6 +35,8 @@ type profileFlags struct {
 	duration        time.Duration
 	pebs            bool
 	summaryRowCount int
+	process, format string
+	symbols         string
 }
 
 func newProfileCmd() *cobra.Command {
@@ -72,6 +76,9 @@ func newProfileCmd() *cobra.Command {
 	fl.Uint32Var(&f.interval, "interval", 0, "the source's interval: 100 ns units for Timer, events for a counter (default: the HAL's, Windows' own default)")
 	fl.DurationVar(&f.duration, "duration", 10*time.Second, "how long the program runs, in simulated time (at most 1h)")
 	fl.BoolVar(&f.pebs, "pebs", false, "sample the counter precisely with PEBS (Windows 8, 6.2, and later)")
+	fl.StringVar(&f.process, "process", "", "profile one program of a source with several processes (an .etl trace, perf script): the process's name or pid, as `workload import --process` takes it")
+	fl.StringVar(&f.format, "format", "", "the source's format, as `workload import --format` takes it (default: detected from the content)")
+	fl.StringVar(&f.symbols, "symbols", "", "an .etl source's symbol listing, to name its functions (docs/etl.md; default: NAME.symbols or trace.symbols beside the trace)")
 	fl.IntVar(&f.summaryRowCount, "rows", compare.SummaryRows, "the program's hottest functions to list (0: all); comparison.txt has every one")
 	return cmd
 }
@@ -100,8 +107,11 @@ func (f *profileFlags) run(cmd *cobra.Command, source string) error {
 	// show, in a folder no module is looked up in.
 	opt.File, opt.Source = filepath.Join("<proflab>", "profile"), []byte(profileDriver)
 	opt.Params, opt.HALs = params, hals
-	// the folder of the file named on the command line may be read
+	// the folders of the files named on the command line may be read
 	opt.WorkloadDirs = append(opt.WorkloadDirs, filepath.Dir(params["workload"].(string)))
+	if s, ok := params["symbols"].(string); ok {
+		opt.WorkloadDirs = append(opt.WorkloadDirs, filepath.Dir(s))
+	}
 	return runDriver(ctx, cmd, "profile", opt, out, f.tool.force, func(r scenario.Result, out string) error {
 		cs, err := compare.OfRun(out, r.Imports)
 		if err != nil {
@@ -146,10 +156,30 @@ func (f *profileFlags) params(cmd *cobra.Command, source string) (map[string]any
 	given := cmd.Flags().Changed
 	for _, s := range []struct {
 		flag, value string
-	}{{"version", f.version}, {"arch", f.arch}, {"source", f.source}} {
+	}{{"version", f.version}, {"arch", f.arch}, {"source", f.source}, {"process", f.process}} {
 		if given(s.flag) {
 			p[s.flag] = s.value
 		}
+	}
+	if given("process") && strings.TrimSpace(f.process) == "" {
+		return nil, withCode(ExitUsage, errors.New("--process '': give the process's name or pid, or leave --process out for every process"))
+	}
+	if given("symbols") {
+		abs, err := filepath.Abs(f.symbols)
+		if err == nil {
+			_, err = os.Stat(abs)
+		}
+		if err != nil {
+			return nil, withCode(ExitUsage, fmt.Errorf("--symbols %s: %w: give a symbol listing's path (docs/etl.md)", f.symbols, err))
+		}
+		p["symbols"] = abs
+	}
+	if given("format") {
+		format, err := importer.ParseFormat(f.format)
+		if err != nil {
+			return nil, withCode(ExitUsage, fmt.Errorf("--format: %w", err))
+		}
+		p["format"] = string(format)
 	}
 	if given("interval") {
 		if f.interval == 0 {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -190,5 +191,156 @@ func TestProfileCommandTraceKernel(t *testing.T) {
 			t.Errorf("%s is listed twice: two profiles cover it", r[1])
 		}
 		seen[r[1]] = true
+	}
+}
+
+// profileWants runs `proflab profile` with args, which must succeed
+// with every line of want in its output, and returns the output.
+func profileWants(t *testing.T, want []string, args ...string) string {
+	t.Helper()
+	code, out, errOut, _ := profileRun(t, args...)
+	if code != ExitOK {
+		t.Fatalf("%v: exit %d\n%s\n%s", args, code, out, errOut)
+	}
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			t.Errorf("%v: the output lacks %q:\n%s", args, w, out)
+		}
+	}
+	return out
+}
+
+// twoPrograms is `perf script` text of two programs: prog (pid 10) with
+// 60 samples in compute (libc's memcpy in 20 of them), other (pid 20)
+// with 20 in spin.
+func twoPrograms(t *testing.T) string {
+	t.Helper()
+	var b strings.Builder
+	for i := 0; i < 80; i++ {
+		comm, pid, frame := "prog", 10, "1100 compute+0x0 (/usr/bin/prog)"
+		switch {
+		case i%4 == 3:
+			comm, pid, frame = "other", 20, "2200 spin+0x0 (/usr/bin/other)"
+		case i%4 == 2:
+			frame = "3300 memcpy+0x0 (/usr/lib/libc.so.6)\n\t            1100 compute+0x0 (/usr/bin/prog)"
+		}
+		fmt.Fprintf(&b, "%s %d   100.%06d:     250000 cpu-clock:pppH:\n\t            %s\n\n", comm, pid, 250*i, frame)
+	}
+	path := filepath.Join(t.TempDir(), "two.txt")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// A source of several processes profiled without --process says so,
+// naming the busiest and the --process to add; with --process (and
+// --format) the program is that process's images alone.
+func TestProfileProcess(t *testing.T) {
+	src := twoPrograms(t)
+	profileWants(t, []string{
+		"program:  prog 50.0%, libc.so.6 25.0%, other 25.0% of the source's samples\n",
+		"warning:  the source holds samples of 2 processes, and without --process the program is all of them (its images are every process's); the busiest by samples is prog (75.0% of them): add --process prog to profile that program alone\n",
+	}, src, "--duration", "1s")
+	out := profileWants(t, []string{
+		"process:  prog (--process: the source's samples of the other processes are left out)\n",
+		"program:  prog 66.7%, libc.so.6 33.3% of the source's samples\n",
+	}, src, "--duration", "1s", "--process", "prog", "--format", "perf")
+	if strings.Contains(out, "warning:  the source holds") || strings.Contains(out, "spin") {
+		t.Errorf("with --process prog, the other process is still there:\n%s", out)
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--process", "nobody"}, "--process nobody: no sample of a process of that name; the file has other, prog"},
+		{[]string{"--process", ""}, "--process '': give the process's name or pid"},
+		{[]string{"--format", "perff"}, `--format: unknown profile format "perff" (did you mean "perf"?)`},
+	} {
+		code, out, errOut, _ := profileRun(t, append([]string{src, "--duration", "1s"}, tt.args...)...)
+		if code != ExitUsage || !strings.Contains(errOut, tt.want) {
+			t.Errorf("%v: exit %d, want %d with %q:\n%s\n%s", tt.args, code, ExitUsage, tt.want, out, errOut)
+		}
+	}
+}
+
+// kernelFrames is `perf script` text of prog whose samples are half in
+// its own compute, half in a function of its own ntoskrnl.exe (a
+// source with the kernel's image, as an .etl trace has it).
+func kernelFrames(t *testing.T) string {
+	t.Helper()
+	var b strings.Builder
+	for i := 0; i < 80; i++ {
+		frame := "1100 compute+0x0 (/usr/bin/prog)"
+		if i%2 == 0 {
+			frame = "fffff80021489100 KeWork+0x0 (ntoskrnl.exe)\n\t            " + frame
+		}
+		fmt.Fprintf(&b, "prog 10   100.%06d:     250000 cpu-clock:pppH:\n\t            %s\n\n", 250*i, frame)
+	}
+	path := filepath.Join(t.TempDir(), "kern.txt")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// The lab's idle loop (and its interrupt and DPC dispatch) sits in the
+// built-in ntoskrnl.exe, below a source's own ntoskrnl.exe: the
+// program's profile of that image covers the source's kernel functions
+// alone, so the lab's idle time is not counted as the program's, as
+// the source's idle samples are not.
+func TestProfileLeavesIdleOut(t *testing.T) {
+	out := profileWants(t, []string{"hottest: the same on both sides, KeWork", "verdict: Windows would see the program as the source does"},
+		kernelFrames(t), "--duration", "1s")
+	for _, bad := range []string{"KiIdleLoop", "KiInterruptDispatch", "KiRetireDpcList", "buckets are 256 bytes"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("the output has %q: the lab's built-in kernel functions were profiled as the program's:\n%s", bad, out)
+		}
+	}
+}
+
+// perfviewTrace is PerfView's whole-system trace of Test.x86.exe
+// (docs/etl.md): 19 processes, recorded on 8 processors.
+const perfviewTrace = "../../core/etl/testdata/perfview-net.4.5.2.x86.etl.zip"
+
+// `proflab profile` of a whole-system .etl trace: without --process it
+// says which process to add; with it, the program is that process's
+// images, named as one process has them (no "clr.dll#2"), each
+// function once, the lab's idle loop not among them, the trace's 8
+// processors said, and the differences of clr.dll's address-named
+// functions put down to bucket rounding; a symbol listing that names
+// them takes that away.
+func TestProfileETL(t *testing.T) {
+	if testing.Short() {
+		t.Skip("imports a 2 MB trace three times")
+	}
+	profileWants(t, []string{"the busiest by samples is Test.x86.exe (73.3% of them): add --process Test.x86.exe to profile that program alone"},
+		perfviewTrace, "--duration", "1s")
+	out := profileWants(t, []string{
+		"process:  Test.x86.exe (--process: the source's samples of the other processes are left out)\n",
+		"program:  [jit] 51.1%, clr.dll 46.7%, clrjit.dll 0.5%, ntoskrnl.exe 0.5%, KernelBase.dll 0.3% and 19 more (0.9%) of the source's samples\n",
+		"cpus:     the source was recorded on 8 processors, the lab runs 4 (machine.cpus): add --config-set machine.cpus=8 to run as many\n",
+		"hottest: the same on both sides, System.DateTime.GetDatePart\n",
+		"likely cause: in clr.dll ",
+	}, perfviewTrace, "--duration", "1s", "--process", "Test.x86.exe")
+	for _, bad := range []string{"KiIdleLoop", "clr.dll#", "[jit]#", "warning:  the source holds"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("the output has %q:\n%s", bad, out)
+		}
+	}
+	seen := map[string]bool{}
+	for _, r := range regexp.MustCompile(`(?m)^  (\S+) +(\S+) +[\d.]+% +[\d.-]+%?`).FindAllStringSubmatch(out, -1) {
+		if seen[r[1]+" "+r[2]] {
+			t.Errorf("%s of %s is listed twice:\n%s", r[1], r[2], out)
+		}
+		seen[r[1]+" "+r[2]] = true
+	}
+	listing := filepath.Join(t.TempDir(), "clr.symbols")
+	if err := os.WriteFile(listing, []byte("clr.dll 0xa500 0x100 ClrDatePart\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out = profileWants(t, []string{"\n  ClrDatePart "}, perfviewTrace, "--duration", "1s", "--process", "Test.x86.exe", "--symbols", listing)
+	if strings.Contains(out, "clr.dll+0xa5") || strings.Contains(out, "likely cause: in clr.dll") {
+		t.Errorf("a listing naming clr.dll's hot range leaves its addresses:\n%s", out)
 	}
 }

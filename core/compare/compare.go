@@ -184,6 +184,10 @@ type Comparison struct {
 	// Verdict says it in a sentence; Notes say what to keep in mind.
 	Verdict string
 	Notes   []string
+	// Rounding is the note (among Notes) that the functions that differ
+	// are likely NT's bucket rounding of addresses a few bytes apart
+	// (RoundingNote), "" when it is not the likely cause.
+	Rounding string
 }
 
 // The outcomes of a comparison.
@@ -274,6 +278,11 @@ func Compare(src Source, lab output.ProfileAccuracy) (Comparison, error) {
 	}
 	c.Detect = detectable(c.Kind, c.SourceSamples, c.LabSamples, c.tests)
 	c.verdict()
+	if c.Outcome == Differ {
+		if c.Rounding = RoundingNote(c); c.Rounding != "" {
+			c.Notes = append(c.Notes, c.Rounding)
+		}
+	}
 	if c.Outcome == Differ && lab.Outcome == output.Beyond {
 		c.Notes = append(c.Notes, BiasedNote)
 	}

@@ -119,6 +119,38 @@ func bySource(cs []Comparison) [][]Comparison {
 	return out
 }
 
+// programRows are the program's functions with samples on either side,
+// each once: a function that two profiles counted (their ranges
+// overlap: an image whose range holds another's) is taken from the
+// comparison of its own image (its module), else from the first. The
+// comparisons' samples are summed from these rows, so that no sample
+// counts twice.
+func programRows(cs []Comparison) []summaryRow {
+	type key struct{ name, module string }
+	var fs []summaryRow
+	at := map[key]int{}
+	own := map[key]bool{}
+	for _, c := range cs {
+		img := imageOf(c)
+		for _, r := range c.Functions {
+			if r.Source.Samples == 0 && r.Lab.Samples == 0 {
+				continue
+			}
+			k := key{r.Name, r.Module}
+			row := summaryRow{r.Name, r.Module, r.Source.Samples, r.Lab.Samples, r.Differ}
+			i, seen := at[k]
+			switch {
+			case !seen:
+				at[k], own[k] = len(fs), r.Module == img
+				fs = append(fs, row)
+			case !own[k] && r.Module == img:
+				fs[i], own[k] = row, true
+			}
+		}
+	}
+	return fs
+}
+
 // summaryRow is one function of the program, both sides' samples.
 type summaryRow struct {
 	name, module string
@@ -128,18 +160,15 @@ type summaryRow struct {
 
 func writeSummary(b *bytes.Buffer, cs []Comparison, rows int) {
 	c0 := cs[0]
-	var fs []summaryRow
+	fs := programRows(cs)
 	var srcAll, labAll uint64
 	sources := map[string]bool{}
 	for _, c := range cs {
-		srcAll += c.SourceSamples
-		labAll += c.LabSamples
 		sources[c.LabSource] = true
-		for _, r := range c.Functions {
-			if r.Source.Samples > 0 || r.Lab.Samples > 0 {
-				fs = append(fs, summaryRow{r.Name, r.Module, r.Source.Samples, r.Lab.Samples, r.Differ})
-			}
-		}
+	}
+	for _, r := range fs {
+		srcAll += r.src
+		labAll += r.lab
 	}
 	fmt.Fprintf(b, "%s (%s, %s) as Windows saw it: %s, %d profile%s of the program's images\n",
 		filepath.Base(c0.Source), c0.Format, c0.SampleType, strings.Join(sortedKeys(sources), ", "), len(cs), plural(len(cs)))
@@ -191,6 +220,9 @@ func writeSummary(b *bytes.Buffer, cs []Comparison, rows int) {
 		}
 	}
 	fmt.Fprintf(b, "  verdict: %s\n", verdictWords(cs))
+	if n := roundingSummary(cs); n != "" {
+		fmt.Fprintf(b, "  likely cause: %s\n", n)
+	}
 	shared := sharedNotes(cs)
 	for _, n := range shared {
 		fmt.Fprintf(b, "  note: %s\n", n)
@@ -222,7 +254,7 @@ func sharedNotes(cs []Comparison) []string {
 	}
 	var out []string
 	for _, n := range cs[0].Notes {
-		if count[n] == len(cs) {
+		if count[n] == len(cs) && n != cs[0].Rounding { // the rounding is said per image
 			out = append(out, n)
 			count[n] = 0 // once
 		}
@@ -259,6 +291,8 @@ func verdictWords(cs []Comparison) string {
 		}
 	}
 	switch {
+	case len(differ) > 0 && allRounding(cs):
+		return "Windows would not see the program as the source does, likely only by NT's bucket rounding of functions named by their address (the likely cause below): " + strings.Join(differ, "; ")
 	case len(differ) > 0:
 		return "Windows would not see the program as the source does: " + strings.Join(differ, "; ")
 	case agree == 0:

@@ -16,12 +16,14 @@ import (
 // without running anything. A profiler enumerates the loaded modules
 // before it creates a profile per module (kernrate asks the system for
 // its module list); on the model the modules exist through the workload,
-// so this is where a tool finds them. It returns { name, images = { {
+// so this is where a tool finds them. It returns { name, cpus, images = { {
 // name, base, size, kernel, process, share, functions = { { name, base,
 // size, builtin }, ... } }, ... }, processes = { { name, process, images
 // = { NAME, ... } }, ... } } (builtin: true for the lab's built-in kernel
 // functions, absent otherwise):
 //
+//   - cpus: the processors an imported profile was recorded on, where
+//     it says (an .etl trace; nil otherwise);
 //   - images in address order, the workload's own and the built-in kernel
 //     image (ntoskrnl.exe) alike; a process's own functions form an image
 //     named after the process (process = its name), as the pprof outputs
@@ -33,18 +35,22 @@ import (
 //     the workload's threads' execution its functions hold (imageShares:
 //     for an imported profile, its share of the source's samples);
 //     functions are in address order;
+//     a function the lab itself runs (its built-in idle loop, ISR and DPC
+//     dispatch, workload.Func.Builtin) has builtin = true;
 //   - processes in the workload's order: process is the machine's process
 //     of that name (nil when the machine has none yet: m:run would refuse
 //     the workload until m:process{ name = ... } makes it), images the
-//     user-mode images its threads execute, in address order.
+//     user-mode images its threads execute, in address order, share its
+//     threads' busy shares over all the threads' (for an imported profile,
+//     its share of the source's samples).
 func (rt *Runtime) machineImages(L *lua.LState) int {
 	const fn = "m:images"
 	m := checkMachine(L, fn)
-	f := luavm.CheckFields(L, fn, L.Get(2), "workload")
+	f := luavm.CheckFields(L, fn, L.Get(2), "workload", "import")
 	if !f.Has("workload") {
 		f.Errorf("workload", "is required: a workload file's path or a table, as m:run takes")
 	}
-	spec, key := rt.workloadSpec(L, f, m)
+	spec, key, im := rt.workloadSpec(L, f, m)
 	r, err := rt.cfg.Prepared.Resolve(key, spec, sim.Target(m.km.Arch()))
 	if err != nil {
 		f.Errorf("workload", "%v", err)
@@ -52,8 +58,11 @@ func (rt *Runtime) machineImages(L *lua.LState) int {
 	imgs := resolvedImages(r)
 	imageOf := imageIndex(imgs)
 	imageShares(r, imgs, imageOf)
-	out := L.CreateTable(0, 3)
+	out := L.CreateTable(0, 4)
 	out.RawSetString("name", lua.LString(r.Spec.Name))
+	if im != nil && im.CPUs > 0 {
+		out.RawSetString("cpus", lua.LNumber(im.CPUs))
+	}
 	list := L.CreateTable(len(imgs), 0)
 	for _, im := range imgs {
 		list.Append(imageTable(L, r, im))
@@ -175,14 +184,24 @@ func imageTable(L *lua.LState, r *workload.Resolved, im *image) *lua.LTable {
 // process of each name and the user-mode images their threads run.
 func processesTable(L *lua.LState, m *machine, r *workload.Resolved, imgs []*image, imageOf map[int]*image) *lua.LTable {
 	threadsOf := make([][]workload.ResolvedThread, len(r.Spec.Processes))
+	var busy float64
 	for _, th := range r.Threads {
 		threadsOf[th.Process] = append(threadsOf[th.Process], th)
+		busy += th.Busy
 	}
 	byName := m.km.ProcessesByName()
 	out := L.CreateTable(len(r.Spec.Processes), 0)
 	for pi, p := range r.Spec.Processes {
-		t := L.CreateTable(0, 3)
+		t := L.CreateTable(0, 4)
 		t.RawSetString("name", lua.LString(p.Name))
+		var share float64
+		for _, th := range threadsOf[pi] {
+			share += th.Busy
+		}
+		if busy > 0 {
+			share /= busy
+		}
+		t.RawSetString("share", lua.LNumber(share))
 		if kp := processFor(byName, p); kp != nil {
 			t.RawSetString("process", newCaller(L, &caller{kind: kindProcess, m: m, proc: kp}))
 		}

@@ -2,6 +2,8 @@ package luart
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -29,7 +31,7 @@ const maxRunUS = 3600e6
 func (rt *Runtime) machineRun(L *lua.LState) int {
 	const fn = "m:run"
 	m := checkMachine(L, fn)
-	f := luavm.CheckFields(L, fn, L.Get(2), "duration_us", "workload")
+	f := luavm.CheckFields(L, fn, L.Get(2), "duration_us", "workload", "import")
 	if !f.Has("duration_us") {
 		f.Errorf("duration_us", "is required: the simulated time to run, in microseconds (m:run{ duration_us = 100000, workload = ... })")
 	}
@@ -37,7 +39,7 @@ func (rt *Runtime) machineRun(L *lua.LState) int {
 	if !f.Has("workload") {
 		f.Errorf("workload", "is required: a workload file's path or a table { process = p, functions = { ... } }")
 	}
-	spec, key := rt.workloadSpec(L, f, m)
+	spec, key, _ := rt.workloadSpec(L, f, m)
 	checkWorkloadFits(f, spec, m)
 	rt.mustRun(L, m, fn)
 	ctx := L.Context()
@@ -80,8 +82,9 @@ func (rt *Runtime) raiseRunError(L *lua.LState, m *machine, fn string, ctx conte
 // or a table (workloadTable). A file that cannot be read is bad input
 // (exit status 2); one that reads but is not a workload is the
 // scenario's error. key names a file's content (importer.Loaded.Key; ""
-// for a table, made for its run).
-func (rt *Runtime) workloadSpec(L *lua.LState, f *luavm.Fields, m *machine) (spec *workload.Spec, key string) {
+// for a table, made for its run); im is an imported profile's provenance
+// (nil for a workload TOML or a table).
+func (rt *Runtime) workloadSpec(L *lua.LState, f *luavm.Fields, m *machine) (spec *workload.Spec, key string, im *importer.Imported) {
 	switch v := f.Get("workload").(type) {
 	case lua.LString:
 		// a workload TOML, or a profile imported as it is read
@@ -89,7 +92,7 @@ func (rt *Runtime) workloadSpec(L *lua.LState, f *luavm.Fields, m *machine) (spe
 		if err != nil {
 			rt.raiseInput(f, "workload", err)
 		}
-		ld, err := rt.cfg.Workloads.Load(real, m.km.Arch().String())
+		ld, err := rt.cfg.Workloads.LoadWith(real, rt.importOptions(L, f, m))
 		if err != nil {
 			if unreadable(err) {
 				rt.raiseInput(f, "workload", err)
@@ -99,17 +102,70 @@ func (rt *Runtime) workloadSpec(L *lua.LState, f *luavm.Fields, m *machine) (spe
 		rt.noteInputSum(path, ld.SHA256)
 		rt.warnImport(string(v), ld)
 		rt.noteImport(ld.Imported)
-		return ld.Spec, ld.Key
+		return ld.Spec, ld.Key, ld.Imported
 	case *lua.LTable:
+		if f.Has("import") {
+			f.Errorf("import", "is for a profile file the run imports (workload = PATH); a workload table is not imported")
+		}
 		spec, err := workloadTable(v, m)
 		if err != nil {
 			f.Errorf("workload", "%v", err)
 		}
-		return spec, ""
+		return spec, "", nil
 	default:
 		f.Errorf("workload", "expected a workload file's path or a table, got %s", luavm.TypeName(v))
 	}
-	return nil, ""
+	return nil, "", nil
+}
+
+// importOptions reads the import field of m:run and m:images: the
+// choices of a profile file's import, { process = NAME_OR_PID, format =
+// NAME, symbols = PATH }, as `proflab workload import --process --format
+// --symbols` makes them. The symbol listing is a file the scenario reads
+// as it reads workloads (workload_path.go), recorded among its inputs.
+func (rt *Runtime) importOptions(L *lua.LState, f *luavm.Fields, m *machine) importer.LoadOptions {
+	o := importer.LoadOptions{Arch: m.km.Arch().String()}
+	if !f.Has("import") {
+		return o
+	}
+	if _, ok := f.Get("import").(*lua.LTable); !ok {
+		f.Errorf("import", "expected a table { process = NAME_OR_PID, format = NAME }, got %s", luavm.TypeName(f.Get("import")))
+	}
+	im := luavm.CheckFields(L, f.Fn+"{...}.import", f.Get("import"), "process", "format", "symbols")
+	switch v := im.Get("process").(type) {
+	case lua.LString:
+		o.Process = string(v)
+	case lua.LNumber:
+		if float64(v) < 0 || float64(v) != float64(int64(v)) {
+			im.Errorf("process", "%v is not a process id: give a pid (a whole number) or a process's name", v)
+		}
+		o.Process = fmt.Sprint(int64(v))
+	case *lua.LNilType:
+	default:
+		im.Errorf("process", "expected a process's name or pid, got %s", luavm.TypeName(v))
+	}
+	if o.Process == "" && im.Has("process") {
+		im.Errorf("process", "is empty: give a process's name or pid, or leave process out for every process")
+	}
+	format, err := importer.ParseFormat(im.String("format", ""))
+	if err != nil {
+		im.Errorf("format", "%v", err)
+	}
+	o.Format = format
+	if name := im.String("symbols", ""); name != "" {
+		path, real, err := rt.workloadPath(name)
+		if err != nil {
+			rt.raiseInput(im, "symbols", err)
+		}
+		data, err := input.ReadFile(input.Workload, real)
+		if err != nil {
+			rt.raiseInput(im, "symbols", err)
+		}
+		sum := sha256.Sum256(data)
+		o.Symbols, o.SymbolsSum = real, hex.EncodeToString(sum[:])
+		rt.noteInputSum(path, o.SymbolsSum)
+	}
+	return o
 }
 
 // warnImport writes to the run log, once per file and content, the

@@ -148,16 +148,20 @@ function M.have_source(caller, s, all)
   return true
 end
 
---- workload_info(m, workload) → what m:images{ workload } returns, with
+--- workload_info(m, workload[, import]) → what m:images{ workload,
+--- import } returns (import: the choices of a profile's import), with
 --- a machine process made for each workload process of a name the
 --- machine does not have yet (m:run runs every workload process of a
 --- name in the first machine process of that name); nil and the message
 --- ("workload: …") when the workload is refused.
-function M.workload_info(m, workload)
-  local ok, info = pcall(m.images, m, { workload = workload })
+function M.workload_info(m, workload, import)
+  local ok, info = pcall(m.images, m, { workload = workload, import = import })
   if not ok then
     -- m:images's message without its position and field prefix
-    return nil, "workload: " .. tostring(info):gsub("^.-m:images{%.%.%.}: field \"workload\": ", "")
+    local msg = tostring(info):gsub("^.-m:images{%.%.%.}: field \"workload\": ", "")
+    local field, why = msg:match('m:images{%.%.%.}%.import{%.%.%.}: field "(%w+)": (.*)$')
+    if field then return nil, ("--%s: %s"):format(field, why) end
+    return nil, "workload: " .. msg
   end
   local made = {}
   for _, pr in ipairs(info.processes) do

@@ -175,16 +175,102 @@ end
 
 local function percent(share) return share < 0.001 and "<0.1%" or ("%.1f%%"):format(100 * share) end
 
+M.PROGRAM_IMAGES = 5 -- images the program line names; the others as "and N more (X%)"
+
+-- program_line names the program's images, the most first: the first
+-- M.PROGRAM_IMAGES with their shares of the source's samples, the rest
+-- as how many and their share together.
+function M.program_line(images)
+  local names, rest, restShare = {}, 0, 0
+  for i, im in ipairs(images) do
+    if i <= M.PROGRAM_IMAGES then
+      names[#names + 1] = ("%s %s"):format(im.name, percent(im.share))
+    else
+      rest, restShare = rest + 1, restShare + im.share
+    end
+  end
+  local s = table.concat(names, ", ")
+  if rest > 0 then s = s .. (" and %d more (%s)"):format(rest, percent(restShare)) end
+  return s .. " of the source's samples"
+end
+
 -- header logs what the run does.
 local function header(say, m, res, o, note)
   say(("proflab profile: %s on Windows %s %s (%d processors)"):format(res.workload, m:version(), m:arch(), m:cpu_count()))
   local given = o.interval and "--interval" or "the HAL's default"
   say(("  source:   %s every %d %s (%s)%s"):format(res.source.name, res.interval,
     res.source.id == lab.ProfileTime and "× 100 ns" or "events", given, o.pebs and ", precise (PEBS)" or ""))
-  local names = {}
-  for _, im in ipairs(res.images) do names[#names + 1] = ("%s %s"):format(im.name, percent(im.share)) end
-  say("  program:  " .. table.concat(names, ", ") .. " of the source's samples")
+  if o.process then say("  process:  " .. o.process .. " (--process: the source's samples of the other processes are left out)") end
+  say("  program:  " .. M.program_line(res.images))
+  if res.process_warning then say("  warning:  " .. res.process_warning) end
+  if res.cpus_note then say("  cpus:     " .. res.cpus_note) end
   say("  trace:    " .. (note or "the NT Kernel Logger's " .. (res.source.id == lab.ProfileTime and "sampled-profile" or "PMC interrupt") .. " events"))
+end
+
+-- quoted is a --process value as a shell takes it.
+local function quoted(s)
+  if s:match("^[%w%._%-#]+$") then return s end
+  return "'" .. s:gsub("'", "'\\''") .. "'"
+end
+
+--- busiest(processes) → the process of m:images's processes with the
+--- largest share of the source's samples, the --process value that
+--- keeps it alone, and how many processes hold samples. A name the
+--- import made unique with "#PID" (two processes of one name in the
+--- source) is given as its pid.
+function M.busiest(processes)
+  local best, n = nil, 0
+  for _, pr in ipairs(processes) do
+    if (pr.share or 0) > 0 then
+      n = n + 1
+      if not best or pr.share > best.share then best = pr end
+    end
+  end
+  if not best then return nil, nil, n end
+  local pid = best.name:match("#(%d+)$")
+  return best, pid or quoted(best.name), n
+end
+
+-- process_warning is the warning of a source of several processes
+-- profiled without --process; nil for one process, or with --process.
+local function process_warning(info, o)
+  if o.process then return nil end
+  local best, arg, n = M.busiest(info.processes)
+  if n < 2 then return nil end
+  return ("the source holds samples of %d processes, and without --process the program is all of them (its images are every process's); the busiest by samples is %s (%s of them): add --process %s to profile that program alone"):format(
+    n, best.name, percent(best.share), arg)
+end
+
+-- profiled_range is the range of an image the program's profile covers:
+-- its own functions', without the lab's built-in kernel functions (the
+-- idle loop, ISR and DPC dispatch: builtin = true), which m:images lists
+-- in a workload's own ntoskrnl.exe although they lie below it. The lab
+-- runs its idle loop when no thread of the workload runs, as a source's
+-- idle samples are idle time, not the program's: neither side counts it.
+local function profiled_range(im)
+  local lo, hi
+  for _, f in ipairs(im.functions) do
+    if not f.builtin then -- addresses above 2^63 are lab.u64 values: compared, not math.min'd
+      local e = f.base + f.size
+      if not lo or f.base < lo then lo = f.base end
+      if not hi or e > hi then hi = e end
+    end
+  end
+  if not lo then return im.base, im.size end
+  local size = hi - lo
+  if type(size) == "userdata" then size = lab.tonumber(size) end
+  return lo, size
+end
+
+--- cpus_note(source, lab) → what to say when the source was recorded
+--- on another number of processors (source: m:images's cpus, nil when
+--- the source does not say) than the lab's machine has (lab); nil when
+--- they agree or the source does not say. The machine is made before the
+--- source is read and keeps the configuration's machine.cpus: the note
+--- gives the flag that runs as many as the source had.
+function M.cpus_note(source, lab)
+  if not source or source == lab then return nil end
+  return ("the source was recorded on %d processors, the lab runs %d (machine.cpus): add --config-set machine.cpus=%d to run as many"):format(source, lab, source)
 end
 
 -- prepare checks the request, makes the machine and finds the program's
@@ -197,12 +283,17 @@ local function prepare(res, o)
   src, msg = check_request(m, o)
   if not src then return nil, C.USAGE, msg end
   local info
-  info, msg = C.workload_info(m, o.workload)
+  info, msg = C.workload_info(m, o.workload, o.import)
   if not info then return nil, C.USAGE, msg end
   res.workload = info.name
   for _, im in ipairs(Prog.images(info)) do
-    res.images[#res.images + 1] = { name = im.name, base = im.base, size = im.size, share = im.share, kernel = im.kernel }
+    local base, size = profiled_range(im)
+    res.images[#res.images + 1] = { name = im.name, base = base, size = size, share = im.share, kernel = im.kernel }
   end
+  res.cpus_note = M.cpus_note(info.cpus, m:cpu_count())
+  if res.cpus_note then res.notes[#res.notes + 1] = res.cpus_note end
+  res.process_warning = process_warning(info, o)
+  if res.process_warning then res.warnings[#res.warnings + 1] = res.process_warning end
   if #res.images == 0 then
     return nil, C.USAGE, ("%s: no image holds any of the source's samples: there is nothing of the program to profile"):format(res.workload)
   end
@@ -218,16 +309,20 @@ end
 --- opts: workload (required: a path, as m:run takes), version and arch
 --- (default: the configuration's), source (default Timer; TotalIssues
 --- with pebs), interval (default: the HAL's), duration_us (default 10 s),
---- pebs (sample the counter precisely), quiet. res: { tool, status (0, 1
+--- pebs (sample the counter precisely), process (keep the source's
+--- samples of the processes of that name or pid: m:run's import.process),
+--- format (the source's format: import.format), symbols (an .etl
+--- trace's symbol listing: import.symbols), quiet. res: { tool, status (0, 1
 --- failed, 2 refused), error, lines, warnings, workload, source = { name,
 --- id }, interval, images = { { name, base, size, share, kernel, bucket,
 --- hits } }, notes, run }.
 function M.run(opts)
   opts = lab.options("profile.run", opts, { workload = "string", version = "string", arch = "string", source = "string",
-    interval = "integer", duration_us = "integer", pebs = "boolean", quiet = "boolean" })
+    interval = "integer", duration_us = "integer", pebs = "boolean", quiet = "boolean", process = "string", format = "string", symbols = "string" })
   local o = {}
   for k, v in pairs(opts) do o[k] = v end
   o.duration_us = o.duration_us or M.DEFAULT_DURATION_US
+  if o.process or o.format or o.symbols then o.import = { process = o.process, format = o.format, symbols = o.symbols } end
   local res, say = C.result("profile", o)
   res.images, res.notes = {}, {}
   if not o.workload then return C.fail(res, C.USAGE, "give the profile to run (the workload option; proflab profile SOURCE)") end
@@ -242,7 +337,7 @@ function M.run(opts)
   ok, msg = create_profiles(p, res, src)
   if not ok then return C.fail(res, C.FAILED, msg) end
   header(say, m, res, o, note)
-  res.run = m:run{ duration_us = o.duration_us, workload = o.workload }
+  res.run = m:run{ duration_us = o.duration_us, workload = o.workload, import = o.import }
   if res.run.bugcheck then
     return C.fail(res, C.FAILED, ("the machine bug-checked during the run: %s (0x%X)"):format(res.run.bugcheck.name, res.run.bugcheck.code))
   end
@@ -255,7 +350,9 @@ function M.run(opts)
   end
   if s then s:stop() end
   say(("  ran:      %g s of simulated time: %d hits in the program's images"):format(o.duration_us / 1e6, hits))
-  for _, w in ipairs(res.warnings) do say("  warning: " .. w) end
+  for _, w in ipairs(res.warnings) do
+    if w ~= res.process_warning then say("  warning: " .. w) end -- that one is under the program line
+  end
   return res
 end
 

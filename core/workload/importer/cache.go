@@ -53,7 +53,7 @@ type cached struct {
 type cacheKey struct {
 	path string
 	sum  [sha256.Size]byte
-	arch string
+	arch string // the architecture and the import's choices (LoadOptions.key)
 }
 
 // cacheEntries is the most workloads a Cache keeps.
@@ -72,7 +72,7 @@ type Loaded struct {
 	// SHA256 is the hex sha256 of the file's content as it was read.
 	SHA256 string
 	// Key names what the workload was made from: the file's path, the
-	// sha256 of its content and the architecture. Two loads with the
+	// sha256 of its content, the architecture and the import's choices. Two loads with the
 	// same Key give workloads of the same content (the same Spec,
 	// through one Cache), so what a run derives from the workload may be
 	// kept under it (core/sim's Cache and Sim.RunCached); an edited file
@@ -86,6 +86,13 @@ type Loaded struct {
 // when no workload was made from the same bytes for the same
 // architecture. A nil Cache caches nothing.
 func (c *Cache) Load(path, arch string) (Loaded, error) {
+	return c.LoadWith(path, LoadOptions{Arch: arch})
+}
+
+// LoadWith is [Cache.Load] with the import's choices (o): the workloads
+// of one file imported with different choices are kept apart.
+func (c *Cache) LoadWith(path string, o LoadOptions) (Loaded, error) {
+	arch := o.key()
 	if c != nil {
 		if id, ok := input.IdentityAt(path); ok {
 			if ld, ok := c.unchanged(path, arch, id); ok {
@@ -108,7 +115,7 @@ func (c *Cache) Load(path, arch string) (Loaded, error) {
 	out := Loaded{SHA256: hex.EncodeToString(key.sum[:])}
 	out.Key = strconv.Quote(path) + " " + out.SHA256 + " " + arch
 	if c == nil {
-		out.Spec, out.Imported, err = parse(path, data, arch)
+		out.Spec, out.Imported, err = parse(path, data, o)
 		return out, err
 	}
 	c.mu.Lock()
@@ -118,7 +125,7 @@ func (c *Cache) Load(path, arch string) (Loaded, error) {
 	if ld, ok := c.find(key, id, id.Settled(readAt)); ok {
 		return ld, nil
 	}
-	out.Spec, out.Imported, err = parse(path, data, arch)
+	out.Spec, out.Imported, err = parse(path, data, o)
 	if err != nil {
 		return Loaded{}, err
 	}

@@ -161,6 +161,9 @@ type Imported struct {
 	PeriodType string
 	// Samples is the number of samples the workload was built from.
 	Samples int64
+	// CPUs is how many processors the source was recorded on, where it
+	// says (an .etl trace); 0: it does not.
+	CPUs int
 	// SampleType is the sample value used as weight ("cpu/nanoseconds",
 	// perf's event name, "count" for folded stacks).
 	SampleType string
@@ -247,6 +250,7 @@ func ImportContext(ctx context.Context, name string, data []byte, opt Options) (
 		return nil, stoppedError(name, ctx)
 	}
 	im.SampleType, im.Period, im.PeriodUnit, im.PeriodType, im.Samples = r.Sampling.SampleType, r.Sampling.Period, r.Sampling.PeriodUnit, r.Sampling.PeriodType, r.Sampling.Samples
+	im.CPUs = r.Sampling.CPUs
 	im.Spec = m.Spec(workloadName(name))
 	im.Notes = append(im.Notes, m.Notes()...)
 	im.Warnings = append(im.Warnings, m.Warnings()...)

@@ -21,15 +21,49 @@ func Load(path, arch string) (spec *workload.Spec, im *Imported, err error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("workload: %w", err)
 	}
-	return parse(path, data, arch)
+	return parse(path, data, LoadOptions{Arch: arch})
+}
+
+// LoadOptions are what a run asks of a workload file it imports: the
+// machine's architecture and the import's choices a scenario may make
+// (m:run{ workload = PATH, import = { process, format } }).
+type LoadOptions struct {
+	// Arch is the machine's architecture, "x86" or "x64".
+	Arch string
+	// Process keeps the samples of the processes of that name or pid
+	// (Options.Process: perf, etl) or names the process (pprof, folded).
+	Process string
+	// Format forces the profile's format ("" detects it); a file with a
+	// forced format is never read as a workload TOML.
+	Format Format
+	// Symbols is an .etl trace's symbol listing (Options.Symbols; "":
+	// one beside the trace), and SymbolsSum the hex sha256 of its
+	// content as the caller read it: part of the cache's key, so that an
+	// edited listing names the functions again.
+	Symbols, SymbolsSum string
+}
+
+// options are the import's Options of a load.
+func (o LoadOptions) options() Options {
+	return Options{Arch: o.Arch, Process: o.Process, Format: o.Format, Symbols: o.Symbols}
+}
+
+// key names the options in a cache key: the architecture alone when
+// the import has no other choice, as before the choices existed.
+func (o LoadOptions) key() string {
+	if o.Process == "" && o.Format == "" && o.Symbols == "" {
+		return o.Arch
+	}
+	return fmt.Sprintf("%s process=%q format=%q symbols=%q@%s", o.Arch, o.Process, o.Format, o.Symbols, o.SymbolsSum)
 }
 
 // parse makes the workload of a file's content: a workload TOML, or a
-// profile imported for arch.
-func parse(path string, data []byte, arch string) (spec *workload.Spec, im *Imported, err error) {
-	if isGzip(data) {
-		// never a TOML: a gzipped profile, or what its gzip says
-		im, err = Import(path, data, Options{Arch: arch})
+// profile imported with o.
+func parse(path string, data []byte, o LoadOptions) (spec *workload.Spec, im *Imported, err error) {
+	if isGzip(data) || o.Format != "" {
+		// never a TOML: a gzipped profile, or what its gzip says; or a
+		// profile of the format the scenario named
+		im, err = Import(path, data, o.options())
 		if err != nil {
 			return nil, nil, err
 		}
@@ -42,7 +76,7 @@ func parse(path string, data []byte, arch string) (spec *workload.Spec, im *Impo
 	if _, derr := Detect(data); derr != nil {
 		return nil, nil, tomlErr
 	}
-	im, err = Import(path, data, Options{Arch: arch})
+	im, err = Import(path, data, o.options())
 	if err != nil {
 		return nil, nil, err
 	}

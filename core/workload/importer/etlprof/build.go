@@ -34,6 +34,7 @@ func build(r *profread.Reading, tr *trace, syms []etl.Symbol, symsFrom string) e
 	h := tr.hdr
 	m.Note("trace: Windows build %d, %d processors, PointerSize %d, clock type %d at %d ticks per second; %d buffers (%d compressed)",
 		h.Build, h.NumberOfProcessors, h.PointerSize, h.ClockType, h.PerfFreq, tr.buffers, tr.compressed)
+	r.Sampling.CPUs = int(h.NumberOfProcessors)
 	if len(tr.samples) == 0 {
 		return r.Errorf("the trace has no SampledProfile or PmcCounterProfile event (no samples: it is a trace without the PROFILE flag, a rundown or another provider's trace), so there is no workload to import; record with `xperf -on PROC_THREAD+LOADER+PROFILE -stackwalk Profile` or `wpr -start CPU`")
 	}

@@ -63,6 +63,10 @@ func TestX86TraceFigures(t *testing.T) {
 		if n := byImage["ntdll.dll"] + byImage["ntdll.dll#2"]; n != 12 {
 			t.Errorf("ntdll.dll: %d samples, want 12", n)
 		}
+		// the second is another file of the process, and a note says which
+		if !hasNote(im.Notes, `Test.x86.exe (pid 3644) has 2 sampled images named ntdll.dll, different files (a 32-bit program under WOW64 maps a 64-bit and a 32-bit ntdll.dll, for one): ntdll.dll is \SystemRoot\System32\ntdll.dll; ntdll.dll#2 is \SystemRoot\SysWOW64\ntdll.dll`) {
+			t.Errorf("no note of the two ntdll.dll files: %q", im.Notes)
+		}
 		if n := byImage["[unknown]"] + byImage["[unknown kernel]"]; n != 4 {
 			t.Errorf("[unknown]: %d samples, want 4", n)
 		}

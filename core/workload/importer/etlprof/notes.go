@@ -41,6 +41,9 @@ func (b *builder) notes(j joined, symsFrom string, idle, idleInterrupt, filtered
 	if n := b.n.kinds[inNothing]; n > 0 {
 		m.Note("%d addresses fall in no image and no .NET method: kept as functions of the image %s (%s in kernel space), named by address", n, UnknownImage, UnknownKernel)
 	}
+	for _, note := range b.sameNameNotes() {
+		m.Note("%s", note)
+	}
 	if symsFrom != "" {
 		used := slices.Sorted(maps.Keys(b.n.symUsed))
 		if len(used) == 0 {
@@ -131,4 +134,39 @@ func byKind(counts map[string]int) (total int, text string) {
 		parts = append(parts, fmt.Sprintf("%d more kinds: %d", len(rest), n))
 	}
 	return total, strings.Join(parts, "; ")
+}
+
+// sameNameNotes says, per process whose sampled images include files of
+// one base name at different paths (a 32-bit program under WOW64 maps
+// the 64-bit and the 32-bit ntdll.dll), which file each workload image
+// is: the import's "ntdll.dll#2" is then another file of the same
+// process, not another process's copy.
+func (b *builder) sameNameNotes() []string {
+	type key struct {
+		pid  uint32
+		name string
+	}
+	byName := map[key][]image{}
+	var order []key
+	for _, u := range b.n.used {
+		k := key{u.pid, strings.ToLower(u.img.name)}
+		if len(byName[k]) == 0 {
+			order = append(order, k)
+		}
+		byName[k] = append(byName[k], u.img)
+	}
+	var out []string
+	for _, k := range order {
+		imgs := byName[k]
+		if len(imgs) < 2 || imgs[0].path == imgs[1].path {
+			continue
+		}
+		var files []string
+		for _, img := range imgs {
+			files = append(files, fmt.Sprintf("%s is %s", b.r.Model.Image(img.key, img.name, false).Name(), img.path))
+		}
+		out = append(out, fmt.Sprintf("%s (pid %d) has %d sampled images named %s, different files (a 32-bit program under WOW64 maps a 64-bit and a 32-bit ntdll.dll, for one): %s",
+			b.tr.processName(k.pid, imgs[0].t), k.pid, len(imgs), imgs[0].name, strings.Join(files, "; ")))
+	}
+	return out
 }

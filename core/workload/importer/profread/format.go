@@ -129,6 +129,9 @@ type Sampling struct {
 	PeriodType string
 	// Samples is the number of samples the workload is built from.
 	Samples int64
+	// CPUs is how many processors the source was recorded on, where it
+	// says (an .etl trace's header); 0: it does not.
+	CPUs int
 }
 
 // Errorf is an error of the source (not of a line).
