@@ -3,6 +3,7 @@ package sim
 import (
 	"slices"
 	"sort"
+	"sync"
 
 	"github.com/proflab/proflab/core/workload"
 	"github.com/proflab/proflab/kernel"
@@ -39,15 +40,47 @@ type Result struct {
 	// processors, ascending (one value when they all agree). A source a
 	// failed NtSetIntervalProfile left at its default shows it here.
 	Intervals map[string][]uint64
-	// Stacks is the ground truth per calling context of a workload that
-	// lists stacks, in the order of Workload.Stacks (empty otherwise).
-	Stacks []StackTruth
 	// StackHits counts the interrupts delivered while each workload stack
 	// ran, by source and process: the stacks the profiles' samples were
 	// drawn in (a bucket knows its address, not its stack).
 	StackHits map[StackHit]uint64
 
 	bySrc [][256]uint64
+
+	// the stacks' truth, made by Stacks on its first call from the run's
+	// counts (stackTallies) and the prepared workload's frames
+	stacksOnce   sync.Once
+	stacks       []StackTruth
+	stackTallies []stackTally
+	stackFrames  [][]string
+}
+
+// NumStacks is len(r.Stacks()), without making them.
+func (r *Result) NumStacks() int {
+	if r.stackTallies == nil || r.Workload == nil || len(r.stackTallies) != len(r.Workload.Stacks) {
+		return 0
+	}
+	return len(r.stackTallies)
+}
+
+// Stacks is the ground truth per calling context of a workload that
+// lists stacks, in the order of Workload.Stacks (empty otherwise). It is
+// made on its first call, not by the run: a run over an imported profile
+// of tens of thousands of stacks whose result nobody asks for its stacks
+// (a sweep's scenario reading only interrupts) pays nothing for them.
+// Every call returns the same slice; it is safe for concurrent use.
+func (r *Result) Stacks() []StackTruth {
+	r.stacksOnce.Do(func() {
+		if r.stackTallies == nil || r.Workload == nil || len(r.stackTallies) != len(r.Workload.Stacks) {
+			return // not finished: no truth
+		}
+		r.stacks = make([]StackTruth, len(r.stackTallies))
+		for si, st := range r.Workload.Stacks {
+			t := r.stackTallies[si]
+			r.stacks[si] = StackTruth{Frames: r.stackFrames[si], Inlined: st.Inlined, Instructions: t.instr, Cycles: t.cycles}
+		}
+	})
+	return r.stacks
 }
 
 // StackTruth is the exact execution of one calling context in a run.
@@ -249,11 +282,7 @@ func (rs *runState) finish() {
 			}
 		}
 	}
-	res.Stacks = make([]StackTruth, len(w.Stacks))
-	for si, st := range w.Stacks {
-		t := &rs.stackTallies[si]
-		res.Stacks[si] = StackTruth{Frames: rs.prep.frames[si], Inlined: st.Inlined, Instructions: t.instr, Cycles: t.cycles}
-	}
+	res.stackTallies, res.stackFrames = rs.stackTallies, rs.prep.frames
 	for _, p := range rs.s.m.Profiles() {
 		if !p.Info.Started || p.Info.Size == 0 {
 			continue

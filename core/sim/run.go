@@ -19,6 +19,13 @@ type tally struct {
 	ev     [nEvents]float64
 }
 
+// stackTally is a stack's truth during a run: what its leaf executed
+// (a stack's events are its leaf's function's, from its instructions).
+type stackTally struct {
+	instr  uint64
+	cycles uint64
+}
+
 // runState is one Run in progress.
 type runState struct {
 	ctx            context.Context
@@ -35,7 +42,7 @@ type runState struct {
 	end            uint64
 	ctxPID         []uint32 // context → process id (0: none)
 	tallies        [][]tally
-	stackTallies   []tally // per workload stack, over processors and processes
+	stackTallies   []stackTally // per workload stack, over processors and processes
 	stackHits      map[stackHitKey][]uint64
 	lastHits       []uint64 // stackHits[lastHitKey]
 	lastHitKey     stackHitKey

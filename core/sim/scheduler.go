@@ -92,7 +92,7 @@ func (rs *runState) setup() error {
 		}
 		rs.threads = append(rs.threads, th)
 	}
-	rs.stackTallies = make([]tally, len(r.Stacks))
+	rs.stackTallies = make([]stackTally, len(r.Stacks))
 	rs.tallies = make([][]tally, s.ncpu)
 	for c := range rs.tallies {
 		rs.tallies[c] = make([]tally, len(rs.ctxPID)*rs.nf)
