@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"slices"
 	"sort"
 	"sync"
@@ -127,7 +128,7 @@ func (rs *runState) hitStack(src nt.Source, ctx, stack int) {
 		}
 		h := rs.stackHits[k]
 		if h == nil {
-			h = make([]uint64, len(rs.w.Stacks))
+			h = hitsPool.get(len(rs.w.Stacks))
 			rs.stackHits[k] = h
 		}
 		rs.lastHits, rs.lastHitKey = h, k
@@ -157,6 +158,8 @@ type FunctionTruth struct {
 	Cycles       uint64
 	// Events by name: instructions, cycles (unhalted), branches,
 	// branch_mispredicts, cache_misses, cache_references (expected counts).
+	// (Functions whose events are all 0 share one map, and Events is
+	// Code.Events where they are equal: read them, do not modify them.)
 	Events map[string]float64
 	// Code is what executed at the function's addresses (see above).
 	Code CodeTruth
@@ -243,6 +246,7 @@ func (rs *runState) finish() {
 	w := rs.w
 	inl := rs.inlinedTruth()
 	res.Functions = make([]FunctionTruth, 0, len(w.Funcs))
+	var zeros sharedZeros
 	for fi, f := range w.Funcs {
 		ft := FunctionTruth{Name: f.Name, Image: f.Image, Addr: f.Addr, Size: f.Size}
 		var code tally
@@ -256,7 +260,7 @@ func (rs *runState) finish() {
 				}
 			}
 		}
-		ft.Code = CodeTruth{Instructions: code.instr, Cycles: code.cycles, Events: eventMap(code.ev)}
+		ft.Code = CodeTruth{Instructions: code.instr, Cycles: code.cycles, Events: zeros.eventMap(code.ev)}
 		own := code
 		if inl != nil {
 			own.instr = own.instr - inl.out[fi].instr + inl.in[fi].instr
@@ -268,7 +272,7 @@ func (rs *runState) finish() {
 		}
 		ft.Instructions, ft.Cycles, ft.Events = own.instr, own.cycles, ft.Code.Events
 		if own != code {
-			ft.Events = eventMap(own.ev)
+			ft.Events = zeros.eventMap(own.ev)
 		}
 		res.Functions = append(res.Functions, ft)
 	}
@@ -296,6 +300,35 @@ func (rs *runState) finish() {
 		}
 		return a.Handle < b.Handle
 	})
+}
+
+// sharedZeros is the one map of events of a result's functions that
+// executed nothing: an imported workload's thousands of functions are
+// mostly not run in a short run, and a map each cost the run more than
+// anything else it did for them.
+type sharedZeros struct{ m map[string]float64 }
+
+// eventMap is ev by event name: the result's shared map when every
+// event is 0.
+func (z *sharedZeros) eventMap(ev [nEvents]float64) map[string]float64 {
+	if allZero(ev) {
+		if z.m == nil {
+			z.m = eventMap(ev)
+		}
+		return z.m
+	}
+	return eventMap(ev)
+}
+
+// allZero reports whether every one of ev is +0 (a -0 would print as
+// "-0": its map is its own).
+func allZero(ev [nEvents]float64) bool {
+	for _, v := range ev {
+		if math.Float64bits(v) != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // eventMap is ev by event name.

@@ -40,8 +40,9 @@ type runState struct {
 	quantum        uint64
 	segLen         uint64
 	end            uint64
-	ctxPID         []uint32 // context → process id (0: none)
-	tallies        [][]tally
+	ctxPID         []uint32     // context → process id (0: none)
+	tallies        [][]tally    // per processor, per truth context and function
+	tallyArena     []tally      // the tallies' one array (tallyPool's)
 	stackTallies   []stackTally // per workload stack, over processors and processes
 	stackHits      map[stackHitKey][]uint64
 	lastHits       []uint64 // stackHits[lastHitKey]
@@ -129,6 +130,7 @@ func (s *Sim) RunCached(ctx context.Context, c *Cache, key string, durationUS ui
 	rs.wrapUp()
 	rs.account()
 	rs.finish()
+	rs.release()
 	rs.endProgress()
 	rs.res.End = s.m.Now()
 	rs.res.Log = append([]string(nil), s.log[logStart:]...)
