@@ -211,13 +211,16 @@ func TestPEBSTracing(t *testing.T) {
 	}
 }
 
-// TestPMCProfileEvents: sources chosen with TraceProfileSourceConfigInfo
-// are profiled once PERF_PMC_PROFILE is enabled, each interrupt giving
-// hook 0x0F2F.
-func TestPMCProfileEvents(t *testing.T) {
-	e := newEnv(t, "10.0.19041", "")
+// pmcSession starts the NT Kernel Logger profiling ProfileCacheMisses
+// (TraceProfileSourceConfigInfo, then PERF_PMC_PROFILE), as an
+// administrator; the stack walk of hooks is set before the profiling
+// starts.
+func (e *env) pmcSession(hooks []uint16) *TraceSession {
+	t := e.t
+	t.Helper()
 	admin := e.process(privileged()).MainThread()
 	s, _ := e.m.StartKernelLogger(false)
+	must(t, s.SetStackWalk(hooks))
 	src := e.alloc(admin.proc, 4)
 	_ = admin.Write(src, binary.LittleEndian.AppendUint32(nil, uint32(nt.ProfileCacheMisses)))
 	if r, _ := admin.TraceSetInformation(KernelLoggerHandle, nt.TraceProfileSourceConfigInfo, src, 4); r != nt.ErrorSuccess {
@@ -226,6 +229,15 @@ func TestPMCProfileEvents(t *testing.T) {
 	if st := e.setTrace(admin, nt.EventTraceGroupMaskInformation, KernelLoggerHandle, 0, maskPMCProfile, 0, 0, 0, 0, 0, 0); st != StatusSuccess {
 		t.Fatalf("PERF_PMC_PROFILE: %v", st)
 	}
+	return s
+}
+
+// TestPMCProfileEvents: sources chosen with TraceProfileSourceConfigInfo
+// are profiled once PERF_PMC_PROFILE is enabled, each interrupt giving
+// hook 0x0F2F.
+func TestPMCProfileEvents(t *testing.T) {
+	e := newEnv(t, "10.0.19041", "")
+	s := e.pmcSession(nil)
 	if !e.m.Running(nt.ProfileCacheMisses, 2) {
 		t.Fatal("the configured source was not started")
 	}

@@ -21,6 +21,11 @@ type Interrupt struct {
 	// Thread is the thread running on the processor, nil for the idle
 	// context (thread id 0). Its process's profile list is walked.
 	Thread *Thread
+	// Callers are the interrupted context's return addresses, innermost
+	// first: what a walk of its stack finds after the IP (the kernel
+	// logger's stack walk, stackwalk.go). The simulated hardware's
+	// stack; nil when it has none.
+	Callers []uint64
 }
 
 // interruptPath is what a version's interrupt path does, decided when the

@@ -11,7 +11,8 @@ import (
 // matter: 0x0F2E (sampled profile) uses InstructionPointer, ThreadId,
 // Count, ExecutingIsr and ExecutingDpc; 0x0F2F (PMC interrupt) uses
 // InstructionPointer, ThreadId and ProfileSource; 0x0F48 (set interval)
-// uses Source, NewInterval and OldInterval.
+// uses Source, NewInterval and OldInterval; 0x1820 (stack walk) uses
+// ThreadId, ProcessId, InstructionPointer and Frames (stackwalk.go).
 type Event struct {
 	Hook uint16
 	CPU  int
@@ -28,6 +29,13 @@ type Event struct {
 	OldInterval uint32
 
 	ProfileSource uint16 // 0x0F2F: the counter source that interrupted
+
+	// ProcessId is a stack walk's StackProcess.
+	ProcessId uint32
+	// Frames are a stack walk's frames after its first (the sampled
+	// event's InstructionPointer): return addresses, innermost first.
+	// An EventStore must copy them: the session reuses the slice.
+	Frames []uint64
 }
 
 // TraceSession is a run of the NT Kernel Logger.
@@ -53,6 +61,16 @@ type TraceSession struct {
 	removeSampled func()
 	removePMC     []func()
 	pmcStarted    []nt.Source
+
+	// stackHooks are the events whose stacks the logger walks
+	// (stackwalk.go); frames is the walk's scratch.
+	stackHooks []uint16
+	frames     []uint64
+	// started and stopped are when the session started and stopped
+	// (stopped: 0 while it runs).
+	started, stopped uint64
+	// everMasks is the union of the group masks the session has had.
+	everMasks [8]uint32
 }
 
 // KernelLoggerHandle is the TRACEHANDLE whose low 16 bits (the logger id,
@@ -85,7 +103,7 @@ func (m *Machine) StartKernelLogger(profile bool) (*TraceSession, error) {
 	if m.logger != nil {
 		return nil, ErrLoggerRunning
 	}
-	s := &TraceSession{m: m, running: true}
+	s := &TraceSession{m: m, running: true, started: m.now}
 	m.logger = s
 	m.sessions++
 	if profile {
@@ -104,6 +122,9 @@ func (s *TraceSession) setMasks(masks [8]uint32) error {
 	m := s.m
 	old := s.masks
 	s.masks = masks
+	for i, v := range masks {
+		s.everMasks[i] |= v
+	}
 	on := func(a [8]uint32, bit uint32) bool { return a[1]&bit != 0 }
 	switch {
 	case !on(old, maskProfile) && on(masks, maskProfile):
@@ -159,12 +180,17 @@ func (s *TraceSession) Stop() error {
 	}
 	err := s.setMasks([8]uint32{})
 	s.running = false
+	s.stopped = m.now
 	m.logger = nil
 	return err
 }
 
 // GroupMask returns the session's PERFINFO_GROUPMASK.
 func (s *TraceSession) GroupMask() [8]uint32 { return s.masks }
+
+// EverGroupMask returns the union of the group masks the session has
+// had, a stopped session's included (whose GroupMask is empty).
+func (s *TraceSession) EverGroupMask() [8]uint32 { return s.everMasks }
 
 // Running reports whether the session is still running.
 func (s *TraceSession) Running() bool { return s.running }
@@ -253,9 +279,12 @@ func (s *TraceSession) SetStore(st EventStore) {
 func (s *TraceSession) emit(e Event) {
 	if s.store != nil {
 		s.store.Append(e)
-	} else {
-		s.events = append(s.events, e)
+		return
 	}
+	if e.Frames != nil {
+		e.Frames = append([]uint64(nil), e.Frames...)
+	}
+	s.events = append(s.events, e)
 }
 
 // KernelLogger returns the running NT Kernel Logger session, or nil.
@@ -276,6 +305,7 @@ func (m *Machine) traceSampledProfile(in *Interrupt) {
 	}
 	m.logger.emit(Event{Hook: nt.PERFINFO_LOG_TYPE_SAMPLED_PROFILE, CPU: in.CPU, Time: m.now,
 		InstructionPointer: in.IP, ThreadId: tid, Count: 1, ExecutingIsr: in.ExecutingISR, ExecutingDpc: in.ExecutingDPC})
+	m.logger.walkStack(nt.PERFINFO_LOG_TYPE_SAMPLED_PROFILE, in)
 }
 
 // tracePMCInterrupt is the PMC-interrupt callback: hook 0x0F2F with
@@ -290,4 +320,5 @@ func (m *Machine) tracePMCInterrupt(in *Interrupt, src nt.Source) {
 	}
 	m.logger.emit(Event{Hook: nt.PERFINFO_LOG_TYPE_PMC_INTERRUPT, CPU: in.CPU, Time: m.now,
 		InstructionPointer: in.IP, ThreadId: tid, ProfileSource: uint16(src)})
+	m.logger.walkStack(nt.PERFINFO_LOG_TYPE_PMC_INTERRUPT, in)
 }

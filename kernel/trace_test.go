@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"encoding/binary"
+	"reflect"
 	"slices"
 	"testing"
 	"unicode/utf16"
@@ -32,7 +33,7 @@ func TestSampledProfileEvents(t *testing.T) {
 				t.Fatalf("events %+v", evs)
 			}
 			want := Event{Hook: nt.PERFINFO_LOG_TYPE_SAMPLED_PROFILE, CPU: 2, Time: 100, InstructionPointer: 0x401234, ThreadId: e.th.ID(), Count: 1, ExecutingDpc: true}
-			if evs[0] != want {
+			if !reflect.DeepEqual(evs[0], want) {
 				t.Fatalf("event %+v, want %+v", evs[0], want)
 			}
 			if evs[1].ThreadId != 0 || !evs[1].ExecutingIsr || evs[1].InstructionPointer != kernelBase&e.m.lay.ptrMask {

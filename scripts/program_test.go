@@ -28,3 +28,34 @@ A.expect_error(function() Prog.images({}) end, "has no images")
 A.expect_error(function() Prog.images("x") end, "argument #1 (info): expected a table")
 `)
 }
+
+// A workload's own ntoskrnl.exe (a real trace's, hundreds of MB above the
+// lab's built-in kernel functions, with drivers between) gets the
+// built-in idle loop, ISR and DPC counted in by m:images, marked builtin:
+// program.images spans it over its own functions only, from their page,
+// so that a profile of the program's kernel image covers neither the
+// drivers between nor the lab's idle loop. An image without built-in
+// functions is m:images' own table.
+func TestProgramImagesLeaveOutTheBuiltinKernel(t *testing.T) {
+	mustPass(t, `
+local Prog = require "program"
+local m = lab.machine{ hal = {} }
+local W = { name = "trace", create_processes = true,
+  image = { { name = "hal.dll", base = "0xFFFFF8002141D000", kernel = true, functions = { { name = "hal.dll+0x17313", offset = 0x17313, size = 1, weight = 1 } } },
+            { name = "ntoskrnl.exe", base = "0xFFFFF80021489000", kernel = true, functions = { { name = "ntoskrnl.exe+0x86f7", offset = 0x86f7, size = 16, weight = 2 }, { name = "ntoskrnl.exe+0x12d17f", offset = 0x12d17f, size = 1, weight = 1 } } } },
+  process = { { name = "app", threads = { { run = { { ["function"] = "hal.dll+0x17313" }, { ["function"] = "ntoskrnl.exe+0x86f7" }, { ["function"] = "ntoskrnl.exe+0x12d17f" } } } } } } }
+local info = m:images{ workload = W }
+local nt, hal
+for _, im in ipairs(info.images) do
+  if im.name == "ntoskrnl.exe" then nt = im elseif im.name == "hal.dll" then hal = im end
+end
+lab.check(nt.base == lab.u64("0xFFFFF80000000000") and nt.functions[1].name == "KiIdleLoop" and nt.functions[1].builtin == true, "m:images counts the built-in functions in: " .. tostring(nt.base))
+lab.check(nt.functions[4].name == "ntoskrnl.exe+0x86f7" and nt.functions[4].builtin == nil, "the trace's function is not built in")
+local got = {}
+for _, im in ipairs(Prog.images(info)) do got[im.name] = im end
+local k = got["ntoskrnl.exe"]
+lab.check(k.base == lab.u64("0xFFFFF80021491000") and k.size == 0x12d17f + 1 - 0x8000, "ntoskrnl.exe spans its own functions: " .. tostring(k.base) .. "+" .. tostring(k.size))
+lab.check(k ~= nt and nt.base == lab.u64("0xFFFFF80000000000") and k.share == nt.share and k.kernel and #k.functions == #nt.functions, "a copy, m:images' table unchanged")
+lab.check(got["hal.dll"] == hal, "an image without built-in functions is m:images' own")
+`)
+}

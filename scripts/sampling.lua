@@ -221,15 +221,23 @@ function M.accuracy(counts, base, bucket, res, what)
   for i, r in ipairs(out.rows) do cs[i], ts[i] = r.samples, r.truth end
   local t = lab.sampling_test(cs, ts)
   out.tv, out.expected, out.p, out.method, out.beyond = t.tv, t.expected, t.p, t.method, t.beyond
+  out.draws, out.exceedances, out.p_text = t.draws, t.exceedances, t.p_text
   out.within = not t.beyond
   out.verdict = t.beyond and "beyond sampling error" or "within sampling error"
   return out
 end
 
---- p_text(a) → "p = 0.31", "p ≤ 1.2e-12" (a bound), "-" without a p:
---- an accuracy's p-value for a table.
+--- p_text(a) → "p = 0.31", "p <= 1.2e-12" (a bound), "p ≈ 0.28 [0.14, 0.45]"
+--- or "p < 0.0004" (Monte Carlo, with its resolution), "-" without a p:
+--- an accuracy's p-value for a table. A Monte Carlo p is known only to
+--- its draws' resolution: it is printed as lab.sampling_test words it
+--- (a.p_text), never its floor 1/(draws+1) as a value.
 function M.p_text(a)
   if not a.p then return "-" end
+  if a.method == "monte carlo" then
+    if a.p_text then return a.p_text end
+    return ("p ≈ %.2g (Monte Carlo, resolution not known)"):format(a.p)
+  end
   local rel = a.method == "bound" and "<=" or "="
   if a.p == 0 then return "p = 0" end
   if a.p >= 0.01 then return ("p %s %.2f"):format(rel, a.p) end

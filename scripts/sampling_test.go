@@ -42,7 +42,7 @@ lab.check(math.abs(a.tv - 0.1) < 1e-12, "tv " .. a.tv)
 local p = tails(100, 0.6, 50, 70)
 lab.check(math.abs(a.p - p) < 1e-9 and a.method == "exact", "p " .. a.p .. " want " .. p)
 lab.check(a.within and not a.beyond and a.verdict == "within sampling error", "within: " .. a.verdict)
-lab.check(S.p_text(a) == "p = 0.05", "p_text " .. S.p_text(a))
+lab.check(S.p_text(a) == "p = 0.05" and a.p_text == "p = 0.05" and a.draws == 0 and a.exceedances == 0, "p_text " .. S.p_text(a))
 local i = S.accuracy({ 50, 20, 20, 10 }, 0x1000, 4, res, "instructions")
 lab.check(math.abs(i.tv - (6 / 7 - 0.5)) < 1e-12 and i.beyond and i.verdict == "beyond sampling error" and i.p < 1e-9, "by instructions: tv " .. i.tv)
 local m = S.accuracy({ 50, 20, 20, 10 }, 0x1000, 4, res, "cache_misses")
@@ -108,6 +108,28 @@ local t = lab.sampling_test({ 3, 0 }, { 1, 1 })
 lab.check(t.tv == 0.5 and math.abs(t.p - 0.25) < 1e-12 and t.method == "exact" and not t.beyond and math.abs(t.expected - 0.25) < 1e-12 and t.draws == 0, "a fair coin")
 local u = lab.sampling_test({ lab.u64(5), 1 }, { lab.u64(1), 0 })
 lab.check(u.p == 0 and u.beyond, "samples where the truth has none")
+`)
+}
+
+// A Monte Carlo p is printed with its resolution, by lab.sampling_test's
+// p_text and by sampling.p_text, as compare prints it: none of 2,999
+// draws reaching the distance is "p < 0.0004", never the floor 1/3,000
+// as "p = 0.0003"; an estimate comes with its 95% interval; a table
+// without p_text says its resolution is not known.
+func TestSamplingPTextMonteCarlo(t *testing.T) {
+	mustPass(t, `
+local S = require 'sampling'
+local ten = { 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 }
+-- 40 samples moved from the last two functions to the first two: beyond, no draw reaches it
+local far = lab.sampling_test({ 140, 140, 100, 100, 100, 100, 100, 100, 60, 60 }, ten)
+lab.check(far.method == "monte carlo" and far.draws == 2999 and far.exceedances == 0 and far.beyond, "far: " .. far.method .. " " .. far.draws)
+lab.check(far.p_text == "p < 0.0004" and S.p_text(far) == "p < 0.0004", "far's p: " .. far.p_text .. ", " .. S.p_text(far))
+lab.check(not S.p_text(far):find("0.0003", 1, true), "the floor as a value: " .. S.p_text(far))
+-- 20 moved: within, ten draws reached it
+local near = lab.sampling_test({ 120, 120, 100, 100, 100, 100, 100, 100, 80, 80 }, ten)
+lab.check(near.method == "monte carlo" and near.exceedances == 10 and not near.beyond, "near: " .. near.method)
+lab.check(S.p_text(near) == near.p_text and near.p_text:find("^p ≈ 0%.%d%d %[0%.%d%d, 0%.%d%d%]$"), "near's p: " .. near.p_text)
+lab.check(S.p_text({ p = far.p, method = "monte carlo" }) == "p ≈ 0.00033 (Monte Carlo, resolution not known)", "without p_text: " .. S.p_text({ p = far.p, method = "monte carlo" }))
 `)
 	for _, c := range []struct{ call, want string }{
 		{"lab.sampling_test({ 1, 2 }, { 1 })", "counts has 2 elements and truth 1"},

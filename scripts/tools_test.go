@@ -188,13 +188,14 @@ func TestToolsSuggestTheOptionMeant(t *testing.T) {
 	mustPass(t, `
 local kr, wpr, tracelog = require "tools.kernrate", require "tools.wpr", require "tools.tracelog"
 local function err(mod, args) local req, msg = mod.parse(args); lab.check(req == nil, table.concat(args, " ")); return msg end
-A.expect_eq(err(tracelog, { "-profilesource" }), "-profilesource is not a tracelog action (did you mean -profilesources?): tracelog on the model lists profile sources only (-profilesources Help)", "tracelog -profilesource")
-A.expect_eq(err(tracelog, { "/ProfileSource", "Help" }), "/ProfileSource is not a tracelog action (did you mean -profilesources?): tracelog on the model lists profile sources only (-profilesources Help)", "any case, either prefix")
+A.expect_eq(err(tracelog, { "-profilesource" }), "-profilesource is not a tracelog action (did you mean -profilesources?): tracelog on the model lists profile sources (-profilesources Help) and records the NT Kernel Logger (-start -f FILE.etl -eflag PROC_THREAD+LOADER+PROFILE)", "tracelog -profilesource")
+A.expect_eq(err(tracelog, { "/ProfileSource", "Help" }), "/ProfileSource is not a tracelog action (did you mean -profilesources?): tracelog on the model lists profile sources (-profilesources Help) and records the NT Kernel Logger (-start -f FILE.etl -eflag PROC_THREAD+LOADER+PROFILE)", "any case, either prefix")
 A.expect_eq(err(tracelog, { "-profilesources", "Hlep" }), "-profilesources Hlep (did you mean Help?): the model lists the sources (-profilesources Help); configuring sources is wpr's or an ETW session's work", "Help mistyped")
-A.expect_eq(err(tracelog, { "-start", "x" }), "-start is out of the model's reach: tracelog on the model lists profile sources only (-profilesources Help)", "a real action")
-A.expect_eq(err(tracelog, { "-frobnicate" }), "-frobnicate is not a tracelog action: tracelog on the model lists profile sources only (-profilesources Help)", "nothing near")
-A.expect_eq(err(wpr, { "-profints" }), "-profints is not a wpr command (did you mean -profint?); the model has -profint, -setprofint, -resetprofint and -pmcsources", "wpr -profints")
-A.expect_eq(err(wpr, { "--setprofint", "20000" }), "--setprofint is not a wpr command (did you mean -setprofint?); the model has -profint, -setprofint, -resetprofint and -pmcsources", "two dashes")
+A.expect_eq(err(tracelog, { "-stop", "x" }), "-stop is out of the model's reach: tracelog on the model lists profile sources (-profilesources Help) and records the NT Kernel Logger (-start -f FILE.etl -eflag PROC_THREAD+LOADER+PROFILE)", "a real action")
+A.expect_eq(err(tracelog, { "-start", "x" }), "-start x: the model's logger is the NT Kernel Logger (-start \"NT Kernel Logger\", or no name)", "another session")
+A.expect_eq(err(tracelog, { "-frobnicate" }), "-frobnicate is not a tracelog action: tracelog on the model lists profile sources (-profilesources Help) and records the NT Kernel Logger (-start -f FILE.etl -eflag PROC_THREAD+LOADER+PROFILE)", "nothing near")
+A.expect_eq(err(wpr, { "-profints" }), "-profints is not a wpr command (did you mean -profint?); the model has -profint, -setprofint, -resetprofint, -pmcsources and -start CPU -stop FILE.etl", "wpr -profints")
+A.expect_eq(err(wpr, { "--setprofint", "20000" }), "--setprofint is not a wpr command (did you mean -setprofint?); the model has -profint, -setprofint, -resetprofint, -pmcsources and -start CPU -stop FILE.etl", "two dashes")
 A.expect_eq(err(kr, { "-s", "1", "-zz", "x" }), "-zz is not a kernrate option (did you mean -z?); the model has -s, -i, -b, -z, -a, -n and -p", "kernrate -zz")
 A.expect_eq(err(kr, { "-s", "1", "-q" }), "-q is not a kernrate option; the model has -s, -i, -b, -z, -a, -n and -p", "one letter: no guess")
 local msg = err(kr, { "-s", "1", "-i", "TotalIsues", "4096" })

@@ -112,6 +112,9 @@ func (f *profileFlags) run(cmd *cobra.Command, source string) error {
 		if err := compare.WriteSummary(w, cs, f.summaryRowCount); err != nil {
 			return err
 		}
+		if err := compare.WriteUncompared(w, out, cs); err != nil {
+			return err
+		}
 		fmt.Fprintf(w, "The comparison in full, per image, module and function: %s\n", filepath.Join(out, compare.TextFile))
 		return nil
 	})

@@ -167,3 +167,28 @@ func TestProfileCommandErrors(t *testing.T) {
 		t.Errorf("without --out: exit %d, %s", code, errOut)
 	}
 }
+
+// A real Windows trace brings its own ntoskrnl.exe, hundreds of MB above
+// the lab's built-in kernel functions: the program's ntoskrnl.exe is
+// profiled over its own code, not from the lab's idle loop up through
+// every driver between (a 564 MB profile in 256-byte buckets, the idle
+// loop "Windows' hottest" at 83%, hal.dll's rows twice).
+func TestProfileCommandTraceKernel(t *testing.T) {
+	code, out, errOut, _ := profileRun(t, "../../core/etl/testdata/perfview-net.4.5.2.x86.etl.zip", "--duration", "2s", "--seed", "3")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	for _, bad := range []string{"KiIdleLoop", "ntoskrnl.exe is "} {
+		if strings.Contains(out, bad) {
+			t.Errorf("the output has %q: the lab's built-in kernel is profiled as the program's:\n%s", bad, out)
+		}
+	}
+	rows := regexp.MustCompile(`(?m)^  (\S+) +\S+ +[\d.]+% +[\d.]+%`).FindAllStringSubmatch(out, -1)
+	seen := map[string]bool{}
+	for _, r := range rows {
+		if seen[r[1]] {
+			t.Errorf("%s is listed twice: two profiles cover it", r[1])
+		}
+		seen[r[1]] = true
+	}
+}

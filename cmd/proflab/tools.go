@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/proflab/proflab/core/output"
 	"github.com/proflab/proflab/core/runerr"
 	"github.com/proflab/proflab/core/scenario"
 	"github.com/proflab/proflab/core/sim"
@@ -98,15 +99,21 @@ func newToolCmds() []*cobra.Command {
 				"Options: -s N, -i [SOURCE] N (events per hit; Time 25000 by default; 0 turns a source off),\n"+
 				"-b N, -z MODULE, -a, -n NAME, -p PID. Example:\n\n"+
 				"  proflab kernrate --workload examples/workloads/server.toml -s 5 -a -z server.exe", true),
-		newToolCmd("wpr", "Run wpr's profile-interval commands on the model (Windows 8.1 and later)",
+		newToolCmd("wpr", "Run wpr's profile-interval commands and CPU recording on the model (Windows 8.1 and later)",
 			"wpr queries and sets the sampled-profile interval of a source through TraceQueryInformation and\n"+
 				"TraceSetInformation: -profint [SOURCE], -setprofint N [SOURCE] (1221…10000000, 100 ns units),\n"+
 				"-resetprofint [SOURCE], -pmcsources. SOURCE is a name from -pmcsources (Timer by default).\n"+
-				"Example:\n\n  proflab wpr -profint          # Current Profile Interval = 10000 [1.0000ms]", false),
-		newToolCmd("tracelog", "Run tracelog -profilesources Help on the model: the profile sources",
+				"-start CPU -stop FILE.etl [-duration N] records the CPU profile (PROC_THREAD + LOADER + PROFILE,\n"+
+				"stacks on Profile) while the workload runs N seconds of simulated time (10) and writes FILE.etl\n"+
+				"and FILE.symbols. Examples:\n\n  proflab wpr -profint          # Current Profile Interval = 10000 [1.0000ms]\n"+
+				"  proflab wpr --workload examples/workloads/server.toml -start CPU -stop cpu.etl", true),
+		newToolCmd("tracelog", "Run tracelog on the model: the profile sources, and kernel logger recording",
 			"tracelog -profilesources Help lists the profile sources the machine's HALs offer, with their\n"+
-				"current, minimum and maximum intervals (Windows 8, 6.2, and later). Example:\n\n"+
-				"  proflab tracelog -profilesources Help", false),
+				"current, minimum and maximum intervals (Windows 8, 6.2, and later). tracelog -start -f FILE.etl\n"+
+				"-eflag PROC_THREAD+LOADER+PROFILE [-stackwalk Profile] [-duration N] records the NT Kernel Logger\n"+
+				"while the workload runs N seconds of simulated time (10) and writes FILE.etl and FILE.symbols.\n"+
+				"Examples:\n\n  proflab tracelog -profilesources Help\n"+
+				"  proflab tracelog --workload examples/workloads/server.toml -start -f k.etl -eflag PROC_THREAD+LOADER+PROFILE -stackwalk Profile", true),
 	}
 }
 
@@ -216,6 +223,13 @@ func runDriver(ctx context.Context, cmd *cobra.Command, name string, opt scenari
 	}
 	if toolErr != nil {
 		return withCode(toolCode, toolErr)
+	}
+	// a recording (wpr -stop FILE.etl, tracelog -f FILE.etl) asks for its
+	// .etl to be written
+	if path, ok := r.Records["etl_file"].(string); ok {
+		if err := output.WriteETLFile(ctx, path, r.Outputs); err != nil {
+			return withCode(ExitFailed, fmt.Errorf("%s: %w", name, err))
+		}
 	}
 	if after != nil {
 		return after(r, out)

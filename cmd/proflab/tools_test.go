@@ -118,7 +118,10 @@ func TestToolCommands(t *testing.T) {
 		{[]string{"kernrate", "--workload", "../../examples/workloads/desktop-x86.toml", "--config-set", "machine.version=6.1", "--config-set", "machine.arch=x86", "-s", "1", "-i", "TotalIssues", "65536"}, ExitUsage, "this machine's HALs do not have that source"},
 		{[]string{"wpr", "--verbose", "-profint"}, ExitUsage, "unknown flag: --verbose"},
 		{[]string{"wpr", "-setprofint", "99"}, ExitUsage, "-setprofint 99: the interval must be 1221…10000000"},
-		{[]string{"tracelog", "-start", "x"}, ExitUsage, "-start is out of the model's reach"},
+		{[]string{"tracelog", "-stop", "x"}, ExitUsage, "-stop is out of the model's reach"},
+		{[]string{"tracelog", "-start", "-f", "k.etl", "-eflag", "PROC_THREAD+LOADER"}, ExitUsage, "the model records profile sessions: give -eflag with PROFILE"},
+		{[]string{"wpr", "-start", "CPU"}, ExitUsage, "-start CPU needs -stop FILE.etl"},
+		{[]string{"wpr", "-start", "CPU", "-stop", "x.etl"}, ExitUsage, "give a workload to record (proflab wpr --workload FILE)"},
 	}
 	for _, c := range cases {
 		code, _, errOut := runCLI(c.args...)

@@ -125,8 +125,10 @@ func shareOf(k, n uint64) Share {
 // Row is one function's or module's comparison.
 type Row struct {
 	Name string
-	// Module is a function's image ("(not in the source)" for a function
-	// only the lab has).
+	// Module is a function's image: the source's; for a function only
+	// the lab has, the image its name gives when it is named by address in
+	// one of the source's images ("gzip+0x1f54", as the importers name a
+	// stripped binary's code), else "(not in the source)".
 	Module      string
 	Source, Lab Share
 	// P is the two-sided test that the lab's share is the source's (see
@@ -209,9 +211,10 @@ func Compare(src Source, lab output.ProfileAccuracy) (Comparison, error) {
 	refs := matchAll(src, lab.Rows)
 	var pairs []pair
 	used := map[string]bool{}
+	images := src.images()
 	for i, f := range lab.Rows {
 		ref, ok := refs[i], refs[i] != ""
-		p := pair{name: f.Name, module: NotInSource, b: f.Samples}
+		p := pair{name: f.Name, module: addressImage(f.Name, images), b: f.Samples}
 		if ok && !used[ref] {
 			used[ref] = true
 			p.a, p.module, p.truth = src.Counts[ref], src.Module[ref], src.share(ref)
@@ -272,10 +275,44 @@ func Compare(src Source, lab output.ProfileAccuracy) (Comparison, error) {
 	c.Detect = detectable(c.Kind, c.SourceSamples, c.LabSamples, c.tests)
 	c.verdict()
 	if c.Outcome == Differ && lab.Outcome == output.Beyond {
-		c.Notes = append(c.Notes, "the lab's profile is itself beyond sampling error of what the lab ran (accuracy.csv): its buckets, skid or aliasing moved its samples, so part of this difference is NT's view of the program, not the source's; where functions lie closer together than a bucket (a stripped binary's addresses, each a function of a few bytes), a bucket is charged to the function at its start — compare the modules, or profile with smaller buckets")
+		c.Notes = append(c.Notes, BiasedNote)
 	}
 	return c, nil
 }
+
+// images is the set of the source's modules.
+func (s Source) images() map[string]bool {
+	m := map[string]bool{}
+	for _, mod := range s.Module {
+		if mod != "" {
+			m[mod] = true
+		}
+	}
+	return m
+}
+
+// addressImage is the module of a lab function the source does not have:
+// the image its name gives when it is named by address, IMAGE+0xRVA, in
+// one of the source's images (a stripped binary's code, where each
+// recording samples other addresses, so two recordings name other
+// functions of the same image), else NotInSource.
+func addressImage(name string, images map[string]bool) string {
+	i := strings.LastIndex(name, "+0x")
+	if i <= 0 || i+3 == len(name) || !images[name[:i]] {
+		return NotInSource
+	}
+	for _, r := range name[i+3:] {
+		if !strings.ContainsRune("0123456789abcdefABCDEF", r) {
+			return NotInSource
+		}
+	}
+	return name[:i]
+}
+
+// BiasedNote is the note of a comparison that differs where the lab's
+// profile is itself beyond sampling error of what the lab ran: part of
+// the difference is NT's view (buckets, skid, aliasing), not the source's.
+const BiasedNote = "the lab's profile is itself beyond sampling error of what the lab ran (accuracy.csv): its buckets, skid or aliasing moved its samples, so part of this difference is NT's view of the program, not the source's; where functions lie closer together than a bucket (a stripped binary's addresses, each a function of a few bytes), a bucket is charged to the function at its start — compare the modules, or profile with smaller buckets (NT's smallest are 4 bytes, BucketSize 2, as proflab profile uses: functions closer than that stay together)"
 
 // pair is a function's (or module's) samples on both sides, and its
 // share of the source's samples where the source has it.

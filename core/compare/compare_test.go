@@ -101,7 +101,8 @@ func TestCompare(t *testing.T) {
 	biased := lab("biased", map[string]uint64{"compute": 3000, "hash": 2000, "parse": 2500, "lex": 1500, "write": 3000})
 	biased.Outcome = output.Beyond
 	b, err := compare.Compare(src, biased)
-	if err != nil || b.Outcome != compare.Differ || len(b.Notes) != 1 || !strings.Contains(b.Notes[0], "is itself beyond sampling error of what the lab ran") {
+	if err != nil || b.Outcome != compare.Differ || len(b.Notes) != 1 || !strings.Contains(b.Notes[0], "is itself beyond sampling error of what the lab ran") ||
+		!strings.Contains(b.Notes[0], "NT's smallest are 4 bytes") {
 		t.Errorf("a biased lab profile: %+v %v", b, err)
 	}
 	// a lab profile that covers part of the source, by other names
@@ -274,5 +275,38 @@ func TestCompareAmbiguousName(t *testing.T) {
 	alone := output.ProfileAccuracy{Profile: "q", Source: "ProfileTime", Samples: 60, Rows: []output.FunctionAccuracy{{Name: "free@plt", Samples: 60}}}
 	if _, err := compare.Compare(src, alone); err == nil {
 		t.Error("a profile of only an ambiguous name was matched to one image")
+	}
+}
+
+// A stripped binary's code is named by address (IMAGE+0xRVA), and a
+// second recording samples other addresses: a lab function the source
+// lacks but named in one of its images is that image's in the module
+// table, not "(not in the source)", so the modules compare the images
+// as the note bids; a name of no source image, or not an address, stays
+// "(not in the source)".
+func TestCompareAddressNamesKeepTheirImage(t *testing.T) {
+	src := compare.Source{Name: "gzip-2.perf", Format: "perf", SampleType: "cpu-clock", Samples: 1000,
+		Counts: map[string]uint64{"gzip+0x1330": 500, "gzip+0x1883": 400, "libc.so.6+0x9c5c": 100},
+		Module: map[string]string{"gzip+0x1330": "gzip", "gzip+0x1883": "gzip", "libc.so.6+0x9c5c": "libc.so.6"}}
+	p := output.ProfileAccuracy{Profile: "p", Source: "ProfileTime", Samples: 1000, Rows: []output.FunctionAccuracy{
+		{Name: "gzip+0x1330", Samples: 400}, {Name: "gzip+0x1883", Samples: 400}, {Name: "gzip+0x1337", Samples: 80},
+		{Name: "libc.so.6+0x9c60", Samples: 90}, {Name: "other+0x10", Samples: 10}, {Name: "gzip+0xzz", Samples: 10}, {Name: "gzip+0x", Samples: 10}}}
+	c, err := compare.Compare(src, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"gzip+0x1337": "gzip", "libc.so.6+0x9c60": "libc.so.6", "other+0x10": compare.NotInSource,
+		"gzip+0xzz": compare.NotInSource, "gzip+0x": compare.NotInSource}
+	for _, f := range c.Functions {
+		if m, ok := want[f.Name]; ok && f.Module != m {
+			t.Errorf("%s is in module %q, want %q", f.Name, f.Module, m)
+		}
+	}
+	mods := map[string]uint64{}
+	for _, m := range c.Modules {
+		mods[m.Name] = m.Lab.Samples
+	}
+	if mods["gzip"] != 880 || mods["libc.so.6"] != 90 || mods[compare.NotInSource] != 30 {
+		t.Errorf("the modules' lab samples %v: want gzip 880, libc.so.6 90, (not in the source) 30", mods)
 	}
 }

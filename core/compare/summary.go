@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -40,6 +41,44 @@ func OfRun(dir string, ims []*importer.Imported) ([]Comparison, error) {
 		return nil, errors.Join(why...)
 	}
 	return nil, fmt.Errorf("no profile of %s shares a function with %s: did the run profile the program's images?", dir, ims[0].Source)
+}
+
+// WriteUncompared prints a note naming the profiles of the run folder dir
+// that counted samples but are in none of cs: a profile of the program's
+// images whose functions the source does not name, or names in several of
+// its images with nothing in the profile saying which (perf's ld-linux in
+// each process a program started, each an image "ld-linux…#N" with the
+// same functions). A summary that said "all N images agree" would
+// otherwise pass over them. It prints nothing when every profile with
+// samples is compared.
+func WriteUncompared(w io.Writer, dir string, cs []Comparison) error {
+	profs, err := ReadRun(dir)
+	if err != nil {
+		return err
+	}
+	compared := map[string]bool{}
+	for _, c := range cs {
+		compared[c.Profile] = true
+	}
+	var left []string
+	var samples uint64
+	counted := 0
+	for _, p := range profs {
+		if p.Samples == 0 {
+			continue
+		}
+		counted++
+		if !compared[p.Profile] {
+			left = append(left, fmt.Sprintf("%s (%d samples)", p.Profile, p.Samples))
+			samples += p.Samples
+		}
+	}
+	if len(left) == 0 {
+		return nil
+	}
+	_, err = fmt.Fprintf(w, "  note: %d of the %d profiles with samples (%d of Windows' samples) are not compared, so the verdict leaves them out: their functions are not the source's, or are ones several of the source's images define, with nothing in the profile to say which: %s\n",
+		len(left), counted, samples, strings.Join(left, ", "))
+	return err
 }
 
 // WriteSummary prints, per source, what a person asked `proflab
@@ -152,8 +191,12 @@ func writeSummary(b *bytes.Buffer, cs []Comparison, rows int) {
 		}
 	}
 	fmt.Fprintf(b, "  verdict: %s\n", verdictWords(cs))
-	for _, n := range sharedNotes(cs) {
+	shared := sharedNotes(cs)
+	for _, n := range shared {
 		fmt.Fprintf(b, "  note: %s\n", n)
+	}
+	if imgs := biasedImages(cs); len(imgs) > 0 && !slices.Contains(shared, BiasedNote) {
+		fmt.Fprintf(b, "  note (%s): %s\n", strings.Join(imgs, ", "), BiasedNote)
 	}
 	for _, c := range cs {
 		if c.Detect != nil {
@@ -182,6 +225,20 @@ func sharedNotes(cs []Comparison) []string {
 		if count[n] == len(cs) {
 			out = append(out, n)
 			count[n] = 0 // once
+		}
+	}
+	return out
+}
+
+// biasedImages are the images whose comparison differs where the lab's
+// profile is itself beyond sampling error of what the lab ran
+// (BiasedNote): the verdict names them as differing, and the note says
+// why part of it is NT's view, not the source's.
+func biasedImages(cs []Comparison) []string {
+	var out []string
+	for _, c := range cs {
+		if c.Outcome == Differ && slices.Contains(c.Notes, BiasedNote) {
+			out = append(out, imageOf(c))
 		}
 	}
 	return out

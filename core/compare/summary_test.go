@@ -144,3 +144,80 @@ func TestOfRun(t *testing.T) {
 		}
 	}
 }
+
+// A profile with samples that no comparison covers is named in a note
+// after the summary (the verdict says "all N images agree" of the
+// compared ones only); one without samples, or a run where every
+// profile is compared, gets none.
+func TestWriteUncompared(t *testing.T) {
+	im, err := importer.Import("app.folded", []byte(folded), importer.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name, rows, want string
+	}{
+		{"one left out", "p.pb.gz,1,20,4,ProfileTime,compute,300,,0.5,,,,,,,within sampling error,,\n" +
+			"q.pb.gz,1,20,8,ProfileTime,handle_amd,40,,1,,,,,,,within sampling error,,\n" +
+			"r.pb.gz,1,20,C,ProfileTime,other,0,,1,,,,,,,no samples,,\n",
+			"  note: 1 of the 2 profiles with samples (40 of Windows' samples) are not compared, so the verdict leaves them out: their functions are not the source's, or are ones several of the source's images define, with nothing in the profile to say which: q.pb.gz (40 samples)\n"},
+		{"all compared", "p.pb.gz,1,20,4,ProfileTime,compute,300,,0.5,,,,,,,within sampling error,,\n" +
+			"r.pb.gz,1,20,C,ProfileTime,other,0,,1,,,,,,,no samples,,\n", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			text := strings.Join(output.AccuracyHeader, ",") + "\n" + tt.rows
+			if err := os.WriteFile(filepath.Join(dir, output.AccuracyFile), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cs, err := compare.OfRun(dir, []*importer.Imported{im})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b strings.Builder
+			if err := compare.WriteUncompared(&b, dir, cs); err != nil {
+				t.Fatal(err)
+			}
+			if b.String() != tt.want {
+				t.Errorf("got %q\nwant %q", b.String(), tt.want)
+			}
+		})
+	}
+}
+
+// An image whose comparison differs where the lab's profile is itself
+// beyond sampling error of what the lab ran (a stripped binary's
+// functions a few bytes apart, charged by bucket) gets the note that
+// says so after the verdict, naming the image: the verdict alone read as
+// if Windows sampled the program differently. An image that differs with
+// an unbiased lab profile gets no such note.
+func TestWriteSummaryBiasedNote(t *testing.T) {
+	src := source(t)
+	src.Replayed = true
+	for _, biased := range []bool{true, false} {
+		var cs []compare.Comparison
+		for i, counts := range []map[string]uint64{{"compute": 600, "hash": 400}, {"parse": 300, "lex": 1200, "write": 200}} {
+			l := lab([]string{"first", "second"}[i], counts)
+			if biased && i == 1 {
+				l.Outcome = output.Beyond
+			}
+			c, err := compare.Compare(src, l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cs = append(cs, c)
+		}
+		var buf bytes.Buffer
+		if err := compare.WriteSummary(&buf, cs, 0); err != nil {
+			t.Fatal(err)
+		}
+		got := buf.String()
+		want := "\n  note (folded): " + compare.BiasedNote + "\n"
+		if n := strings.Count(got, want); biased && n != 1 || !biased && strings.Contains(got, compare.BiasedNote) {
+			t.Errorf("biased %v: the summary has the note %d times:\n%s", biased, n, got)
+		}
+		if !strings.Contains(got, "verdict: Windows would not see the program as the source does: in folded") {
+			t.Errorf("biased %v: the verdict does not name the differing image:\n%s", biased, got)
+		}
+	}
+}

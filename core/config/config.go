@@ -105,6 +105,7 @@ type Output struct {
 	Dir   string `toml:"dir"`   // `run`'s output folder when --out is not given ("": none)
 	Pprof bool   `toml:"pprof"` // write a pprof profile per profile
 	Trace bool   `toml:"trace"` // write the Perfetto trace (trace.perfetto-trace) when a kernel logger ran
+	ETL   bool   `toml:"etl"`   // write each kernel logger machine's sessions as trace.etl and trace.symbols
 }
 
 // Duration is a time.Duration written as a string ("10s", "1m30s").

@@ -64,6 +64,9 @@
 //     check's table (as m:interrupt returns false and the table).
 //   - m:start_kernel_logger{} without profile starts the logger without
 //     EVENT_TRACE_FLAG_PROFILE; m:process{} without name is named "app".
+//     Its stackwalk takes xperf -stackwalk's names of the two events the
+//     model logs, Profile and PmcInterrupt, in any case (xperf ignores
+//     case); s:events shows a walk's frames with the sample's IP first.
 //   - Values written to memory (write_u8 … write_u64) must fit the width:
 //     a negative number is stored as its two's complement if it fits the
 //     signed range, anything wider is an error (services, by contrast,

@@ -18,8 +18,9 @@ import (
 // its module list); on the model the modules exist through the workload,
 // so this is where a tool finds them. It returns { name, images = { {
 // name, base, size, kernel, process, share, functions = { { name, base,
-// size }, ... } }, ... }, processes = { { name, process, images = {
-// NAME, ... } }, ... } }:
+// size, builtin }, ... } }, ... }, processes = { { name, process, images
+// = { NAME, ... } }, ... } } (builtin: true for the lab's built-in kernel
+// functions, absent otherwise):
 //
 //   - images in address order, the workload's own and the built-in kernel
 //     image (ntoskrnl.exe) alike; a process's own functions form an image
@@ -157,10 +158,13 @@ func imageTable(L *lua.LState, r *workload.Resolved, im *image) *lua.LTable {
 	fns := L.CreateTable(len(im.funcs), 0)
 	for _, i := range im.funcs {
 		fn := &r.Funcs[i]
-		ft := L.CreateTable(0, 3)
+		ft := L.CreateTable(0, 4)
 		ft.RawSetString("name", lua.LString(fn.Name))
 		ft.RawSetString("base", luavm.ResultValue(L, fn.Addr))
 		ft.RawSetString("size", luavm.ResultValue(L, fn.Size))
+		if fn.Builtin() {
+			ft.RawSetString("builtin", lua.LTrue)
+		}
 		fns.Append(ft)
 	}
 	t.RawSetString("functions", fns)

@@ -15,10 +15,13 @@ import (
 // calibrated test of a profile's samples per function (counts, an array)
 // against the truth they were drawn from (truth, an array in the same
 // order, in any unit: it is normalised), as accuracy.csv judges profiles.
-// It returns { tv, expected, p, method, draws, beyond }: the
-// total-variation distance, its mean under sampling error alone, its
-// p-value ("exact", "bound" or "monte carlo", with the draws made), and
-// whether p < 0.001. Counts without samples have no verdict: an error.
+// It returns { tv, expected, p, method, draws, exceedances, p_text,
+// beyond }: the total-variation distance, its mean under sampling error
+// alone, its p-value ("exact", "bound" or "monte carlo", with the draws
+// made and how many reached the distance), p in words with what is known
+// of it (sampling.Test.PText: a Monte Carlo p with its resolution, never
+// its floor as a value), and whether p < 0.001. Counts without samples
+// have no verdict: an error.
 func (rt *Runtime) labSamplingTest(L *lua.LState) int {
 	a := luavm.NewArgs(L, "lab.sampling_test")
 	a.MaxArgs(2, "counts, truth")
@@ -52,12 +55,14 @@ func (rt *Runtime) labSamplingTest(L *lua.LState) int {
 	case err != nil:
 		a.Fail("%v", err)
 	}
-	out := L.CreateTable(0, 6)
+	out := L.CreateTable(0, 8)
 	out.RawSetString("tv", lua.LNumber(t.TV))
 	out.RawSetString("expected", lua.LNumber(t.Expected))
 	out.RawSetString("p", lua.LNumber(t.P))
 	out.RawSetString("method", lua.LString(t.Method))
 	out.RawSetString("draws", lua.LNumber(t.Draws))
+	out.RawSetString("exceedances", lua.LNumber(t.Exceedances))
+	out.RawSetString("p_text", lua.LString(t.PText()))
 	out.RawSetString("beyond", lua.LBool(t.Beyond()))
 	L.Push(out)
 	return 1

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -56,14 +57,24 @@ func checkSession(L *lua.LState, fn string) *session {
 	return nil
 }
 
-// machineStartKernelLogger is m:start_kernel_logger{ profile = true }: the
-// NT Kernel Logger, with EVENT_TRACE_FLAG_PROFILE as given (absent:
-// false). A second start while one runs is a Lua error.
+// machineStartKernelLogger is m:start_kernel_logger{ profile = true,
+// stackwalk = { "Profile" } }: the NT Kernel Logger, with
+// EVENT_TRACE_FLAG_PROFILE as given (absent: false), walking the stacks
+// of the events stackwalk names (xperf -stackwalk's names, see
+// stackWalkNames). A second start while one runs is a Lua error.
 func (rt *Runtime) machineStartKernelLogger(L *lua.LState) int {
 	const fn = "m:start_kernel_logger"
 	m := checkMachine(L, fn)
-	f := luavm.CheckFields(L, fn, L.Get(2), "profile")
+	f := luavm.CheckFields(L, fn, L.Get(2), "profile", "stackwalk")
 	profile := f.Bool("profile", false)
+	var hooks []uint16
+	for _, name := range f.Strings("stackwalk", nil) {
+		h, ok := stackWalkHook(name)
+		if !ok {
+			f.Errorf("stackwalk", "%q is not an event whose stack the kernel logger walks here; the names (as xperf -stackwalk's) are %s", name, stackWalkList())
+		}
+		hooks = append(hooks, h)
+	}
 	rt.mustRun(L, m, fn)
 	ts, err := m.km.StartKernelLogger(profile)
 	if err != nil {
@@ -73,6 +84,9 @@ func (rt *Runtime) machineStartKernelLogger(L *lua.LState) int {
 		if bc := rt.callError(L, m, fn, err); bc != nil {
 			L.RaiseError("%s: starting the logger bug-checked the machine: %v", fn, bc)
 		}
+	}
+	if err := ts.SetStackWalk(hooks); err != nil {
+		L.RaiseError("%s: %v", fn, err)
 	}
 	if rt.cfg.Outputs != nil {
 		rt.cfg.Outputs.AddSession(m.km, ts)
@@ -261,6 +275,46 @@ func eventRow(L *lua.LState, e kernel.Event) *lua.LTable {
 		row.RawSetString("Source", lua.LNumber(e.Source))
 		row.RawSetString("NewInterval", lua.LNumber(e.NewInterval))
 		row.RawSetString("OldInterval", lua.LNumber(e.OldInterval))
+	case kernel.HookStackWalk:
+		row.RawSetString("EventTimeStamp", luavm.ResultValue(L, e.Time))
+		row.RawSetString("StackProcess", lua.LNumber(e.ProcessId))
+		row.RawSetString("StackThread", lua.LNumber(e.ThreadId))
+		frames := L.CreateTable(len(e.Frames)+1, 0)
+		frames.Append(luavm.ResultValue(L, e.InstructionPointer))
+		for _, f := range e.Frames {
+			frames.Append(luavm.ResultValue(L, f))
+		}
+		row.RawSetString("Frames", frames)
 	}
 	return row
+}
+
+// stackWalkNames are the names m:start_kernel_logger's stackwalk takes,
+// as xperf -stackwalk spells them, with the hooks they walk.
+var stackWalkNames = []struct {
+	name string
+	hook uint16
+}{
+	{"Profile", nt.PERFINFO_LOG_TYPE_SAMPLED_PROFILE},
+	{"PmcInterrupt", nt.PERFINFO_LOG_TYPE_PMC_INTERRUPT},
+}
+
+// stackWalkHook is the hook of a stackwalk name (case as xperf's, which
+// ignores case).
+func stackWalkHook(name string) (uint16, bool) {
+	for _, n := range stackWalkNames {
+		if strings.EqualFold(n.name, name) {
+			return n.hook, true
+		}
+	}
+	return 0, false
+}
+
+// stackWalkList lists the stackwalk names for an error.
+func stackWalkList() string {
+	q := make([]string, len(stackWalkNames))
+	for i, n := range stackWalkNames {
+		q[i] = fmt.Sprintf("%q", n.name)
+	}
+	return strings.Join(q, ", ")
 }

@@ -226,7 +226,7 @@ func judge(pa *ProfileAccuracy) {
 		}
 		pa.Biased = append(pa.Biased, f.Name)
 	}
-	head := fmt.Sprintf("%d samples, total variation %.4f (sampling error alone gives %.4f on average), %s", n, t.TV, t.Expected, sampling.FormatP(t.P, t.Method))
+	head := fmt.Sprintf("%d samples, total variation %.4f (sampling error alone gives %.4f on average), %s", n, t.TV, t.Expected, t.PText())
 	if t.Beyond() {
 		pa.Outcome = Beyond
 		pa.Verdict = Beyond + ": " + head + ": more than chance explains (skid, aliasing, bucket rounding, or a source that does not count what the truth weighs)"

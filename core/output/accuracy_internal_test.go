@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sort"
+	"strings"
 	"testing"
+
+	"github.com/proflab/proflab/core/sampling"
 )
 
 // drawProfile draws n samples over functions of truth shares t (by
@@ -80,5 +83,49 @@ func TestManyFunctionsDoNotCryWolf(t *testing.T) {
 	judge(&pa)
 	if len(pa.Biased) == 0 || pa.Biased[0] != "f10" {
 		t.Errorf("f10 at three times its share: biased %v, verdict %q", pa.Biased, pa.Verdict)
+	}
+}
+
+// A profile's verdict prints its p-value with what is known of it, as
+// compare does (sampling.Test.PText): a Monte Carlo p whose draws never
+// reached the observed distance is below their resolution ("p <
+// 0.0004"), never its floor 1/3,000 printed as a value ("p = 0.0003");
+// one the draws reached is an estimate with its interval; exact and
+// bounded p-values read as before.
+func TestJudgeVerdictPrintsPWithResolution(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		d      uint64 // samples moved from the last two functions to the first two
+		method sampling.Method
+		want   string
+	}{
+		{"monte carlo, no draw reached it", 40, sampling.MonteCarlo, "p < 0.0004"},
+		{"monte carlo, estimated", 30, sampling.MonteCarlo, "p ≈ 0.04 [0.02, 0.07]"},
+		{"bound", 80, sampling.Bound, "p ≤ 1.1e-13"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			pa := ProfileAccuracy{}
+			for i := range 10 {
+				n := uint64(100)
+				switch {
+				case i < 2:
+					n += c.d
+				case i >= 8:
+					n -= c.d
+				}
+				pa.Rows = append(pa.Rows, FunctionAccuracy{Name: fmt.Sprint("f", i), Samples: n, Truth: 0.1})
+				pa.Samples += n
+			}
+			judge(&pa)
+			if pa.PMethod != string(c.method) {
+				t.Fatalf("the test is %q, want %q: the case no longer covers its method", pa.PMethod, c.method)
+			}
+			if !strings.Contains(pa.Verdict, "on average), "+c.want) {
+				t.Errorf("verdict %q: want its p printed as %q", pa.Verdict, c.want)
+			}
+			if floor := sampling.FormatP(*pa.PValue, sampling.MonteCarlo); c.method == sampling.MonteCarlo && strings.Contains(pa.Verdict, floor) {
+				t.Errorf("verdict %q prints the Monte Carlo estimate as a value (%q)", pa.Verdict, floor)
+			}
+		})
 	}
 }

@@ -71,7 +71,7 @@ func TestAccuracyWithinSamplingError(t *testing.T) {
 	}
 	a := sum.Accuracy[0]
 	if a.Samples < 1000 || a.Functions != 3 || a.Outcome != output.Within || a.PValue == nil || *a.PValue < sampling.Alpha ||
-		!strings.HasPrefix(a.Verdict, "within sampling error: ") || !strings.Contains(a.Verdict, "p = ") || len(a.Biased) != 0 {
+		!strings.HasPrefix(a.Verdict, "within sampling error: ") || !strings.Contains(a.Verdict, "), p ≈ ") || len(a.Biased) != 0 {
 		t.Errorf("accuracy %+v", a)
 	}
 	if !strings.HasPrefix(a.Profile, "profile-m") || a.Source != "ProfileTime" {

@@ -131,6 +131,7 @@ func (r *Registry) Close() {
 	for _, e := range r.machines {
 		for _, sp := range e.spools {
 			sp.sp.close()
+			sp.frames.close()
 		}
 		if e.switches != nil {
 			e.switches.sp.close()

@@ -118,6 +118,7 @@ type spoolReader struct {
 	r    io.Reader
 	left int64
 	rec  []byte
+	many []byte // nextN's
 	err  error
 }
 
@@ -135,6 +136,25 @@ func (r *spoolReader) next() []byte {
 	return r.rec
 }
 
+// nextN returns the n next records as one slice (valid until the next
+// call), or nil when fewer are left (or on an error, kept in err).
+func (r *spoolReader) nextN(n int) []byte {
+	if r.left < int64(n) || r.err != nil {
+		return nil
+	}
+	size := len(r.rec)
+	if cap(r.many) < n*size {
+		r.many = make([]byte, n*size)
+	}
+	b := r.many[:n*size]
+	if _, err := io.ReadFull(r.r, b); err != nil {
+		r.err = err
+		return nil
+	}
+	r.left -= int64(n)
+	return b
+}
+
 type sliceReader struct{ b []byte }
 
 func (r *sliceReader) Read(p []byte) (int, error) {
@@ -146,18 +166,24 @@ func (r *sliceReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// eventSize is an NT Kernel Logger event's spooled size.
-const eventSize = 42
+// eventSize is an NT Kernel Logger event's spooled size; a stack
+// walk's frames (at most kernel.MaxStackWalkFrames) go to a second
+// spool of 8-byte records, in the same order, their number in the
+// event's record.
+const eventSize = 46
 
 // eventSpool keeps a trace session's events (kernel.EventStore) on disk.
 type eventSpool struct {
-	sp  *spool
-	buf [eventSize]byte
+	sp     *spool
+	frames *spool
+	buf    [eventSize]byte
 }
 
 var _ kernel.EventStore = (*eventSpool)(nil)
 
-func newEventSpool() *eventSpool { return &eventSpool{sp: newSpool(eventSize)} }
+func newEventSpool() *eventSpool {
+	return &eventSpool{sp: newSpool(eventSize), frames: newSpool(8)}
+}
 
 // Append implements kernel.EventStore.
 func (s *eventSpool) Append(e kernel.Event) {
@@ -181,23 +207,68 @@ func (s *eventSpool) Append(e kernel.Event) {
 	le.PutUint32(b[31:], e.NewInterval)
 	le.PutUint32(b[35:], e.OldInterval)
 	le.PutUint16(b[39:], e.ProfileSource)
-	b[41] = 0
+	frames := e.Frames[:min(len(e.Frames), kernel.MaxStackWalkFrames)]
+	b[41] = byte(len(frames))
+	le.PutUint32(b[42:], e.ProcessId)
 	s.sp.append(b)
+	var fb [8]byte
+	for _, f := range frames {
+		le.PutUint64(fb[:], f)
+		s.frames.append(fb[:])
+	}
 }
 
+// decodeEvent decodes a spooled event; its frames, b[41] of them, are
+// the caller's to read (next gives each).
 func decodeEvent(b []byte) kernel.Event {
 	le := binary.LittleEndian
 	return kernel.Event{Hook: le.Uint16(b[0:]), CPU: int(le.Uint16(b[2:])), Time: le.Uint64(b[4:]),
 		InstructionPointer: le.Uint64(b[12:]), ThreadId: le.Uint32(b[20:]), Count: le.Uint16(b[24:]),
 		ExecutingIsr: b[26]&1 != 0, ExecutingDpc: b[26]&2 != 0,
-		Source: le.Uint32(b[27:]), NewInterval: le.Uint32(b[31:]), OldInterval: le.Uint32(b[35:]), ProfileSource: le.Uint16(b[39:])}
+		Source: le.Uint32(b[27:]), NewInterval: le.Uint32(b[31:]), OldInterval: le.Uint32(b[35:]), ProfileSource: le.Uint16(b[39:]),
+		ProcessId: le.Uint32(b[42:])}
+}
+
+// frameReader reads a spool's frames back alongside its events.
+type frameReader struct {
+	r   *spoolReader
+	err error
+}
+
+func (s *eventSpool) frameReader() *frameReader {
+	r, err := s.frames.reader()
+	return &frameReader{r: r, err: err}
+}
+
+// read appends the n next frames to dst.
+func (fr *frameReader) read(dst []uint64, n int) []uint64 {
+	if fr.err != nil {
+		return dst
+	}
+	b := fr.r.nextN(n)
+	if b == nil {
+		fr.err = fr.r.err
+		if fr.err == nil {
+			fr.err = errors.New("the spooled stack frames ended early")
+		}
+		return dst
+	}
+	for i := range n {
+		dst = append(dst, binary.LittleEndian.Uint64(b[8*i:]))
+	}
+	return dst
 }
 
 // Events implements kernel.EventStore: it reads every event back.
 func (s *eventSpool) Events() []kernel.Event {
 	out := make([]kernel.Event, 0, s.sp.n)
+	fr := s.frameReader()
 	_ = s.sp.each(func(b []byte) error {
-		out = append(out, decodeEvent(b))
+		e := decodeEvent(b)
+		if b[41] > 0 {
+			e.Frames = fr.read(nil, int(b[41]))
+		}
+		out = append(out, e)
 		return nil
 	})
 	return out
@@ -210,12 +281,13 @@ func (s *eventSpool) Len() int { return int(s.sp.n) }
 // back through a bounded buffer.
 func (s *eventSpool) Cursor() kernel.EventCursor {
 	r, err := s.sp.reader()
-	return &eventCursor{r: r, err: err}
+	return &eventCursor{r: r, err: err, fr: s.frameReader()}
 }
 
 // eventCursor reads a spool's events one by one.
 type eventCursor struct {
 	r   *spoolReader
+	fr  *frameReader
 	err error
 }
 
@@ -228,14 +300,36 @@ func (c *eventCursor) Next() (kernel.Event, bool) {
 		c.err = c.r.err
 		return kernel.Event{}, false
 	}
-	return decodeEvent(b), true
+	e := decodeEvent(b)
+	if b[41] > 0 {
+		e.Frames = c.fr.read(nil, int(b[41]))
+		if c.fr.err != nil {
+			c.err = c.fr.err
+			return kernel.Event{}, false
+		}
+	}
+	return e, true
 }
 
 func (c *eventCursor) Err() error { return c.err }
 
-// each calls fn with every event in order.
+// each calls fn with every event in order; an event's Frames are only
+// valid during the call.
 func (s *eventSpool) each(fn func(kernel.Event) error) error {
-	return s.sp.each(func(b []byte) error { return fn(decodeEvent(b)) })
+	fr := s.frameReader()
+	var frames []uint64
+	err := s.sp.each(func(b []byte) error {
+		e := decodeEvent(b)
+		if b[41] > 0 {
+			frames = fr.read(frames[:0], int(b[41]))
+			e.Frames = frames
+		}
+		return fn(e)
+	})
+	if err == nil {
+		err = fr.err
+	}
+	return err
 }
 
 // switchSize is a scheduling decision's spooled size.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -463,7 +464,7 @@ func TestSpooledEventsCursor(t *testing.T) {
 	cur := s.Cursor()
 	n := 0
 	for e, ok := cur.Next(); ok; e, ok = cur.Next() {
-		if e != all[n] {
+		if !reflect.DeepEqual(e, all[n]) {
 			t.Fatalf("event %d: %+v, Events has %+v", n, e, all[n])
 		}
 		n++

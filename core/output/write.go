@@ -124,10 +124,13 @@ type Options struct {
 	// negative: no bound): past it the trace stops after its last whole
 	// packet, and the summary warns.
 	MaxTrace int64
+	// ETL writes each kernel logger machine's sessions as an .etl file
+	// and its symbol listing (output.etl; etl.go).
+	ETL bool
 }
 
 // All is every output.
-var All = Options{Pprof: true, Trace: true}
+var All = Options{Pprof: true, Trace: true, ETL: true}
 
 // Write writes the outputs of every registered machine into dir (which
 // it creates): buckets.csv, one pprof profile per profile with counts, one
@@ -204,6 +207,13 @@ func WriteContext(ctx context.Context, dir string, reg *Registry, opts Options) 
 				return sum, err
 			}
 			sum.Files = append(sum.Files, p.file)
+		}
+	}
+	if opts.ETL {
+		files, err := writeETLFiles(ctx, dir, reg)
+		sum.Files = append(sum.Files, files...)
+		if err != nil {
+			return sum, err
 		}
 	}
 	if !opts.Trace {

@@ -225,7 +225,7 @@ func writeFiles(ctx context.Context, dir string, r Result, o WriteOptions) (warn
 				files = append(files, name)
 			}
 		}
-		sum, err := output.WriteContext(ctx, dir, r.Outputs, output.Options{Pprof: cfg.Output.Pprof, Trace: cfg.Output.Trace, MaxTrace: o.MaxTrace})
+		sum, err := output.WriteContext(ctx, dir, r.Outputs, output.Options{Pprof: cfg.Output.Pprof, Trace: cfg.Output.Trace, ETL: cfg.Output.ETL, MaxTrace: o.MaxTrace})
 		if err != nil {
 			return nil, err
 		}

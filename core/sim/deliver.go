@@ -95,6 +95,7 @@ func (rs *runState) deliver(c *cpuRun, b *bank, src nt.Source, ip uint64, at whe
 	if c.th != nil {
 		in.Thread = c.th.kt
 		ctx = c.th.ctx
+		in.Callers = rs.callers(at)
 	}
 	if err := s.m.ProfileInterrupt(in); err != nil {
 		rs.stopErr = err

@@ -62,6 +62,7 @@ type runState struct {
 	wakeAt         uint64        // the earliest sleeping thread's wake (nextWake)
 	prog           *progressState
 	durationCycles uint64
+	callSites      callSites // return addresses per calling context (callsites.go)
 }
 
 // Run runs w on the processors for durationUS more microseconds of

@@ -335,6 +335,12 @@ type Func struct {
 	owner string    // its image's or process's name, which qualifies it
 }
 
+// Builtin reports whether f is one of the lab's built-in kernel
+// functions (the idle loop, ISR and DPC time) that the workload did not
+// define: code of the lab, in the image DefaultKernelImage, not of the
+// workload.
+func (f *Func) Builtin() bool { return f.field.img < 0 && f.field.proc < 0 }
+
 // Ref is the function's qualified reference, "image!name" (a process's
 // own functions: "process!name").
 func (f *Func) Ref() string { return qualify(f.owner, f.Name) }
