@@ -100,16 +100,12 @@ func (rs *runState) execute(c *cpuRun, t uint64) uint64 {
 			}
 			d := cl.instrAt(c.seg.start, stop)
 			overflow := false
-			if delta := d - c.seg.done; delta > 0 {
-				fd := float64(delta)
-				for i, k := range c.ctrs {
+			fd := float64(d - c.seg.done)
+			for i, k := range c.ctrs {
+				if fd > 0 {
 					k.remaining -= fd * cl.rate[i]
 				}
-			}
-			for _, k := range c.ctrs {
-				if k.remaining <= eps {
-					overflow = true
-				}
+				overflow = overflow || k.remaining <= eps
 			}
 			c.seg.done, c.clock = d, stop
 			if overflow || stop >= t {
@@ -144,7 +140,11 @@ func (rs *runState) execute(c *cpuRun, t uint64) uint64 {
 			}
 		}
 		if n > 0 {
-			rs.skip(c, n)
+			if len(c.classes) == 1 {
+				rs.skipClass(c, 0, n) // skip's, with nothing to draw
+			} else {
+				rs.skip(c, n)
+			}
 			continue
 		}
 		rs.startSegment(c)
