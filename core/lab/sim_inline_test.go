@@ -41,7 +41,7 @@ func TestInlinedTruth(t *testing.T) {
 	mix, _ := res.Truth("mix")
 	loop, _ := res.Truth("loop")
 	mainT, _ := res.Truth("main")
-	st := res.Stacks
+	st := res.Stacks()
 	if len(st) != 3 || st[0].Instructions == 0 || st[1].Instructions == 0 {
 		t.Fatalf("stacks %+v", st)
 	}

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"sync"
 	"testing"
 
 	"github.com/proflab/proflab/core/lab/labtest"
 	"github.com/proflab/proflab/core/sampling"
+	"github.com/proflab/proflab/core/sim"
 	"github.com/proflab/proflab/core/workload"
 	"github.com/proflab/proflab/kernel/nt"
 )
@@ -41,24 +43,39 @@ func TestStacksTruthAndHits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Stacks) != 3 {
-		t.Fatalf("%d stack truths, want 3", len(res.Stacks))
+	if res.NumStacks() != 3 {
+		t.Fatalf("NumStacks %d, want 3 (made when asked for)", res.NumStacks())
 	}
-	if want := []string{"work", "a", "main"}; !reflect.DeepEqual(res.Stacks[0].Frames, want) {
-		t.Errorf("stack 1 frames %v, want %v", res.Stacks[0].Frames, want)
+	// made once, on the first call, by whichever goroutine asks first
+	firsts := make([][]sim.StackTruth, 4)
+	var wg sync.WaitGroup
+	for i := range firsts {
+		wg.Go(func() { firsts[i] = res.Stacks() })
+	}
+	wg.Wait()
+	if len(res.Stacks()) != 3 {
+		t.Fatalf("%d stack truths, want 3", len(res.Stacks()))
+	}
+	for i, st := range firsts {
+		if &st[0] != &res.Stacks()[0] {
+			t.Errorf("call %d made the stacks' truth again", i)
+		}
+	}
+	if want := []string{"work", "a", "main"}; !reflect.DeepEqual(res.Stacks()[0].Frames, want) {
+		t.Errorf("stack 1 frames %v, want %v", res.Stacks()[0].Frames, want)
 	}
 	work, _ := res.Truth("work")
 	mainT, _ := res.Truth("main")
 	a, _ := res.Truth("a")
-	if got := res.Stacks[0].Instructions + res.Stacks[1].Instructions; got != work.Instructions {
+	if got := res.Stacks()[0].Instructions + res.Stacks()[1].Instructions; got != work.Instructions {
 		t.Errorf("work's flat truth %d, its stacks' %d", work.Instructions, got)
 	}
-	if res.Stacks[2].Instructions != mainT.Instructions || a.Instructions != 0 {
-		t.Errorf("main %d (stack %d), a %d: only leaves execute", mainT.Instructions, res.Stacks[2].Instructions, a.Instructions)
+	if res.Stacks()[2].Instructions != mainT.Instructions || a.Instructions != 0 {
+		t.Errorf("main %d (stack %d), a %d: only leaves execute", mainT.Instructions, res.Stacks()[2].Instructions, a.Instructions)
 	}
 	tot := float64(work.Instructions + mainT.Instructions)
 	for i, want := range []float64{3.0 / 8, 1.0 / 8, 0.5} {
-		if got := float64(res.Stacks[i].Instructions) / tot; math.Abs(got-want) > 0.01 {
+		if got := float64(res.Stacks()[i].Instructions) / tot; math.Abs(got-want) > 0.01 {
 			t.Errorf("stack %d truth share %.4f, want %.3f", i+1, got, want)
 		}
 	}
@@ -90,8 +107,8 @@ func TestNoStacksNoStackTruth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Stacks) != 0 || len(res.StackHits) != 0 {
-		t.Errorf("stacks %v hits %v", res.Stacks, res.StackHits)
+	if len(res.Stacks()) != 0 || res.NumStacks() != 0 || len(res.StackHits) != 0 {
+		t.Errorf("stacks %v hits %v", res.Stacks(), res.StackHits)
 	}
 }
 
@@ -177,7 +194,7 @@ func TestManyStacksSettleExactly(t *testing.T) {
 			}
 			leafInstr, leafCycles := map[string]uint64{}, map[string]uint64{}
 			var tot float64
-			for _, st := range res.Stacks {
+			for _, st := range res.Stacks() {
 				leafInstr[st.Frames[0]] += st.Instructions
 				leafCycles[st.Frames[0]] += st.Cycles
 				tot += float64(st.Instructions)
@@ -202,7 +219,7 @@ func TestManyStacksSettleExactly(t *testing.T) {
 			var got []uint64
 			var want []float64
 			for i, st := range w.Processes[0].Stacks {
-				got, want = append(got, uint64(float64(res.Stacks[i].Instructions)/workload.DefaultSegmentInstructions+0.5)), append(want, st.Weight/wsum)
+				got, want = append(got, uint64(float64(res.Stacks()[i].Instructions)/workload.DefaultSegmentInstructions+0.5)), append(want, st.Weight/wsum)
 			}
 			if test, err := sampling.GoodnessOfFit(got, want); err != nil || test.Beyond() {
 				t.Errorf("stack shares of %.0f segments: total variation %.4f (%.4f expected), %s %v", segs, test.TV, test.Expected, sampling.FormatP(test.P, test.Method), err)

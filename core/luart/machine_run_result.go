@@ -24,7 +24,7 @@ func (rt *Runtime) runResultTable(L *lua.LState, res *sim.Result) *lua.LTable {
 	// built when read, walked by pairs where they were always set
 	lazy := map[string]func() lua.LValue{"truth": func() lua.LValue { return truthTable(L, res) }}
 	luavm.Reserve(out, "truth")
-	if len(res.Stacks) > 0 {
+	if res.NumStacks() > 0 {
 		lazy["stacks"] = func() lua.LValue { return stacksTable(L, res) }
 		luavm.Reserve(out, "stacks")
 	}
@@ -108,7 +108,7 @@ func addCallStructure(L *lua.LState, rows []*lua.LTable, res *sim.Result) {
 	// seen[f] == si+1: f is already counted for stack si (a function may
 	// appear twice on one stack)
 	seen := make([]int, len(w.Funcs))
-	for si, st := range res.Stacks {
+	for si, st := range res.Stacks() {
 		frames := w.Stacks[si].Frames
 		ownInstr[frames[0]] -= min(ownInstr[frames[0]], st.Instructions)
 		ownCycles[frames[0]] -= min(ownCycles[frames[0]], st.Cycles)
@@ -158,7 +158,8 @@ func truthKey(res *sim.Result, i int) string {
 // the frames inlined into the next } (when some are), instructions,
 // cycles, hits = { [source] = n } }, in the workload's order.
 func stacksTable(L *lua.LState, res *sim.Result) *lua.LTable {
-	hits := make([]map[string]uint64, len(res.Stacks))
+	truths := res.Stacks()
+	hits := make([]map[string]uint64, len(truths))
 	for k, n := range res.StackHits {
 		if hits[k.Stack] == nil {
 			hits[k.Stack] = map[string]uint64{}
@@ -169,11 +170,11 @@ func stacksTable(L *lua.LState, res *sim.Result) *lua.LTable {
 	// of thousands of stacks over a few thousand functions)
 	w := res.Workload
 	var names []lua.LValue
-	if w != nil && len(w.Stacks) == len(res.Stacks) {
+	if w != nil && len(w.Stacks) == len(truths) {
 		names = make([]lua.LValue, len(w.Funcs))
 	}
-	out := L.CreateTable(len(res.Stacks), 0)
-	for i, st := range res.Stacks {
+	out := L.CreateTable(len(truths), 0)
+	for i, st := range truths {
 		row := L.CreateTable(0, 4)
 		frames := L.CreateTable(len(st.Frames), 0)
 		for j, f := range st.Frames {

@@ -79,9 +79,10 @@ func (b *profileBuilder) collectParts(src nt.Source, pid uint32) {
 	index := map[stackKey]map[string]*stackPart{}
 	for _, res := range b.e.Sim.Results() {
 		w := res.Workload
-		if len(w.Stacks) == 0 || len(res.Stacks) != len(w.Stacks) {
+		if len(w.Stacks) == 0 || res.NumStacks() != len(w.Stacks) {
 			continue
 		}
+		truths := res.Stacks()
 		hits := make([]uint64, len(w.Stacks))
 		for k, n := range res.StackHits {
 			if k.Source == src && (pid == 0 || k.Process == pid) && k.Stack < len(hits) {
@@ -125,9 +126,9 @@ func (b *profileBuilder) collectParts(src nt.Source, pid uint32) {
 			}
 			p.hits += hits[si]
 			if src == nt.ProfileTime {
-				p.truth += float64(res.Stacks[si].Cycles)
+				p.truth += float64(truths[si].Cycles)
 			} else {
-				p.truth += float64(res.Stacks[si].Instructions)
+				p.truth += float64(truths[si].Instructions)
 			}
 		}
 	}

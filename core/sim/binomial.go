@@ -2,7 +2,6 @@ package sim
 
 import (
 	"math"
-	"math/rand/v2"
 )
 
 // This file draws counts: how many of n independent segments fell in each
@@ -12,7 +11,7 @@ import (
 // small (Kachitvichyanukul and Schmeiser's BINV), otherwise by rejection
 // from a Lorentzian envelope (Press et al., Numerical Recipes, bnldev).
 // Both cost O(1) draws in expectation, whatever n.
-func binomial(rng *rand.Rand, n uint64, p float64) uint64 {
+func binomial(rng prng, n uint64, p float64) uint64 {
 	switch {
 	case n == 0 || p <= 0:
 		return 0
@@ -64,7 +63,7 @@ func binomial(rng *rand.Rand, n uint64, p float64) uint64 {
 
 // multinomial splits n draws over categories of probabilities p (summing
 // to 1) into out, by conditional binomials.
-func multinomial(rng *rand.Rand, n uint64, p []float64, out []uint64) {
+func multinomial(rng prng, n uint64, p []float64, out []uint64) {
 	rest := 1.0
 	for i := range p {
 		out[i] = 0

@@ -18,7 +18,7 @@ func TestBinomialDistribution(t *testing.T) {
 		n uint64
 		p float64
 	}{{10, 0.3}, {40, 0.2}, {100, 0.3}, {1000, 0.45}, {50, 0.9}, {3000, 0.7}, {1_000_000, 1e-5}} {
-		rng := rand.New(rand.NewPCG(1, 2))
+		rng := newPRNG(1, 2)
 		const draws = 40_000
 		counts := map[uint64]float64{}
 		var sum float64
@@ -73,7 +73,7 @@ func TestBinomialDistribution(t *testing.T) {
 }
 
 func TestMultinomialSplitsEveryDraw(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
+	rng := newPRNG(3, 4)
 	p := []float64{0.5, 0.3, 0.2}
 	out := make([]uint64, 3)
 	var tot [3]float64

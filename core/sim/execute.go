@@ -82,7 +82,7 @@ func (rs *runState) execute(c *cpuRun, t uint64) uint64 {
 			stop := min(t, cl.cycleAt(c.seg.start, cl.n))
 			for i, k := range c.ctrs {
 				r := cl.rate[i]
-				if r <= 0 {
+				if r <= 0 || beyond(k.remaining, r, cl.n-c.seg.done) {
 					continue
 				}
 				var need uint64
@@ -100,16 +100,12 @@ func (rs *runState) execute(c *cpuRun, t uint64) uint64 {
 			}
 			d := cl.instrAt(c.seg.start, stop)
 			overflow := false
-			if delta := d - c.seg.done; delta > 0 {
-				fd := float64(delta)
-				for i, k := range c.ctrs {
+			fd := float64(d - c.seg.done)
+			for i, k := range c.ctrs {
+				if fd > 0 {
 					k.remaining -= fd * cl.rate[i]
 				}
-			}
-			for _, k := range c.ctrs {
-				if k.remaining <= eps {
-					overflow = true
-				}
+				overflow = overflow || k.remaining <= eps
 			}
 			c.seg.done, c.clock = d, stop
 			if overflow || stop >= t {
@@ -137,12 +133,18 @@ func (rs *runState) execute(c *cpuRun, t uint64) uint64 {
 				n = 0
 				break
 			}
-			if m := wholeAtLeast1((k.remaining-eps)/c.emax[i]) - 1; m < n {
-				n = m
+			if d := k.remaining - eps; !surelyAbove(d, c.emax[i], n+1) {
+				if m := wholeAtLeast1(d/c.emax[i]) - 1; m < n {
+					n = m
+				}
 			}
 		}
 		if n > 0 {
-			rs.skip(c, n)
+			if len(c.classes) == 1 {
+				rs.skipClass(c, 0, n) // skip's, with nothing to draw
+			} else {
+				rs.skip(c, n)
+			}
 			continue
 		}
 		rs.startSegment(c)
@@ -160,6 +162,24 @@ func wholeAtLeast1(x float64) uint64 {
 		return uint64(int64(x))
 	}
 	return 1
+}
+
+// beyond reports, without a division, that a counter with remaining
+// events left at r events per instruction surely does not overflow in the
+// next left instructions: that the division the engine makes otherwise,
+// wholeAtLeast1(remaining/r - eps), would surely exceed left. When it
+// cannot tell, it says false and the division is made.
+func beyond(remaining, r float64, left uint64) bool {
+	return remaining > eps && surelyAbove(remaining, r, left+1)
+}
+
+// surelyAbove reports that d/e, as float64 division computes it, is at
+// least n (a whole number below 2^53): d exceeds n·e rounded and raised
+// by 10^-12, more than the rounding of the product can take away, so d
+// exceeds n·e exactly, d/e ≥ n exactly and its rounding too. It is
+// false where that is not sure, never wrong when true.
+func surelyAbove(d, e float64, n uint64) bool {
+	return n < 1<<53 && d > float64(n)*e*(1+1e-12)
 }
 
 // manyClasses is how many classes a thread may have before its segments'

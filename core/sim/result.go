@@ -1,8 +1,10 @@
 package sim
 
 import (
+	"math"
 	"slices"
 	"sort"
+	"sync"
 
 	"github.com/proflab/proflab/core/workload"
 	"github.com/proflab/proflab/kernel"
@@ -39,15 +41,47 @@ type Result struct {
 	// processors, ascending (one value when they all agree). A source a
 	// failed NtSetIntervalProfile left at its default shows it here.
 	Intervals map[string][]uint64
-	// Stacks is the ground truth per calling context of a workload that
-	// lists stacks, in the order of Workload.Stacks (empty otherwise).
-	Stacks []StackTruth
 	// StackHits counts the interrupts delivered while each workload stack
 	// ran, by source and process: the stacks the profiles' samples were
 	// drawn in (a bucket knows its address, not its stack).
 	StackHits map[StackHit]uint64
 
 	bySrc [][256]uint64
+
+	// the stacks' truth, made by Stacks on its first call from the run's
+	// counts (stackTallies) and the prepared workload's frames
+	stacksOnce   sync.Once
+	stacks       []StackTruth
+	stackTallies []stackTally
+	stackFrames  [][]string
+}
+
+// NumStacks is len(r.Stacks()), without making them.
+func (r *Result) NumStacks() int {
+	if r.stackTallies == nil || r.Workload == nil || len(r.stackTallies) != len(r.Workload.Stacks) {
+		return 0
+	}
+	return len(r.stackTallies)
+}
+
+// Stacks is the ground truth per calling context of a workload that
+// lists stacks, in the order of Workload.Stacks (empty otherwise). It is
+// made on its first call, not by the run: a run over an imported profile
+// of tens of thousands of stacks whose result nobody asks for its stacks
+// (a sweep's scenario reading only interrupts) pays nothing for them.
+// Every call returns the same slice; it is safe for concurrent use.
+func (r *Result) Stacks() []StackTruth {
+	r.stacksOnce.Do(func() {
+		if r.stackTallies == nil || r.Workload == nil || len(r.stackTallies) != len(r.Workload.Stacks) {
+			return // not finished: no truth
+		}
+		r.stacks = make([]StackTruth, len(r.stackTallies))
+		for si, st := range r.Workload.Stacks {
+			t := r.stackTallies[si]
+			r.stacks[si] = StackTruth{Frames: r.stackFrames[si], Inlined: st.Inlined, Instructions: t.instr, Cycles: t.cycles}
+		}
+	})
+	return r.stacks
 }
 
 // StackTruth is the exact execution of one calling context in a run.
@@ -94,7 +128,7 @@ func (rs *runState) hitStack(src nt.Source, ctx, stack int) {
 		}
 		h := rs.stackHits[k]
 		if h == nil {
-			h = make([]uint64, len(rs.w.Stacks))
+			h = hitsPool.get(len(rs.w.Stacks))
 			rs.stackHits[k] = h
 		}
 		rs.lastHits, rs.lastHitKey = h, k
@@ -124,6 +158,8 @@ type FunctionTruth struct {
 	Cycles       uint64
 	// Events by name: instructions, cycles (unhalted), branches,
 	// branch_mispredicts, cache_misses, cache_references (expected counts).
+	// (Functions whose events are all 0 share one map, and Events is
+	// Code.Events where they are equal: read them, do not modify them.)
 	Events map[string]float64
 	// Code is what executed at the function's addresses (see above).
 	Code CodeTruth
@@ -210,6 +246,7 @@ func (rs *runState) finish() {
 	w := rs.w
 	inl := rs.inlinedTruth()
 	res.Functions = make([]FunctionTruth, 0, len(w.Funcs))
+	var zeros sharedZeros
 	for fi, f := range w.Funcs {
 		ft := FunctionTruth{Name: f.Name, Image: f.Image, Addr: f.Addr, Size: f.Size}
 		var code tally
@@ -223,7 +260,7 @@ func (rs *runState) finish() {
 				}
 			}
 		}
-		ft.Code = CodeTruth{Instructions: code.instr, Cycles: code.cycles, Events: eventMap(code.ev)}
+		ft.Code = CodeTruth{Instructions: code.instr, Cycles: code.cycles, Events: zeros.eventMap(code.ev)}
 		own := code
 		if inl != nil {
 			own.instr = own.instr - inl.out[fi].instr + inl.in[fi].instr
@@ -235,7 +272,7 @@ func (rs *runState) finish() {
 		}
 		ft.Instructions, ft.Cycles, ft.Events = own.instr, own.cycles, ft.Code.Events
 		if own != code {
-			ft.Events = eventMap(own.ev)
+			ft.Events = zeros.eventMap(own.ev)
 		}
 		res.Functions = append(res.Functions, ft)
 	}
@@ -249,11 +286,7 @@ func (rs *runState) finish() {
 			}
 		}
 	}
-	res.Stacks = make([]StackTruth, len(w.Stacks))
-	for si, st := range w.Stacks {
-		t := &rs.stackTallies[si]
-		res.Stacks[si] = StackTruth{Frames: rs.prep.frames[si], Inlined: st.Inlined, Instructions: t.instr, Cycles: t.cycles}
-	}
+	res.stackTallies, res.stackFrames = rs.stackTallies, rs.prep.frames
 	for _, p := range rs.s.m.Profiles() {
 		if !p.Info.Started || p.Info.Size == 0 {
 			continue
@@ -267,6 +300,35 @@ func (rs *runState) finish() {
 		}
 		return a.Handle < b.Handle
 	})
+}
+
+// sharedZeros is the one map of events of a result's functions that
+// executed nothing: an imported workload's thousands of functions are
+// mostly not run in a short run, and a map each cost the run more than
+// anything else it did for them.
+type sharedZeros struct{ m map[string]float64 }
+
+// eventMap is ev by event name: the result's shared map when every
+// event is 0.
+func (z *sharedZeros) eventMap(ev [nEvents]float64) map[string]float64 {
+	if allZero(ev) {
+		if z.m == nil {
+			z.m = eventMap(ev)
+		}
+		return z.m
+	}
+	return eventMap(ev)
+}
+
+// allZero reports whether every one of ev is +0 (a -0 would print as
+// "-0": its map is its own).
+func allZero(ev [nEvents]float64) bool {
+	for _, v := range ev {
+		if math.Float64bits(v) != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // eventMap is ev by event name.

@@ -19,6 +19,13 @@ type tally struct {
 	ev     [nEvents]float64
 }
 
+// stackTally is a stack's truth during a run: what its leaf executed
+// (a stack's events are its leaf's function's, from its instructions).
+type stackTally struct {
+	instr  uint64
+	cycles uint64
+}
+
 // runState is one Run in progress.
 type runState struct {
 	ctx            context.Context
@@ -33,9 +40,10 @@ type runState struct {
 	quantum        uint64
 	segLen         uint64
 	end            uint64
-	ctxPID         []uint32 // context → process id (0: none)
-	tallies        [][]tally
-	stackTallies   []tally // per workload stack, over processors and processes
+	ctxPID         []uint32     // context → process id (0: none)
+	tallies        [][]tally    // per processor, per truth context and function
+	tallyArena     []tally      // the tallies' one array (tallyPool's)
+	stackTallies   []stackTally // per workload stack, over processors and processes
 	stackHits      map[stackHitKey][]uint64
 	lastHits       []uint64 // stackHits[lastHitKey]
 	lastHitKey     stackHitKey
@@ -123,6 +131,7 @@ func (s *Sim) RunCached(ctx context.Context, c *Cache, key string, durationUS ui
 	rs.wrapUp()
 	rs.account()
 	rs.finish()
+	rs.release()
 	rs.endProgress()
 	rs.res.End = s.m.Now()
 	rs.res.Log = append([]string(nil), s.log[logStart:]...)

@@ -92,10 +92,12 @@ func (rs *runState) setup() error {
 		}
 		rs.threads = append(rs.threads, th)
 	}
-	rs.stackTallies = make([]tally, len(r.Stacks))
+	rs.stackTallies = make([]stackTally, len(r.Stacks))
+	m := len(rs.ctxPID) * rs.nf
+	rs.tallyArena = tallyPool.get(s.ncpu * m)
 	rs.tallies = make([][]tally, s.ncpu)
 	for c := range rs.tallies {
-		rs.tallies[c] = make([]tally, len(rs.ctxPID)*rs.nf)
+		rs.tallies[c] = rs.tallyArena[c*m : (c+1)*m : (c+1)*m]
 	}
 	s.cpus = make([]*cpuRun, s.ncpu)
 	for c := range s.cpus {

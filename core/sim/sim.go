@@ -101,7 +101,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 
@@ -146,7 +145,7 @@ type Options struct {
 type Sim struct {
 	mu   sync.Mutex // Apply may be called while HALs are opened concurrently
 	opts Options
-	rng  *rand.Rand
+	rng  prng
 
 	m     *kernel.Machine
 	hals  []Driver
@@ -214,7 +213,7 @@ func (s *Sim) Seed() uint64 { return s.opts.Seed }
 // New returns a simulator whose hardware is not yet attached to a machine:
 // HALs may program it (Apply) before [Sim.Attach].
 func New(opts Options) *Sim {
-	return &Sim{opts: opts, freq: uint64(max(opts.FreqMHz, 0)), rng: rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9E3779B97F4A7C15))}
+	return &Sim{opts: opts, freq: uint64(max(opts.FreqMHz, 0)), rng: newPRNG(opts.Seed, opts.Seed^0x9E3779B97F4A7C15)}
 }
 
 // Attach connects the simulator to the machine built on the HALs it
