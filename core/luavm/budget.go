@@ -88,6 +88,19 @@ func (s *State) checkSize(L *lua.LState, fn string, n int64) {
 	s.raiseBudget(L, "%s: the result would be %s, over the scenario's memory budget of %s (--memory)", fn, size, FormatBytes(limit))
 }
 
+// MemoryLimit is the run's memory budget in bytes (0: none), for the
+// work a binding does outside the interpreter's heap checks (an import's
+// count of what it allocates).
+func (s *State) MemoryLimit() int64 { return s.memoryLimit() }
+
+// RaiseBudget raises the error of a binding whose work stopped at the
+// run's memory budget (format and args: what the binding says, after the
+// scenario's line), recorded as the run's budget failure: it fails the
+// run as a memory budget failure even when the script catches it.
+func (s *State) RaiseBudget(L *lua.LState, format string, args ...any) {
+	s.raiseBudget(L, format, args...)
+}
+
 // raiseBudget raises a Lua error at the scenario's line and records it:
 // a budget refusal fails the run even when the script catches it.
 func (s *State) raiseBudget(L *lua.LState, format string, args ...any) {
