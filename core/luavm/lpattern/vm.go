@@ -14,10 +14,10 @@ type vm struct {
 // stopped is the panic that unwinds the matcher when stop says to.
 type stopped struct{ err error }
 
-// step counts a step, calling stop every CheckEvery of them.
-func (v *vm) step() {
-	v.steps++
-	if v.steps%CheckEvery != 0 || v.stop == nil {
+// check calls stop, every CheckEvery steps (the matcher counts them
+// inline), and unwinds the matcher when it says to.
+func (v *vm) check() {
+	if v.stop == nil {
 		return
 	}
 	if err := v.stop(); err != nil {
@@ -41,7 +41,9 @@ func (v *vm) recursiveVM(src []byte, insts []inst, pc, sp, recLevel int, ms ...*
 		m = ms[0]
 	}
 redo:
-	v.step()
+	if v.steps++; v.steps&(CheckEvery-1) == 0 {
+		v.check()
+	}
 	inst := insts[pc]
 	switch inst.OpCode {
 	case opChar:
