@@ -239,7 +239,7 @@ function M.p_text(a)
     return ("p ≈ %.2g (Monte Carlo, resolution not known)"):format(a.p)
   end
   local rel = a.method == "bound" and "<=" or "="
-  if a.p == 0 then return "p = 0" end
+  if a.p < 1e-300 then return "p < 1e-300" end -- underflowed: too small to write, not zero
   if a.p >= 0.01 then return ("p %s %.2f"):format(rel, a.p) end
   if a.p >= 0.0001 then return ("p %s %.4f"):format(rel, a.p) end
   return ("p %s %.1e"):format(rel, a.p)

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/proflab/proflab/core/compare"
+	"github.com/proflab/proflab/core/config"
 	"github.com/proflab/proflab/core/input"
 	"github.com/proflab/proflab/core/output"
 	"github.com/proflab/proflab/core/workload/importer"
@@ -19,10 +20,11 @@ type compareFlags struct {
 	format, process, profile string
 	dropIdle                 bool
 	rows                     int
+	memory                   byteSize
 }
 
 func newCompareCmd() *cobra.Command {
-	var f compareFlags
+	f := compareFlags{memory: byteSize(config.Default().Run.Memory)}
 	cmd := &cobra.Command{
 		Use:   "compare SOURCE RUN_DIR",
 		Short: "Does the lab's profiler agree with the profile you brought? The source against a run's profiles",
@@ -56,6 +58,7 @@ func newCompareCmd() *cobra.Command {
 	fl.BoolVar(&f.dropIdle, "drop-idle", false, "as workload import --drop-idle: give it when the workload was imported with it")
 	fl.StringVar(&f.profile, "profile", "", "compare only the run's profiles whose file name contains this `TEXT`")
 	fl.IntVar(&f.rows, "rows", compare.TextRows, "functions to list, the hottest of either side, before those that differ (0: all)")
+	fl.Var(&f.memory, "memory", "the source's import's memory budget, as workload import --memory takes it, like 1GiB or 512MiB (0: none)")
 	return cmd
 }
 
@@ -76,9 +79,12 @@ func runCompare(cmd *cobra.Command, source, run string, f compareFlags) error {
 		}
 		return withCode(ExitUsage, err)
 	}
-	im, err := importer.Import(source, data, importer.Options{Format: format, Process: f.process, DropIdle: f.dropIdle})
+	ctx, stop := budgetContext(cmd, int64(f.memory))
+	defer stop()
+	im, err := importBudgeted(ctx, "compare's import", source, data, importer.Options{Format: format, Process: f.process, DropIdle: f.dropIdle, Memory: int64(f.memory)})
+	data = nil // its memory goes back to the budget
 	if err != nil {
-		return withCode(ExitUsage, err)
+		return err
 	}
 	profs, err := compare.ReadRun(run)
 	if err != nil {

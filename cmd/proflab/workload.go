@@ -83,6 +83,46 @@ func newWorkloadImportCmd() *cobra.Command {
 	return cmd
 }
 
+// budgetContext is the context of a command's import under a memory
+// budget of memory bytes (0: none): the watchdog of runs ends it when
+// the heap passes the budget. stop ends the context and the watch.
+func budgetContext(cmd *cobra.Command, memory int64) (ctx context.Context, stop func()) {
+	ctx = cmd.Context()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	unwatch := luavm.WatchMemory(memory, cancel)
+	return ctx, func() { unwatch(); cancel(nil) }
+}
+
+// importBudgeted imports file (data) under ctx of budgetContext and
+// opt.Memory: the heap watchdog's end and the import's own count of
+// its stacks are both the budget's failure, with exit status 2 as any
+// bad input.
+func importBudgeted(ctx context.Context, what, file string, data []byte, opt importer.Options) (*importer.Imported, error) {
+	im, err := importer.ImportContext(ctx, file, data, opt)
+	if err == nil {
+		return im, nil
+	}
+	if b := budgetFailure(what, file, err); b != nil {
+		return nil, b
+	}
+	return nil, withCode(ExitUsage, err)
+}
+
+// budgetFailure is the error of a command's work on file (what: the
+// command) that the heap watchdog of budgetContext ended, nil for any
+// other error.
+func budgetFailure(what, file string, err error) error {
+	var m *luavm.MemoryBudgetError
+	if errors.As(err, &m) {
+		return withCode(ExitUsage, fmt.Errorf("%s of %s exceeded its memory budget of %s (--memory; the heap reached %s), and nothing was written: raise --memory (0: none), or import a smaller profile (perf script --pid/--tid/--time, pprof -focus/-tagfocus, --process NAME)",
+			what, file, luavm.FormatBytes(m.Limit), luavm.FormatBytes(m.Heap)))
+	}
+	return nil
+}
+
 // formatList lists the formats --format takes, a line each.
 func formatList() string {
 	var b strings.Builder
@@ -129,29 +169,12 @@ func runImport(cmd *cobra.Command, file string, f importFlags) error {
 		}
 		return withCode(ExitUsage, err)
 	}
-	ctx := cmd.Context()
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	stop := luavm.WatchMemory(int64(f.memory), cancel)
+	ctx, stop := budgetContext(cmd, int64(f.memory))
 	defer stop()
-	budget := func(err error) error {
-		var m *luavm.MemoryBudgetError
-		if errors.As(err, &m) {
-			return withCode(ExitUsage, fmt.Errorf("workload import of %s exceeded its memory budget of %s (--memory; the heap reached %s), and nothing was written: raise --memory (0: none), or import a smaller profile (perf script --pid/--tid/--time, pprof -focus/-tagfocus, --process NAME)",
-				file, luavm.FormatBytes(m.Limit), luavm.FormatBytes(m.Heap)))
-		}
-		return nil
-	}
-	im, err := importer.ImportContext(ctx, file, data, importer.Options{Format: format, Arch: f.arch, Process: f.process, DropIdle: f.dropIdle, Memory: int64(f.memory), Symbols: f.symbols})
+	im, err := importBudgeted(ctx, "workload import", file, data, importer.Options{Format: format, Arch: f.arch, Process: f.process, DropIdle: f.dropIdle, Memory: int64(f.memory), Symbols: f.symbols})
 	data = nil // the profile is no longer needed: its memory goes back to the budget
 	if err != nil {
-		if b := budget(err); b != nil {
-			return b
-		}
-		return withCode(ExitUsage, err)
+		return err
 	}
 	if err := im.CheckReadable(); err != nil {
 		return withCode(ExitUsage, err)
@@ -163,7 +186,7 @@ func runImport(cmd *cobra.Command, file string, f importFlags) error {
 		err = outfile.Write(f.out, write)
 	}
 	if err != nil {
-		if b := budget(err); b != nil {
+		if b := budgetFailure("workload import", file, err); b != nil {
 			return b
 		}
 		if f.out == "" {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+
+	"github.com/proflab/proflab/core/sampling"
 )
 
 // Files of a run folder that imported a profile as its workload.
@@ -92,7 +94,7 @@ func table(b *bytes.Buffer, what string, rs []Row, limit int, module bool) {
 			differ = "differs"
 		}
 		cells = append(cells, append(row, pct(r.Source.Share), interval(r.Source), pct(r.Lab.Share), interval(r.Lab),
-			fmt.Sprintf("%+.2f%%", 100*(r.Lab.Share-r.Source.Share)), pText(r.PHolm), differ))
+			fmt.Sprintf("%+.2f%%", 100*(r.Lab.Share-r.Source.Share)), sampling.PNumber(r.PHolm), differ))
 	}
 	alignCells(b, cells, left)
 	switch {
@@ -107,16 +109,6 @@ func pct(v float64) string { return strconv.FormatFloat(100*v, 'f', 2, 64) + "%"
 
 func interval(s Share) string {
 	return "[" + strconv.FormatFloat(100*s.Low, 'f', 2, 64) + ", " + strconv.FormatFloat(100*s.High, 'f', 2, 64) + "]"
-}
-
-func pText(p float64) string {
-	switch {
-	case p >= 0.01:
-		return strconv.FormatFloat(p, 'f', 2, 64)
-	case p >= 0.0001:
-		return strconv.FormatFloat(p, 'f', 4, 64)
-	}
-	return strconv.FormatFloat(p, 'e', 1, 64)
 }
 
 // CSVHeader is comparison.csv's header.

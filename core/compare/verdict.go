@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/proflab/proflab/core/sampling"
 )
 
 // MinPerRank is the samples each side needs per hottest function ranked:
@@ -71,7 +73,7 @@ func (c *Comparison) verdict() {
 		var differ []string
 		for _, r := range fam.rows {
 			if r.Differ {
-				differ = append(differ, fmt.Sprintf("%s (p_Holm %s)", r.Name, pText(r.PHolm)))
+				differ = append(differ, fmt.Sprintf("%s (p_Holm %s)", r.Name, sampling.PNumber(r.PHolm)))
 			}
 		}
 		if len(differ) == 0 {

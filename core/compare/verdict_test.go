@@ -228,3 +228,32 @@ func TestReplayedPValuesSpread(t *testing.T) {
 		t.Errorf("p < 0.5 in %d of %d by the fit (want about half), %d by the two-sample test", fitLow, runs, twoLow)
 	}
 }
+
+// A difference so large that its p-value underflows to zero is written as
+// below a bound, in the verdict and in the table, never as an exact zero
+// ("p_Holm 0.0e+00").
+func TestUnderflowedPIsABound(t *testing.T) {
+	w := []float64{0.5, 0.5}
+	src, lab := pairOf(w, []uint64{1_000_000, 1_000_000}, []uint64{1_999_000, 1_000}, false)
+	c, err := compare.Compare(src, lab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var zero bool
+	for _, f := range c.Functions {
+		zero = zero || f.PHolm == 0
+	}
+	if !zero {
+		t.Fatalf("no function's p_Holm underflowed to 0: the case tests nothing (%+v)", c.Functions)
+	}
+	if !strings.Contains(c.Verdict, "(p_Holm < 1e-300)") || strings.Contains(c.Verdict, "e+00") {
+		t.Errorf("verdict %q: want p_Holm < 1e-300", c.Verdict)
+	}
+	var out strings.Builder
+	if err := compare.WriteText(&out, []compare.Comparison{c}, 0); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "< 1e-300") || strings.Contains(out.String(), "0.0e+00") || strings.Contains(out.String(), "p = 0") {
+		t.Errorf("text writes an underflowed p as a zero:\n%s", out.String())
+	}
+}

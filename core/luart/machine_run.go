@@ -97,6 +97,7 @@ func (rt *Runtime) workloadSpec(L *lua.LState, f *luavm.Fields, m *machine) (spe
 			if unreadable(err) {
 				rt.raiseInput(f, "workload", err)
 			}
+			rt.raiseImportBudget(L, f, err)
 			f.Errorf("workload", "%v", err)
 		}
 		rt.noteInputSum(path, ld.SHA256)
@@ -118,13 +119,29 @@ func (rt *Runtime) workloadSpec(L *lua.LState, f *luavm.Fields, m *machine) (spe
 	return nil, "", nil
 }
 
+// raiseImportBudget raises the error of a profile's import that the
+// run's budgets stopped: its memory budget, which the import holds by
+// counting the bytes of its stacks as they are allocated (as `proflab
+// workload import --memory` does), fails the run as a memory budget
+// failure; a run's context that ended (the time budget, the heap
+// watchdog) as that. Other errors are left to the caller.
+func (rt *Runtime) raiseImportBudget(L *lua.LState, f *luavm.Fields, err error) {
+	var be *importer.BudgetError
+	if errors.As(err, &be) {
+		rt.RaiseBudget(L, "%s{...}: field \"workload\": %v", f.Fn, err)
+	}
+	if rt.Context().Err() != nil {
+		rt.RaiseEnded(L, f.Fn, "while importing the workload", "raise the budget (--memory, --timeout), or import a smaller profile")
+	}
+}
+
 // importOptions reads the import field of m:run and m:images: the
 // choices of a profile file's import, { process = NAME_OR_PID, format =
 // NAME, symbols = PATH }, as `proflab workload import --process --format
 // --symbols` makes them. The symbol listing is a file the scenario reads
 // as it reads workloads (workload_path.go), recorded among its inputs.
 func (rt *Runtime) importOptions(L *lua.LState, f *luavm.Fields, m *machine) importer.LoadOptions {
-	o := importer.LoadOptions{Arch: m.km.Arch().String()}
+	o := importer.LoadOptions{Arch: m.km.Arch().String(), Memory: rt.MemoryLimit(), Ctx: rt.Context()}
 	if !f.Has("import") {
 		return o
 	}

@@ -88,6 +88,19 @@ func (s *State) checkSize(L *lua.LState, fn string, n int64) {
 	s.raiseBudget(L, "%s: the result would be %s, over the scenario's memory budget of %s (--memory)", fn, size, FormatBytes(limit))
 }
 
+// MemoryLimit is the run's memory budget in bytes (0: none), for the
+// work a binding does outside the interpreter's heap checks (an import's
+// count of what it allocates).
+func (s *State) MemoryLimit() int64 { return s.memoryLimit() }
+
+// RaiseBudget raises the error of a binding whose work stopped at the
+// run's memory budget (format and args: what the binding says, after the
+// scenario's line), recorded as the run's budget failure: it fails the
+// run as a memory budget failure even when the script catches it.
+func (s *State) RaiseBudget(L *lua.LState, format string, args ...any) {
+	s.raiseBudget(L, format, args...)
+}
+
 // raiseBudget raises a Lua error at the scenario's line and records it:
 // a budget refusal fails the run even when the script catches it.
 func (s *State) raiseBudget(L *lua.LState, format string, args ...any) {
@@ -108,8 +121,11 @@ func (s *State) installBudgets() {
 	co := L.GetGlobal("coroutine").(*lua.LTable)
 	str.RawSetString("rep", s.fn("string.rep", s.stringRep))
 	str.RawSetString("gsub", s.fn("string.gsub", s.stringGsub))
-	concat := tab.RawGetString("concat").(*lua.LFunction)
-	tab.RawSetString("concat", s.fn("table.concat", s.tableConcat(concat)))
+	str.RawSetString("find", s.fn("string.find", s.stringFind))
+	str.RawSetString("match", s.fn("string.match", s.stringMatch))
+	str.RawSetString("gmatch", s.fn("string.gmatch", s.stringGmatch))
+	tab.RawSetString("concat", s.fn("table.concat", s.tableConcat))
+	tab.RawSetString("sort", s.fn("table.sort", s.tableSort))
 	L.SetGlobal("unpack", s.fn("unpack", unpack))
 	resume := co.RawGetString("resume").(*lua.LFunction)
 	bounded := s.fn("coroutine.resume", s.coroutineResume(resume))
@@ -129,43 +145,32 @@ func (s *State) stringRep(L *lua.LState) int {
 		s.checkSize(L, "string.rep", -1)
 	}
 	count := int64(n)
-	s.checkSize(L, "string.rep", count*int64(len(str)))
-	L.Push(lua.LString(strings.Repeat(str, int(count))))
+	total := count * int64(len(str))
+	s.checkSize(L, "string.rep", total)
+	// doubling, as strings.Repeat does, at most a chunk at a time: the
+	// run's context is looked at between chunks
+	var b strings.Builder
+	b.Grow(int(total))
+	b.WriteString(str)
+	for int64(b.Len()) < total {
+		s.checkEnded(L, "string.rep")
+		b.WriteString(b.String()[:min(int64(b.Len()), total-int64(b.Len()), buildChunk)])
+	}
+	L.Push(lua.LString(b.String()))
 	return 1
 }
 
-// tableConcat is table.concat, refusing results over the budget (it adds
-// up the sizes before building anything).
-func (s *State) tableConcat(orig *lua.LFunction) lua.LGFunction {
-	return func(L *lua.LState) int {
-		t := L.CheckTable(1)
-		sep := L.OptString(2, "")
-		n := t.Len()
-		// The range gopher-lua's concat uses: i and j clamped to 1…#t.
-		i := max(min(L.OptInt(3, 1), n), 1)
-		j := min(L.OptInt(4, n), n)
-		var size int64
-		for k := i; k <= j; k++ {
-			switch v := t.RawGetInt(k).(type) {
-			case lua.LString:
-				size += int64(len(v))
-			case lua.LNumber:
-				size += 24
-			}
-			if k < j {
-				size += int64(len(sep))
-			}
-			if limit := s.memoryLimit(); limit > 0 && size > limit {
-				s.checkSize(L, "table.concat", size)
-			}
-		}
-		top := L.GetTop()
-		L.Push(orig)
-		for a := 1; a <= top; a++ {
-			L.Push(L.Get(a))
-		}
-		L.Call(top, 1)
-		return 1
+// buildChunk is the most bytes a long builtin (string.rep, table.concat)
+// builds between two looks at the run's context: well under a
+// millisecond of copying.
+const buildChunk = 1 << 20
+
+// checkEnded raises the error of a long builtin fn whose run's context
+// ended (its time or memory budget, Ctrl-C), so that it stops within
+// milliseconds instead of going on after the run was abandoned.
+func (s *State) checkEnded(L *lua.LState, fn string) {
+	if s.ctx.Err() != nil {
+		s.RaiseEnded(L, fn, "before it finished", "a builtin working on values this large takes long: work on smaller ones")
 	}
 }
 

@@ -5,7 +5,8 @@ import (
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
-	"github.com/yuin/gopher-lua/pm"
+
+	"github.com/proflab/proflab/core/luavm/lpattern"
 )
 
 // The string builtins that can build a result many times their input in
@@ -24,10 +25,7 @@ func (s *State) stringGsub(L *lua.LState) int {
 	L.CheckTypes(3, lua.LTString, lua.LTTable, lua.LTFunction)
 	repl := L.CheckAny(3)
 	limit := L.OptInt(4, -1)
-	mds, err := pm.Find(pat, []byte(str), 0, limit)
-	if err != nil {
-		L.RaiseError("%s", err.Error())
-	}
+	mds := s.findMatches(L, "string.gsub", pat, str, 0, limit)
 	if len(mds) == 0 {
 		L.SetTop(1)
 		L.Push(lua.LNumber(0))
@@ -58,7 +56,7 @@ func (s *State) stringGsub(L *lua.LState) int {
 // gsubReplacement is what replaces the match m: repl expanded (a string,
 // %0–%9 its captures), looked up (a table) or called (a function); ok is
 // false to keep the match (a false or nil answer).
-func gsubReplacement(L *lua.LState, str string, m *pm.MatchData, repl lua.LValue) (string, bool) {
+func gsubReplacement(L *lua.LState, str string, m *lpattern.MatchData, repl lua.LValue) (string, bool) {
 	switch r := repl.(type) {
 	case lua.LString:
 		return expandReplacement(L, str, m, string(r)), true
@@ -101,7 +99,7 @@ func gsubReplacement(L *lua.LState, str string, m *pm.MatchData, repl lua.LValue
 // expandReplacement expands a string replacement as gopher-lua does: %d
 // is capture d (%0 and, without captures, %1 the whole match), %% a
 // percent sign, and % before anything else stays as written.
-func expandReplacement(L *lua.LState, str string, m *pm.MatchData, repl string) string {
+func expandReplacement(L *lua.LState, str string, m *lpattern.MatchData, repl string) string {
 	var b strings.Builder
 	for i := 0; i < len(repl); i++ {
 		c := repl[i]
@@ -125,7 +123,7 @@ func expandReplacement(L *lua.LState, str string, m *pm.MatchData, repl string) 
 
 // captured is capture idx/2 of the match (a position capture as its
 // number), as gopher-lua's capturedString.
-func captured(L *lua.LState, m *pm.MatchData, str string, idx int) string {
+func captured(L *lua.LState, m *lpattern.MatchData, str string, idx int) string {
 	if idx > 2 && idx >= m.CaptureLength() {
 		L.RaiseError("invalid capture index")
 	}

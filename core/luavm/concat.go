@@ -30,7 +30,9 @@ import (
 // Other builtins need no check of their own when their result is no
 // larger than an argument that already exists (string.upper, lower,
 // reverse, sub); string.rep, string.format, string.gsub and table.concat
-// have theirs (budget.go, budget_string.go).
+// have theirs (budget.go, budget_string.go, budget_table.go), and the
+// long builtins look at the run's context as they go (budget_pattern.go,
+// budget_table.go).
 
 // concatName is what messages and tracebacks call the concatenation.
 const concatName = "string concatenation (..)"

@@ -7,8 +7,8 @@ import (
 )
 
 // TestInterpreterImportsNoModel keeps the interpreter apart from the lab:
-// it and its tests depend on gopher-lua, its own leaf cformat (C's
-// printf conversions) and three small leaves of core/ (runerr's error
+// it and its tests depend on gopher-lua, its own leaves cformat (C's
+// printf conversions) and lpattern (Lua's patterns, interruptible) and three small leaves of core/ (runerr's error
 // kinds, input's guarded file reads, suggest's spelling hints), never on a model package (kernel, sim, workload, lab, output,
 // halhost, importer, config) or on the proflab module built on it, so it
 // is tested without building a machine.
@@ -19,6 +19,7 @@ func TestInterpreterImportsNoModel(t *testing.T) {
 		Allow: []string{
 			"github.com/yuin/gopher-lua/...",
 			"github.com/proflab/proflab/core/luavm/cformat",
+			"github.com/proflab/proflab/core/luavm/lpattern",
 			"github.com/proflab/proflab/core/runerr",
 			"github.com/proflab/proflab/core/input",
 			"github.com/proflab/proflab/core/suggest",

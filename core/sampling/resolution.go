@@ -22,19 +22,26 @@ func (t Test) PText() string {
 		floor := 1 / float64(t.Draws+1)
 		up := roundUp(floor)
 		if up == floor {
-			return "p ≤ " + pNumber(up)
+			return "p ≤ " + PNumber(up)
 		}
-		return "p < " + pNumber(up)
+		return "p < " + PNumber(up)
 	}
 	lo, hi := ClopperPearson(uint64(t.Exceedances), uint64(t.Draws))
-	return fmt.Sprintf("p ≈ %s [%s, %s]", pNumber(t.P), pNumber(lo), pNumber(hi))
+	return fmt.Sprintf("p ≈ %s [%s, %s]", PNumber(t.P), PNumber(lo), PNumber(hi))
 }
 
-// pNumber writes a p-value with the digits FormatP gives it.
-func pNumber(p float64) string {
+// PFloor is the smallest p-value written as a number: a p below it (one
+// that underflowed to zero in the computation, or a subnormal double
+// with few digits left) is written as a bound, "< 1e-300", never as an
+// exact zero, which no sample can give.
+const PFloor = 1e-300
+
+// PNumber writes a p-value with the digits FormatP gives it ("0.31",
+// "0.0004", "3.1e-12"), and one below PFloor as the bound "< 1e-300".
+func PNumber(p float64) string {
 	switch {
-	case p == 0:
-		return "0"
+	case p < PFloor:
+		return "< 1e-300"
 	case p >= 0.01:
 		return strconv.FormatFloat(p, 'f', 2, 64)
 	case p >= 0.0001:

@@ -15,7 +15,10 @@ func TestPText(t *testing.T) {
 		want string
 	}{
 		{"exact", Test{P: 0.3123, Method: Exact}, "p = 0.31"},
-		{"impossible", Test{P: 0, Method: Exact}, "p = 0"},
+		{"underflowed", Test{P: 0, Method: Exact}, "p < 1e-300"},
+		{"underflowed bound", Test{P: 0, Method: Bound}, "p < 1e-300"},
+		{"subnormal", Test{P: 5e-310, Method: Exact}, "p < 1e-300"},
+		{"smallest written", Test{P: 2e-300, Method: Exact}, "p = 2.0e-300"},
 		{"bound", Test{P: 3.1e-12, Method: Bound}, "p ≤ 3.1e-12"},
 		{"none of the first 2,999", Test{P: 1.0 / 3000, Method: MonteCarlo, Draws: EarlyDraws}, "p < 0.0004"},
 		{"none of 9,999", Test{P: 1.0 / 10000, Method: MonteCarlo, Draws: MaxDraws}, "p ≤ 0.0001"},

@@ -128,15 +128,16 @@ type Test struct {
 func (t Test) Beyond() bool { return t.P < Alpha }
 
 // FormatP renders a p-value for people: "p = 0.31", "p = 0.0004", "p ≤
-// 3.1e-12" for a bound, "p = 0" for the impossible.
+// 3.1e-12" for a bound, and "p < 1e-300" for one below PFloor (a p that
+// underflowed to zero is too small to write, not zero).
 func FormatP(p float64, m Method) string {
 	rel := "="
 	if m == Bound {
 		rel = "≤"
 	}
 	switch {
-	case p == 0:
-		return "p = 0"
+	case p < PFloor:
+		return "p " + PNumber(p)
 	case p >= 0.01:
 		return fmt.Sprintf("p %s %.2f", rel, p)
 	case p >= 0.0001:

@@ -183,9 +183,9 @@ func runHALs(opt Options, log io.Writer) (hals lab.HALProvider, release func(), 
 const abandonGrace = 3 * time.Second
 
 // execBounded runs the scenario on its own goroutine and waits for it, or,
-// once the run's context has ended, for abandonGrace more. A builtin that
-// loops in Go without looking at the context (a pathological string
-// pattern) cannot hold the run: execBounded then reports it abandoned and
+// once the run's context has ended, for abandonGrace more. A call that
+// works in Go without looking at the context (the long builtins of
+// core/luavm do look at it) cannot hold the run: execBounded then reports it abandoned and
 // leaves the goroutine to finish on its own.
 func execBounded(rt *luart.Runtime, name string, src []byte) (err *Error, abandoned bool) {
 	done := make(chan *Error, 1)
@@ -223,7 +223,7 @@ func abandonedError(ctx context.Context, opt Options, runCtx context.Context, ca
 	default:
 		e = &Error{Kind: runerr.KindPlugin, Message: fmt.Sprint(context.Cause(runCtx))}
 	}
-	inside := "a builtin call that cannot be interrupted (such as a string pattern match)"
+	inside := "a builtin call that cannot be interrupted (a call into a HAL plugin, say)"
 	if call != "" {
 		inside = call + ", a builtin call that could not be interrupted,"
 	}

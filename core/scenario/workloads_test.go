@@ -11,6 +11,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/proflab/proflab/core/runerr"
+	"github.com/proflab/proflab/core/workload/importer/importtest"
 )
 
 // Runs of this process share one cache of workload files, by content: a
@@ -167,5 +170,33 @@ m:run{ duration_us = helper.duration, workload = "w.folded" }
 	}
 	if got, b := read(`local lab = require "proflab" lab.record{ x = 1 }`); got["inputs"] != nil {
 		t.Errorf("a run that read no file has inputs:\n%s", b)
+	}
+}
+
+// A profile imported through m:run holds the run's memory budget as
+// `proflab workload import --memory` does: the 16,000-node chain of
+// issue 36 (2.6 MB, 3.7 GB of stacks before they were cut and counted)
+// stops at the budget with the import's error, a memory budget failure
+// of the run even when the script catches it.
+func TestImportThroughRunHoldsTheMemoryBudget(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "deep.cpuprofile"), importtest.V8DeepChain(16000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, src := range map[string]string{
+		"m:run": `local lab = require "proflab"
+local m = lab.machine{ hal = { "apic" } }
+m:run{ duration_us = 1000, workload = "deep.cpuprofile" }`,
+		"m:images in pcall": `local lab = require "proflab"
+local m = lab.machine{ hal = { "apic" } }
+local ok, err = pcall(function() return m:images{ workload = "deep.cpuprofile" } end)
+lab.check(not ok, "refused")`,
+	} {
+		r := run(t, src, func(o *Options) { o.File, o.Memory = filepath.Join(dir, "s.lua"), 64<<20 })
+		if r.Error == nil || r.Error.Kind != runerr.KindMemory ||
+			!strings.Contains(r.Error.Message, "deep.cpuprofile: the import stopped: its stacks would hold more than the import's memory budget of 64 MiB") ||
+			!strings.Contains(r.Error.Message, "s.lua:") {
+			t.Errorf("%s: error %+v, want the import's memory budget failure at the scenario's line", name, r.Error)
+		}
 	}
 }

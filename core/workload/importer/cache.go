@@ -96,7 +96,7 @@ func (c *Cache) LoadWith(path string, o LoadOptions) (Loaded, error) {
 	if c != nil {
 		if id, ok := input.IdentityAt(path); ok {
 			if ld, ok := c.unchanged(path, arch, id); ok {
-				return ld, nil
+				return ld, o.admit(path, ld)
 			}
 		}
 	}
@@ -123,7 +123,7 @@ func (c *Cache) LoadWith(path string, o LoadOptions) (Loaded, error) {
 	c.mu.Unlock()
 	id := input.IdentityOf(fi)
 	if ld, ok := c.find(key, id, id.Settled(readAt)); ok {
-		return ld, nil
+		return ld, o.admit(path, ld)
 	}
 	out.Spec, out.Imported, err = parse(path, data, o)
 	if err != nil {

@@ -1,7 +1,10 @@
 package importer_test
 
 import (
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -28,11 +31,11 @@ func deepChains(n int) map[string][]byte {
 			parent = fmt.Sprintf(`,"parent":%d`, i)
 		}
 		return fmt.Sprintf(`{"id":%d,"callFrame":{"functionName":"f%d","url":"a.js"}%s}`, i+1, i, parent)
-	})
+	}) // (the chunks' nodes: the same as importtest.V8DeepChain's)
 	samples := list(func(i int) string { return fmt.Sprint(i + 1) })
 	deltas := list(func(int) string { return "100" })
 	out := map[string][]byte{}
-	out["v8.cpuprofile"] = fmt.Appendf(nil, `{"nodes":[%s],"samples":[%s],"timeDeltas":[%s],"startTime":0,"endTime":%d}`, nodes, samples, deltas, 100*n+100)
+	out["v8.cpuprofile"] = importtest.V8DeepChain(n)
 	out["chunks.json"] = fmt.Appendf(nil, `{"traceEvents":[{"pid":1,"tid":1,"ts":0,"ph":"P","name":"Profile","id":"0x1","args":{"data":{"startTime":0}}},
 {"pid":1,"tid":2,"ts":1,"ph":"P","name":"ProfileChunk","id":"0x1","args":{"data":{"cpuProfile":{"nodes":[%s],"samples":[%s]},"timeDeltas":[%s]}}}]}`, nodes, samples, deltas)
 	out["stackframes.json"] = fmt.Appendf(nil, `{"traceEvents":[],"stackFrames":{%s},"samples":[%s]}`,
@@ -127,5 +130,33 @@ func TestDeepTreesHoldTheBudget(t *testing.T) {
 	}
 	if bytes > 4*budget {
 		t.Errorf("the import allocated %s under a budget of %s", input.Size(int64(bytes)), input.Size(budget))
+	}
+}
+
+// A workload the cache keeps is answered to a load whose memory budget
+// holds what its import counted, and refused with the import's own
+// budget error to one whose budget does not: the budget holds whichever
+// run of a sweep imported the file first.
+func TestCachedImportHoldsTheLoadsBudget(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "deep.cpuprofile")
+	if err := os.WriteFile(path, importtest.V8DeepChain(2000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := importer.NewCache(64 << 20)
+	for _, step := range []struct {
+		memory int64
+		stop   bool
+	}{{0, false}, {256 << 20, false}, {4 << 20, true}, {0, false}} {
+		_, err := c.LoadWith(path, importer.LoadOptions{Arch: "x64", Memory: step.memory})
+		var be *importer.BudgetError
+		if stopped := errors.As(err, &be); stopped != step.stop {
+			t.Errorf("budget %s: error %v, want stopped by the budget: %v", input.Size(step.memory), err, step.stop)
+		}
+		if step.stop && (be.Budget != step.memory || !strings.Contains(err.Error(), "deep.cpuprofile: the import stopped: its stacks would hold more than the import's memory budget of 4 MiB")) {
+			t.Errorf("budget %s: error %v (%+v)", input.Size(step.memory), err, be)
+		}
+	}
+	if _, err := importer.NewCache(64<<20).LoadWith(path, importer.LoadOptions{Arch: "x64", Memory: 4 << 20}); !errors.As(err, new(*importer.BudgetError)) {
+		t.Errorf("a cold import under 4 MiB: %v, want the budget's error", err)
 	}
 }

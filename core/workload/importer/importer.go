@@ -178,6 +178,9 @@ type Imported struct {
 	// target is the machine the workload was laid out for (CheckReadable
 	// resolves it for that machine).
 	target profmodel.Target
+	// held is what the import counted against a memory budget (the
+	// content and the stacks, profmodel's Charge).
+	held int64
 }
 
 // Import reads the profile data (the bytes of the file name) into a
@@ -232,7 +235,7 @@ func ImportContext(ctx context.Context, name string, data []byte, opt Options) (
 	err = det.format.Read(r)
 	var be *profmodel.BudgetError
 	if errors.As(m.Err(), &be) {
-		return nil, &Error{Source: name, Msg: fmt.Sprintf("the import stopped: %v: raise the budget (--memory), or %s", be, trimAdvice)}
+		return nil, budgetStopped(name, be)
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -252,9 +255,31 @@ func ImportContext(ctx context.Context, name string, data []byte, opt Options) (
 	im.SampleType, im.Period, im.PeriodUnit, im.PeriodType, im.Samples = r.Sampling.SampleType, r.Sampling.Period, r.Sampling.PeriodUnit, r.Sampling.PeriodType, r.Sampling.Samples
 	im.CPUs = r.Sampling.CPUs
 	im.Spec = m.Spec(workloadName(name))
+	im.held = m.Held()
 	im.Notes = append(im.Notes, m.Notes()...)
 	im.Warnings = append(im.Warnings, m.Warnings()...)
 	return im, nil
+}
+
+// BudgetError is the cause of an import stopped by its memory budget
+// (Options.Memory, LoadOptions.Memory): errors.As finds it in the
+// import's error, which is an [*Error] too.
+type BudgetError = profmodel.BudgetError
+
+// budgetError is the error of an import stopped by its memory budget:
+// the [*Error] people read, naming the source and what to do, and the
+// [*BudgetError] that callers tell it by.
+type budgetError struct {
+	err    *Error
+	budget *BudgetError
+}
+
+func (e *budgetError) Error() string   { return e.err.Error() }
+func (e *budgetError) Unwrap() []error { return []error{e.err, e.budget} }
+
+// budgetStopped is the error of the import of name that be stopped.
+func budgetStopped(name string, be *BudgetError) error {
+	return &budgetError{err: &Error{Source: name, Msg: fmt.Sprintf("the import stopped: %v: raise the budget (--memory), or %s", be, trimAdvice)}, budget: be}
 }
 
 // stoppedError is the error of an import whose ctx ended.

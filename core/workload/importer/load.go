@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/proflab/proflab/core/input"
@@ -41,11 +42,40 @@ type LoadOptions struct {
 	// content as the caller read it: part of the cache's key, so that an
 	// edited listing names the functions again.
 	Symbols, SymbolsSum string
+	// Memory is the run's memory budget in bytes (0: none): the import
+	// holds it as `proflab workload import --memory` does (Options.Memory),
+	// the bytes of its stacks counted as they are allocated, and a
+	// workload the cache keeps is answered only to a load whose budget
+	// holds what its import counted. Not part of the cache's key: the
+	// budget decides whether a workload is made, not what it is.
+	Memory int64
+	// Ctx ends the import early (the run's context: its time budget, the
+	// heap watchdog, Ctrl-C); nil never does.
+	Ctx context.Context
 }
 
 // options are the import's Options of a load.
 func (o LoadOptions) options() Options {
-	return Options{Arch: o.Arch, Process: o.Process, Format: o.Format, Symbols: o.Symbols}
+	return Options{Arch: o.Arch, Process: o.Process, Format: o.Format, Symbols: o.Symbols, Memory: o.Memory}
+}
+
+// context is the import's context.
+func (o LoadOptions) context() context.Context {
+	if o.Ctx == nil {
+		return context.Background()
+	}
+	return o.Ctx
+}
+
+// admit is the error of a cached workload whose import counted more
+// bytes than o's budget holds: the same error its import would stop
+// with under that budget, so that a budget holds whichever run of a
+// sweep imported the file first.
+func (o LoadOptions) admit(path string, ld Loaded) error {
+	if o.Memory <= 0 || ld.Imported == nil || ld.Imported.held <= o.Memory {
+		return nil
+	}
+	return budgetStopped(path, &BudgetError{Budget: o.Memory, Held: ld.Imported.held})
 }
 
 // key names the options in a cache key: the architecture alone when
@@ -63,7 +93,7 @@ func parse(path string, data []byte, o LoadOptions) (spec *workload.Spec, im *Im
 	if isGzip(data) || o.Format != "" {
 		// never a TOML: a gzipped profile, or what its gzip says; or a
 		// profile of the format the scenario named
-		im, err = Import(path, data, o.options())
+		im, err = ImportContext(o.context(), path, data, o.options())
 		if err != nil {
 			return nil, nil, err
 		}
@@ -76,7 +106,7 @@ func parse(path string, data []byte, o LoadOptions) (spec *workload.Spec, im *Im
 	if _, derr := Detect(data); derr != nil {
 		return nil, nil, tomlErr
 	}
-	im, err = Import(path, data, o.options())
+	im, err = ImportContext(o.context(), path, data, o.options())
 	if err != nil {
 		return nil, nil, err
 	}

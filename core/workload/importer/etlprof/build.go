@@ -49,6 +49,7 @@ func build(r *profread.Reading, tr *trace, syms []etl.Symbol, symsFrom string) e
 	var events int64
 	first, last := tr.samples[0].t, tr.samples[0].t
 	matched := map[string]bool{}
+	unmapped := map[uint16]int64{} // counter samples of sources no workload event is, by source
 	for i := range tr.samples {
 		s := &tr.samples[i]
 		if err := profmodel.Stopped(r.Ctx, i+1); err != nil {
@@ -85,6 +86,8 @@ func build(r *profread.Reading, tr *trace, syms []etl.Symbol, symsFrom string) e
 			if ev := tr.eventOf(s.source); ev != "" {
 				b.n.name(pid, s.ip, s.t).f.AddEvent(ev, w)
 				events++
+			} else {
+				unmapped[s.source]++
 			}
 			continue
 		}
@@ -109,6 +112,7 @@ func build(r *profread.Reading, tr *trace, syms []etl.Symbol, symsFrom string) e
 	if unknownThread > 0 {
 		m.Note("%d samples are on threads no Thread event names: their process is %s", unknownThread, unknownProcess)
 	}
+	tr.noteUnmapped(m, unmapped)
 	if events > 0 {
 		set, clamped := m.SetRates()
 		m.Note("%d counter samples gave their functions events (each its source's interval): %d per-function rates set, %d clamped", events, set, clamped)

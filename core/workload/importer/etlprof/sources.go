@@ -2,6 +2,8 @@ package etlprof
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/proflab/proflab/core/workload/importer/profmodel"
@@ -56,4 +58,32 @@ func (tr *trace) eventOf(src uint16) string {
 		}
 	}
 	return ""
+}
+
+// noteUnmapped says, a note per source in the sources' order, how many
+// counter samples of a PMC source that is none of the workload's events
+// (unmapped: their number by source) were left out, and why: a
+// workload keeps a function's events only as its rates (CPI, cache-miss,
+// cache-reference, branch and mispredict rates), ratios of the events
+// sourceEvents maps to, so the counts of another source have nowhere to
+// go; the timer's or the weighing counter's samples are never these.
+func (tr *trace) noteUnmapped(m *profmodel.Model, unmapped map[uint16]int64) {
+	for _, src := range slices.Sorted(maps.Keys(unmapped)) {
+		label := fmt.Sprintf("%s (KPROFILE_SOURCE %d)", tr.sourceName(src), src)
+		if tr.srcNames[src] == "" {
+			label = fmt.Sprintf("KPROFILE_SOURCE %d, which the trace does not name,", src)
+		}
+		m.Note("%d counter samples of the PMC source %s were left out: it is none of the events a workload's rates are made of (%s), and a workload keeps a function's events only as those rates",
+			unmapped[src], label, strings.Join(workloadEvents(), ", "))
+	}
+}
+
+// workloadEvents are the events sourceEvents maps sources to, once each,
+// sorted.
+func workloadEvents() []string {
+	seen := map[string]bool{}
+	for _, e := range sourceEvents {
+		seen[e.event] = true
+	}
+	return slices.Sorted(maps.Keys(seen))
 }

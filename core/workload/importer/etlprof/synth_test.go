@@ -248,3 +248,41 @@ func TestCounterSamplesOnly(t *testing.T) {
 		t.Errorf("busy shares %v, notes %q; want 1 and 1/3, by rank", busy, im.Notes)
 	}
 }
+
+// A counter's samples of a PMC source that is none of the workload's
+// events are not dropped silently: a note names the source (the trace's
+// name for it, and its number) and how many samples were left out; the
+// mapped source's samples still give their functions events.
+func TestUnmappedPmcSourceIsNoted(t *testing.T) {
+	s := &synth{ptr: 8}
+	s.process(100, "app.exe")
+	s.thread(100, 101)
+	s.image(100, 0x400000, 0x10000, `C:\app\app.exe`)
+	s.interval(5, 0, 10000, "Timer")
+	s.interval(5, 0x1A, 65536, "InstructionRetired")
+	s.interval(5, 0x18, 4096, "DcacheAccesses")
+	for i := range 4 {
+		tm := int64(10 + 4*i)
+		s.sample(tm, 101, 0x401010)
+		s.pmc(tm+1, 101, 0x401010, 0x1A)
+		s.pmc(tm+2, 101, 0x401010, 0x18)
+	}
+	s.pmc(40, 101, 0x401010, 0x18)
+	s.pmc(41, 101, 0x401010, 0x30) // a source the trace never names
+	im, err := importer.Import("pmc.etl", s.bytes(), importer.Options{NoSymbolsBeside: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if im.Samples != 4 {
+		t.Errorf("%d samples weigh, want the timer's 4", im.Samples)
+	}
+	for _, want := range []string{
+		"5 counter samples of the PMC source DcacheAccesses (KPROFILE_SOURCE 24) were left out: it is none of the events a workload's rates are made of (branch-misses, branches, cache-misses, cache-references, cycles, instructions)",
+		"1 counter samples of the PMC source KPROFILE_SOURCE 48, which the trace does not name, were left out",
+		"4 counter samples gave their functions events",
+	} {
+		if !hasNote(im.Notes, want) {
+			t.Errorf("no note %q in %q", want, im.Notes)
+		}
+	}
+}

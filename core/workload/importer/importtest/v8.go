@@ -83,3 +83,22 @@ func V8CPUProfile(nodes, samples int, seed uint64) []byte {
 	fmt.Fprintf(&b, `,"endTime":%d,"samples":[%s],"timeDeltas":[%s]}`, at+1000, sb.String(), db.String())
 	return []byte(b.String())
 }
+
+// V8DeepChain is a .cpuprofile whose n nodes form one chain (each node
+// the parent of the next, functions f0 … f(n-1) of a.js) with a sample
+// on each: n stacks of 1 … n frames, the tree-shaped profile of issue 36
+// (16,000 nodes, 2.6 MB, made 3.7 GB of stacks before they were cut and
+// counted).
+func V8DeepChain(n int) []byte {
+	nodes, samples, deltas := make([]string, n), make([]string, n), make([]string, n)
+	for i := range n {
+		parent := ""
+		if i > 0 {
+			parent = fmt.Sprintf(`,"parent":%d`, i)
+		}
+		nodes[i] = fmt.Sprintf(`{"id":%d,"callFrame":{"functionName":"f%d","url":"a.js"}%s}`, i+1, i, parent)
+		samples[i], deltas[i] = strconv.Itoa(i+1), "100"
+	}
+	return fmt.Appendf(nil, `{"nodes":[%s],"samples":[%s],"timeDeltas":[%s],"startTime":0,"endTime":%d}`,
+		strings.Join(nodes, ","), strings.Join(samples, ","), strings.Join(deltas, ","), 100*n+100)
+}

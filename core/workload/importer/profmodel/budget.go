@@ -31,6 +31,9 @@ func (e *BudgetError) Error() string {
 // which held are held already (the profile's content).
 func (m *Model) SetBudget(budget, held int64) { m.budget, m.held = budget, held }
 
+// Held is the bytes counted so far (SetBudget's held and every Charge).
+func (m *Model) Held() int64 { return m.held }
+
 // Charge counts n bytes more held for the stacks: past the budget, the
 // model stops (Err is a *BudgetError) and Add adds nothing more. It
 // says whether the import may go on.
