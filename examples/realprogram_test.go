@@ -1,6 +1,7 @@
 package examples_test
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,8 +35,18 @@ func TestRealProgramExample(t *testing.T) {
 		samples, _ := strconv.Atoi(f[3])
 		_, errTV := strconv.ParseFloat(f[4], 64)
 		expected, errE := strconv.ParseFloat(f[5], 64)
+		// the p-value as S.p_text prints it: "p = 0.31", a Monte Carlo
+		// estimate with its interval "p ≈ 0.50 [0.27, 0.73]", or a bound
+		// "p < 0.0004"
 		p, errP := strconv.ParseFloat(f[8], 64)
-		verdict := strings.Join(f[9:], " ")
+		rest := f[9:]
+		if len(rest) > 1 && strings.HasPrefix(rest[0], "[") && strings.HasSuffix(rest[1], "]") {
+			rest = rest[2:]
+		}
+		verdict := strings.Join(rest, " ")
+		if op := f[7]; op != "=" && op != "≈" && op != "<" && op != "≤" {
+			errP = fmt.Errorf("p-value relation %q", op)
+		}
 		if samples < 100 || errTV != nil || errE != nil || expected <= 0 || f[6] != "p" || errP != nil ||
 			(verdict != "within sampling error" && verdict != "beyond sampling error") ||
 			(p < 0.001) != (verdict == "beyond sampling error") {
