@@ -170,8 +170,24 @@ const buildChunk = 1 << 20
 // milliseconds instead of going on after the run was abandoned.
 func (s *State) checkEnded(L *lua.LState, fn string) {
 	if s.ctx.Err() != nil {
-		s.RaiseEnded(L, fn, "before it finished", "a builtin working on values this large takes long: work on smaller ones")
+		s.raiseBuiltinEnded(L, fn, "before it finished", "a builtin working on values this large takes long: work on smaller ones")
 	}
+}
+
+// raiseBuiltinEnded is RaiseEnded for a builtin of the sandbox that
+// looked at the run's context. The memory watchdog ends the context at
+// whatever instruction or builtin the heap's sample falls in, so a
+// memory end raises exactly what the interpreter raises at its next
+// instruction: the run's failure must read the same whether the end was
+// seen inside string.rep or just after it (a sweep's results may not
+// depend on -j, nor on the watchdog's timing). A time budget or a
+// cancellation says where it stopped, with the advice.
+func (s *State) raiseBuiltinEnded(L *lua.LState, fn, done, advice string) {
+	var m *MemoryBudgetError
+	if errors.As(context.Cause(s.ctx), &m) {
+		L.RaiseError("%s", s.ctx.Err().Error()) // as gopher-lua's VM does on a done context
+	}
+	s.RaiseEnded(L, fn, done, advice)
 }
 
 // unpack is Lua 5.1's unpack(t, i, j), with its limit on the number of

@@ -25,7 +25,7 @@ func (s *State) findMatches(L *lua.LState, fn, pattern, str string, offset, limi
 	mds, err := lpattern.Find(pattern, []byte(str), offset, limit, s.ctx.Err)
 	if err != nil {
 		if s.ctx.Err() != nil {
-			s.RaiseEnded(L, fn, "while matching a pattern", patternAdvice)
+			s.raiseBuiltinEnded(L, fn, "while matching a pattern", patternAdvice)
 		}
 		L.RaiseError("%s", err.Error())
 	}

@@ -133,3 +133,39 @@ print((pcall(table.concat, { {} })), (pcall(table.sort, { 1, "x" })), (pcall(str
 		t.Errorf("got\n%s\ngopher-lua's\n%s", got, want)
 	}
 }
+
+// The memory watchdog ends a run's context wherever the heap's sample
+// falls: inside a long builtin or between two instructions. Either way
+// the run's error and its budget failure read the same, so that a sweep's
+// results do not depend on the watchdog's timing or on -j (a string.rep
+// that saw the end named itself, the next instruction did not).
+func TestMemoryEndReadsTheSameInsideABuiltin(t *testing.T) {
+	run := func(src string) (msg, failure string) {
+		vm, _ := newTestState(t, Config{MemoryLimit: -1})
+		vm.SetContext(context.Background())
+		vm.L.SetGlobal("stop_then", vm.L.NewFunction(func(L *lua.LState) int {
+			vm.Stop(&MemoryBudgetError{Limit: 64 << 20, Heap: 65 << 20, Runs: 1})
+			L.Call(L.GetTop()-1, lua.MultRet)
+			return L.GetTop()
+		}))
+		err := vm.Exec("t.lua", []byte(src))
+		if err == nil {
+			t.Fatalf("%s: no error", src)
+		}
+		if f := vm.BudgetFailure(); f != nil {
+			failure = string(f.Kind) + ": " + f.Message
+		}
+		return err.Message, failure
+	}
+	between, betweenFailure := run(`stop_then(function() end)`)
+	for _, src := range []string{
+		`stop_then(string.rep, "ab", 2^25)`,
+		`local t = {} for i = 1, 1e5 do t[i] = "x" end stop_then(table.concat, t, ",")`,
+		`local t = {} for i = 1, 1e5 do t[i] = (i * 7919) % 1e5 end stop_then(table.sort, t)`,
+	} {
+		msg, failure := run(src)
+		if msg != between || failure != betweenFailure {
+			t.Errorf("%s:\n%q, %q\nwant, as between two instructions:\n%q, %q", src, msg, failure, between, betweenFailure)
+		}
+	}
+}
