@@ -72,15 +72,19 @@ func (rs *runState) execute(c *cpuRun, t uint64) uint64 {
 	if c.gen != rs.s.hwGen {
 		rs.buildClasses(c)
 	}
+	// c's classes and counters stay as they are until execute returns
+	cs, ctrs := c.classSet, c.ctrs
+	classes := cs.classes
 	for {
 		if c.seg.active {
-			cl := &c.classes[c.seg.class]
+			cl := &classes[c.seg.class]
 			if c.seg.done >= cl.n {
 				rs.closeSegment(c)
 				continue
 			}
-			stop := min(t, cl.cycleAt(c.seg.start, cl.n))
-			for i, k := range c.ctrs {
+			end := cl.cycleAt(c.seg.start, cl.n)
+			stop := min(t, end)
+			for i, k := range ctrs {
 				r := cl.rate[i]
 				if r <= 0 || beyond(k.remaining, r, cl.n-c.seg.done) {
 					continue
@@ -98,56 +102,70 @@ func (rs *runState) execute(c *cpuRun, t uint64) uint64 {
 			if stop < c.clock {
 				return c.clock
 			}
-			d := cl.instrAt(c.seg.start, stop)
+			d := cl.n // the segment's end: its last instruction completes there
+			if stop != end {
+				d = cl.instrAt(c.seg.start, stop)
+			}
 			overflow := false
-			fd := float64(d - c.seg.done)
-			for i, k := range c.ctrs {
-				if fd > 0 {
+			if fd := float64(d - c.seg.done); fd > 0 {
+				for i, k := range ctrs {
 					k.remaining -= fd * cl.rate[i]
+					overflow = overflow || k.remaining <= eps
 				}
-				overflow = overflow || k.remaining <= eps
+			} else {
+				for _, k := range ctrs {
+					overflow = overflow || k.remaining <= eps
+				}
 			}
 			c.seg.done, c.clock = d, stop
 			if overflow || stop >= t {
 				return stop
 			}
-			continue
+			if d < cl.n {
+				continue
+			}
+			rs.closeSegment(c) // whole: on to the next
 		}
 		if c.clock >= t {
 			return c.clock
 		}
-		if len(c.classes) > manyClasses {
+		if len(classes) > manyClasses {
 			rs.drawSegments(c, t)
 			continue
 		}
 		// whole segments that surely end before t and overflow nothing
-		n := (t - c.clock - 1) / c.cmax
-		for i, k := range c.ctrs {
+		// (none, without a division, where less than a segment's cycles
+		// or events are left: after a skip, and at most events)
+		var n uint64
+		if span := t - c.clock - 1; span >= cs.cmax {
+			n = span / cs.cmax
+		}
+		for i, k := range ctrs {
 			if n == 0 {
 				break
 			}
-			if c.emax[i] <= 0 {
+			e := cs.emax[i]
+			if e <= 0 {
 				continue
 			}
-			if k.remaining <= eps {
+			d := k.remaining - eps
+			if k.remaining <= eps || d <= e {
+				// d ≤ e: d/e rounds to at most 1, wholeAtLeast1 says 1
 				n = 0
 				break
 			}
-			if d := k.remaining - eps; !surelyAbove(d, c.emax[i], n+1) {
-				if m := wholeAtLeast1(d/c.emax[i]) - 1; m < n {
-					n = m
-				}
-			}
+			n = min(n, wholeAtLeast1(d/e)-1)
 		}
-		if n > 0 {
-			if len(c.classes) == 1 {
-				rs.skipClass(c, 0, n) // skip's, with nothing to draw
-			} else {
-				rs.skip(c, n)
-			}
-			continue
+		switch {
+		case n > 0 && len(classes) == 1:
+			rs.skipClass(c, 0, n) // skip's, with nothing to draw
+		case n > 0:
+			rs.skip(c, n)
+		case len(classes) == 1:
+			rs.startClass(c, 0) // startSegment's, with nothing to draw
+		default:
+			rs.startSegment(c)
 		}
-		rs.startSegment(c)
 	}
 }
 
