@@ -435,10 +435,7 @@ func (rs *runState) commit(c *cpuRun, ty segType, instr, cycles uint64) {
 		st.instr += instr
 		st.cycles += cycles
 	}
-	fd := float64(instr)
-	for e := range nEvents {
-		tl.ev[e] += fd * f.rate[e]
-	}
+	addEvents(&tl.ev, float64(instr), &f.rate)
 	switch {
 	case ty.kind == kindISR:
 		c.times[2] += cycles
@@ -449,6 +446,20 @@ func (rs *runState) commit(c *cpuRun, ty segType, instr, cycles uint64) {
 	default:
 		c.times[0] += cycles
 	}
+}
+
+// addEvents adds n instructions' events at rate (per instruction) to ev,
+// written out event by event: it is done at every segment a simulated
+// second closes, and the loop cost more than the arithmetic.
+func addEvents(ev *[nEvents]float64, n float64, rate *[nEvents]float64) {
+	// (a compile error here when the events change: add or remove a line)
+	const _, _ = uint(nEvents - 6), uint(6 - nEvents)
+	ev[0] += n * rate[0]
+	ev[1] += n * rate[1]
+	ev[2] += n * rate[2]
+	ev[3] += n * rate[3]
+	ev[4] += n * rate[4]
+	ev[5] += n * rate[5]
 }
 
 // idleUntil advances an idle processor to cycle t.

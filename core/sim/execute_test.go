@@ -61,3 +61,24 @@ func TestExecuteShortcuts(t *testing.T) {
 		}
 	}
 }
+
+// addEvents adds what the loop over the events adds, event by event.
+func TestAddEvents(t *testing.T) {
+	r := newPRNG(13, 14)
+	for range 1000 {
+		var got, want, rate [nEvents]float64
+		for e := range nEvents {
+			got[e] = r.Float64() * 1e6
+			want[e] = got[e]
+			rate[e] = r.Float64() * float64(r.Uint64N(3))
+		}
+		n := float64(r.Uint64N(1 << 20))
+		addEvents(&got, n, &rate)
+		for e := range nEvents {
+			want[e] += n * rate[e]
+		}
+		if got != want {
+			t.Fatalf("addEvents(%v, %v, %v) = %v, want %v", want, n, rate, got, want)
+		}
+	}
+}
