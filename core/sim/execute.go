@@ -319,7 +319,8 @@ func (rs *runState) startClass(c *cpuRun, g int) {
 	}
 }
 
-// reveal draws the function of c's segment in progress within its class.
+// reveal draws the function of c's segment in progress within its class
+// (when it is not drawn yet).
 func (rs *runState) reveal(c *cpuRun) {
 	if c.seg.typ >= 0 {
 		return
@@ -345,7 +346,9 @@ func (rs *runState) current(c *cpuRun) where {
 	if !c.seg.active {
 		rs.startSegment(c)
 	}
-	rs.reveal(c)
+	if c.seg.typ < 0 {
+		rs.reveal(c)
+	}
 	ty := c.th.types[c.seg.typ]
 	return where{kind: ty.kind, fn: ty.fn, stack: ty.stack}
 }
@@ -361,7 +364,9 @@ func (rs *runState) closeSegment(c *cpuRun) {
 	if c.seg.typ < 0 && c.seg.done >= cl.n {
 		c.deferred[c.seg.class]++
 	} else {
-		rs.reveal(c)
+		if c.seg.typ < 0 {
+			rs.reveal(c)
+		}
 		ty := c.th.types[c.seg.typ]
 		rs.commit(c, ty, c.seg.done, c.clock-c.seg.start)
 		if ty.isLoop(rs) {
