@@ -347,7 +347,9 @@ func (rs *runState) current(c *cpuRun) where {
 		rs.startSegment(c)
 	}
 	if c.seg.typ < 0 {
-		rs.reveal(c)
+		// reveal's draw, in line: at every interrupt of a simulated second
+		cl := &c.classes[c.seg.class]
+		c.seg.typ = cl.members[cl.pick.draw(rs.s.rng.Float64())]
 	}
 	ty := c.th.types[c.seg.typ]
 	return where{kind: ty.kind, fn: ty.fn, stack: ty.stack}
