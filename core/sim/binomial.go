@@ -153,8 +153,11 @@ func (a *aliasTable) draw(u float64) int {
 	if i >= len(a.slots) {
 		i = len(a.slots) - 1
 	}
-	if s := &a.slots[i]; x-float64(i) >= s.prob {
-		return s.alias
+	// a conditional move, not a branch: whether the alias is taken is as
+	// random as the draw, and a branch would be mispredicted
+	s := a.slots[i]
+	if x-float64(i) >= s.prob {
+		i = s.alias
 	}
 	return i
 }

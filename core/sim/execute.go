@@ -72,15 +72,19 @@ func (rs *runState) execute(c *cpuRun, t uint64) uint64 {
 	if c.gen != rs.s.hwGen {
 		rs.buildClasses(c)
 	}
+	// c's classes and counters stay as they are until execute returns
+	cs, ctrs := c.classSet, c.ctrs
+	classes := cs.classes
 	for {
 		if c.seg.active {
-			cl := &c.classes[c.seg.class]
+			cl := &classes[c.seg.class]
 			if c.seg.done >= cl.n {
 				rs.closeSegment(c)
 				continue
 			}
-			stop := min(t, cl.cycleAt(c.seg.start, cl.n))
-			for i, k := range c.ctrs {
+			end := cl.cycleAt(c.seg.start, cl.n)
+			stop := min(t, end)
+			for i, k := range ctrs {
 				r := cl.rate[i]
 				if r <= 0 || beyond(k.remaining, r, cl.n-c.seg.done) {
 					continue
@@ -98,56 +102,70 @@ func (rs *runState) execute(c *cpuRun, t uint64) uint64 {
 			if stop < c.clock {
 				return c.clock
 			}
-			d := cl.instrAt(c.seg.start, stop)
+			d := cl.n // the segment's end: its last instruction completes there
+			if stop != end {
+				d = cl.instrAt(c.seg.start, stop)
+			}
 			overflow := false
-			fd := float64(d - c.seg.done)
-			for i, k := range c.ctrs {
-				if fd > 0 {
+			if fd := float64(d - c.seg.done); fd > 0 {
+				for i, k := range ctrs {
 					k.remaining -= fd * cl.rate[i]
+					overflow = overflow || k.remaining <= eps
 				}
-				overflow = overflow || k.remaining <= eps
+			} else {
+				for _, k := range ctrs {
+					overflow = overflow || k.remaining <= eps
+				}
 			}
 			c.seg.done, c.clock = d, stop
 			if overflow || stop >= t {
 				return stop
 			}
-			continue
+			if d < cl.n {
+				continue
+			}
+			rs.closeSegment(c) // whole: on to the next
 		}
 		if c.clock >= t {
 			return c.clock
 		}
-		if len(c.classes) > manyClasses {
+		if len(classes) > manyClasses {
 			rs.drawSegments(c, t)
 			continue
 		}
 		// whole segments that surely end before t and overflow nothing
-		n := (t - c.clock - 1) / c.cmax
-		for i, k := range c.ctrs {
+		// (none, without a division, where less than a segment's cycles
+		// or events are left: after a skip, and at most events)
+		var n uint64
+		if span := t - c.clock - 1; span >= cs.cmax {
+			n = span / cs.cmax
+		}
+		for i, k := range ctrs {
 			if n == 0 {
 				break
 			}
-			if c.emax[i] <= 0 {
+			e := cs.emax[i]
+			if e <= 0 {
 				continue
 			}
-			if k.remaining <= eps {
+			d := k.remaining - eps
+			if k.remaining <= eps || d <= e {
+				// d ≤ e: d/e rounds to at most 1, wholeAtLeast1 says 1
 				n = 0
 				break
 			}
-			if d := k.remaining - eps; !surelyAbove(d, c.emax[i], n+1) {
-				if m := wholeAtLeast1(d/c.emax[i]) - 1; m < n {
-					n = m
-				}
-			}
+			n = min(n, wholeAtLeast1(d/e)-1)
 		}
-		if n > 0 {
-			if len(c.classes) == 1 {
-				rs.skipClass(c, 0, n) // skip's, with nothing to draw
-			} else {
-				rs.skip(c, n)
-			}
-			continue
+		switch {
+		case n > 0 && len(classes) == 1:
+			rs.skipClass(c, 0, n) // skip's, with nothing to draw
+		case n > 0:
+			rs.skip(c, n)
+		case len(classes) == 1:
+			rs.startClass(c, 0) // startSegment's, with nothing to draw
+		default:
+			rs.startSegment(c)
 		}
-		rs.startSegment(c)
 	}
 }
 
@@ -301,7 +319,8 @@ func (rs *runState) startClass(c *cpuRun, g int) {
 	}
 }
 
-// reveal draws the function of c's segment in progress within its class.
+// reveal draws the function of c's segment in progress within its class
+// (when it is not drawn yet).
 func (rs *runState) reveal(c *cpuRun) {
 	if c.seg.typ >= 0 {
 		return
@@ -327,7 +346,11 @@ func (rs *runState) current(c *cpuRun) where {
 	if !c.seg.active {
 		rs.startSegment(c)
 	}
-	rs.reveal(c)
+	if c.seg.typ < 0 {
+		// reveal's draw, in line: at every interrupt of a simulated second
+		cl := &c.classes[c.seg.class]
+		c.seg.typ = cl.members[cl.pick.draw(rs.s.rng.Float64())]
+	}
 	ty := c.th.types[c.seg.typ]
 	return where{kind: ty.kind, fn: ty.fn, stack: ty.stack}
 }
@@ -343,7 +366,9 @@ func (rs *runState) closeSegment(c *cpuRun) {
 	if c.seg.typ < 0 && c.seg.done >= cl.n {
 		c.deferred[c.seg.class]++
 	} else {
-		rs.reveal(c)
+		if c.seg.typ < 0 {
+			rs.reveal(c)
+		}
 		ty := c.th.types[c.seg.typ]
 		rs.commit(c, ty, c.seg.done, c.clock-c.seg.start)
 		if ty.isLoop(rs) {
@@ -417,10 +442,7 @@ func (rs *runState) commit(c *cpuRun, ty segType, instr, cycles uint64) {
 		st.instr += instr
 		st.cycles += cycles
 	}
-	fd := float64(instr)
-	for e := range nEvents {
-		tl.ev[e] += fd * f.rate[e]
-	}
+	addEvents(&tl.ev, float64(instr), &f.rate)
 	switch {
 	case ty.kind == kindISR:
 		c.times[2] += cycles
@@ -431,6 +453,20 @@ func (rs *runState) commit(c *cpuRun, ty segType, instr, cycles uint64) {
 	default:
 		c.times[0] += cycles
 	}
+}
+
+// addEvents adds n instructions' events at rate (per instruction) to ev,
+// written out event by event: it is done at every segment a simulated
+// second closes, and the loop cost more than the arithmetic.
+func addEvents(ev *[nEvents]float64, n float64, rate *[nEvents]float64) {
+	// (a compile error here when the events change: add or remove a line)
+	const _, _ = uint(nEvents - 6), uint(6 - nEvents)
+	ev[0] += n * rate[0]
+	ev[1] += n * rate[1]
+	ev[2] += n * rate[2]
+	ev[3] += n * rate[3]
+	ev[4] += n * rate[4]
+	ev[5] += n * rate[5]
 }
 
 // idleUntil advances an idle processor to cycle t.

@@ -32,3 +32,53 @@ func TestSurelyAboveNeverWrong(t *testing.T) {
 		t.Fatal("surelyAbove never sure: the test tests nothing")
 	}
 }
+
+// The divisions execute spares where a segment's end or less than a
+// segment's events are left give what it takes instead: a segment's last
+// instruction completes at its end cycle, and fewer events than a
+// segment's most leave no whole segment to skip.
+func TestExecuteShortcuts(t *testing.T) {
+	r := newPRNG(11, 12)
+	for i := range 100_000 {
+		cpi := []float64{1, 0.5, 0.25, 1.5, 3.7}[i%5]
+		if i%3 == 0 {
+			cpi = 0.1 + 4*r.Float64()
+		}
+		n := 1 + r.Uint64N(20000)
+		cl := segClass{n: n, cpi: cpi}
+		start := r.Uint64N(1 << 40)
+		if d := cl.instrAt(start, cl.cycleAt(start, n)); d != n {
+			t.Fatalf("cpi %v, %d instructions from cycle %d: instrAt(its end) = %d", cpi, n, start, d)
+		}
+		e := r.Float64() * math.Pow(10, float64(r.Uint64N(10))-4)
+		if e <= 0 {
+			continue
+		}
+		for _, d := range []float64{e, math.Nextafter(e, 0), e * r.Float64(), 0} {
+			if m := wholeAtLeast1(d/e) - 1; m != 0 {
+				t.Fatalf("%v events left, %v a segment: %d whole segments, want 0", d, e, m)
+			}
+		}
+	}
+}
+
+// addEvents adds what the loop over the events adds, event by event.
+func TestAddEvents(t *testing.T) {
+	r := newPRNG(13, 14)
+	for range 1000 {
+		var got, want, rate [nEvents]float64
+		for e := range nEvents {
+			got[e] = r.Float64() * 1e6
+			want[e] = got[e]
+			rate[e] = r.Float64() * float64(r.Uint64N(3))
+		}
+		n := float64(r.Uint64N(1 << 20))
+		addEvents(&got, n, &rate)
+		for e := range nEvents {
+			want[e] += n * rate[e]
+		}
+		if got != want {
+			t.Fatalf("addEvents(%v, %v, %v) = %v, want %v", want, n, rate, got, want)
+		}
+	}
+}
