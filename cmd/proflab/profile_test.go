@@ -340,7 +340,10 @@ func TestProfileETL(t *testing.T) {
 		t.Fatal(err)
 	}
 	out = profileWants(t, []string{"\n  ClrDatePart "}, perfviewTrace, "--duration", "1s", "--process", "Test.x86.exe", "--symbols", listing)
-	if strings.Contains(out, "clr.dll+0xa5") || strings.Contains(out, "likely cause: in clr.dll") {
+	// the listing names 0xa500-0xa600 alone: addresses elsewhere in
+	// clr.dll (0x153e8 and 0x153eb share a bucket from the page) may
+	// still round
+	if strings.Contains(out, "clr.dll+0xa5") || regexp.MustCompile(`likely cause: [^\n]*clr\.dll\+0xa5`).MatchString(out) {
 		t.Errorf("a listing naming clr.dll's hot range leaves its addresses:\n%s", out)
 	}
 }

@@ -241,27 +241,6 @@ local function process_warning(info, o)
     n, best.name, percent(best.share), arg)
 end
 
--- profiled_range is the range of an image the program's profile covers:
--- its own functions', without the lab's built-in kernel functions (the
--- idle loop, ISR and DPC dispatch: builtin = true), which m:images lists
--- in a workload's own ntoskrnl.exe although they lie below it. The lab
--- runs its idle loop when no thread of the workload runs, as a source's
--- idle samples are idle time, not the program's: neither side counts it.
-local function profiled_range(im)
-  local lo, hi
-  for _, f in ipairs(im.functions) do
-    if not f.builtin then -- addresses above 2^63 are lab.u64 values: compared, not math.min'd
-      local e = f.base + f.size
-      if not lo or f.base < lo then lo = f.base end
-      if not hi or e > hi then hi = e end
-    end
-  end
-  if not lo then return im.base, im.size end
-  local size = hi - lo
-  if type(size) == "userdata" then size = lab.tonumber(size) end
-  return lo, size
-end
-
 --- cpus_note(source, lab) → what to say when the source was recorded
 --- on another number of processors (source: m:images's cpus, nil when
 --- the source does not say) than the lab's machine has (lab); nil when
@@ -286,9 +265,13 @@ local function prepare(res, o)
   info, msg = C.workload_info(m, o.workload, o.import)
   if not info then return nil, C.USAGE, msg end
   res.workload = info.name
+  -- Prog.images spans each image over its own functions, leaving out the
+  -- lab's built-in kernel functions (its idle loop, ISR and DPC dispatch)
+  -- that m:images counts into a workload's own ntoskrnl.exe: the lab
+  -- runs its idle loop when no thread of the workload runs, as a source's
+  -- idle samples are idle time, so neither side counts it
   for _, im in ipairs(Prog.images(info)) do
-    local base, size = profiled_range(im)
-    res.images[#res.images + 1] = { name = im.name, base = base, size = size, share = im.share, kernel = im.kernel }
+    res.images[#res.images + 1] = { name = im.name, base = im.base, size = im.size, share = im.share, kernel = im.kernel }
   end
   res.cpus_note = M.cpus_note(info.cpus, m:cpu_count())
   if res.cpus_note then res.notes[#res.notes + 1] = res.cpus_note end
