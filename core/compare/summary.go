@@ -265,11 +265,13 @@ func sharedNotes(cs []Comparison) []string {
 // biasedImages are the images whose comparison differs where the lab's
 // profile is itself beyond sampling error of what the lab ran
 // (BiasedNote): the verdict names them as differing, and the note says
-// why part of it is NT's view, not the source's.
+// why part of it is NT's view, not the source's. An image whose
+// difference the likely-cause line already puts down to bucket rounding
+// (Rounding) is said once, there.
 func biasedImages(cs []Comparison) []string {
 	var out []string
 	for _, c := range cs {
-		if c.Outcome == Differ && slices.Contains(c.Notes, BiasedNote) {
+		if c.Outcome == Differ && c.Rounding == "" && slices.Contains(c.Notes, BiasedNote) {
 			out = append(out, imageOf(c))
 		}
 	}
