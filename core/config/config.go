@@ -14,8 +14,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -134,6 +136,19 @@ func Default() *Config {
 		panic("config: the embedded default does not load: " + err.Error()) // a build defect, caught by tests
 	}
 	return c
+}
+
+// defaultMachine is the embedded default's [machine] table, parsed once
+// per process: lab.machine{} reads it in every run of a sweep.
+var defaultMachine = sync.OnceValue(func() Machine { return Default().Machine })
+
+// DefaultMachine returns the embedded default configuration's [machine]
+// table, as Default().Machine does, without parsing the default again:
+// the table is parsed once per process and each caller gets its own copy.
+func DefaultMachine() Machine {
+	m := defaultMachine()
+	m.HAL = slices.Clone(m.HAL)
+	return m
 }
 
 // Origin returns where key (dotted, "machine.cpus") was last set

@@ -286,3 +286,20 @@ func BenchmarkDefault(b *testing.B) {
 		}
 	}
 }
+
+func TestDefaultMachineIsTheDefaultsMachineAndACopy(t *testing.T) {
+	want := Default().Machine
+	got := DefaultMachine()
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("DefaultMachine() = %+v, Default().Machine = %+v", got, want)
+	}
+	if len(got.HAL) == 0 {
+		t.Fatal("the default machine lists no HAL: nothing below tests the copy")
+	}
+	got.HAL[0] = "changed"
+	got.HAL = append(got.HAL, "more")
+	got.CPUs = 99
+	if again := DefaultMachine(); !reflect.DeepEqual(again, want) {
+		t.Errorf("a caller's change reached the next caller: %+v, want %+v", again, want)
+	}
+}

@@ -142,7 +142,7 @@ func (rt *Runtime) machineDefaults() config.Machine {
 		return *rt.cfg.Machine
 	}
 	if rt.defaultMachine == nil {
-		m := config.Default().Machine
+		m := config.DefaultMachine()
 		rt.defaultMachine = &m
 	}
 	return *rt.defaultMachine

@@ -75,7 +75,7 @@ func newLab(tb testing.TB, host *halhost.Host, cpus int, seed uint64, o lab.Over
 	if len(names) == 0 {
 		names = []string{"apic", "pmu"}
 	}
-	spec, err := lab.Resolve(config.Default().Machine, o, seed)
+	spec, err := lab.Resolve(config.DefaultMachine(), o, seed)
 	if err != nil {
 		tb.Fatal(err)
 	}
