@@ -82,3 +82,54 @@ func TestAddEvents(t *testing.T) {
 		}
 	}
 }
+
+// ceilQuotient is the ceiling the division gives, for quotients near
+// whole numbers (where it divides), far from them, tiny and huge, with
+// and without the eps the engine subtracts.
+func TestCeilQuotientIsTheDivisions(t *testing.T) {
+	r := newPRNG(19, 20)
+	fast := 0
+	for i := range 400_000 {
+		e := r.Float64() * math.Pow(10, float64(r.Uint64N(16))-8)
+		if e == 0 {
+			continue
+		}
+		var d float64
+		switch i % 4 {
+		case 0: // a whole number of e, give or take an ulp or two
+			d = float64(1+r.Uint64N(1<<20)) * e
+			for range r.Uint64N(3) {
+				d = math.Nextafter(d, math.Inf(int(r.Uint64N(2))*2-1))
+			}
+		case 1: // anywhere
+			d = r.Float64() * e * math.Pow(10, float64(r.Uint64N(20)))
+		case 2: // near eps·e, where the subtraction decides
+			d = e * eps * (1 + (r.Float64()-0.5)*1e-6)
+		default: // tiny
+			d = e * r.Float64() * 1e-12
+		}
+		if d <= 0 {
+			continue
+		}
+		for _, sub := range []float64{0, eps} {
+			inv := inverse(e)
+			if got, want := ceilQuotient(d, e, inv, sub), wholeAtLeast1(d/e-sub); got != want {
+				t.Fatalf("ceilQuotient(%v, %v, %v, %v) = %d, want %d", d, e, inv, sub, got, want)
+			}
+			if q := d * inv; inv != 0 && q < 1<<52 {
+				fast++
+			}
+		}
+	}
+	if fast == 0 {
+		t.Fatal("never multiplied: the test tests nothing")
+	}
+	for _, x := range []float64{0, 1e-310, 1e300, math.Inf(1), 4} {
+		if v := inverse(x); v != 0 && v != 1/x {
+			t.Errorf("inverse(%v) = %v", x, v)
+		}
+	}
+	if inverse(4) != 0.25 || inverse(0) != 0 || inverse(1e-310) != 0 {
+		t.Error("inverse: 1/4 is 0.25; 0 and subnormals have none")
+	}
+}
