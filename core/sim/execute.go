@@ -158,7 +158,7 @@ func (rs *runState) execute(c *cpuRun, t uint64) uint64 {
 		}
 		switch {
 		case n > 0 && len(classes) == 1:
-			rs.skipClass(c, 0, n) // skip's, with nothing to draw
+			rs.skipClass(c, &classes[0], 0, n) // skip's, with nothing to draw
 		case n > 0:
 			rs.skip(c, n)
 		case len(classes) == 1:
@@ -252,7 +252,7 @@ func (rs *runState) drawSegments(c *cpuRun, t uint64) {
 	for {
 		g := c.classPick.draw(rs.s.rng.Float64())
 		if cl := &c.classes[g]; c.clock+cl.cycles < t && !rs.overflowsIn(c, cl) {
-			rs.skipClass(c, g, 1)
+			rs.skipClass(c, cl, g, 1)
 			continue
 		}
 		rs.startClass(c, g)
@@ -310,14 +310,13 @@ func (rs *runState) skip(c *cpuRun, n uint64) {
 	rs.counts = counts
 	for g, k := range counts {
 		if k > 0 {
-			rs.skipClass(c, g, k)
+			rs.skipClass(c, &c.classes[g], g, k)
 		}
 	}
 }
 
-// skipClass runs k whole segments of class g on c.
-func (rs *runState) skipClass(c *cpuRun, g int, k uint64) {
-	cl := &c.classes[g]
+// skipClass runs k whole segments of class g (cl) on c.
+func (rs *runState) skipClass(c *cpuRun, cl *segClass, g int, k uint64) {
 	c.deferred[g] += k
 	c.clock += k * cl.cycles
 	fk := float64(k)
