@@ -109,3 +109,40 @@ func BenchmarkEachInRunOrder(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*runs), "ns/line")
 }
+
+// linesPlan are the runs of the lines line(0…n−1) write, as a sweep's
+// plan computes them: each Expect builds the run's params anew.
+type linesPlan int
+
+func (n linesPlan) Len() int { return int(n) }
+
+func (n linesPlan) Expect(i int) (Expected, bool) {
+	l := line(i)
+	return Expected{ID: l.ID, Params: l.Params, Seed: l.Seed}, true
+}
+
+// BenchmarkEachInRunOrderPlan reads a sorted file of 12,000 lines with
+// the sweep's plan known (sweep.json records it: the report of every new
+// sweep), every line held to it before the first is passed on.
+func BenchmarkEachInRunOrderPlan(b *testing.B) {
+	path := filepath.Join(b.TempDir(), FileName)
+	app, err := OpenAppender(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	const runs = 12000
+	for i := range runs {
+		if err := app.Append(line(i)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	app.Close()
+	b.ReportAllocs()
+	for b.Loop() {
+		n := 0
+		if _, err := EachInRunOrder(path, linesPlan(runs), func(Line) error { n++; return nil }); err != nil || n != runs {
+			b.Fatal(n, err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*runs), "ns/line")
+}
