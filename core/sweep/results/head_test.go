@@ -9,10 +9,11 @@ import (
 	"testing"
 )
 
-// parseHead accepts exactly the lines Parse accepts, with the same
-// fields but the params (their text instead) and the metrics, and
-// refuses the others with Parse's error: a pass that checks a file with
-// it refuses what reading it whole would.
+// parseHead accepts exactly the lines Parse accepts, with Parse's
+// identity of each and its params' text, and refuses the others with
+// Parse's error: a pass that checks a file with it refuses what reading
+// it whole would. Lines as Line.Marshal writes them are scanned
+// (scanHead), and nothing else is taken for one.
 func TestParseHeadIsParse(t *testing.T) {
 	good, err := line(1).Marshal()
 	if err != nil {
@@ -78,40 +79,98 @@ func TestParseHeadIsParse(t *testing.T) {
 		"[]\n",
 		"not json\n",
 		"",
+		with("id", `"i\u0064b"`),
+		with("id", "\"i\xffb\""),
+		with("status", `"o\u006b"`),
+		with("repeat", "-1"),
+		with("index", "-0"),
+		with("seed", "1e2"),
+		with("seed", "2.0"),
+		with("timings", `{"wall_seconds":1e400}`),
+		with("timings", `{"wall_seconds":-1.5e-3}`),
+		with("timings", `null`),
+		with("checks", `[null]`),
+		with("checks", `[{"Passed":true}]`),
+		with("checks", `[{"passed":"yes"}]`),
+		with("checks", `[{"passed":true},{"where":1}]`),
+		with("checks", `null`),
+		with("interrupts", `{"a\u0062":1,"a":18446744073709551615}`),
+		with("interrupts", `{"a":18446744073709551616}`),
+		with("interrupts", `null`),
+		with("error", `{"kind":null}`),
+		with("error", `{"kind":"lua","message":"boom","where":"a.lua:3","traceback":"t"}`),
+		strings.Replace(string(good), `"index"`, `"\u0069ndex"`, 1),
+		strings.Replace(string(good), `,"`, ` , "`, -1),
+		strings.Replace(string(good), `{"index":1,`, `{"index":1,"index":2,`, 1),
+		" \t" + string(good),
 	} {
-		want, werr := Parse([]byte(raw))
-		got, params, gerr := parseHead([]byte(raw))
-		switch {
-		case (werr == nil) != (gerr == nil):
-			t.Errorf("%s\nParse: %v; parseHead: %v", raw, werr, gerr)
-		case werr != nil && werr.Error() != gerr.Error():
-			t.Errorf("%s\nParse says %q, parseHead %q", raw, werr, gerr)
-		case werr == nil:
-			wantParams := want.Params
-			want.Params, want.Metrics = nil, nil
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("%s\nparseHead %+v\nParse (less params and metrics) %+v", raw, got, want)
-			}
-			var gotParams map[string]any
-			if params != nil {
-				d := json.NewDecoder(bytes.NewReader(params))
-				d.UseNumber()
-				if err := d.Decode(&gotParams); err != nil {
-					t.Errorf("%s\nparams %s: %v", raw, params, err)
-				}
-			}
-			if !reflect.DeepEqual(gotParams, wantParams) {
-				t.Errorf("%s\nparseHead's params %s, Parse's %v", raw, params, wantParams)
-			}
+		checkHead(t, []byte(raw))
+	}
+	// a line as Line.Marshal writes it is scanned, not left to Parse
+	for _, l := range []Line{line(1), lineWithAll()} {
+		b, err := l.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, ok := scanHead(b); !ok {
+			t.Errorf("scanHead left to Parse a line Line.Marshal wrote: %s", b)
 		}
 	}
-	// table accepts what a map[string]any accepts: a change of the
-	// params' or metrics' type must change it too
-	for _, m := range []reflect.Type{reflect.TypeOf(Line{}.Params), reflect.TypeOf(Line{}.Metrics)} {
-		if m != reflect.TypeOf(map[string]any(nil)) {
-			t.Errorf("Line has a %v where head has a table: make table accept what it accepts", m)
+}
+
+// lineWithAll is a line with every field set: a check, an error.
+func lineWithAll() Line {
+	l := line(2)
+	l.Repeat, l.Seed, l.Status = 3, 1<<53-1, StatusError
+	l.Checks = []Check{{Passed: true, Where: "a.lua:1", Message: "m \"quoted\" <tag>"}, {Passed: false, Where: "b.lua:2", Message: "é"}}
+	l.Error = &Error{Kind: "lua", Message: "boom\nline", Where: "a.lua:3", Traceback: "stack"}
+	l.Params = map[string]any{"f": 0.1, "big": 1e21, "s": "<a&b>", "on": true, "nested": map[string]any{"k": []any{int64(1), "x"}}}
+	return l
+}
+
+// checkHead fails t unless parseHead and scanHead agree with Parse on
+// raw: the same lines accepted, with Parse's error, the same identity,
+// and params whose text decodes to Parse's params.
+func checkHead(t *testing.T, raw []byte) {
+	t.Helper()
+	want, werr := Parse(raw)
+	got, params, gerr := parseHead(raw)
+	switch {
+	case (werr == nil) != (gerr == nil):
+		t.Errorf("%s\nParse: %v; parseHead: %v", raw, werr, gerr)
+	case werr != nil && werr.Error() != gerr.Error():
+		t.Errorf("%s\nParse says %q, parseHead %q", raw, werr, gerr)
+	case werr == nil:
+		if !reflect.DeepEqual(got, identity(want)) {
+			t.Errorf("%s\nparseHead %+v\nParse's identity %+v", raw, got, identity(want))
+		}
+		if params == nil {
+			break
+		}
+		var gotParams map[string]any
+		d := json.NewDecoder(bytes.NewReader(params))
+		d.UseNumber()
+		if err := d.Decode(&gotParams); err != nil || !reflect.DeepEqual(gotParams, want.Params) {
+			t.Errorf("%s\nparseHead's params %s (%v), Parse's %v", raw, params, err, want.Params)
 		}
 	}
+	if l, _, ok := scanHead(raw); ok && (werr != nil || !reflect.DeepEqual(l, identity(want))) {
+		t.Errorf("%s\nscanHead accepted %+v; Parse: %+v, %v", raw, l, identity(want), werr)
+	}
+}
+
+// FuzzParseHead holds parseHead to Parse on any line (go test -fuzz
+// FuzzParseHead explores further; the seeds run as a test).
+func FuzzParseHead(f *testing.F) {
+	for _, l := range []Line{line(0), line(1), lineWithAll()} {
+		b, err := l.Marshal()
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte(`{"index":1,"id":"a","status":"ok","checks":[{"passed":null}],"interrupts":{"x":1},"timings":null}`))
+	f.Fuzz(func(t *testing.T, raw []byte) { checkHead(t, raw) })
 }
 
 // valueLen is the length of the JSON value s begins with (up to the
