@@ -92,10 +92,46 @@ func notARun(path string, n int, err error) error {
 // sees it: a line that is not a run of the sweep is an error naming the
 // file and line.
 func EachRun(path string, runs Runs, fn func(l Line, raw []byte, offset int64) error) (torn bool, err error) {
-	return each(path, func(l Line, raw []byte, at int64, n int) error {
+	return each(path, Parse, func(l Line, raw []byte, at int64, n int) error {
 		if err := Validate(runs, l); err != nil {
 			return notARun(path, n, err)
 		}
 		return fn(l, raw, at)
 	})
+}
+
+// checkRun holds the line raw, line n of the results file at path, to
+// runs as EachRun does, with its errors, and returns it without its
+// params and metrics (parseHead): a line that is the plan's run as the
+// sweep wrote it is checked without decoding either (validateHead).
+func checkRun(path string, runs Runs, raw []byte, n int) (Line, error) {
+	l, params, err := parseHead(raw)
+	if err != nil {
+		return Line{}, notAResult(path, n, err)
+	}
+	if err := validateHead(runs, l, params, raw); err != nil {
+		return Line{}, notARun(path, n, err)
+	}
+	return l, nil
+}
+
+// validateHead is Validate for the line raw, of which parseHead gave l
+// and params. A line whose id and seed are the plan's, and whose params
+// are the very text canonical writes for the plan's (as Line.Marshal
+// wrote them), passes without its params being decoded: canonical text
+// decodes and renders again to itself, so Validate would pass it too.
+// Any other line is decoded whole and put to Validate, which says what
+// differs.
+func validateHead(runs Runs, l Line, params, raw []byte) error {
+	if runs != nil && l.Index >= 0 && l.Index < runs.Len() {
+		want, known := runs.Expect(l.Index)
+		if !known || l.ID == want.ID && l.Seed == want.Seed && bytes.Equal(params, canonical(want.Params)) {
+			return nil
+		}
+	}
+	full, err := Parse(raw)
+	if err != nil {
+		return err // parseHead accepted it, and so does Parse
+	}
+	return Validate(runs, full)
 }

@@ -33,7 +33,7 @@ var errFound = errors.New("found")
 func duplicate(path string, index int) error {
 	e := &DuplicateError{Path: path, Index: index}
 	seen := 0
-	_, err := each(path, func(l Line, _ []byte, _ int64, n int) error {
+	_, err := each(path, parseLineHead, func(l Line, _ []byte, _ int64, n int) error {
 		if l.Index != index {
 			return nil
 		}

@@ -36,10 +36,19 @@ func Parse(raw []byte) (Line, error) {
 	if err := d.Decode(&l); err != nil {
 		return Line{}, err
 	}
-	if l.ID == "" || l.Status == "" {
-		return Line{}, fmt.Errorf("no id or status")
+	if err := complete(l); err != nil {
+		return Line{}, err
 	}
 	return l, nil
+}
+
+// complete refuses a decoded line without the id or status every result
+// has.
+func complete(l Line) error {
+	if l.ID == "" || l.Status == "" {
+		return fmt.Errorf("no id or status")
+	}
+	return nil
 }
 
 // Write replaces the file at path by lines, atomically (a temporary file

@@ -85,16 +85,17 @@ func TestEachInRunOrderDecodesOtherLines(t *testing.T) {
 	}
 }
 
-// BenchmarkEachInRunOrder reads a sorted file of 12,000 lines (a sweep's,
-// as the report reads it): the cost per line.
-func BenchmarkEachInRunOrder(b *testing.B) {
+// benchRunOrder is the cost of reading a sorted file of 12,000 lines (a
+// sweep's, as the report reads it) with EachInRunOrder, holding them to
+// runs.
+func benchRunOrder(b *testing.B, runs Runs) {
 	path := filepath.Join(b.TempDir(), FileName)
 	app, err := OpenAppender(path)
 	if err != nil {
 		b.Fatal(err)
 	}
-	const runs = 12000
-	for i := range runs {
+	const lines = 12000
+	for i := range lines {
 		if err := app.Append(line(i)); err != nil {
 			b.Fatal(err)
 		}
@@ -103,9 +104,29 @@ func BenchmarkEachInRunOrder(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		n := 0
-		if _, err := EachInRunOrder(path, nil, func(Line) error { n++; return nil }); err != nil || n != runs {
+		if _, err := EachInRunOrder(path, runs, func(Line) error { n++; return nil }); err != nil || n != lines {
 			b.Fatal(n, err)
 		}
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*runs), "ns/line")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*lines), "ns/line")
 }
+
+// BenchmarkEachInRunOrder reads the file with no runs to hold it to: the
+// cost per line.
+func BenchmarkEachInRunOrder(b *testing.B) { benchRunOrder(b, nil) }
+
+// linesPlan are the runs of the lines line(0…n−1) write, as a sweep's
+// plan computes them: each Expect builds the run's params anew.
+type linesPlan int
+
+func (n linesPlan) Len() int { return int(n) }
+
+func (n linesPlan) Expect(i int) (Expected, bool) {
+	l := line(i)
+	return Expected{ID: l.ID, Params: l.Params, Seed: l.Seed}, true
+}
+
+// BenchmarkEachInRunOrderPlan reads it with the sweep's plan known
+// (sweep.json records it: the report of every new sweep), every line
+// held to it before the first is passed on.
+func BenchmarkEachInRunOrderPlan(b *testing.B) { benchRunOrder(b, linesPlan(12000)) }

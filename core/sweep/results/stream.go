@@ -40,18 +40,26 @@ func open(path string) (*os.File, error) { return input.Open(kind, path) }
 // device) is refused. raw is valid only during the call. fn's error
 // stops the walk and is returned.
 func Each(path string, fn func(l Line, raw []byte, offset int64) error) (torn bool, err error) {
-	return each(path, func(l Line, raw []byte, at int64, _ int) error { return fn(l, raw, at) })
+	return each(path, Parse, func(l Line, raw []byte, at int64, _ int) error { return fn(l, raw, at) })
 }
 
-// each is Each that also passes each line's number (from 1).
-func each(path string, fn func(l Line, raw []byte, offset int64, n int) error) (torn bool, err error) {
+// each is Each that decodes each line with parse (Parse, or
+// parseLineHead where the params and metrics are not read) and also
+// passes its number (from 1).
+func each(path string, parse func([]byte) (Line, error), fn func(l Line, raw []byte, offset int64, n int) error) (torn bool, err error) {
 	return eachRaw(path, func(raw []byte, at int64, n int) error {
-		l, err := Parse(raw)
+		l, err := parse(raw)
 		if err != nil {
-			return fmt.Errorf("%s:%d: not a result line (%v); the file was edited or is not a proflab results file", path, n, err)
+			return notAResult(path, n, err)
 		}
 		return fn(l, raw, at, n)
 	})
+}
+
+// notAResult is the error of line n of the results file at path, which
+// Parse refused with err.
+func notAResult(path string, n int, err error) error {
+	return fmt.Errorf("%s:%d: not a result line (%v); the file was edited or is not a proflab results file", path, n, err)
 }
 
 // eachRaw is each without decoding: fn gets every complete line that is
@@ -112,9 +120,10 @@ func readLine(r *bufio.Reader, buf *[]byte) ([]byte, error) {
 }
 
 // Count is the number of complete lines of the results file at path, and
-// whether its last line is torn. Every line is checked as Read does.
+// whether its last line is torn. Every line is checked as Read does
+// (parseHead: without decoding its params and metrics).
 func Count(path string) (n int, torn bool, err error) {
-	torn, err = Each(path, func(Line, []byte, int64) error { n++; return nil })
+	torn, err = each(path, parseLineHead, func(Line, []byte, int64, int) error { n++; return nil })
 	return n, torn, err
 }
 
@@ -141,8 +150,8 @@ func Filter(path string, runs Runs, keep func(Line) (bool, error)) error {
 	if err != nil || (!torn && len(drop) == 0) {
 		return err
 	}
-	return rewrite(path, func(w io.Writer) error {
-		_, err := Each(path, func(_ Line, raw []byte, at int64) error {
+	return rewrite(path, func(w io.Writer) error { // every line was decoded above: copied, not decoded again
+		_, err := eachRaw(path, func(raw []byte, at int64, _ int) error {
 			if len(drop) > 0 && drop[0] == at {
 				drop = drop[1:]
 				return nil
@@ -181,10 +190,12 @@ func SortFile(path string, n int, pos func(index int) int) error {
 // runs (Validate; nil: an index of 0 or more, any id) and a run found twice
 // is a [DuplicateError].
 //
-// Without runs to hold lines to, a file already in run order (as a sweep
-// leaves it) is decoded once: the pass that finds whether it is in order
-// reads each line's index alone (lineIndex), and the lines are decoded as
-// fn gets them. With runs, the first pass decodes every line to check it.
+// Each line is decoded whole once, as fn gets it. The pass before, which
+// finds whether the file is in order, reads each line's index alone
+// (lineIndex) without runs to hold lines to; with runs it decodes each
+// line but its params and metrics (checkRun): enough to Validate it and
+// to refuse any line Parse would refuse, so fn sees no line of a file
+// that has a bad one further down.
 func EachInRunOrder(path string, runs Runs, fn func(l Line) error) (torn bool, err error) {
 	sorted, last := true, -1
 	see := func(index int) {
@@ -192,7 +203,11 @@ func EachInRunOrder(path string, runs Runs, fn func(l Line) error) (torn bool, e
 		last = max(last, index)
 	}
 	if runs != nil {
-		torn, err = EachRun(path, runs, func(l Line, _ []byte, _ int64) error {
+		torn, err = eachRaw(path, func(raw []byte, _ int64, n int) error {
+			l, err := checkRun(path, runs, raw, n)
+			if err != nil {
+				return err
+			}
 			see(l.Index)
 			return nil
 		})
@@ -200,9 +215,9 @@ func EachInRunOrder(path string, runs Runs, fn func(l Line) error) (torn bool, e
 		torn, err = eachRaw(path, func(raw []byte, _ int64, n int) error {
 			index, ok := lineIndex(raw)
 			if !ok {
-				l, err := Parse(raw)
+				l, err := parseLineHead(raw)
 				if err != nil {
-					return fmt.Errorf("%s:%d: not a result line (%v); the file was edited or is not a proflab results file", path, n, err)
+					return notAResult(path, n, err)
 				}
 				index = l.Index
 			}
@@ -218,7 +233,7 @@ func EachInRunOrder(path string, runs Runs, fn func(l Line) error) (torn bool, e
 	}
 	if sorted {
 		last := -1
-		_, err := each(path, func(l Line, _ []byte, _ int64, n int) error {
+		_, err := each(path, Parse, func(l Line, _ []byte, _ int64, n int) error {
 			if l.Index <= last { // a line whose index is not what lineIndex read
 				return fmt.Errorf("%s:%d: run %s (index %d) is out of run order; the file was edited or is not a proflab results file", path, n, l.ID, l.Index)
 			}
@@ -277,7 +292,9 @@ const orderSlot = 12
 
 // orderTable writes, into an unlinked temporary file beside path, the
 // place of each complete line of the results file at slot pos(index). A
-// slot already taken is a run twice: a DuplicateError.
+// slot already taken is a run twice: a DuplicateError. Every line is
+// checked as Read does, without decoding its params and metrics
+// (parseHead).
 func orderTable(path string, n int, pos func(index int) int) (*os.File, error) {
 	table, err := os.CreateTemp(filepath.Dir(path), ".results-order-*")
 	if err != nil {
@@ -285,7 +302,7 @@ func orderTable(path string, n int, pos func(index int) int) (*os.File, error) {
 	}
 	os.Remove(table.Name())
 	var rec [orderSlot]byte
-	if _, err := Each(path, func(l Line, raw []byte, at int64) error {
+	if _, err := each(path, parseLineHead, func(l Line, raw []byte, at int64, _ int) error {
 		p := pos(l.Index)
 		if p < 0 || p >= n {
 			return fmt.Errorf("%s: run %s (index %d) is not a run of this sweep", path, l.ID, l.Index)

@@ -250,3 +250,64 @@ func TestDuplicatesAreRefused(t *testing.T) {
 		}
 	}
 }
+
+// With the plan known, EachInRunOrder holds every line to it before fn
+// sees the first: a last line that is no run of the sweep (its seed, id,
+// params or index edited) or no result at all is refused, naming that
+// line, and fn is never called; the same file unedited passes whole.
+func TestEachInRunOrderValidatesFirst(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		edit func(l *Line) // of the last line; nil: no edit
+		raw  string        // the last line instead, when not ""
+		want string
+	}{
+		{"unedited", nil, "", ""},
+		{"seed", func(l *Line) { l.Seed = 7 }, "", ":5: run 4 (ide) has the seed 7, but this sweep's run 4 has 0"},
+		{"id", func(l *Line) { l.ID = "idz" }, "", ":5: run 4 has the id idz, but this sweep's run 4 is ide"},
+		{"params", func(l *Line) { l.Params["n"] = int64(9) }, "", `:5: run 4 (ide) has the params {"n":9,"s":"x"}, but this sweep's run 4 has {"n":4,"s":"x"}`},
+		{"index", func(l *Line) { l.Index = 5 }, "", ":5: run ide has the index 5, and this sweep's 5 runs are 0…4"},
+		{"metrics not a table", nil, `{"index":4,"id":"ide","params":{"n":4,"s":"x"},"repeat":0,"seed":0,"status":"ok","metrics":[1],"checks":[],"interrupts":{},"error":null,"timings":{"wall_seconds":0}}` + "\n",
+			":5: not a result line (json: cannot unmarshal array into Go struct field Line.metrics of type map[string]interface {})"},
+		{"unknown field", nil, `{"index":4,"id":"ide","params":{"n":4,"s":"x"},"repeat":0,"seed":0,"status":"ok","metrics":{},"checks":[],"interrupts":{},"error":null,"timings":{"wall_seconds":0},"extra":1}` + "\n",
+			`:5: not a result line (json: unknown field "extra")`},
+	} {
+		for _, order := range [][]int{{0, 1, 2, 3, 4}, {3, 1, 0, 2, 4}} { // sorted, unsorted
+			t.Run(fmt.Sprint(c.name, order), func(t *testing.T) {
+				path := filepath.Join(t.TempDir(), FileName)
+				var text strings.Builder
+				for _, i := range order {
+					l := line(i)
+					if i == 4 && c.edit != nil {
+						c.edit(&l)
+					}
+					b, err := l.Marshal()
+					if err != nil {
+						t.Fatal(err)
+					}
+					if i == 4 && c.raw != "" {
+						b = []byte(c.raw)
+					}
+					text.Write(b)
+				}
+				if err := os.WriteFile(path, []byte(text.String()), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				var seen []int
+				_, err := EachInRunOrder(path, linesPlan(5), func(l Line) error { seen = append(seen, l.Index); return nil })
+				if c.want == "" {
+					if err != nil || fmt.Sprint(seen) != "[0 1 2 3 4]" {
+						t.Errorf("got %v, %v; want every run in order", seen, err)
+					}
+					return
+				}
+				if err == nil || !strings.Contains(err.Error(), FileName+c.want) {
+					t.Errorf("got %v; want %s%s", err, FileName, c.want)
+				}
+				if len(seen) > 0 {
+					t.Errorf("fn saw runs %v before the bad last line was refused", seen)
+				}
+			})
+		}
+	}
+}
