@@ -16,7 +16,7 @@ import (
 // kind (a thread's loop function: its position in the loop).
 func (rs *runState) slot(c *cpuRun, kind segKind, fn int) uint64 {
 	f := &rs.fns[fn]
-	rng := rs.s.rng
+	rng := rs.rng
 	if kind == kindIdle {
 		return rng.Uint64N(f.n)
 	}
@@ -63,7 +63,7 @@ func (rs *runState) overflow(c *cpuRun, b *bank, i int, k *counterHW) {
 	if !k.pebs {
 		var skid uint64
 		if k.skidTotal > 0 {
-			u := s.rng.Uint64N(k.skidTotal)
+			u := rs.rng.Uint64N(k.skidTotal)
 			for _, w := range k.skid {
 				if u < uint64(w.Weight) {
 					skid = uint64(w.Instructions)

@@ -250,7 +250,7 @@ func (rs *runState) drawSegments(c *cpuRun, t uint64) {
 		return
 	}
 	for {
-		g := c.classPick.draw(rs.s.rng.Float64())
+		g := c.classPick.draw(rs.rng.Float64())
 		if cl := &c.classes[g]; c.clock+cl.cycles < t && !rs.overflowsIn(c, cl) {
 			rs.skipClass(c, cl, g, 1)
 			continue
@@ -267,7 +267,7 @@ func (rs *runState) drawSegments(c *cpuRun, t uint64) {
 func (rs *runState) drawPlain(c *cpuRun, t uint64) int {
 	slots, cycles, deferred := c.classPick.slots, c.classCycles, c.deferred
 	n := float64(len(slots))
-	rng := rs.s.rng
+	rng := rs.rng
 	clock := c.clock
 	for {
 		// aliasTable.draw, inlined
@@ -305,7 +305,7 @@ func (rs *runState) skip(c *cpuRun, n uint64) {
 		counts = append(counts, n)
 	} else {
 		counts = append(counts, make([]uint64, len(c.classes))...)
-		multinomial(rs.s.rng, n, c.classP, counts)
+		multinomial(rs.rng, n, c.classP, counts)
 	}
 	rs.counts = counts
 	for g, k := range counts {
@@ -333,7 +333,7 @@ func (rs *runState) skipClass(c *cpuRun, cl *segClass, g int, k uint64) {
 func (rs *runState) startSegment(c *cpuRun) {
 	g := 0
 	if len(c.classes) > 1 {
-		g = c.classPick.draw(rs.s.rng.Float64())
+		g = c.classPick.draw(rs.rng.Float64())
 	}
 	rs.startClass(c, g)
 }
@@ -357,7 +357,7 @@ func (rs *runState) reveal(c *cpuRun) {
 		return
 	}
 	cl := &c.classes[c.seg.class]
-	c.seg.typ = cl.members[cl.pick.draw(rs.s.rng.Float64())]
+	c.seg.typ = cl.members[cl.pick.draw(rs.rng.Float64())]
 }
 
 // where is what a processor executes at an instant: the kind of code,
@@ -380,7 +380,7 @@ func (rs *runState) current(c *cpuRun) where {
 	if c.seg.typ < 0 {
 		// reveal's draw, in line: at every interrupt of a simulated second
 		cl := &c.classes[c.seg.class]
-		c.seg.typ = cl.members[cl.pick.draw(rs.s.rng.Float64())]
+		c.seg.typ = cl.members[cl.pick.draw(rs.rng.Float64())]
 	}
 	ty := c.th.types[c.seg.typ]
 	return where{kind: ty.kind, fn: ty.fn, stack: ty.stack}
@@ -438,10 +438,10 @@ func (rs *runState) flushDeferred(c *cpuRun) {
 			// a class of many members (an imported workload's stacks):
 			// a draw per segment costs less than a binomial per member
 			for range n {
-				counts[cl.pick.draw(rs.s.rng.Float64())]++
+				counts[cl.pick.draw(rs.rng.Float64())]++
 			}
 		} else {
-			multinomial(rs.s.rng, n, p, counts)
+			multinomial(rs.rng, n, p, counts)
 		}
 		for i, k := range counts {
 			if k > 0 {

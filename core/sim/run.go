@@ -30,6 +30,7 @@ type stackTally struct {
 type runState struct {
 	ctx            context.Context
 	s              *Sim
+	rng            prng // s.rng, held here: a draw's state is one load nearer
 	res            *Result
 	w              *workload.Resolved
 	spec           *workload.Spec // the run's workload (its Process.Proc handles are the run's)
@@ -107,7 +108,7 @@ func (s *Sim) RunCached(ctx context.Context, c *Cache, key string, durationUS ui
 	s.inRun.Store(true)
 	defer s.inRun.Store(false)
 	s.syncedNow()
-	rs := &runState{ctx: ctx, s: s, w: r, spec: w, prep: p, fns: p.fns, nf: len(r.Funcs), hooks: map[string][]hal.Interrupt{}, halByNm: map[string]Driver{}}
+	rs := &runState{ctx: ctx, s: s, rng: s.rng, w: r, spec: w, prep: p, fns: p.fns, nf: len(r.Funcs), hooks: map[string][]hal.Interrupt{}, halByNm: map[string]Driver{}}
 	for _, h := range s.hals {
 		if h != nil {
 			rs.halByNm[h.Name()] = h

@@ -125,10 +125,10 @@ func (rs *runState) drawCounts(n uint64, p []float64, pick *aliasTable) []uint64
 		counts[0] = n
 	case n < 8*uint64(len(p)):
 		for range n {
-			counts[pick.draw(rs.s.rng.Float64())]++
+			counts[pick.draw(rs.rng.Float64())]++
 		}
 	default:
-		multinomial(rs.s.rng, n, p, counts)
+		multinomial(rs.rng, n, p, counts)
 	}
 	return counts
 }
