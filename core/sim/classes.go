@@ -19,7 +19,6 @@ type segClass struct {
 	cpi     float64
 	cycles  uint64     // cycles of a whole segment
 	rate    []float64  // events per instruction, per enabled counter
-	rateInv []float64  // 1/rate (0 where rate is 0), for ceilQuotient
 	ev      []float64  // events per whole segment, per enabled counter
 	loopFn  int        // the loop function of a loop's class, else -1
 	split   *leafSplit // members in calling contexts: how their segments are drawn
@@ -70,7 +69,6 @@ type classSet struct {
 	classCycles []uint64
 	loopClasses bool
 	emax        []float64 // per counter, the most events of a segment
-	emaxInv     []float64 // 1/emax (0 where emax is 0), for ceilQuotient
 }
 
 // runClassSet is a class set as one run uses it: with the run's
@@ -295,7 +293,6 @@ func newClass(cs *classSet, ctrs []*counterHW, n uint64, f *fnInfo) int {
 	}
 	for _, k := range ctrs {
 		cl.rate = append(cl.rate, f.rate[k.event])
-		cl.rateInv = append(cl.rateInv, inverse(f.rate[k.event]))
 		cl.ev = append(cl.ev, float64(n)*f.rate[k.event])
 	}
 	cs.classes = append(cs.classes, cl)
@@ -329,10 +326,6 @@ func (rs *runState) classOdds(cs *classSet, types []segType, nctr int) {
 		for i := range cl.ev {
 			cs.emax[i] = max(cs.emax[i], cl.ev[i])
 		}
-	}
-	cs.emaxInv = make([]float64, nctr)
-	for i, e := range cs.emax {
-		cs.emaxInv[i] = inverse(e)
 	}
 	for gi := range cs.classP {
 		cs.classP[gi] /= cum

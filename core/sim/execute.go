@@ -91,7 +91,7 @@ func (rs *runState) execute(c *cpuRun, t uint64) uint64 {
 				}
 				var need uint64
 				if k.remaining > eps {
-					need = ceilQuotient(k.remaining, r, cl.rateInv[i], eps)
+					need = wholeAtLeast1(k.remaining/r - eps)
 				}
 				if c.seg.done+need <= cl.n {
 					if e := cl.cycleAt(c.seg.start, c.seg.done+need); e < stop {
@@ -154,7 +154,7 @@ func (rs *runState) execute(c *cpuRun, t uint64) uint64 {
 				n = 0
 				break
 			}
-			n = min(n, ceilQuotient(d, e, cs.emaxInv[i], 0)-1)
+			n = min(n, wholeAtLeast1(d/e)-1)
 		}
 		switch {
 		case n > 0 && len(classes) == 1:
@@ -180,38 +180,6 @@ func wholeAtLeast1(x float64) uint64 {
 		return uint64(int64(x))
 	}
 	return 1
-}
-
-// ceilQuotient is wholeAtLeast1(d/e - sub) (e > 0, sub ≥ 0), with a
-// multiplication by inv = 1/e in place of the division where that surely
-// gives the same: d·inv is within a few units in the last place of d/e
-// (both round the exact quotient), and the subtraction rounds both alike,
-// so where d·inv − sub is farther than 10^-12·(d·inv + sub) from every
-// whole number, d/e − sub has the same ceiling. Only nearer a whole number, or with no inverse, is the
-// division made. The engine takes two such ceilings at every event.
-func ceilQuotient(d, e, inv, sub float64) uint64 {
-	if inv != 0 {
-		q := d * inv
-		y := q - sub
-		c := math.Ceil(y)
-		if m := (q + sub) * 1e-12; q < 1<<52 && c-y > m && y-(c-1) > m {
-			return wholeAtLeast1(c)
-		}
-	}
-	return wholeAtLeast1(d/e - sub)
-}
-
-// inverse is 1/x, or 0 where x is 0 or its inverse would not be finite
-// and normal (ceilQuotient then divides).
-func inverse(x float64) float64 {
-	if x == 0 {
-		return 0
-	}
-	v := 1 / x
-	if math.IsInf(v, 0) || math.IsNaN(v) || math.Abs(v) < 0x1p-1000 || math.Abs(v) > 0x1p1000 {
-		return 0
-	}
-	return v
 }
 
 // beyond reports, without a division, that a counter with remaining
