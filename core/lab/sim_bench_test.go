@@ -109,6 +109,22 @@ func BenchmarkInterrupts(b *testing.B) {
 }
 
 func benchInterrupts(b *testing.B, seg uint64, counter bool) {
+	run := interruptsRun(b, seg, counter)
+	var n uint64
+	start := time.Now()
+	cpu0, cpuKnown := cpuTime()
+	for b.Loop() {
+		n += run()
+	}
+	b.ReportMetric(float64(n)/time.Since(start).Seconds(), "interrupts/s")
+	reportCPUPerInterrupt(b, cpu0, cpuKnown, n)
+}
+
+// interruptsRun makes BenchmarkInterrupts' machine (segments of seg
+// instructions, 0 for the default; with counter, the instruction counter
+// too) and returns one iteration of it: a run of 100 ms simulated, and the
+// interrupts it delivered.
+func interruptsRun(b *testing.B, seg uint64, counter bool) func() uint64 {
 	l := labtest.Inproc(b, 4, 1)
 	l.Profile(b, 0x10000, 0xC00, 4, nt.ProfileTime)
 	l.SetInterval(b, nt.ProfileTime, 1221)
@@ -118,20 +134,17 @@ func benchInterrupts(b *testing.B, seg uint64, counter bool) {
 	}
 	w := fourThreads(l.P)
 	w.SegmentInstructions = seg
-	var n uint64
-	start := time.Now()
-	cpu0, cpuKnown := cpuTime()
-	for b.Loop() {
+	return func() uint64 {
 		res, err := l.Sim.Run(100_000, w)
 		if err != nil {
 			b.Fatal(err)
 		}
+		var n uint64
 		for _, v := range res.Interrupts {
 			n += v
 		}
+		return n
 	}
-	b.ReportMetric(float64(n)/time.Since(start).Seconds(), "interrupts/s")
-	reportCPUPerInterrupt(b, cpu0, cpuKnown, n)
 }
 
 // reportCPUPerInterrupt reports the processor time the process used
@@ -173,22 +186,9 @@ func BenchmarkSecond(b *testing.B) {
 				trips := host.RoundTrips()
 				cpu0, cpuKnown := cpuTime()
 				for b.Loop() {
-					l := labtest.New(b, host, 4, 1, "apic", "pmu", "pebs")
-					l.Profile(b, 0x10000, 0xC00, 4, nt.ProfileTime)
-					if load.fast {
-						l.SetInterval(b, nt.ProfileTime, 1221)
-						l.Profile(b, 0x10000, 0xC00, 4, nt.ProfileTotalIssues)
-						l.SetInterval(b, nt.ProfileTotalIssues, 3_000_000_000/8192)
-					}
-					res, err := l.Sim.Run(1_000_000, fourThreads(l.P))
-					if err != nil {
-						b.Fatal(err)
-					}
-					for _, n := range res.Interrupts {
-						interrupts += n
-					}
-					halhost.CloseMachine(l.HALs) // counted: the run's last call per HAL
-					calls += l.Calls()
+					n, c := oneSecond(b, host, load.fast)
+					interrupts += n
+					calls += c
 				}
 				perRun := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
 				b.ReportMetric(float64(calls)/float64(b.N), "halcalls/run")
@@ -207,6 +207,30 @@ func BenchmarkSecond(b *testing.B) {
 			})
 		}
 	}
+}
+
+// oneSecond is one iteration of BenchmarkSecond: a machine of 4
+// processors on host's HALs, its profiles started (with fast, the timer at
+// 8192 Hz and the instruction counter too), one simulated second run and
+// the machine closed. It returns the interrupts delivered and the HAL
+// calls made.
+func oneSecond(b *testing.B, host *halhost.Host, fast bool) (interrupts uint64, calls int64) {
+	l := labtest.New(b, host, 4, 1, "apic", "pmu", "pebs")
+	l.Profile(b, 0x10000, 0xC00, 4, nt.ProfileTime)
+	if fast {
+		l.SetInterval(b, nt.ProfileTime, 1221)
+		l.Profile(b, 0x10000, 0xC00, 4, nt.ProfileTotalIssues)
+		l.SetInterval(b, nt.ProfileTotalIssues, 3_000_000_000/8192)
+	}
+	res, err := l.Sim.Run(1_000_000, fourThreads(l.P))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, n := range res.Interrupts {
+		interrupts += n
+	}
+	halhost.CloseMachine(l.HALs) // counted: the run's last call per HAL
+	return interrupts, l.Calls()
 }
 
 // BenchmarkSecondLarge is one (and ten) simulated seconds on 4 busy
