@@ -63,14 +63,7 @@ func (rs *runState) overflow(c *cpuRun, b *bank, i int, k *counterHW) {
 	if !k.pebs {
 		var skid uint64
 		if k.skidTotal > 0 {
-			u := rs.rng.Uint64N(k.skidTotal)
-			for _, w := range k.skid {
-				if u < uint64(w.Weight) {
-					skid = uint64(w.Instructions)
-					break
-				}
-				u -= uint64(w.Weight)
-			}
+			skid = k.skidAt(rs.rng.Uint64N(k.skidTotal))
 		}
 		at := rs.current(c)
 		rs.deliver(c, b, k.source, rs.interruptedIP(c, at, skid), at, false)

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"github.com/proflab/proflab/halplugins/hal"
 	"math"
 	"testing"
 )
@@ -79,6 +80,41 @@ func TestAddEvents(t *testing.T) {
 		}
 		if got != want {
 			t.Fatalf("addEvents(%v, %v, %v) = %v, want %v", want, n, rate, got, want)
+		}
+	}
+}
+
+// A counter's skid from its table is the skid the walk over the
+// distribution gives, for every draw; past maxSkidTable there is no
+// table and the walk is used.
+func TestSkidTableIsTheWalk(t *testing.T) {
+	walk := func(skid []hal.SkidWeight, u uint64) uint64 {
+		for _, w := range skid {
+			if u < uint64(w.Weight) {
+				return uint64(w.Instructions)
+			}
+			u -= uint64(w.Weight)
+		}
+		return 0
+	}
+	for _, skid := range [][]hal.SkidWeight{
+		{{Instructions: 1, Weight: 60}, {Instructions: 2, Weight: 25}, {Instructions: 3, Weight: 10}, {Instructions: 4, Weight: 5}},
+		{{Instructions: 0, Weight: 1}},
+		{{Instructions: 1000, Weight: 3}, {Instructions: 0, Weight: 1021}},
+		{{Instructions: 7, Weight: 1000}, {Instructions: 9, Weight: 25}}, // 1025: no table
+	} {
+		k := counterHW{skid: skid}
+		for _, w := range skid {
+			k.skidTotal += uint64(w.Weight)
+		}
+		k.skidOf = skidTable(k.skid, k.skidTotal)
+		if (k.skidOf != nil) != (k.skidTotal <= maxSkidTable) {
+			t.Fatalf("total %d: table %v, want one only up to %d", k.skidTotal, k.skidOf != nil, maxSkidTable)
+		}
+		for u := range k.skidTotal {
+			if got, want := k.skidAt(u), walk(skid, u); got != want {
+				t.Fatalf("%v: skidAt(%d) = %d, the walk gives %d", skid, u, got, want)
+			}
 		}
 	}
 }

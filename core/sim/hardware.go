@@ -27,6 +27,7 @@ type counterHW struct {
 	remaining  float64 // events until overflow
 	skid       []hal.SkidWeight
 	skidTotal  uint64
+	skidOf     []uint32 // the skid of each draw below skidTotal (skidTable), or nil
 	pebs       bool
 	requiresCA bool
 	warned     bool // "no control area" logged this run
@@ -139,6 +140,7 @@ func (s *Sim) Apply(halName string, p hal.Programming) error {
 		for _, k := range c.Skid {
 			hw.skidTotal += uint64(k.Weight)
 		}
+		hw.skidOf = skidTable(hw.skid, hw.skidTotal)
 		s.touch(c.CPU)
 	}
 	for _, d := range p.DS {
@@ -216,4 +218,41 @@ func sourceEvent(src nt.Source) event {
 		return evCacheRefs
 	}
 	return evInstructions
+}
+
+// skidAt is the skid of the draw u (below skidTotal): the instructions
+// of the first entry whose running weight passes u.
+func (k *counterHW) skidAt(u uint64) uint64 {
+	if u < uint64(len(k.skidOf)) {
+		return uint64(k.skidOf[u])
+	}
+	for _, w := range k.skid {
+		if u < uint64(w.Weight) {
+			return uint64(w.Instructions)
+		}
+		u -= uint64(w.Weight)
+	}
+	return 0
+}
+
+// maxSkidTable is the largest total skid weight skidTable makes a table
+// for (4 KiB of it per counter).
+const maxSkidTable = 1024
+
+// skidTable is the skid the distribution gives each draw u below total,
+// the weights' cumulative order (the first entry whose running weight
+// passes u): the skid of a counter's overflow is then one lookup in
+// place of a walk over the entries, whose branches guess wrong as often
+// as the draw is random. Nil where the total is 0 or above maxSkidTable.
+func skidTable(skid []hal.SkidWeight, total uint64) []uint32 {
+	if total == 0 || total > maxSkidTable {
+		return nil
+	}
+	t := make([]uint32, 0, total)
+	for _, w := range skid {
+		for range w.Weight {
+			t = append(t, w.Instructions)
+		}
+	}
+	return t
 }
