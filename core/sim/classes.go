@@ -107,6 +107,10 @@ func (rs *runState) buildClasses(c *cpuRun) {
 		c.classesOf = c.th
 	}
 	c.deferred = append(c.deferred[:0], make([]uint64, len(c.classes))...)
+	if len(c.drawn) < len(c.th.types) {
+		drawnPool.put(c.drawn) // all zero: flushDrawn ran before (retire, flushDeferred)
+		c.drawn = drawnPool.get(len(c.th.types))
+	}
 	if c.seg.active && c.seg.typ >= 0 {
 		c.seg.class = c.typeClass[c.seg.typ]
 	}

@@ -51,6 +51,10 @@ type cpuRun struct {
 	*runClassSet
 	deferred []uint64
 	seg      segment
+	// whole segments of drawn functions not committed yet, per type of
+	// the thread (countDrawn, flushDrawn), and the types counted
+	drawn      []uint64
+	drawnTypes []int
 
 	times [5]uint64 // cycles: user, kernel, interrupt, DPC, idle
 }
@@ -124,7 +128,15 @@ func (rs *runState) execute(c *cpuRun, t uint64) uint64 {
 			if d < cl.n {
 				continue
 			}
-			rs.closeSegment(c) // whole: on to the next
+			// whole: on to the next
+			if typ := c.seg.typ; typ >= 0 && cl.loopFn < 0 && c.clock-c.seg.start == cl.cycles {
+				// closeSegment's, in line: a whole segment of a drawn
+				// function (no loop's), counted for flushDrawn
+				countDrawn(c, typ)
+				c.seg.active = false
+			} else {
+				rs.closeSegment(c)
+			}
 		}
 		if c.clock >= t {
 			return c.clock
@@ -362,23 +374,68 @@ func (rs *runState) closeSegment(c *cpuRun) {
 		return
 	}
 	cl := &c.classes[c.seg.class]
-	if c.seg.typ < 0 && c.seg.done >= cl.n {
+	whole := c.seg.done >= cl.n
+	switch {
+	case whole && c.seg.typ < 0:
 		c.deferred[c.seg.class]++
-	} else {
+	case whole && c.clock-c.seg.start == cl.cycles:
+		// a whole segment of a drawn function (the one an interrupt
+		// took, at every event of a simulated second): counted, and
+		// committed with the others like it by flushDrawn
+		countDrawn(c, c.seg.typ)
+		rs.advanceLoop(c)
+	default:
+		rs.flushDrawn(c) // before any other commit of c's
 		if c.seg.typ < 0 {
 			rs.reveal(c)
 		}
-		ty := c.th.types[c.seg.typ]
-		rs.commit(c, ty, c.seg.done, c.clock-c.seg.start)
-		if ty.isLoop(rs) {
-			c.th.loopPos[ty.fn] = (c.seg.loopStart + c.seg.done) % rs.fns[ty.fn].loop
-		}
+		rs.commit(c, c.th.types[c.seg.typ], c.seg.done, c.clock-c.seg.start)
+		rs.advanceLoop(c)
 	}
 	c.seg.active = false
 }
 
-// flushDeferred draws which functions c's deferred whole segments ran.
+// advanceLoop records where c's segment in progress, of a drawn type,
+// left its loop function (when it is one).
+func (rs *runState) advanceLoop(c *cpuRun) {
+	if ty := c.th.types[c.seg.typ]; ty.isLoop(rs) {
+		c.th.loopPos[ty.fn] = (c.seg.loopStart + c.seg.done) % rs.fns[ty.fn].loop
+	}
+}
+
+// countDrawn counts a whole segment of c's thread's type typ for
+// flushDrawn (c.drawn has a count for each of the thread's types:
+// buildClasses).
+func countDrawn(c *cpuRun, typ int) {
+	if c.drawn[typ] == 0 {
+		c.drawnTypes = append(c.drawnTypes, typ)
+	}
+	c.drawn[typ]++
+}
+
+// flushDrawn commits the whole segments of drawn functions countDrawn
+// counted on c since the last flush: a type's k segments as k commits of
+// one (commitN). Every commit to c's truth comes after it (closeSegment
+// of a cut segment, flushDeferred), so each function's truth receives
+// its commits in the order they would have come one by one at each
+// segment's end: the counts are sums of whole numbers, and the events,
+// sums of floats, get the same additions in the same order (whole
+// segments of one function all add the same: its segment's instructions
+// are the function's, whatever its type).
+func (rs *runState) flushDrawn(c *cpuRun) {
+	for _, typ := range c.drawnTypes {
+		k := c.drawn[typ]
+		c.drawn[typ] = 0
+		cl := &c.classes[c.typeClass[typ]]
+		rs.commitN(c, c.th.types[typ], cl.n, cl.cycles, k)
+	}
+	c.drawnTypes = c.drawnTypes[:0]
+}
+
+// flushDeferred draws which functions c's deferred whole segments ran
+// (after committing those of drawn functions, flushDrawn).
 func (rs *runState) flushDeferred(c *cpuRun) {
+	rs.flushDrawn(c)
 	for g, n := range c.deferred {
 		if n == 0 {
 			continue
@@ -432,25 +489,35 @@ func (rs *runState) retire(c *cpuRun) {
 
 // commit adds instr instructions over cycles cycles of ty to c's truth.
 func (rs *runState) commit(c *cpuRun, ty segType, instr, cycles uint64) {
+	rs.commitN(c, ty, instr, cycles, 1)
+}
+
+// commitN is k commits of instr instructions over cycles cycles of ty:
+// the whole numbers added once, k times as much, and the events added k
+// times, one commit's at a time, as k commits would add them.
+func (rs *runState) commitN(c *cpuRun, ty segType, instr, cycles, k uint64) {
 	f := &rs.fns[ty.fn]
 	tl := &rs.tallies[c.idx][c.th.ctx*rs.nf+ty.fn]
-	tl.instr += instr
-	tl.cycles += cycles
+	tl.instr += k * instr
+	tl.cycles += k * cycles
 	if ty.stack >= 0 {
 		st := &rs.stackTallies[ty.stack]
-		st.instr += instr
-		st.cycles += cycles
+		st.instr += k * instr
+		st.cycles += k * cycles
 	}
-	addEvents(&tl.ev, float64(instr), &f.rate)
+	n := float64(instr)
+	for range k {
+		addEvents(&tl.ev, n, &f.rate)
+	}
 	switch {
 	case ty.kind == kindISR:
-		c.times[2] += cycles
+		c.times[2] += k * cycles
 	case ty.kind == kindDPC:
-		c.times[3] += cycles
+		c.times[3] += k * cycles
 	case f.kmode:
-		c.times[1] += cycles
+		c.times[1] += k * cycles
 	default:
-		c.times[0] += cycles
+		c.times[0] += k * cycles
 	}
 }
 

@@ -32,6 +32,7 @@ func (sp *slicePool[T]) put(s []T) {
 var (
 	tallyPool slicePool[tally]  // runs' per-processor truth (runState.tallies)
 	hitsPool  slicePool[uint64] // runs' interrupts per stack (runState.stackHits)
+	drawnPool slicePool[uint64] // runs' per-processor counts of drawn segments (cpuRun.drawn)
 )
 
 // release hands the run's scratch arrays back to their pools: called
@@ -44,4 +45,8 @@ func (rs *runState) release() {
 		delete(rs.stackHits, k)
 	}
 	rs.lastHits = nil
+	for _, c := range rs.cpus {
+		drawnPool.put(c.drawn) // all zero: every processor's thread was retired
+		c.drawn = nil
+	}
 }
