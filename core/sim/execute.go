@@ -166,7 +166,11 @@ func (rs *runState) execute(c *cpuRun, t uint64) uint64 {
 				n = 0
 				break
 			}
-			n = min(n, wholeAtLeast1(d/e)-1)
+			if !surelyAbove(d, e, n+1) {
+				// (where d/e is surely n+1 or more, the counter bounds
+				// no fewer than n: no division)
+				n = min(n, wholeAtLeast1(d/e)-1)
+			}
 		}
 		switch {
 		case n > 0 && len(classes) == 1:

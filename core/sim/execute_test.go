@@ -118,3 +118,24 @@ func TestSkidTableIsTheWalk(t *testing.T) {
 		}
 	}
 }
+
+// The skip's bound from a counter is not lowered where surelyAbove says
+// the division would give at least n+1 (the division it spares).
+func TestSkipBoundShortcut(t *testing.T) {
+	r := newPRNG(17, 18)
+	spared := 0
+	for range 200_000 {
+		e := 1 + r.Float64()*float64(r.Uint64N(1<<20))
+		n := 1 + r.Uint64N(100)
+		d := e * (float64(n) + 1 + (r.Float64()-0.5)*1e-9*float64(r.Uint64N(3)))
+		if surelyAbove(d, e, n+1) {
+			spared++
+			if got := min(n, wholeAtLeast1(d/e)-1); got != n {
+				t.Fatalf("d %v, e %v: the division bounds %d segments below n = %d, but it was spared", d, e, got, n)
+			}
+		}
+	}
+	if spared == 0 {
+		t.Fatal("never spared: the test tests nothing")
+	}
+}
