@@ -509,9 +509,10 @@ func (rs *runState) commitN(c *cpuRun, ty segType, instr, cycles, k uint64) {
 		st.instr += k * instr
 		st.cycles += k * cycles
 	}
-	n := float64(instr)
-	for range k {
-		addEvents(&tl.ev, n, &f.rate)
+	if k == 1 {
+		addEvents(&tl.ev, float64(instr), &f.rate)
+	} else {
+		addEventsN(&tl.ev, float64(instr), &f.rate, k)
 	}
 	switch {
 	case ty.kind == kindISR:
@@ -537,6 +538,23 @@ func addEvents(ev *[nEvents]float64, n float64, rate *[nEvents]float64) {
 	ev[3] += n * rate[3]
 	ev[4] += n * rate[4]
 	ev[5] += n * rate[5]
+}
+
+// addEventsN is addEvents k times: the sums kept in registers over the
+// k additions (the same additions, in the same order, as k calls).
+func addEventsN(ev *[nEvents]float64, n float64, rate *[nEvents]float64, k uint64) {
+	const _, _ = uint(nEvents - 6), uint(6 - nEvents) // as addEvents
+	e0, e1, e2, e3, e4, e5 := ev[0], ev[1], ev[2], ev[3], ev[4], ev[5]
+	r0, r1, r2, r3, r4, r5 := rate[0], rate[1], rate[2], rate[3], rate[4], rate[5]
+	for range k {
+		e0 += n * r0
+		e1 += n * r1
+		e2 += n * r2
+		e3 += n * r3
+		e4 += n * r4
+		e5 += n * r5
+	}
+	ev[0], ev[1], ev[2], ev[3], ev[4], ev[5] = e0, e1, e2, e3, e4, e5
 }
 
 // idleUntil advances an idle processor to cycle t.

@@ -139,3 +139,25 @@ func TestSkipBoundShortcut(t *testing.T) {
 		t.Fatal("never spared: the test tests nothing")
 	}
 }
+
+// addEventsN is k calls of addEvents, to the bit.
+func TestAddEventsN(t *testing.T) {
+	r := newPRNG(21, 22)
+	for range 2000 {
+		var got, want, rate [nEvents]float64
+		for e := range nEvents {
+			got[e] = r.Float64() * 1e6
+			want[e] = got[e]
+			rate[e] = r.Float64() * float64(r.Uint64N(3))
+		}
+		n := float64(1 + r.Uint64N(1<<20))
+		k := r.Uint64N(300)
+		addEventsN(&got, n, &rate, k)
+		for range k {
+			addEvents(&want, n, &rate)
+		}
+		if got != want {
+			t.Fatalf("addEventsN(%v, %d) = %v, %d addEvents give %v", n, k, got, k, want)
+		}
+	}
+}
