@@ -18,7 +18,10 @@
 // by arithmetic on the class's event rates, and draws the function of
 // the segment in progress only when an event observes it. Which
 // functions the other segments ran is drawn once, per class, when the
-// thread leaves the processor, and added to the truth as counts. Files:
+// thread leaves the processor, and added to the truth as counts; the
+// whole segments whose function an event drew are counted too and
+// committed then, one segment's events after another (the same float
+// additions, in the same order, as at each segment's end). Files:
 // prepare.go (workload preparation), prepared.go and cache.go (prepared
 // workloads and their cache), scheduler.go, loop.go (the event loop),
 // execute.go (segments), classes.go (classes), stacks.go (calling
