@@ -63,16 +63,22 @@ func TestExecuteShortcuts(t *testing.T) {
 	}
 }
 
+// randomEvents is a truth's events so far and rates of events per
+// instruction (some 0, some above 1), for the addEvents tests.
+func randomEvents(r prng) (ev, rate [nEvents]float64) {
+	for e := range nEvents {
+		ev[e] = r.Float64() * 1e6
+		rate[e] = r.Float64() * float64(r.Uint64N(3))
+	}
+	return ev, rate
+}
+
 // addEvents adds what the loop over the events adds, event by event.
 func TestAddEvents(t *testing.T) {
 	r := newPRNG(13, 14)
 	for range 1000 {
-		var got, want, rate [nEvents]float64
-		for e := range nEvents {
-			got[e] = r.Float64() * 1e6
-			want[e] = got[e]
-			rate[e] = r.Float64() * float64(r.Uint64N(3))
-		}
+		got, rate := randomEvents(r)
+		want := got
 		n := float64(r.Uint64N(1 << 20))
 		addEvents(&got, n, &rate)
 		for e := range nEvents {
@@ -144,12 +150,8 @@ func TestSkipBoundShortcut(t *testing.T) {
 func TestAddEventsN(t *testing.T) {
 	r := newPRNG(21, 22)
 	for range 2000 {
-		var got, want, rate [nEvents]float64
-		for e := range nEvents {
-			got[e] = r.Float64() * 1e6
-			want[e] = got[e]
-			rate[e] = r.Float64() * float64(r.Uint64N(3))
-		}
+		got, rate := randomEvents(r)
+		want := got
 		n := float64(1 + r.Uint64N(1<<20))
 		k := r.Uint64N(300)
 		addEventsN(&got, n, &rate, k)
