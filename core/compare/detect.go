@@ -86,12 +86,12 @@ func (rp *rowPower) power(shift float64) float64 {
 		}
 		return 1 - sampling.BinomialCDF(rp.fitThreshold-1, rp.nl, p1)
 	}
-	ls, ll := float64(rp.ns)*rp.base, float64(rp.nl)*p1
+	ls, ll := float64(float64(rp.ns)*rp.base), float64(float64(rp.nl)*p1)
 	lambda, pi := ls+ll, ls/(ls+ll)
 	sd := math.Sqrt(lambda)
 	// m within 8 standard deviations (the rest weighs under 1e-14), every
 	// m while they are few, a smooth sum's samples beyond
-	from, to := uint64(max(0, math.Floor(lambda-8*sd))), uint64(lambda+8*sd)
+	from, to := uint64(max(0, math.Floor(lambda-float64(8*sd)))), uint64(lambda+float64(8*sd))
 	stride := max(1, uint64(sd/30))
 	var out float64
 	for m := from; m <= to; m += stride {
@@ -99,8 +99,8 @@ func (rp *rowPower) power(shift float64) float64 {
 		if k < 0 {
 			continue
 		}
-		pm := math.Exp(float64(m)*math.Log(lambda) - lambda - lgamma(float64(m)+1))
-		out += float64(stride) * pm * sampling.BinomialCDF(uint64(k), m, pi)
+		pm := math.Exp(float64(float64(m)*math.Log(lambda)) - lambda - lgamma(float64(m)+1))
+		out += float64(float64(stride) * pm * sampling.BinomialCDF(uint64(k), m, pi))
 	}
 	return min(1, out)
 }

@@ -131,7 +131,7 @@ func imageShares(r *workload.Resolved, imgs []*image, imageOf map[int]*image) {
 		busy += th.Busy
 		for _, w := range th.Mix {
 			if im := imageOf[w.Func]; im != nil {
-				im.share += th.Busy * w.Weight
+				im.share += float64(th.Busy * w.Weight)
 			}
 		}
 	}

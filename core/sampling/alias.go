@@ -44,7 +44,7 @@ func newAlias(w []float64) aliasTable {
 
 // draw is one index.
 func (t aliasTable) draw(r *rand.Rand) int {
-	u := r.Float64() * float64(len(t.prob))
+	u := float64(r.Float64() * float64(len(t.prob)))
 	i := int(u)
 	if i >= len(t.prob) {
 		i = len(t.prob) - 1

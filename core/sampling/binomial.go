@@ -74,19 +74,19 @@ func (d binomialDist) btrs(r *rand.Rand, n uint64) uint64 {
 	p := d.p
 	nf := float64(n)
 	spq := math.Sqrt(nf * p * (1 - p))
-	b := 1.15 + 2.53*spq
-	a := -0.0873 + 0.0248*b + 0.01*p
-	c := nf*p + 0.5
+	b := 1.15 + float64(2.53*spq)
+	a := -0.0873 + float64(0.0248*b) + float64(0.01*p)
+	c := float64(nf*p) + 0.5
 	vr := 0.92 - 4.2/b
 	var alpha, m, h float64 // for the exact test, on first use
 	for {
-		u := r.Float64() - 0.5
+		u := float64(r.Float64()) - 0.5
 		v := r.Float64()
 		us := 0.5 - math.Abs(u)
 		if us <= 0 {
 			continue
 		}
-		k := math.Floor((2*a/us+b)*u + c)
+		k := math.Floor(float64((float64(2*a)/us+b)*u) + c)
 		if k < 0 || k > nf {
 			continue
 		}
@@ -100,7 +100,7 @@ func (d binomialDist) btrs(r *rand.Rand, n uint64) uint64 {
 		}
 		v = math.Log(v * alpha / (a/(us*us) + b))
 		ki := uint64(k)
-		if v <= h-logFactorial(ki)-logFactorial(n-ki)+(k-m)*d.lpq {
+		if v <= h-logFactorial(ki)-logFactorial(n-ki)+float64((k-m)*d.lpq) {
 			return ki
 		}
 	}

@@ -66,7 +66,7 @@ func regIncBeta(a, b, x float64) float64 {
 	la, _ := math.Lgamma(a)
 	lb, _ := math.Lgamma(b)
 	lab, _ := math.Lgamma(a + b)
-	front := lab - la - lb + a*math.Log(x) + b*math.Log1p(-x)
+	front := lab - la - lb + float64(a*math.Log(x)) + float64(b*math.Log1p(-x))
 	if x < (a+1)/(a+b+2) {
 		return math.Exp(front) * betaFraction(a, b, x) / a
 	}
@@ -85,7 +85,7 @@ func betaFraction(a, b, x float64) float64 {
 	d = 1 / d
 	h := d
 	step := func(aa float64) float64 {
-		d = 1 + aa*d
+		d = 1 + float64(aa*d)
 		if math.Abs(d) < tiny {
 			d = tiny
 		}
@@ -94,7 +94,7 @@ func betaFraction(a, b, x float64) float64 {
 			c = tiny
 		}
 		d = 1 / d
-		return d * c
+		return float64(d * c)
 	}
 	for m := 1; m <= limit; m++ {
 		mf := float64(m)

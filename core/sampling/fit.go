@@ -160,7 +160,7 @@ func (fs *fitCells) exact(obs float64) float64 {
 		lt[i] = math.Log(t)
 	}
 	lnf, _ := math.Lgamma(nf + 1)
-	threshold := reach(obs) * 2 * nf
+	threshold := float64(reach(obs) * 2 * nf)
 	var p float64
 	var walk func(i int, rem uint64, logp, dev float64)
 	walk = func(i int, rem uint64, logp, dev float64) {
@@ -174,14 +174,14 @@ func (fs *fitCells) exact(obs float64) float64 {
 			v := float64(rem)
 			lg, _ := math.Lgamma(v + 1)
 			if dev+math.Abs(v-fs.nt[i]) >= threshold {
-				p += math.Exp(lnf + logp + v*lt[i] - lg)
+				p += math.Exp(lnf + logp + float64(v*lt[i]) - lg)
 			}
 			return
 		}
 		for v := uint64(0); v <= rem; v++ {
 			vf := float64(v)
 			lg, _ := math.Lgamma(vf + 1)
-			walk(i+1, rem-v, logp+vf*lt[i]-lg, dev+math.Abs(vf-fs.nt[i]))
+			walk(i+1, rem-v, logp+float64(vf*lt[i])-lg, dev+math.Abs(vf-fs.nt[i]))
 		}
 	}
 	walk(0, fs.n, 0, 0)
@@ -192,7 +192,7 @@ func (fs *fitCells) exact(obs float64) float64 {
 // are Binomial(n, t), and TV is |x − nt|/n, so p is both tails of it
 // beyond the observed deviation.
 func (fs *fitCells) binomialTails(obs float64) float64 {
-	d := reach(obs) * float64(fs.n)
+	d := float64(reach(obs) * float64(fs.n))
 	var p float64
 	if lo := math.Floor(fs.nt[0] - d); lo >= 0 {
 		p += binomialCDF(uint64(lo), fs.n, fs.t[0])
@@ -230,7 +230,7 @@ func (fs *fitCells) drawer() *fitDrawer {
 	d := &fitDrawer{fs: fs, head: k}
 	best := float64(k) * binomialCost
 	for j := 0; j < k; j++ {
-		if c := float64(j)*binomialCost + nf*fs.rest[j]; c < best {
+		if c := float64(float64(j)*binomialCost) + float64(nf*fs.rest[j]); c < best {
 			best, d.head = c, j
 		}
 	}
@@ -300,7 +300,7 @@ func (fs *fitCells) seed() uint64 {
 
 // reach is how far below obs a statistic still counts as reaching it: the
 // same distance computed in another order may differ in its last bits.
-func reach(obs float64) float64 { return obs * (1 - 1e-9) }
+func reach(obs float64) float64 { return float64(obs * (1 - 1e-9)) }
 
 // sequential is the sequential Monte Carlo p-value of obs (Besag and
 // Clifford): draws until StopExceedances of them reach obs (p =

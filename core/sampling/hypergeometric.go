@@ -56,8 +56,8 @@ func hyperHRUA(r *rand.Rand, total, g, s uint64) uint64 {
 	const d1, d2 = 1.7155277699214135, 0.8989161620588988 // 2√(2/e), 3 − 2√(3/e)
 	nf, gf, sf := float64(total), float64(g), float64(s)
 	p := gf / nf
-	mean := sf*p + 0.5
-	spread := d1*math.Sqrt(sf*(nf-sf)*p*(1-p)/(nf-1)+0.5) + d2
+	mean := float64(sf*p) + 0.5
+	spread := float64(d1*math.Sqrt(float64(sf*(nf-sf)*p*(1-p)/(nf-1))+0.5)) + d2
 	mode := math.Floor((sf + 1) * (gf + 1) / (nf + 2))
 	lf := logFactorials()
 	logAt := func(z float64) float64 {
@@ -68,22 +68,22 @@ func hyperHRUA(r *rand.Rand, total, g, s uint64) uint64 {
 		return logFactorial(zi) + logFactorial(g-zi) + logFactorial(s-zi) + logFactorial(total-g-s+zi)
 	}
 	atMode := logAt(mode)
-	end := min(min(gf, sf)+1, math.Floor(mean+16*math.Sqrt(sf*(nf-sf)*p*(1-p)/(nf-1)+0.5)))
+	end := min(min(gf, sf)+1, math.Floor(mean+float64(16*math.Sqrt(float64(sf*(nf-sf)*p*(1-p)/(nf-1))+0.5))))
 	for {
-		u, v := r.Float64(), r.Float64()
+		u, v := float64(r.Float64()), float64(r.Float64())
 		if u == 0 {
 			continue
 		}
-		w := mean + spread*(v-0.5)/u
+		w := mean + float64(spread*(v-0.5)/u)
 		if w < 0 || w >= end {
 			continue
 		}
 		z := math.Floor(w)
 		t := atMode - logAt(z)
-		if u*(4-u)-3 <= t { // the squeeze accepts
+		if float64(u*(4-u))-3 <= t { // the squeeze accepts
 			return uint64(z)
 		}
-		if u*(u-t) >= 1 { // the squeeze rejects
+		if float64(u*(u-t)) >= 1 { // the squeeze rejects
 			continue
 		}
 		if 2*math.Log(u) <= t {

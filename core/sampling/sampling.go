@@ -165,5 +165,5 @@ func meanAbsDev(n uint64, p float64) float64 {
 	if m >= nf {
 		return 0
 	}
-	return math.Exp(math.Ln2 + math.Log(m+1) + lchoose(nf, m+1) + (m+1)*math.Log(p) + (nf-m)*math.Log1p(-p))
+	return math.Exp(math.Ln2 + math.Log(m+1) + lchoose(nf, m+1) + float64((m+1)*math.Log(p)) + float64((nf-m)*math.Log1p(-p)))
 }

@@ -170,7 +170,7 @@ func (c *twoCells) bound(obs float64) float64 {
 		q := float64(m) / n
 		e += math.Sqrt(fa * q * (1 - q) * (n - fa) / (n - 1))
 	}
-	e *= n / (fa * fb) / 2
+	e = float64(e * (n / (fa * fb) / 2))
 	eps := obs - e
 	if eps <= 0 {
 		return 1
@@ -209,7 +209,7 @@ func (c *twoCells) exact(obs float64) float64 {
 	}
 	norm := lchoose(float64(total), float64(c.na))
 	fa, fb := float64(c.na), float64(c.nb)
-	threshold := reach(obs) * 2
+	threshold := float64(reach(obs) * 2)
 	var p float64
 	var walk func(i int, rem uint64, logp, dev float64)
 	walk = func(i int, rem uint64, logp, dev float64) {

@@ -37,7 +37,7 @@ func binomial(rng prng, n uint64, p float64) uint64 {
 			}
 		}
 	}
-	am := en * p
+	am := float64(en * p)
 	pc := 1 - p
 	g, _ := math.Lgamma(en + 1)
 	plog, pclog := math.Log(p), math.Log(pc)
@@ -46,7 +46,7 @@ func binomial(rng prng, n uint64, p float64) uint64 {
 		var y, em float64
 		for {
 			y = math.Tan(math.Pi * rng.Float64())
-			em = sq*y + am
+			em = float64(sq*y) + am
 			if em >= 0 && em < en+1 {
 				break
 			}
@@ -54,7 +54,7 @@ func binomial(rng prng, n uint64, p float64) uint64 {
 		em = math.Floor(em)
 		l1, _ := math.Lgamma(em + 1)
 		l2, _ := math.Lgamma(en - em + 1)
-		t := 1.2 * sq * (1 + y*y) * math.Exp(g-l1-l2+em*plog+(en-em)*pclog)
+		t := 1.2 * sq * (1 + float64(y*y)) * math.Exp(g-l1-l2+float64(em*plog)+float64((en-em)*pclog))
 		if rng.Float64() <= t {
 			return uint64(em)
 		}
@@ -156,7 +156,7 @@ func (a *aliasTable) draw(u float64) int {
 	// a conditional move, not a branch: whether the alias is taken is as
 	// random as the draw, and a branch would be mispredicted
 	s := a.slots[i]
-	if x-float64(i) >= s.prob {
+	if float64(x)-float64(i) >= s.prob {
 		i = s.alias
 	}
 	return i

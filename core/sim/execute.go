@@ -113,7 +113,7 @@ func (rs *runState) execute(c *cpuRun, t uint64) uint64 {
 			overflow := false
 			if fd := float64(d - c.seg.done); fd > 0 {
 				for i, k := range ctrs {
-					k.remaining -= fd * cl.rate[i]
+					k.remaining -= float64(fd * cl.rate[i])
 					overflow = overflow || k.remaining <= eps
 				}
 			} else {
@@ -257,7 +257,7 @@ func (rs *runState) drawPlain(c *cpuRun, t uint64) int {
 		// aliasTable.draw, inlined
 		x := rng.Float64() * n
 		g := min(int(x), len(slots)-1)
-		if s := &slots[g]; x-float64(g) >= s.prob {
+		if s := &slots[g]; float64(x)-float64(g) >= s.prob {
 			g = s.alias
 		}
 		cy := cycles[g]
@@ -305,7 +305,7 @@ func (rs *runState) skipClass(c *cpuRun, cl *segClass, g int, k uint64) {
 	c.clock += k * cl.cycles
 	fk := float64(k)
 	for i, ctr := range c.ctrs {
-		ctr.remaining -= fk * cl.ev[i]
+		ctr.remaining -= float64(fk * cl.ev[i])
 	}
 	if fn := cl.loopFn; fn >= 0 {
 		loop := rs.fns[fn].loop
@@ -532,12 +532,12 @@ func (rs *runState) commitN(c *cpuRun, ty segType, instr, cycles, k uint64) {
 func addEvents(ev *[nEvents]float64, n float64, rate *[nEvents]float64) {
 	// (a compile error here when the events change: add or remove a line)
 	const _, _ = uint(nEvents - 6), uint(6 - nEvents)
-	ev[0] += n * rate[0]
-	ev[1] += n * rate[1]
-	ev[2] += n * rate[2]
-	ev[3] += n * rate[3]
-	ev[4] += n * rate[4]
-	ev[5] += n * rate[5]
+	ev[0] += float64(n * rate[0])
+	ev[1] += float64(n * rate[1])
+	ev[2] += float64(n * rate[2])
+	ev[3] += float64(n * rate[3])
+	ev[4] += float64(n * rate[4])
+	ev[5] += float64(n * rate[5])
 }
 
 // addEventsN is addEvents k times: the sums kept in registers over the
@@ -547,12 +547,12 @@ func addEventsN(ev *[nEvents]float64, n float64, rate *[nEvents]float64, k uint6
 	e0, e1, e2, e3, e4, e5 := ev[0], ev[1], ev[2], ev[3], ev[4], ev[5]
 	r0, r1, r2, r3, r4, r5 := rate[0], rate[1], rate[2], rate[3], rate[4], rate[5]
 	for range k {
-		e0 += n * r0
-		e1 += n * r1
-		e2 += n * r2
-		e3 += n * r3
-		e4 += n * r4
-		e5 += n * r5
+		e0 += float64(n * r0)
+		e1 += float64(n * r1)
+		e2 += float64(n * r2)
+		e3 += float64(n * r3)
+		e4 += float64(n * r4)
+		e5 += float64(n * r5)
 	}
 	ev[0], ev[1], ev[2], ev[3], ev[4], ev[5] = e0, e1, e2, e3, e4, e5
 }

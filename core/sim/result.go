@@ -367,7 +367,7 @@ func (rs *runState) inlinedTruth() *inlinedMoves {
 			d.instr += t.instr
 			d.cycles += t.cycles
 			for e := range nEvents {
-				d.ev[e] += float64(t.instr) * f.rate[e]
+				d.ev[e] += float64(float64(t.instr) * f.rate[e])
 			}
 		}
 	}
@@ -512,11 +512,11 @@ func (w bucketWindow) spread(base, bs uint64, f *fnInfo, c comp, instr, cyc, val
 		if k+cnt > c.hi {
 			cnt = c.hi - k
 		}
-		m := per * float64(cnt)
+		m := float64(per * float64(cnt))
 		b := &w.bk[j-w.j0]
-		b.Instructions += instr * m
-		b.Cycles += cyc * m
-		b.Events += val * m
+		b.Instructions += float64(instr * m)
+		b.Cycles += float64(cyc * m)
+		b.Events += float64(val * m)
 		inside += m
 		k += cnt
 	}

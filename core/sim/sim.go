@@ -34,7 +34,11 @@
 // testdata/engine, and core/lab's TestEngine tests hold this one to them
 // within their sampling error); the random draws differ, so a seed's
 // numbers differ from that engine's.
-// The same seed and the same calls give the same results, bit for bit.
+// The same seed and the same calls give the same results, bit for bit,
+// on any architecture: a product that feeds a sum is rounded explicitly
+// (float64(x*y) + z), since Go may fuse x*y + z into one multiply-add on
+// arm64 and other platforms and round once where amd64 rounds twice
+// (.ci/portable checks every package for fused multiply-adds).
 //
 // A Sim is the hardware the machine's HALs program (its [Sim.Apply] is
 // the plugin host's Hardware): make it first, hand it to the HALs as they

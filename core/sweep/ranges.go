@@ -108,9 +108,9 @@ func (p *problems) rangeValues(key toml.Key, t map[string]any) ([]any, bool) {
 	}
 	for i := range steps {
 		frac := float64(i) / float64(steps-1)
-		v := from + frac*(to-from)
+		v := from + float64(frac*(to-from))
 		if scale == "log" {
-			v = math.Exp(math.Log(from) + frac*(math.Log(to)-math.Log(from)))
+			v = math.Exp(math.Log(from) + float64(frac*(math.Log(to)-math.Log(from))))
 		}
 		if i == steps-1 {
 			v = to
@@ -153,7 +153,7 @@ func logStep(ends [2]int64, i, n int64) int64 {
 	}
 	from, to := float64(ends[0]), float64(ends[1])
 	frac := float64(i) / float64(n-1)
-	v := math.Round(math.Exp(math.Log(from) + frac*(math.Log(to)-math.Log(from))))
+	v := math.Round(math.Exp(math.Log(from) + float64(frac*(math.Log(to)-math.Log(from)))))
 	lo, hi := min(ends[0], ends[1]), max(ends[0], ends[1])
 	switch {
 	case v <= float64(lo): // also where float64(lo) rounded up

@@ -183,7 +183,7 @@ func Large(p *kernel.Process, nFuncs, nStacks int, seed uint64) *workload.Spec {
 		for i := range fns {
 			size := uint64(64 + 16*rng.IntN(61))
 			f := workload.Function{Name: fmt.Sprintf("%s%05d", prefix, i), Offset: workload.Address(off), Size: size,
-				CPI: 0.5 + 2*rng.Float64(), CacheMissRate: 0.02 * rng.Float64()}
+				CPI: 0.5 + 2*float64(rng.Float64()), CacheMissRate: 0.02 * rng.Float64()}
 			for range rng.IntN(5) {
 				f.Hotspots = append(f.Hotspots, workload.Hotspot{Offset: uint64(rng.IntN(int(size))), Size: 1, Weight: 0.2 * rng.Float64()})
 			}

@@ -93,7 +93,7 @@ func (m *moments) add(v float64) {
 	m.sum += v
 	d := v - m.mean
 	m.mean += d / float64(m.n)
-	m.m2 += d * (v - m.mean)
+	m.m2 += float64(d * (v - m.mean))
 	m.minV, m.maxV = math.Min(m.minV, v), math.Max(m.maxV, v)
 }
 
@@ -140,7 +140,7 @@ func tQuantile975(df int) float64 {
 		return table[df-1]
 	}
 	z, n := 1.959964, float64(df)
-	return z + (z*z*z+z)/(4*n) + (5*math.Pow(z, 5)+16*z*z*z+3*z)/(96*n*n)
+	return z + (z*z*z+z)/(4*n) + (float64(5*math.Pow(z, 5))+16*z*z*z+3*z)/(96*n*n)
 }
 
 func (pt *point) stats(metric string) stats {

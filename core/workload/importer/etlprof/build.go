@@ -239,7 +239,7 @@ func (b *builder) add(pid uint32, pname string, s *sample, frames []uint64, w fl
 // of the trace's samples (first to last, plus one timer interval).
 func (b *builder) busy(first, last int64) {
 	tr := b.tr
-	span := float64(last-first)/float64(tr.hdr.PerfFreq)*1e9 + float64(tr.intervalOf(profileTime, first))*100
+	span := float64(float64(last-first)/float64(tr.hdr.PerfFreq)*1e9) + float64(float64(tr.intervalOf(profileTime, first))*100)
 	if tr.weightSource() != profileTime {
 		b.r.Model.RelativeBusy()
 		b.r.Model.Note("busy shares by rank, not time: counter samples do not measure time, so the busiest thread is taken as busy all the time and the others in proportion")

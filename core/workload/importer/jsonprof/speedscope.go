@@ -208,7 +208,7 @@ func (sr *speedscopeReader) profile(i int, p *speedscopeProfile, t *srcThread, s
 			if err := sr.stack(i, k, stack, w*scale, t); err != nil {
 				return 0, err
 			}
-			total += w * scale
+			total += float64(w * scale)
 		}
 	case "evented":
 		var open []int64
@@ -226,7 +226,7 @@ func (sr *speedscopeReader) profile(i int, p *speedscopeProfile, t *srcThread, s
 					if err := sr.stack(i, k-1, stack, (ev.At-prev)*scale, t); err != nil {
 						return 0, err
 					}
-					total += (ev.At - prev) * scale
+					total += float64((ev.At - prev) * scale)
 				}
 			}
 			if ev.Frame < 0 || ev.Frame >= int64(len(sr.fids)) {

@@ -405,7 +405,7 @@ func v8Notes(m *profmodel.Model, im *profread.Sampling, st *v8Stats) {
 		m.Note("%d profiles have no samples: their nodes' hit counts share the profile's time span", st.hitCounts)
 	}
 	if st.gaps > 0 {
-		im.Period = float64(int64(st.spanned/float64(st.gaps)*100+0.5)) / 100
+		im.Period = float64(int64(float64(st.spanned/float64(st.gaps)*100)+0.5)) / 100
 		im.PeriodType, im.PeriodUnit = "wall", "microseconds"
 	}
 	im.SampleType = "wall/microseconds"

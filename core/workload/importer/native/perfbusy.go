@@ -64,7 +64,7 @@ func busyScale(samples []perfSample, wev string, m *profmodel.Model) float64 {
 		}
 		measured = true
 	}
-	seconds := (float64(span) + sum/float64(n)/rate*1e9) / 1e9
+	seconds := (float64(span) + float64(sum/float64(n)/rate*1e9)) / 1e9
 	if measured {
 		m.Note("busy shares from time: a thread's %s over the wall span (%.3g s), at %.4g %s per second of running (the median over consecutive samples of one thread)",
 			eventLabel(wev), seconds, rate, eventLabel(wev))
