@@ -5,7 +5,7 @@ PLUGINS  := $(wildcard halplugins/*/cmd/proflab-hal-*)
 # VERSION is what `proflab --version` and result.json report.
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
 
-.PHONY: build test check quickstart bench clean proto race scale
+.PHONY: build test check quickstart bench clean proto race scale portable
 
 ## build: proflab and every shipped HAL plugin into ./bin
 build:
@@ -35,6 +35,12 @@ check:
 	$(GO) vet ./...
 	@command -v staticcheck >/dev/null 2>&1 || $(GO) install honnef.co/go/tools/cmd/staticcheck@v0.8.2
 	PATH="$$PATH:$$($(GO) env GOPATH)/bin" staticcheck ./...
+
+## portable: results independent of the architecture: no fused multiply-add
+## where results are computed, and the truth golden as an arm64 binary under
+## qemu-aarch64-static when installed (.ci/portable)
+portable:
+	.ci/portable
 
 ## quickstart: build and run the first scenario
 quickstart: build
