@@ -128,11 +128,10 @@ func (rs *runState) execute(c *cpuRun, t uint64) uint64 {
 			if d < cl.n {
 				continue
 			}
-			// whole: on to the next
-			if typ := c.seg.typ; typ >= 0 && cl.loopFn < 0 && c.clock-c.seg.start == cl.cycles {
-				// closeSegment's, in line: a whole segment of a drawn
-				// function (no loop's), counted for flushDrawn
-				countDrawn(c, typ)
+			// whole: on to the next (closeSegment's commonest case in
+			// line: it is every event's of a simulated second)
+			if countsAsDrawn(c, cl) {
+				countDrawn(c, c.seg.typ)
 				c.seg.active = false
 			} else {
 				rs.closeSegment(c)
@@ -378,33 +377,31 @@ func (rs *runState) closeSegment(c *cpuRun) {
 		return
 	}
 	cl := &c.classes[c.seg.class]
-	whole := c.seg.done >= cl.n
 	switch {
-	case whole && c.seg.typ < 0:
+	case c.seg.typ < 0 && c.seg.done >= cl.n:
 		c.deferred[c.seg.class]++
-	case whole && c.clock-c.seg.start == cl.cycles:
-		// a whole segment of a drawn function (the one an interrupt
-		// took, at every event of a simulated second): counted, and
-		// committed with the others like it by flushDrawn
+	case countsAsDrawn(c, cl):
 		countDrawn(c, c.seg.typ)
-		rs.advanceLoop(c)
 	default:
 		rs.flushDrawn(c) // before any other commit of c's
 		if c.seg.typ < 0 {
 			rs.reveal(c)
 		}
-		rs.commit(c, c.th.types[c.seg.typ], c.seg.done, c.clock-c.seg.start)
-		rs.advanceLoop(c)
+		ty := c.th.types[c.seg.typ]
+		rs.commit(c, ty, c.seg.done, c.clock-c.seg.start)
+		if ty.isLoop(rs) {
+			c.th.loopPos[ty.fn] = (c.seg.loopStart + c.seg.done) % rs.fns[ty.fn].loop
+		}
 	}
 	c.seg.active = false
 }
 
-// advanceLoop records where c's segment in progress, of a drawn type,
-// left its loop function (when it is one).
-func (rs *runState) advanceLoop(c *cpuRun) {
-	if ty := c.th.types[c.seg.typ]; ty.isLoop(rs) {
-		c.th.loopPos[ty.fn] = (c.seg.loopStart + c.seg.done) % rs.fns[ty.fn].loop
-	}
+// countsAsDrawn reports whether c's segment in progress, of class cl, is
+// counted for flushDrawn when it closes: a whole segment of a drawn
+// function (the one an interrupt took) that is no loop's (a loop's
+// position moves at once; its class is its own, loopFn).
+func countsAsDrawn(c *cpuRun, cl *segClass) bool {
+	return c.seg.typ >= 0 && cl.loopFn < 0 && c.seg.done >= cl.n && c.clock-c.seg.start == cl.cycles
 }
 
 // countDrawn counts a whole segment of c's thread's type typ for
